@@ -1,0 +1,43 @@
+//! Plain types and rules per resource, in the researcher's words. No axum, no sqlx:
+//! these are what the store returns and what the API serialises, field for field as the
+//! interface document lists them.
+
+pub mod patch;
+pub mod preset;
+pub mod project;
+pub mod report;
+pub mod system_presets;
+pub mod user;
+
+use chrono::{DateTime, SubsecRound, Utc};
+
+/// Now, at the precision every backend keeps (microseconds), so that what a write
+/// returns equals what a later read returns.
+pub fn now() -> DateTime<Utc> {
+    Utc::now().trunc_subsecs(6)
+}
+
+/// Defines a string enum whose wire names are given explicitly, with `as_str`/`parse`
+/// for the store and `ToSchema` for the API document.
+macro_rules! string_enum {
+    ($(#[$meta:meta])* $name:ident { $($variant:ident = $wire:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+        pub enum $name {
+            $(#[serde(rename = $wire)] $variant),+
+        }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $wire),+ }
+            }
+
+            pub fn parse(value: &str) -> Option<Self> {
+                match value { $($wire => Some($name::$variant),)+ _ => None }
+            }
+        }
+    };
+}
+pub(crate) use string_enum;

@@ -1,0 +1,80 @@
+//! Project reports: prompts run over records, producing a Markdown document.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+super::string_enum! {
+    /// Where a report is in its life: hand-written (`draft`) or generated
+    /// (`queued` -> `generating` -> `completed` | `failed` | `cancelled`).
+    ReportStatus {
+        Draft = "draft",
+        Queued = "queued",
+        Generating = "generating",
+        Completed = "completed",
+        Failed = "failed",
+        Cancelled = "cancelled",
+    }
+}
+
+super::string_enum! {
+    /// How much effort the engine spends on a report.
+    ReasoningMode { Fast = "fast", Balanced = "balanced", Deep = "deep" }
+}
+
+/// The job kind that generates a report; its row is written with the report.
+pub const GENERATE_JOB: &str = "report.generate";
+
+/// A project report (spec operation 1 returns one).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Report {
+    pub id: Uuid,
+    pub prompts_ids: Vec<Uuid>,
+    pub records_ids: Vec<Uuid>,
+    pub project_id: Uuid,
+    /// Name of the project; left out where owner details are not shown (public reports).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false)]
+    pub project_name: Option<String>,
+    pub category: Option<String>,
+    pub title: String,
+    pub context: Option<String>,
+    pub context_expand: Option<String>,
+    pub status: ReportStatus,
+    /// Markdown; each finding cites its source as `[record name, mm:ss]`.
+    pub content: Option<String>,
+    pub is_public: bool,
+    pub is_archived: bool,
+    pub is_deleted: bool,
+    pub preset_id: Option<Uuid>,
+    /// ISO 639-1 code of the report's language.
+    pub report_language: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// The stored, editable part of a report, as the update (spec operation 1) sees it.
+#[derive(Debug, Clone)]
+pub struct ReportFields {
+    pub prompts_ids: Vec<Uuid>,
+    pub records_ids: Vec<Uuid>,
+    pub category: Option<String>,
+    pub title: String,
+    pub context: Option<String>,
+    pub context_expand: Option<String>,
+    pub status: ReportStatus,
+    pub content: Option<String>,
+    pub is_public: bool,
+    pub is_archived: bool,
+    pub is_deleted: bool,
+    pub preset_id: Option<Uuid>,
+    pub report_language: Option<String>,
+    pub reasoning_mode: Option<ReasoningMode>,
+}
+
+/// ISO 639-1: two lowercase ASCII letters. The list of assigned codes changes rarely;
+/// the shape is what a client can get wrong.
+pub fn is_language_code(code: &str) -> bool {
+    code.len() == 2 && code.bytes().all(|b| b.is_ascii_lowercase())
+}

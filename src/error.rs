@@ -1,0 +1,192 @@
+//! The one error type of the API and its two wire shapes.
+//!
+//! Every failure a client can cause becomes either the FastAPI/pydantic 422 body
+//! (`{"detail":[{"loc","msg","type"}]}`) or `{"detail":"<sentence>"}` with the status the
+//! contract names. Internal failures are logged with their context and answer an opaque
+//! 500, so nothing about the database or the host leaks to a client.
+//!
+//! Which constructor to use:
+//! - `not_found("project")`: the resource does not exist *or belongs to someone else*;
+//!   the two cases are indistinguishable on purpose.
+//! - `conflict(..)`: the request is well formed but the resource's state forbids it.
+//! - `forbidden(..)`: the resource is visible but never changeable by this caller
+//!   (system prompts and presets).
+//! - `ApiError::validation(..)`: anything about the shape or values of the input.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+/// One problem of a request, as pydantic reports it.
+#[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
+pub struct ValidationIssue {
+    /// Where the problem is: `body`, `path`, `query` or `header`, then field names and
+    /// array positions.
+    #[schema(value_type = Vec<LocItem>)]
+    pub loc: Vec<Value>,
+    /// A sentence for a person.
+    pub msg: String,
+    /// pydantic's error type, e.g. `missing`, `string_type`, `uuid_parsing`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The offending input, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub input: Option<Value>,
+    /// Extra facts about the error (limits, expected values).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub ctx: Option<Value>,
+}
+
+/// A `loc` item: a field name or an array position.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub enum LocItem {
+    Name(String),
+    Index(i64),
+}
+
+impl ValidationIssue {
+    pub fn new(loc: Vec<Value>, kind: &str, msg: impl Into<String>) -> Self {
+        Self {
+            loc,
+            msg: msg.into(),
+            kind: kind.to_owned(),
+            input: None,
+            ctx: None,
+        }
+    }
+
+    pub fn with_input(mut self, input: Value) -> Self {
+        self.input = Some(input);
+        self
+    }
+
+    pub fn with_ctx(mut self, ctx: Value) -> Self {
+        self.ctx = Some(ctx);
+        self
+    }
+
+    /// A rule that the schema cannot express (a referenced prompt that does not exist,
+    /// say). pydantic prefixes such messages with "Value error, ".
+    pub fn value_error(loc: Vec<Value>, sentence: &str) -> Self {
+        Self::new(loc, "value_error", format!("Value error, {sentence}"))
+    }
+}
+
+/// The 422 body.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ValidationErrorBody {
+    pub detail: Vec<ValidationIssue>,
+}
+
+/// Every non-422 error body.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// A sentence saying what went wrong and, where it helps, what to do.
+    pub detail: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("validation failed")]
+    Validation(Vec<ValidationIssue>),
+    #[error("{0}")]
+    Unauthorized(String),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("{0}")]
+    PayloadTooLarge(String),
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    #[error("{0}")]
+    Unavailable(String),
+    #[error(transparent)]
+    Internal(#[from] anyhow::Error),
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;
+
+impl ApiError {
+    pub fn validation(issues: Vec<ValidationIssue>) -> Self {
+        Self::Validation(issues)
+    }
+
+    pub fn not_found(what: &str) -> Self {
+        Self::NotFound(format!("{what} not found"))
+    }
+
+    pub fn conflict(sentence: impl Into<String>) -> Self {
+        Self::Conflict(sentence.into())
+    }
+
+    pub fn forbidden(sentence: impl Into<String>) -> Self {
+        Self::Forbidden(sentence.into())
+    }
+
+    pub fn unauthorized() -> Self {
+        Self::Unauthorized(
+            "Not authenticated: send 'Authorization: Bearer <token>' with a valid token".into(),
+        )
+    }
+
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            Self::Forbidden(_) => StatusCode::FORBIDDEN,
+            Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::Conflict(_) => StatusCode::CONFLICT,
+            Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+impl From<sqlx::Error> for ApiError {
+    fn from(err: sqlx::Error) -> Self {
+        Self::Internal(anyhow::Error::new(err).context("database"))
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        match self {
+            Self::Validation(detail) => {
+                (status, axum::Json(ValidationErrorBody { detail })).into_response()
+            }
+            Self::Internal(err) => {
+                tracing::error!(error = ?err, "internal error");
+                let body = ErrorBody {
+                    detail: "Internal server error".into(),
+                };
+                (status, axum::Json(body)).into_response()
+            }
+            Self::Unauthorized(detail) => {
+                let mut response = (status, axum::Json(ErrorBody { detail })).into_response();
+                response
+                    .headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+                response
+            }
+            Self::Forbidden(detail)
+            | Self::NotFound(detail)
+            | Self::Conflict(detail)
+            | Self::PayloadTooLarge(detail)
+            | Self::UnsupportedMediaType(detail)
+            | Self::Unavailable(detail) => {
+                (status, axum::Json(ErrorBody { detail })).into_response()
+            }
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! HTTP only: the router, middleware, extractors and the API document. Handlers read
+//! like the API documentation: extract, call the store, return a typed response.
+
+pub mod extract;
+pub mod metrics;
+pub mod openapi;
+pub mod routes;
+pub mod validation;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::Request;
+use axum::http::{StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::compression::CompressionLayer;
+use tower_http::trace::TraceLayer;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_swagger_ui::SwaggerUi;
+
+use crate::config::Settings;
+use crate::error::ErrorBody;
+use crate::store::Store;
+
+/// What every handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    pub store: Store,
+    pub settings: Arc<Settings>,
+}
+
+/// The API document, exactly as `/openapi.json` serves it.
+pub fn document() -> utoipa::openapi::OpenApi {
+    openapi::finish(api_router().split_for_parts().1)
+}
+
+fn api_router() -> OpenApiRouter<AppState> {
+    let router = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+        .merge(routes::projects::router())
+        .merge(routes::reports::router())
+        .merge(routes::prompts::router())
+        .merge(routes::presets::router())
+        .merge(routes::system::router());
+    router
+}
+
+/// The whole application as a service: path normalisation in front of the router.
+pub fn app(state: AppState) -> NormalizedApp {
+    metrics::install();
+    let (router, doc) = api_router().split_for_parts();
+    let doc = openapi::finish(doc);
+    let paths = PathMatcher::new(doc.paths.paths.keys());
+    let router: Router = router
+        .merge(SwaggerUi::new("/docs").url("/openapi.json", doc))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .route_layer(axum::middleware::from_fn(metrics::track))
+        .layer(CompressionLayer::new())
+        .layer(CatchPanicLayer::custom(|_| internal_error()))
+        .layer(TraceLayer::new_for_http())
+        .with_state(state);
+    NormalizedApp {
+        router,
+        paths: Arc::new(paths),
+    }
+}
+
+fn internal_error() -> Response {
+    let body = ErrorBody {
+        detail: "Internal server error".into(),
+    };
+    (StatusCode::INTERNAL_SERVER_ERROR, axum::Json(body)).into_response()
+}
+
+async fn not_found() -> Response {
+    let body = ErrorBody {
+        detail: "Not Found".into(),
+    };
+    (StatusCode::NOT_FOUND, axum::Json(body)).into_response()
+}
+
+async fn method_not_allowed() -> Response {
+    let body = ErrorBody {
+        detail: "Method Not Allowed".into(),
+    };
+    (StatusCode::METHOD_NOT_ALLOWED, axum::Json(body)).into_response()
+}
+
+/// The documented path templates, to answer each path with and without its trailing
+/// slash: a request that matches no template as sent, but does with the slash added or
+/// removed, is routed to that template.
+struct PathMatcher(matchit::Router<()>);
+
+impl PathMatcher {
+    fn new<'a>(templates: impl Iterator<Item = &'a String>) -> Self {
+        let mut router = matchit::Router::new();
+        for template in templates {
+            // Templates come from our own document; a clash would be a programming error
+            // that the routes themselves would already have refused.
+            let _ = router.insert(template.as_str(), ());
+        }
+        Self(router)
+    }
+
+    fn canonical(&self, path: &str) -> Option<String> {
+        if self.0.at(path).is_ok() {
+            return None;
+        }
+        let other = match path.strip_suffix('/') {
+            Some(trimmed) if !trimmed.is_empty() => trimmed.to_owned(),
+            Some(_) => return None,
+            None => format!("{path}/"),
+        };
+        self.0.at(&other).is_ok().then_some(other)
+    }
+}
+
+/// The router behind trailing-slash normalisation (see `PathMatcher`).
+#[derive(Clone)]
+pub struct NormalizedApp {
+    router: Router,
+    paths: Arc<PathMatcher>,
+}
+
+impl NormalizedApp {
+    pub fn into_router(self) -> Router {
+        let paths = self.paths;
+        Router::new().fallback_service(tower::ServiceExt::map_request(
+            self.router,
+            move |mut request: Request| {
+                if let Some(path) = paths.canonical(request.uri().path()) {
+                    let path_and_query = match request.uri().query() {
+                        Some(query) => format!("{path}?{query}"),
+                        None => path,
+                    };
+                    let mut parts = request.uri().clone().into_parts();
+                    if let Ok(pq) = path_and_query.parse() {
+                        parts.path_and_query = Some(pq);
+                        if let Ok(uri) = Uri::from_parts(parts) {
+                            *request.uri_mut() = uri;
+                        }
+                    }
+                }
+                request
+            },
+        ))
+    }
+}

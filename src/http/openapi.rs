@@ -1,0 +1,122 @@
+//! The OpenAPI 3.1 document. Operations and schemas come from the handlers' own types
+//! (utoipa-axum collects them as routes are registered); this module adds what every
+//! operation shares: the bearer scheme, the ten tags, and the error responses each
+//! kind of operation can give, so the document lists every status a client can see.
+
+use utoipa::openapi::path::Operation;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, OpenApi as Document, Ref, ResponseBuilder};
+use utoipa::{Modify, OpenApi};
+
+use crate::error::{ErrorBody, ValidationErrorBody, ValidationIssue};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Insight",
+        version = "0.1.0",
+        description = "Self-hostable customer research: projects, interview records, reports from prompts and presets, chat with citations, personas and AI-led interviews.",
+        license(name = "MIT"),
+    ),
+    tags(
+        (name = "insight", description = "One record's material: transcript, chat with citations, persona report"),
+        (name = "insight_public", description = "Public views of a record, without authentication"),
+        (name = "projects", description = "Research projects holding records and reports"),
+        (name = "project_reports", description = "Reports generated from a project's records by prompts"),
+        (name = "project_reports_public", description = "Reports shared publicly by their owner"),
+        (name = "prompts", description = "Prompts: the questions a report answers"),
+        (name = "presets", description = "Named sets of prompts; system presets ship with the service"),
+        (name = "agent", description = "The research assistant across a project"),
+        (name = "interviews", description = "AI-led interview rooms and the respondent's join flow"),
+        (name = "webhooks", description = "Outgoing event subscriptions and incoming provider callbacks"),
+    ),
+    components(schemas(ErrorBody, ValidationErrorBody, ValidationIssue)),
+    modifiers(&BearerScheme),
+)]
+pub struct ApiDoc;
+
+struct BearerScheme;
+
+impl Modify for BearerScheme {
+    fn modify(&self, doc: &mut Document) {
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("A token from `insight tokens issue EMAIL`"))
+                    .build(),
+            ),
+        );
+    }
+}
+
+/// Adds the shared error responses to every operation of the collected document.
+pub fn finish(mut doc: Document) -> Document {
+    for (path, item) in doc.paths.paths.iter_mut() {
+        let has_path_params = path.contains('{');
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+        ];
+        for operation in operations.into_iter().flatten() {
+            add_error_responses(operation, has_path_params);
+        }
+    }
+    doc
+}
+
+fn add_error_responses(operation: &mut Operation, has_path_params: bool) {
+    let secured = operation.security.as_ref().is_some_and(|s| !s.is_empty());
+    let has_body = operation.request_body.is_some();
+    let has_query = operation.parameters.as_ref().is_some_and(|params| {
+        params
+            .iter()
+            .any(|p| matches!(p.parameter_in, utoipa::openapi::path::ParameterIn::Query))
+    });
+    let mut add = |status: &str, description: &str, schema: &str| {
+        let response = ResponseBuilder::new()
+            .description(description)
+            .content(
+                "application/json",
+                ContentBuilder::new()
+                    .schema(Some(Ref::from_schema_name(schema)))
+                    .build(),
+            )
+            .build();
+        operation
+            .responses
+            .responses
+            .entry(status.to_owned())
+            .or_insert(response.into());
+    };
+    if secured {
+        add(
+            "401",
+            "Missing, invalid, expired or revoked bearer token",
+            "ErrorBody",
+        );
+    }
+    if has_path_params {
+        add("404", "Not found, or not the caller's", "ErrorBody");
+    }
+    if has_path_params || has_body || has_query {
+        add(
+            "422",
+            "Validation error: every problem of the request",
+            "ValidationErrorBody",
+        );
+    }
+    if has_body {
+        add(
+            "413",
+            "The body is larger than INSIGHT_MAX_BODY_BYTES",
+            "ErrorBody",
+        );
+        add("415", "The body is not JSON", "ErrorBody");
+    }
+}

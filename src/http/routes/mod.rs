@@ -1,0 +1,7 @@
+//! One module per tag: request types, handlers, and `router()` at the bottom.
+
+pub mod presets;
+pub mod projects;
+pub mod prompts;
+pub mod reports;
+pub mod system;

@@ -1,0 +1,175 @@
+//! Presets (tag `presets`): named sets of prompts. Spec operation 4 clones one into the
+//! caller's own presets, with copies of its prompts so he can edit them.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::Deserialize;
+use serde_json::json;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+use super::prompts::refused;
+use crate::domain::preset::{DEFAULT_CATEGORY, DEFAULT_ICON, Preset, PresetFields};
+use crate::error::{ApiError, ApiResult, ValidationIssue};
+use crate::http::AppState;
+use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson};
+use crate::store::Store;
+
+/// A preset to create, or the new content of one (PUT replaces all its fields).
+#[derive(Deserialize, ToSchema)]
+pub struct PresetWrite {
+    #[schema(min_length = 1, max_length = 200)]
+    pub title: String,
+    /// The prompts, in order; system prompts or the user's own.
+    #[schema(min_items = 1, max_items = 50)]
+    pub prompt_ids: Vec<Uuid>,
+    #[schema(min_length = 1, max_length = 64)]
+    pub icon: Option<String>,
+    #[schema(min_length = 1, max_length = 100)]
+    pub category: Option<String>,
+}
+
+impl PresetWrite {
+    async fn into_fields(self, store: &Store, owner_id: Uuid) -> ApiResult<PresetFields> {
+        let unknown = store.invisible_prompts(owner_id, &self.prompt_ids).await?;
+        let issues: Vec<ValidationIssue> = self
+            .prompt_ids
+            .iter()
+            .enumerate()
+            .filter(|(_, id)| unknown.contains(id))
+            .map(|(index, id)| {
+                ValidationIssue::value_error(
+                    vec![json!("body"), json!("prompt_ids"), json!(index)],
+                    &format!("prompt {id} not found"),
+                )
+            })
+            .collect();
+        if !issues.is_empty() {
+            return Err(ApiError::validation(issues));
+        }
+        Ok(PresetFields {
+            title: self.title,
+            prompt_ids: self.prompt_ids,
+            icon: self.icon.unwrap_or_else(|| DEFAULT_ICON.into()),
+            category: self.category.unwrap_or_else(|| DEFAULT_CATEGORY.into()),
+        })
+    }
+}
+
+/// System presets and the user's own.
+#[utoipa::path(get, path = "/presets/", tag = "presets", security(("bearer" = [])),
+    responses((status = 200, description = "System presets first, then the user's own", body = Vec<Preset>)))]
+async fn list_presets(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+) -> ApiResult<Json<Vec<Preset>>> {
+    Ok(Json(app.store.list_presets(user.id).await?))
+}
+
+/// The presets that ship with Insight.
+#[utoipa::path(get, path = "/presets/system/", tag = "presets", security(("bearer" = [])),
+    responses((status = 200, description = "System presets", body = Vec<Preset>)))]
+async fn list_system_presets(
+    CurrentUser(_user): CurrentUser,
+    State(app): State<AppState>,
+) -> ApiResult<Json<Vec<Preset>>> {
+    Ok(Json(app.store.list_system_presets().await?))
+}
+
+#[utoipa::path(post, path = "/presets/", tag = "presets", security(("bearer" = [])),
+    request_body = PresetWrite,
+    responses((status = 201, description = "The new preset", body = Preset)))]
+async fn create_preset(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    ValidJson(body): ValidJson<PresetWrite>,
+) -> ApiResult<(StatusCode, Json<Preset>)> {
+    let fields = body.into_fields(&app.store, user.id).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(app.store.create_preset(user.id, fields).await?),
+    ))
+}
+
+#[utoipa::path(get, path = "/presets/{preset_id}/", tag = "presets", security(("bearer" = [])),
+    params(("preset_id" = Uuid, Path, description = "The preset")),
+    responses((status = 200, description = "The preset", body = Preset)))]
+async fn get_preset(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+) -> ApiResult<Json<Preset>> {
+    let [preset_id] = ids;
+    let preset = app.store.get_preset(user.id, preset_id).await?;
+    preset
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("Preset"))
+}
+
+/// Replaces one of the user's presets (system presets: 403).
+#[utoipa::path(put, path = "/presets/{preset_id}/", tag = "presets", security(("bearer" = [])),
+    params(("preset_id" = Uuid, Path, description = "The preset")),
+    request_body = PresetWrite,
+    responses((status = 200, description = "The updated preset", body = Preset),
+        (status = 403, description = "A system preset", body = crate::error::ErrorBody)))]
+async fn update_preset(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    IdsAndJson(ids, body): IdsAndJson<1, PresetWrite>,
+) -> ApiResult<Json<Preset>> {
+    let [preset_id] = ids;
+    if app.store.get_preset(user.id, preset_id).await?.is_none() {
+        return Err(ApiError::not_found("Preset"));
+    }
+    let fields = body.into_fields(&app.store, user.id).await?;
+    let result = app.store.update_preset(user.id, preset_id, fields).await?;
+    result
+        .map(Json)
+        .map_err(|refusal| refused("Preset", refusal))
+}
+
+/// Deletes one of the user's presets; its prompts stay.
+#[utoipa::path(delete, path = "/presets/{preset_id}/", tag = "presets", security(("bearer" = [])),
+    params(("preset_id" = Uuid, Path, description = "The preset")),
+    responses((status = 204, description = "Deleted"),
+        (status = 403, description = "A system preset", body = crate::error::ErrorBody)))]
+async fn delete_preset(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+) -> ApiResult<StatusCode> {
+    let [preset_id] = ids;
+    let result = app.store.delete_preset(user.id, preset_id).await?;
+    result
+        .map(|()| StatusCode::NO_CONTENT)
+        .map_err(|refusal| refused("Preset", refusal))
+}
+
+/// Clone system preset (spec operation 4): a new `user` preset owned by the caller, with
+/// copies of the prompts. Cloning one's own preset works too; another user's is not found.
+#[utoipa::path(post, path = "/presets/{preset_id}/clone/", tag = "presets", operation_id = "clone_system_preset",
+    security(("bearer" = [])),
+    params(("preset_id" = Uuid, Path, description = "The preset to copy")),
+    responses((status = 201, description = "The new preset", body = Preset)))]
+async fn clone_preset(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+) -> ApiResult<(StatusCode, Json<Preset>)> {
+    let [preset_id] = ids;
+    let preset = app.store.clone_preset(user.id, preset_id).await?;
+    preset
+        .map(|p| (StatusCode::CREATED, Json(p)))
+        .ok_or_else(|| ApiError::not_found("Preset"))
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_presets, create_preset))
+        .routes(routes!(list_system_presets))
+        .routes(routes!(get_preset, update_preset, delete_preset))
+        .routes(routes!(clone_preset))
+}

@@ -1,0 +1,148 @@
+//! Projects (tag `projects`): the user's research efforts. Spec operation 5 lists them.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::Deserialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::domain::patch::Patch;
+use crate::domain::project::{NewProject, Project, ProjectStatus};
+use crate::error::{ApiError, ApiResult};
+use crate::http::AppState;
+use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson};
+use crate::store::ProjectChanges;
+
+#[derive(Deserialize, ToSchema)]
+pub struct ProjectCreate {
+    #[schema(min_length = 1, max_length = 200)]
+    pub name: String,
+    #[schema(max_length = 10000)]
+    pub description: Option<String>,
+    /// What the research wants to learn; the interviewer and reports use it.
+    #[schema(max_length = 50000)]
+    pub research_goals: Option<String>,
+    /// The questions an interview follows.
+    #[schema(max_length = 50000)]
+    pub interview_guide: Option<String>,
+}
+
+/// Every field is optional; a field left out or `null` is unchanged.
+#[derive(Deserialize, ToSchema)]
+pub struct ProjectUpdate {
+    #[serde(default)]
+    #[schema(value_type = Option<String>, min_length = 1, max_length = 200)]
+    pub name: Patch<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>, max_length = 10000)]
+    pub description: Patch<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<ProjectStatus>)]
+    pub status: Patch<ProjectStatus>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>, max_length = 50000)]
+    pub research_goals: Patch<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>, max_length = 50000)]
+    pub interview_guide: Patch<String>,
+}
+
+/// The current user's projects, newest first.
+#[utoipa::path(get, path = "/projects/", tag = "projects", operation_id = "get_projects",
+    security(("bearer" = [])),
+    responses((status = 200, description = "All projects of the current user", body = Vec<Project>)))]
+async fn list_projects(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+) -> ApiResult<Json<Vec<Project>>> {
+    Ok(Json(app.store.list_projects(user.id).await?))
+}
+
+/// Creates a project; it starts as `New`.
+#[utoipa::path(post, path = "/projects/", tag = "projects", security(("bearer" = [])),
+    request_body = ProjectCreate,
+    responses((status = 201, description = "The new project", body = Project)))]
+async fn create_project(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    ValidJson(body): ValidJson<ProjectCreate>,
+) -> ApiResult<(StatusCode, Json<Project>)> {
+    let project = NewProject {
+        name: body.name,
+        description: body.description.unwrap_or_default(),
+        research_goals: body.research_goals.unwrap_or_default(),
+        interview_guide: body.interview_guide.unwrap_or_default(),
+    };
+    Ok((
+        StatusCode::CREATED,
+        Json(app.store.create_project(user.id, project).await?),
+    ))
+}
+
+/// One project. The owner opening a `New` project makes it `Opened`.
+#[utoipa::path(get, path = "/projects/{project_id}", tag = "projects", security(("bearer" = [])),
+    params(("project_id" = uuid::Uuid, Path, description = "The project")),
+    responses((status = 200, description = "The project", body = Project)))]
+async fn get_project(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+) -> ApiResult<Json<Project>> {
+    let [project_id] = ids;
+    let project = app.store.open_project(user.id, project_id).await?;
+    project
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("Project"))
+}
+
+/// Changes a project's name, description, status, research goals or interview guide.
+#[utoipa::path(put, path = "/projects/{project_id}", tag = "projects", security(("bearer" = [])),
+    params(("project_id" = uuid::Uuid, Path, description = "The project")),
+    request_body = ProjectUpdate,
+    responses((status = 200, description = "The updated project", body = Project)))]
+async fn update_project(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    IdsAndJson(ids, body): IdsAndJson<1, ProjectUpdate>,
+) -> ApiResult<Json<Project>> {
+    let [project_id] = ids;
+    let changes = ProjectChanges {
+        name: body.name,
+        description: body.description,
+        status: body.status,
+        research_goals: body.research_goals,
+        interview_guide: body.interview_guide,
+    };
+    let project = app
+        .store
+        .update_project(user.id, project_id, changes)
+        .await?;
+    project
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("Project"))
+}
+
+/// Deletes a project with its records, reports and interview rooms.
+#[utoipa::path(delete, path = "/projects/{project_id}", tag = "projects", security(("bearer" = [])),
+    params(("project_id" = uuid::Uuid, Path, description = "The project")),
+    responses((status = 204, description = "Deleted")))]
+async fn delete_project(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+) -> ApiResult<StatusCode> {
+    let [project_id] = ids;
+    if app.store.delete_project(user.id, project_id).await? {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::not_found("Project"))
+    }
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_projects, create_project))
+        .routes(routes!(get_project, update_project, delete_project))
+}

@@ -1,0 +1,137 @@
+//! Prompts (tag `prompts`): the questions a report answers. System prompts are shared
+//! and read-only; a user's own are his to change.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::Deserialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::domain::preset::{DEFAULT_CATEGORY, Prompt, PromptFields};
+use crate::error::{ApiError, ApiResult};
+use crate::http::AppState;
+use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson};
+use crate::store::ChangeRefused;
+
+/// A prompt to create, or the new content of one (PUT replaces title, text and category).
+#[derive(Deserialize, ToSchema)]
+pub struct PromptWrite {
+    #[schema(min_length = 1, max_length = 200)]
+    pub title: String,
+    /// The instruction given to the report engine.
+    #[schema(min_length = 1, max_length = 20000)]
+    pub text: String,
+    #[schema(min_length = 1, max_length = 100)]
+    pub category: Option<String>,
+}
+
+impl From<PromptWrite> for PromptFields {
+    fn from(body: PromptWrite) -> Self {
+        Self {
+            title: body.title,
+            text: body.text,
+            category: body.category.unwrap_or_else(|| DEFAULT_CATEGORY.into()),
+        }
+    }
+}
+
+/// Turns a refused change of a prompt or preset into its HTTP error.
+pub fn refused(what: &str, refusal: ChangeRefused) -> ApiError {
+    match refusal {
+        ChangeRefused::NotFound => ApiError::not_found(what),
+        ChangeRefused::System => ApiError::forbidden(format!(
+            "System {}s cannot be changed; clone a system preset to edit a copy",
+            what.to_lowercase()
+        )),
+        ChangeRefused::InUse(presets) => ApiError::conflict(format!(
+            "{what} is used by the preset(s) {}; remove it from them first",
+            presets.join(", ")
+        )),
+    }
+}
+
+/// System prompts and the user's own.
+#[utoipa::path(get, path = "/prompts/", tag = "prompts", security(("bearer" = [])),
+    responses((status = 200, description = "System prompts first, then the user's own", body = Vec<Prompt>)))]
+async fn list_prompts(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+) -> ApiResult<Json<Vec<Prompt>>> {
+    Ok(Json(app.store.list_prompts(user.id).await?))
+}
+
+#[utoipa::path(post, path = "/prompts/", tag = "prompts", security(("bearer" = [])),
+    request_body = PromptWrite,
+    responses((status = 201, description = "The new prompt", body = Prompt)))]
+async fn create_prompt(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    ValidJson(body): ValidJson<PromptWrite>,
+) -> ApiResult<(StatusCode, Json<Prompt>)> {
+    Ok((
+        StatusCode::CREATED,
+        Json(app.store.create_prompt(user.id, body.into()).await?),
+    ))
+}
+
+#[utoipa::path(get, path = "/prompts/{prompt_id}/", tag = "prompts", security(("bearer" = [])),
+    params(("prompt_id" = uuid::Uuid, Path, description = "The prompt")),
+    responses((status = 200, description = "The prompt", body = Prompt)))]
+async fn get_prompt(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+) -> ApiResult<Json<Prompt>> {
+    let [prompt_id] = ids;
+    let prompt = app.store.get_prompt(user.id, prompt_id).await?;
+    prompt
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("Prompt"))
+}
+
+/// Replaces one of the user's prompts (system prompts: 403).
+#[utoipa::path(put, path = "/prompts/{prompt_id}/", tag = "prompts", security(("bearer" = [])),
+    params(("prompt_id" = uuid::Uuid, Path, description = "The prompt")),
+    request_body = PromptWrite,
+    responses((status = 200, description = "The updated prompt", body = Prompt),
+        (status = 403, description = "A system prompt", body = crate::error::ErrorBody)))]
+async fn update_prompt(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    IdsAndJson(ids, body): IdsAndJson<1, PromptWrite>,
+) -> ApiResult<Json<Prompt>> {
+    let [prompt_id] = ids;
+    let result = app
+        .store
+        .update_prompt(user.id, prompt_id, body.into())
+        .await?;
+    result
+        .map(Json)
+        .map_err(|refusal| refused("Prompt", refusal))
+}
+
+/// Deletes one of the user's prompts; 409 while one of his presets uses it.
+#[utoipa::path(delete, path = "/prompts/{prompt_id}/", tag = "prompts", security(("bearer" = [])),
+    params(("prompt_id" = uuid::Uuid, Path, description = "The prompt")),
+    responses((status = 204, description = "Deleted"),
+        (status = 403, description = "A system prompt", body = crate::error::ErrorBody),
+        (status = 409, description = "A preset uses the prompt", body = crate::error::ErrorBody)))]
+async fn delete_prompt(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+) -> ApiResult<StatusCode> {
+    let [prompt_id] = ids;
+    let result = app.store.delete_prompt(user.id, prompt_id).await?;
+    result
+        .map(|()| StatusCode::NO_CONTENT)
+        .map_err(|refusal| refused("Prompt", refusal))
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_prompts, create_prompt))
+        .routes(routes!(get_prompt, update_prompt, delete_prompt))
+}

@@ -1,0 +1,348 @@
+//! Project reports (tags `project_reports`, `project_reports_public`). Spec operation 1
+//! updates one. Creating a report queues its generation; a later worker fills it.
+
+use axum::Json;
+use axum::extract::{RawQuery, State};
+use axum::http::StatusCode;
+use serde::Deserialize;
+use serde_json::json;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+use crate::domain::patch::Patch;
+use crate::domain::report::{ReasoningMode, Report, ReportStatus};
+use crate::error::{ApiError, ApiResult, ValidationIssue};
+use crate::http::AppState;
+use crate::http::extract::{CurrentUser, Ids, IdsAndJson, query_bool};
+use crate::store::{NewReport, ReportChanges, Store};
+
+#[derive(Deserialize, ToSchema)]
+pub struct ReportCreate {
+    #[schema(min_length = 1, max_length = 300)]
+    pub title: String,
+    /// Prompts to run; with a preset and no prompts, the preset's prompts.
+    pub prompts_ids: Option<Vec<Uuid>>,
+    pub preset_id: Option<Uuid>,
+    /// Records to use; left out, every record of the project.
+    pub records_ids: Option<Vec<Uuid>>,
+    #[schema(max_length = 100)]
+    pub category: Option<String>,
+    /// What the reader should know about the study; given to the engine.
+    #[schema(max_length = 20000)]
+    pub context: Option<String>,
+    #[schema(max_length = 20000)]
+    pub context_expand: Option<String>,
+    /// ISO 639-1 code, e.g. `en`.
+    #[schema(min_length = 2, max_length = 2, pattern = "^[a-z]{2}$")]
+    pub report_language: Option<String>,
+    pub reasoning_mode: Option<ReasoningMode>,
+}
+
+/// The project report update request: every field is optional and may be `null`.
+/// A field left out is unchanged; `null` clears a nullable field and leaves a
+/// non-nullable one (`prompts_ids`, `records_ids`, `title`, `status`, the flags)
+/// unchanged.
+#[derive(Deserialize, ToSchema)]
+pub struct ProjectReportUpdate {
+    #[serde(default)]
+    #[schema(value_type = Option<Vec<Uuid>>)]
+    pub prompts_ids: Patch<Vec<Uuid>>,
+    #[serde(default)]
+    #[schema(value_type = Option<Vec<Uuid>>)]
+    pub records_ids: Patch<Vec<Uuid>>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>, max_length = 100)]
+    pub category: Patch<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>, min_length = 1, max_length = 300)]
+    pub title: Patch<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>, max_length = 20000)]
+    pub context: Patch<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>, max_length = 20000)]
+    pub context_expand: Patch<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<ReportStatus>)]
+    pub status: Patch<ReportStatus>,
+    /// Markdown.
+    #[serde(default)]
+    #[schema(value_type = Option<String>)]
+    pub content: Patch<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<bool>)]
+    pub is_public: Patch<bool>,
+    #[serde(default)]
+    #[schema(value_type = Option<bool>)]
+    pub is_archived: Patch<bool>,
+    #[serde(default)]
+    #[schema(value_type = Option<bool>)]
+    pub is_deleted: Patch<bool>,
+    #[serde(default)]
+    #[schema(value_type = Option<Uuid>)]
+    pub preset_id: Patch<Uuid>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>, min_length = 2, max_length = 2, pattern = "^[a-z]{2}$")]
+    pub report_language: Patch<String>,
+    /// Accepted in the request only; the report carries no such field.
+    #[serde(default)]
+    #[schema(value_type = Option<ReasoningMode>)]
+    pub reasoning_mode: Patch<ReasoningMode>,
+}
+
+/// Checks that referenced prompts, records and preset exist and are the caller's to use.
+async fn check_references(
+    store: &Store,
+    owner_id: Uuid,
+    project_id: Uuid,
+    prompts_ids: Option<&Vec<Uuid>>,
+    records_ids: Option<&Vec<Uuid>>,
+    preset_id: Option<Uuid>,
+) -> ApiResult<()> {
+    let mut issues = Vec::new();
+    if let Some(ids) = prompts_ids {
+        let unknown = store.invisible_prompts(owner_id, ids).await?;
+        for (index, id) in ids
+            .iter()
+            .enumerate()
+            .filter(|(_, id)| unknown.contains(id))
+        {
+            issues.push(ValidationIssue::value_error(
+                vec![json!("body"), json!("prompts_ids"), json!(index)],
+                &format!("prompt {id} not found"),
+            ));
+        }
+    }
+    if let Some(ids) = records_ids {
+        let foreign = store.foreign_records(project_id, ids).await?;
+        for (index, id) in ids
+            .iter()
+            .enumerate()
+            .filter(|(_, id)| foreign.contains(id))
+        {
+            issues.push(ValidationIssue::value_error(
+                vec![json!("body"), json!("records_ids"), json!(index)],
+                &format!("record {id} is not a record of this project"),
+            ));
+        }
+    }
+    if let Some(id) = preset_id
+        && store.get_preset(owner_id, id).await?.is_none()
+    {
+        issues.push(ValidationIssue::value_error(
+            vec![json!("body"), json!("preset_id")],
+            &format!("preset {id} not found"),
+        ));
+    }
+    if issues.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::validation(issues))
+    }
+}
+
+/// Creates a report and queues its generation. Give `prompts_ids`, a `preset_id`, or both.
+#[utoipa::path(post, path = "/projects/{project_id}/reports", tag = "project_reports", security(("bearer" = [])),
+    params(("project_id" = Uuid, Path, description = "The project")),
+    request_body = ReportCreate,
+    responses((status = 202, description = "The report, queued for generation", body = Report)))]
+async fn create_report(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    IdsAndJson(ids, body): IdsAndJson<1, ReportCreate>,
+) -> ApiResult<(StatusCode, Json<Report>)> {
+    let [project_id] = ids;
+    if app.store.get_project(user.id, project_id).await?.is_none() {
+        return Err(ApiError::not_found("Project"));
+    }
+    if body.prompts_ids.as_ref().is_none_or(Vec::is_empty) && body.preset_id.is_none() {
+        return Err(ApiError::validation(vec![ValidationIssue::value_error(
+            vec![json!("body")],
+            "give prompts_ids, a preset_id, or both",
+        )]));
+    }
+    check_references(
+        &app.store,
+        user.id,
+        project_id,
+        body.prompts_ids.as_ref(),
+        body.records_ids.as_ref(),
+        body.preset_id,
+    )
+    .await?;
+    let prompts_ids = match (body.prompts_ids, body.preset_id) {
+        (Some(ids), _) if !ids.is_empty() => ids,
+        (_, Some(preset_id)) => app
+            .store
+            .get_preset(user.id, preset_id)
+            .await?
+            .map(|p| p.prompt_ids)
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    let records_ids = match body.records_ids {
+        Some(ids) => ids,
+        None => app.store.record_ids(project_id).await?,
+    };
+    let report = NewReport {
+        title: body.title,
+        prompts_ids,
+        records_ids,
+        preset_id: body.preset_id,
+        category: body.category,
+        context: body.context,
+        context_expand: body.context_expand,
+        report_language: body.report_language,
+        reasoning_mode: body.reasoning_mode,
+    };
+    let id = app.store.create_report(project_id, report).await?;
+    let report = app.store.get_report(user.id, project_id, id).await?;
+    let report = report.ok_or_else(|| anyhow::anyhow!("report {id} vanished after insert"))?;
+    Ok((StatusCode::ACCEPTED, Json(report)))
+}
+
+/// The project's reports, newest first, without deleted ones; `archived=true` adds
+/// archived ones.
+#[utoipa::path(get, path = "/projects/{project_id}/reports", tag = "project_reports", security(("bearer" = [])),
+    params(
+        ("project_id" = Uuid, Path, description = "The project"),
+        ("archived" = Option<bool>, Query, description = "Include archived reports"),
+    ),
+    responses((status = 200, description = "The reports", body = Vec<Report>)))]
+async fn list_reports(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+    RawQuery(query): RawQuery,
+) -> ApiResult<Json<Vec<Report>>> {
+    let [project_id] = ids;
+    let archived = query_bool(query.as_deref(), "archived")?.unwrap_or(false);
+    if app.store.get_project(user.id, project_id).await?.is_none() {
+        return Err(ApiError::not_found("Project"));
+    }
+    Ok(Json(
+        app.store
+            .list_reports(user.id, project_id, archived)
+            .await?,
+    ))
+}
+
+/// One report (deleted ones too, so they can be restored with an update).
+#[utoipa::path(get, path = "/projects/{project_id}/reports/{report_id}", tag = "project_reports",
+    security(("bearer" = [])),
+    params(("project_id" = Uuid, Path, description = "The project"), ("report_id" = Uuid, Path, description = "The report")),
+    responses((status = 200, description = "The report", body = Report)))]
+async fn get_report(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<2>,
+) -> ApiResult<Json<Report>> {
+    let [project_id, report_id] = ids;
+    let report = app.store.get_report(user.id, project_id, report_id).await?;
+    report
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("Report"))
+}
+
+/// Update project report (spec operation 1).
+#[utoipa::path(put, path = "/projects/{project_id}/reports/{report_id}", tag = "project_reports",
+    operation_id = "update_project_report", security(("bearer" = [])),
+    params(("project_id" = Uuid, Path, description = "The project"), ("report_id" = Uuid, Path, description = "The report")),
+    request_body = ProjectReportUpdate,
+    responses((status = 200, description = "The updated report", body = Report)))]
+async fn update_report(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    IdsAndJson(ids, body): IdsAndJson<2, ProjectReportUpdate>,
+) -> ApiResult<Json<Report>> {
+    let [project_id, report_id] = ids;
+    if app
+        .store
+        .get_report(user.id, project_id, report_id)
+        .await?
+        .is_none()
+    {
+        return Err(ApiError::not_found("Report"));
+    }
+    check_references(
+        &app.store,
+        user.id,
+        project_id,
+        body.prompts_ids.as_value(),
+        body.records_ids.as_value(),
+        body.preset_id.as_value().copied(),
+    )
+    .await?;
+    let changes = ReportChanges {
+        prompts_ids: body.prompts_ids,
+        records_ids: body.records_ids,
+        category: body.category,
+        title: body.title,
+        context: body.context,
+        context_expand: body.context_expand,
+        status: body.status,
+        content: body.content,
+        is_public: body.is_public,
+        is_archived: body.is_archived,
+        is_deleted: body.is_deleted,
+        preset_id: body.preset_id,
+        report_language: body.report_language,
+        reasoning_mode: body.reasoning_mode,
+    };
+    let report = app
+        .store
+        .update_report(user.id, project_id, report_id, changes)
+        .await?;
+    report
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("Report"))
+}
+
+/// Deletes a report (it is kept with `is_deleted: true` and can be restored).
+#[utoipa::path(delete, path = "/projects/{project_id}/reports/{report_id}", tag = "project_reports",
+    security(("bearer" = [])),
+    params(("project_id" = Uuid, Path, description = "The project"), ("report_id" = Uuid, Path, description = "The report")),
+    responses((status = 204, description = "Deleted")))]
+async fn delete_report(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<2>,
+) -> ApiResult<StatusCode> {
+    let [project_id, report_id] = ids;
+    let changes = ReportChanges {
+        is_deleted: Patch::Value(true),
+        ..ReportChanges::default()
+    };
+    match app
+        .store
+        .update_report(user.id, project_id, report_id, changes)
+        .await?
+    {
+        Some(_) => Ok(StatusCode::NO_CONTENT),
+        None => Err(ApiError::not_found("Report")),
+    }
+}
+
+/// A public report, for anyone with the link: only when it is public and not deleted.
+#[utoipa::path(get, path = "/projects/public/{project_id}/reports/{report_id}", tag = "project_reports_public",
+    params(("project_id" = Uuid, Path, description = "The project"), ("report_id" = Uuid, Path, description = "The report")),
+    responses((status = 200, description = "The report, without owner details", body = Report)))]
+async fn get_public_report(
+    State(app): State<AppState>,
+    Ids(ids): Ids<2>,
+) -> ApiResult<Json<Report>> {
+    let [project_id, report_id] = ids;
+    let report = app.store.get_public_report(project_id, report_id).await?;
+    report
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("Report"))
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create_report, list_reports))
+        .routes(routes!(get_report, update_report, delete_report))
+        .routes(routes!(get_public_report))
+}

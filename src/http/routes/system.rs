@@ -1,0 +1,66 @@
+//! The signed-in user, and the operator's endpoints: health, readiness, metrics.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::IntoResponse;
+use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::domain::user::User;
+use crate::error::{ApiError, ApiResult};
+use crate::http::AppState;
+use crate::http::extract::CurrentUser;
+
+#[derive(Serialize, ToSchema)]
+pub struct Health {
+    pub status: &'static str,
+}
+
+/// The user the token belongs to.
+#[utoipa::path(get, path = "/me", security(("bearer" = [])),
+    responses((status = 200, description = "The current user", body = User)))]
+async fn me(CurrentUser(user): CurrentUser) -> Json<User> {
+    Json(user)
+}
+
+/// The process is up.
+#[utoipa::path(get, path = "/healthz", responses((status = 200, description = "Alive", body = Health)))]
+async fn healthz() -> Json<Health> {
+    Json(Health { status: "ok" })
+}
+
+/// The process can serve: its database answers.
+#[utoipa::path(get, path = "/readyz", responses(
+    (status = 200, description = "Ready", body = Health),
+    (status = 503, description = "The database does not answer", body = crate::error::ErrorBody)))]
+async fn readyz(State(app): State<AppState>) -> ApiResult<Json<Health>> {
+    if app.store.ping().await {
+        Ok(Json(Health { status: "ready" }))
+    } else {
+        Err(ApiError::Unavailable("The database does not answer".into()))
+    }
+}
+
+/// Prometheus metrics: request counts and latency by route.
+#[utoipa::path(get, path = "/metrics", responses((status = 200, description = "Prometheus text format", body = String, content_type = "text/plain")))]
+async fn metrics() -> impl IntoResponse {
+    (
+        StatusCode::OK,
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        crate::http::metrics::render(),
+    )
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(me))
+        .routes(routes!(healthz))
+        .routes(routes!(readyz))
+        .routes(routes!(metrics))
+}

@@ -1,0 +1,96 @@
+//! Insight: a self-hostable service for customer research teams.
+//!
+//! `serve` runs everything in one process on one database: the API, the API document,
+//! and (in later modules) the background workers and the respondent page.
+
+pub mod config;
+pub mod domain;
+pub mod error;
+pub mod http;
+pub mod store;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::Context;
+use tokio::net::TcpListener;
+
+pub use config::Settings;
+pub use http::{AppState, document};
+pub use store::Store;
+
+/// A running server: its address and the handle that stops it.
+pub struct Server {
+    pub addr: SocketAddr,
+    pub store: Store,
+    shutdown: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Server {
+    /// Binds `settings.addr` and serves until `stop` (or forever).
+    pub async fn start(settings: Settings, store: Store) -> anyhow::Result<Self> {
+        let listener = TcpListener::bind(settings.addr)
+            .await
+            .with_context(|| format!("cannot listen on {} (INSIGHT_ADDR)", settings.addr))?;
+        let addr = listener.local_addr()?;
+        let state = AppState {
+            store: store.clone(),
+            settings: Arc::new(settings),
+        };
+        let app = http::app(state).into_router();
+        let (shutdown, signal) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            axum::serve(
+                listener,
+                app.into_make_service_with_connect_info::<SocketAddr>(),
+            )
+            .with_graceful_shutdown(async move {
+                let _ = signal.await;
+            })
+            .await
+        });
+        Ok(Self {
+            addr,
+            store,
+            shutdown,
+            task,
+        })
+    }
+
+    /// Stops accepting, lets requests in flight finish, and closes the database.
+    pub async fn stop(self) -> anyhow::Result<()> {
+        let _ = self.shutdown.send(());
+        self.task.await??;
+        self.store.close().await;
+        Ok(())
+    }
+
+    /// Serves until the process gets Ctrl-C or SIGTERM, then stops gracefully.
+    pub async fn run_until_signal(self) -> anyhow::Result<()> {
+        shutdown_signal().await;
+        tracing::info!("shutting down");
+        self.stop().await
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+}

@@ -1,0 +1,220 @@
+//! The `insight` command: run the service, manage users and tokens, print the API document.
+
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::{Parser, Subcommand};
+use insight::config::{LogFormat, Settings};
+use insight::domain::user::{normalize_email, parse_lifetime};
+use insight::{Server, Store};
+use tracing_subscriber::EnvFilter;
+use uuid::Uuid;
+
+#[derive(Parser)]
+#[command(
+    name = "insight",
+    version,
+    about = "Self-hostable customer research service"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the service: API, API document at /docs, background work.
+    Serve(Settings),
+    /// Manage users.
+    Users {
+        #[command(subcommand)]
+        command: UsersCommand,
+        #[command(flatten)]
+        db: DatabaseArg,
+    },
+    /// Manage API tokens.
+    Tokens {
+        #[command(subcommand)]
+        command: TokensCommand,
+        #[command(flatten)]
+        db: DatabaseArg,
+    },
+    /// Print the OpenAPI document.
+    Openapi,
+}
+
+#[derive(clap::Args)]
+struct DatabaseArg {
+    /// Database URL [env: INSIGHT_DATABASE_URL].
+    #[arg(
+        long,
+        global = true,
+        env = "INSIGHT_DATABASE_URL",
+        default_value = "sqlite://insight.db"
+    )]
+    database_url: String,
+}
+
+#[derive(Subcommand)]
+enum UsersCommand {
+    /// Add a user by email address.
+    Add { email: String },
+}
+
+#[derive(Subcommand)]
+enum TokensCommand {
+    /// Issue a new token for a user; prints the token alone on stdout, once.
+    Issue {
+        email: String,
+        /// A name to recognise the token by.
+        #[arg(long, default_value = "cli")]
+        name: String,
+        /// Lifetime such as 30d, 12h, 45m; no expiry when left out.
+        #[arg(long)]
+        expires_in: Option<String>,
+    },
+    /// List a user's tokens (never the tokens themselves).
+    List { email: String },
+    /// Revoke a token by its id.
+    Revoke { id: Uuid },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let log_format = match &cli.command {
+        Command::Serve(settings) => settings.log_format,
+        _ => LogFormat::Text,
+    };
+    init_logging(log_format);
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("error: cannot start the async runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli.command)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_logging(format: LogFormat) {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    match format {
+        LogFormat::Json => builder.json().init(),
+        LogFormat::Text => builder.init(),
+    }
+}
+
+async fn run(command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Serve(settings) => serve(settings).await,
+        Command::Openapi => {
+            println!("{}", insight::document().to_pretty_json()?);
+            Ok(())
+        }
+        Command::Users {
+            command: UsersCommand::Add { email },
+            db,
+        } => {
+            let store = Store::connect(&db.database_url, 2).await?;
+            let email = normalize_email(&email)
+                .with_context(|| format!("{email:?} is not an email address"))?;
+            match store.add_user(&email).await? {
+                Some(user) => println!("{}", user.id),
+                None => bail!("a user with the address {email} exists already"),
+            }
+            store.close().await;
+            Ok(())
+        }
+        Command::Tokens { command, db } => {
+            let store = Store::connect(&db.database_url, 2).await?;
+            let result = tokens(&store, command).await;
+            store.close().await;
+            result
+        }
+    }
+}
+
+async fn tokens(store: &Store, command: TokensCommand) -> anyhow::Result<()> {
+    match command {
+        TokensCommand::Issue {
+            email,
+            name,
+            expires_in,
+        } => {
+            let user = find_user(store, &email).await?;
+            let expires_at = match expires_in {
+                Some(lifetime) => Some(
+                    insight::domain::now() + parse_lifetime(&lifetime).with_context(|| {
+                        format!(
+                            "--expires-in {lifetime:?}: give a number and d, h, m or s, e.g. 30d"
+                        )
+                    })?,
+                ),
+                None => None,
+            };
+            let (_, token) = store.issue_token(user.id, &name, expires_at).await?;
+            println!("{token}");
+        }
+        TokensCommand::List { email } => {
+            let user = find_user(store, &email).await?;
+            println!(
+                "{:<36}  {:<20}  {:<25}  {:<25}  STATE",
+                "ID", "NAME", "CREATED", "EXPIRES"
+            );
+            let now = insight::domain::now();
+            for token in store.list_tokens(user.id).await? {
+                let state = match (token.revoked_at, token.expires_at) {
+                    (Some(_), _) => "revoked",
+                    (None, Some(expires)) if expires <= now => "expired",
+                    _ => "active",
+                };
+                let expires = token
+                    .expires_at
+                    .map_or_else(|| "never".to_owned(), |t| t.to_rfc3339());
+                println!(
+                    "{:<36}  {:<20}  {:<25}  {:<25}  {state}",
+                    token.id,
+                    token.name,
+                    token.created_at.to_rfc3339(),
+                    expires
+                );
+            }
+        }
+        TokensCommand::Revoke { id } => {
+            if !store.revoke_token(id).await? {
+                bail!("no active token with id {id}");
+            }
+            eprintln!("token {id} revoked");
+        }
+    }
+    Ok(())
+}
+
+async fn find_user(store: &Store, email: &str) -> anyhow::Result<insight::domain::user::User> {
+    let normalized =
+        normalize_email(email).with_context(|| format!("{email:?} is not an email address"))?;
+    store.user_by_email(&normalized).await?.with_context(|| {
+        format!("no user {normalized}; add one with `insight users add {normalized}`")
+    })
+}
+
+async fn serve(settings: Settings) -> anyhow::Result<()> {
+    let store = Store::connect(&settings.database_url, settings.db_max_connections).await?;
+    if let Some((user, token)) = store.ensure_first_user().await? {
+        tracing::info!(email = %user.email, "empty database: created the first user; its token is printed on stdout once");
+        println!("{token}");
+    }
+    let backend = store.backend();
+    let server = Server::start(settings, store).await?;
+    tracing::info!(backend = ?backend, "Insight listening on http://{}", server.addr);
+    server.run_until_signal().await
+}

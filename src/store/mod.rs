@@ -1,0 +1,192 @@
+//! The database: SQLite (embedded, the default) or PostgreSQL (many instances share it).
+//!
+//! Why an enum and a macro rather than a generic `Store<DB>` or `sqlx::Any`: `Any` has
+//! no UUID, time or JSON types, and a store generic over `sqlx::Database` needs a wall of
+//! trait bounds on every method. Here each method is written once; `db!` expands its
+//! body for each backend's concrete pool type, so the SQL is shared where the dialects
+//! agree (both accept `$1` parameters, `ON CONFLICT`, `RETURNING`) and the compiler
+//! checks each expansion. A query that differs per backend picks its text with
+//! `dialect!`.
+//!
+//! SQLite gets one writer connection and a pool of readers: writes never fight over the
+//! database lock, and WAL lets reads proceed during a write. `synchronous=FULL` makes
+//! every acknowledged commit survive a power cut.
+
+mod presets;
+mod projects;
+mod reports;
+mod users;
+
+use std::borrow::Cow;
+use std::str::FromStr;
+use std::time::Duration;
+
+use anyhow::Context;
+use sqlx::error::BoxDynError;
+use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
+use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+use std::future::Future;
+use std::pin::Pin;
+
+pub use presets::ChangeRefused;
+pub use projects::ProjectChanges;
+pub use reports::{NewReport, ReportChanges};
+pub use users::FIRST_ADMIN_EMAIL;
+
+#[derive(Debug, Clone)]
+enum Db {
+    Sqlite { read: SqlitePool, write: SqlitePool },
+    Postgres(PgPool),
+}
+
+/// Which backend a store runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// The application's storage. Cheap to clone (pools are shared handles).
+#[derive(Debug, Clone)]
+pub struct Store {
+    db: Db,
+}
+
+/// Runs `$body` with `$pool` bound to the backend's pool: the writer for `write`, a
+/// reader for `read` (the same pool on PostgreSQL).
+macro_rules! db {
+    ($store:expr, read |$pool:ident| $body:expr) => {
+        match &$store.db {
+            $crate::store::Db::Sqlite { read: $pool, .. } => $body,
+            $crate::store::Db::Postgres($pool) => $body,
+        }
+    };
+    ($store:expr, write |$pool:ident| $body:expr) => {
+        match &$store.db {
+            $crate::store::Db::Sqlite { write: $pool, .. } => $body,
+            $crate::store::Db::Postgres($pool) => $body,
+        }
+    };
+}
+pub(crate) use db;
+
+macro_rules! migration {
+    ($version:literal, $name:literal) => {
+        (
+            $version,
+            $name,
+            include_str!(concat!("../../migrations/sqlite/", $name, ".sql")),
+            include_str!(concat!("../../migrations/postgres/", $name, ".sql")),
+        )
+    };
+}
+
+/// Versioned migrations, embedded so the binary is all an operator needs.
+const MIGRATIONS: &[(i64, &str, &str, &str)] = &[migration!(1, "0001_foundation")];
+
+#[derive(Debug)]
+struct EmbeddedMigrations(Backend);
+
+impl<'s> MigrationSource<'s> for EmbeddedMigrations {
+    fn resolve(
+        self,
+    ) -> Pin<Box<dyn Future<Output = Result<Vec<Migration>, BoxDynError>> + Send + 's>> {
+        let migrations = MIGRATIONS
+            .iter()
+            .map(|(version, name, sqlite, postgres)| {
+                let sql = if self.0 == Backend::Sqlite {
+                    sqlite
+                } else {
+                    postgres
+                };
+                Migration::new(
+                    *version,
+                    Cow::Borrowed(*name),
+                    MigrationType::Simple,
+                    Cow::Borrowed(*sql),
+                    false,
+                )
+            })
+            .collect();
+        Box::pin(std::future::ready(Ok(migrations)))
+    }
+}
+
+impl Store {
+    /// Opens the database named by `url` (creating a SQLite file if missing) and brings
+    /// its schema up to date.
+    pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Self> {
+        let db = if url.starts_with("sqlite:") {
+            let options = SqliteConnectOptions::from_str(url)
+                .with_context(|| format!("INSIGHT_DATABASE_URL is not a valid SQLite URL: {url}"))?
+                .create_if_missing(true)
+                .journal_mode(SqliteJournalMode::Wal)
+                .synchronous(SqliteSynchronous::Full)
+                .foreign_keys(true)
+                .busy_timeout(Duration::from_secs(10));
+            let write = SqlitePoolOptions::new()
+                .max_connections(1)
+                .connect_with(options.clone())
+                .await
+                .with_context(|| format!("cannot open the SQLite database {url}"))?;
+            let read = SqlitePoolOptions::new()
+                .max_connections(max_connections)
+                .connect_with(options)
+                .await
+                .with_context(|| format!("cannot open the SQLite database {url}"))?;
+            Db::Sqlite { read, write }
+        } else {
+            let pool = PgPoolOptions::new()
+                .max_connections(max_connections)
+                .acquire_timeout(Duration::from_secs(10))
+                .connect(url)
+                .await
+                .context("cannot connect to the PostgreSQL database in INSIGHT_DATABASE_URL")?;
+            Db::Postgres(pool)
+        };
+        let store = Self { db };
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    pub fn backend(&self) -> Backend {
+        match self.db {
+            Db::Sqlite { .. } => Backend::Sqlite,
+            Db::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    async fn migrate(&self) -> anyhow::Result<()> {
+        let migrator = Migrator::new(EmbeddedMigrations(self.backend())).await?;
+        db!(self, write | pool | migrator.run(pool).await).context("database migration failed")?;
+        self.seed_system_presets()
+            .await
+            .context("writing the system presets failed")
+    }
+
+    /// Whether the database answers (for `/readyz`).
+    pub async fn ping(&self) -> bool {
+        db!(
+            self,
+            read | pool
+                | sqlx::query("SELECT 1")
+                    .execute(pool)
+                    .await
+                    .map(|done| done.rows_affected())
+        )
+        .is_ok()
+    }
+
+    pub async fn close(&self) {
+        match &self.db {
+            Db::Sqlite { read, write } => {
+                read.close().await;
+                write.close().await;
+            }
+            Db::Postgres(pool) => pool.close().await,
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! Project reports. Ownership goes through the project: a report is found only when
+//! its project belongs to the caller. Creating or regenerating a report writes its
+//! generation job in the same transaction, so an acknowledged report is never without
+//! the work that will fill it.
+
+use chrono::{DateTime, Utc};
+use sqlx::types::Json;
+use uuid::Uuid;
+
+use super::{Store, db};
+use crate::domain::now;
+use crate::domain::patch::Patch;
+use crate::domain::report::{GENERATE_JOB, ReasoningMode, Report, ReportStatus};
+
+#[derive(sqlx::FromRow)]
+struct ReportRow {
+    id: Uuid,
+    prompts_ids: Json<Vec<Uuid>>,
+    records_ids: Json<Vec<Uuid>>,
+    project_id: Uuid,
+    project_name: Option<String>,
+    category: Option<String>,
+    title: String,
+    context: Option<String>,
+    context_expand: Option<String>,
+    status: String,
+    content: Option<String>,
+    is_public: bool,
+    is_archived: bool,
+    is_deleted: bool,
+    preset_id: Option<Uuid>,
+    report_language: Option<String>,
+    created_at: DateTime<Utc>,
+    updated_at: DateTime<Utc>,
+}
+
+impl From<ReportRow> for Report {
+    fn from(row: ReportRow) -> Self {
+        Self {
+            id: row.id,
+            prompts_ids: row.prompts_ids.0,
+            records_ids: row.records_ids.0,
+            project_id: row.project_id,
+            project_name: row.project_name,
+            category: row.category,
+            title: row.title,
+            context: row.context,
+            context_expand: row.context_expand,
+            status: ReportStatus::parse(&row.status).unwrap_or(ReportStatus::Failed),
+            content: row.content,
+            is_public: row.is_public,
+            is_archived: row.is_archived,
+            is_deleted: row.is_deleted,
+            preset_id: row.preset_id,
+            report_language: row.report_language,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+        }
+    }
+}
+
+const SELECT_REPORT: &str = "SELECT r.id, r.prompts_ids, r.records_ids, r.project_id, p.name AS project_name, \
+     r.category, r.title, r.context, r.context_expand, r.status, r.content, r.is_public, r.is_archived, \
+     r.is_deleted, r.preset_id, r.report_language, r.created_at, r.updated_at \
+     FROM reports r JOIN projects p ON p.id = r.project_id";
+
+/// A report to generate.
+#[derive(Debug, Clone)]
+pub struct NewReport {
+    pub title: String,
+    pub prompts_ids: Vec<Uuid>,
+    pub records_ids: Vec<Uuid>,
+    pub preset_id: Option<Uuid>,
+    pub category: Option<String>,
+    pub context: Option<String>,
+    pub context_expand: Option<String>,
+    pub report_language: Option<String>,
+    pub reasoning_mode: Option<ReasoningMode>,
+}
+
+/// A change to a report (spec operation 1): a field left out is unchanged; `null`
+/// clears a nullable field and leaves a non-nullable one unchanged.
+#[derive(Debug, Default)]
+pub struct ReportChanges {
+    pub prompts_ids: Patch<Vec<Uuid>>,
+    pub records_ids: Patch<Vec<Uuid>>,
+    pub category: Patch<String>,
+    pub title: Patch<String>,
+    pub context: Patch<String>,
+    pub context_expand: Patch<String>,
+    pub status: Patch<ReportStatus>,
+    pub content: Patch<String>,
+    pub is_public: Patch<bool>,
+    pub is_archived: Patch<bool>,
+    pub is_deleted: Patch<bool>,
+    pub preset_id: Patch<Uuid>,
+    pub report_language: Patch<String>,
+    pub reasoning_mode: Patch<ReasoningMode>,
+}
+
+/// `(set, value)` for a nullable column: `set` is false when the field was left out.
+fn nullable<T>(patch: &Patch<T>) -> (bool, Option<&T>) {
+    match patch {
+        Patch::Missing => (false, None),
+        Patch::Null => (true, None),
+        Patch::Value(value) => (true, Some(value)),
+    }
+}
+
+impl Store {
+    pub async fn create_report(&self, project_id: Uuid, report: NewReport) -> anyhow::Result<Uuid> {
+        let id = Uuid::new_v4();
+        let at = now();
+        db!(
+            self,
+            write
+                | pool
+                | {
+                    let mut tx = pool.begin().await?;
+                    sqlx::query(
+                "INSERT INTO reports (id, project_id, title, category, context, context_expand, status, content, \
+                 is_public, is_archived, is_deleted, preset_id, report_language, reasoning_mode, prompts_ids, \
+                 records_ids, created_at, updated_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, $8, $8, $8, $9, $10, $11, $12, $13, $14, $14)",
+            )
+            .bind(id)
+            .bind(project_id)
+            .bind(&report.title)
+            .bind(&report.category)
+            .bind(&report.context)
+            .bind(&report.context_expand)
+            .bind(ReportStatus::Queued.as_str())
+            .bind(false)
+            .bind(report.preset_id)
+            .bind(&report.report_language)
+            .bind(report.reasoning_mode.map(ReasoningMode::as_str))
+            .bind(Json(&report.prompts_ids))
+            .bind(Json(&report.records_ids))
+            .bind(at)
+            .execute(&mut *tx)
+            .await?;
+                    sqlx::query(
+                "INSERT INTO jobs (id, kind, subject_id, status, attempts, run_at, created_at, updated_at) \
+                 VALUES ($1, $2, $3, 'queued', 0, $4, $4, $4)",
+            )
+            .bind(Uuid::new_v4())
+            .bind(GENERATE_JOB)
+            .bind(id)
+            .bind(at)
+            .execute(&mut *tx)
+            .await?;
+                    tx.commit().await
+                }
+        )?;
+        Ok(id)
+    }
+
+    /// Reports of one of the owner's projects, newest first; deleted ones never, archived
+    /// ones on request.
+    pub async fn list_reports(
+        &self,
+        owner_id: Uuid,
+        project_id: Uuid,
+        with_archived: bool,
+    ) -> anyhow::Result<Vec<Report>> {
+        let sql = format!(
+            "{SELECT_REPORT} WHERE r.project_id = $1 AND p.owner_id = $2 AND NOT r.is_deleted \
+             AND (NOT r.is_archived OR $3) ORDER BY r.created_at DESC, r.id DESC"
+        );
+        let rows = db!(
+            self,
+            read | pool
+                | sqlx::query_as::<_, ReportRow>(&sql)
+                    .bind(project_id)
+                    .bind(owner_id)
+                    .bind(with_archived)
+                    .fetch_all(pool)
+                    .await
+        )?;
+        Ok(rows.into_iter().map(Report::from).collect())
+    }
+
+    /// A report of one of the owner's projects, deleted ones included (they can be restored).
+    pub async fn get_report(
+        &self,
+        owner_id: Uuid,
+        project_id: Uuid,
+        report_id: Uuid,
+    ) -> anyhow::Result<Option<Report>> {
+        let sql =
+            format!("{SELECT_REPORT} WHERE r.id = $1 AND r.project_id = $2 AND p.owner_id = $3");
+        let row = db!(
+            self,
+            read | pool
+                | sqlx::query_as::<_, ReportRow>(&sql)
+                    .bind(report_id)
+                    .bind(project_id)
+                    .bind(owner_id)
+                    .fetch_optional(pool)
+                    .await
+        )?;
+        Ok(row.map(Report::from))
+    }
+
+    /// A report anyone may read: public and not deleted. Owner details are left out.
+    pub async fn get_public_report(
+        &self,
+        project_id: Uuid,
+        report_id: Uuid,
+    ) -> anyhow::Result<Option<Report>> {
+        let sql = format!(
+            "{SELECT_REPORT} WHERE r.id = $1 AND r.project_id = $2 AND r.is_public AND NOT r.is_deleted"
+        );
+        let row = db!(
+            self,
+            read | pool
+                | sqlx::query_as::<_, ReportRow>(&sql)
+                    .bind(report_id)
+                    .bind(project_id)
+                    .fetch_optional(pool)
+                    .await
+        )?;
+        Ok(row.map(|row| Report {
+            project_name: None,
+            ..Report::from(row)
+        }))
+    }
+
+    /// Applies the changes in one statement; `None` when the report is not the owner's.
+    pub async fn update_report(
+        &self,
+        owner_id: Uuid,
+        project_id: Uuid,
+        report_id: Uuid,
+        changes: ReportChanges,
+    ) -> anyhow::Result<Option<Report>> {
+        let (set_category, category) = nullable(&changes.category);
+        let (set_context, context) = nullable(&changes.context);
+        let (set_context_expand, context_expand) = nullable(&changes.context_expand);
+        let (set_content, content) = nullable(&changes.content);
+        let (set_preset, preset_id) = nullable(&changes.preset_id);
+        let (set_language, report_language) = nullable(&changes.report_language);
+        let (set_mode, reasoning_mode) = nullable(&changes.reasoning_mode);
+        let result = db!(self, write |pool| sqlx::query(
+            "UPDATE reports SET \
+             prompts_ids = COALESCE($1, prompts_ids), records_ids = COALESCE($2, records_ids), \
+             title = COALESCE($3, title), status = COALESCE($4, status), \
+             is_public = COALESCE($5, is_public), is_archived = COALESCE($6, is_archived), \
+             is_deleted = COALESCE($7, is_deleted), \
+             category = CASE WHEN $8 THEN $9 ELSE category END, \
+             context = CASE WHEN $10 THEN $11 ELSE context END, \
+             context_expand = CASE WHEN $12 THEN $13 ELSE context_expand END, \
+             content = CASE WHEN $14 THEN $15 ELSE content END, \
+             preset_id = CASE WHEN $16 THEN $17 ELSE preset_id END, \
+             report_language = CASE WHEN $18 THEN $19 ELSE report_language END, \
+             reasoning_mode = CASE WHEN $20 THEN $21 ELSE reasoning_mode END, \
+             updated_at = $22 \
+             WHERE id = $23 AND project_id = $24 AND project_id IN (SELECT id FROM projects WHERE owner_id = $25)"
+        )
+        .bind(changes.prompts_ids.as_value().map(Json))
+        .bind(changes.records_ids.as_value().map(Json))
+        .bind(changes.title.as_value())
+        .bind(changes.status.as_value().map(|s| s.as_str()))
+        .bind(changes.is_public.as_value())
+        .bind(changes.is_archived.as_value())
+        .bind(changes.is_deleted.as_value())
+        .bind(set_category)
+        .bind(category)
+        .bind(set_context)
+        .bind(context)
+        .bind(set_context_expand)
+        .bind(context_expand)
+        .bind(set_content)
+        .bind(content)
+        .bind(set_preset)
+        .bind(preset_id)
+        .bind(set_language)
+        .bind(report_language)
+        .bind(set_mode)
+        .bind(reasoning_mode.map(|m| m.as_str()))
+        .bind(now())
+        .bind(report_id)
+        .bind(project_id)
+        .bind(owner_id)
+        .execute(pool)
+        .await.map(|done| done.rows_affected()))?;
+        if result == 0 {
+            return Ok(None);
+        }
+        self.get_report(owner_id, project_id, report_id).await
+    }
+}
