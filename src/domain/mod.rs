@@ -20,7 +20,7 @@ pub fn now() -> DateTime<Utc> {
 /// Defines a string enum whose wire names are given explicitly, with `as_str`/`parse`
 /// for the store and `ToSchema` for the API document.
 macro_rules! string_enum {
-    ($(#[$meta:meta])* $name:ident { $($variant:ident = $wire:literal),+ $(,)? }) => {
+    ($(#[$meta:meta])* $name:ident { $($variant:ident = $wire:tt),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
         pub enum $name {

@@ -199,7 +199,7 @@ pub static SYSTEM_PRESETS: &[SystemPreset] = &[
                 "usability-positives",
                 "What works well",
                 "usability",
-                "List what respondents found easy or pleasant to use, so it is kept. Quote them."
+                "List what respondents found easy, fast or pleasant to use, so that it is kept in future changes. Say who said so and quote them."
             ),
             prompt!(
                 "usability-recommendations",

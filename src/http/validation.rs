@@ -29,7 +29,12 @@ where
         )]));
     }
     let value: Value = serde_json::from_slice(bytes).map_err(|err| {
-        let offset = byte_offset(bytes, err.line(), err.column());
+        // At the end of input pydantic points past the last byte; serde at it.
+        let offset = if err.is_eof() {
+            bytes.len()
+        } else {
+            byte_offset(bytes, err.line(), err.column())
+        };
         ApiError::validation(vec![
             ValidationIssue::new(
                 vec![json!("body"), json!(offset)],
@@ -40,7 +45,15 @@ where
             .with_ctx(json!({ "error": err.to_string() })),
         ])
     })?;
-    let issues = schema_issues(&validator_for::<T>(), &value, vec![json!("body")]);
+    let (validator, fields) = &*validator_for::<T>();
+    let mut issues = schema_issues(validator, &value, vec![json!("body")]);
+    // pydantic reports in the order the fields are declared.
+    issues.sort_by_key(|issue| {
+        let field = issue.loc.get(1).and_then(Value::as_str);
+        field
+            .and_then(|f| fields.iter().position(|known| known == f))
+            .unwrap_or(usize::MAX)
+    });
     if !issues.is_empty() {
         return Err(ApiError::validation(issues));
     }
@@ -64,9 +77,10 @@ fn byte_offset(bytes: &[u8], line: usize, column: usize) -> usize {
     (line_start + column.saturating_sub(1)).min(bytes.len())
 }
 
-/// The compiled schema of `T`, built once per type from its `ToSchema` output.
-fn validator_for<T: ToSchema + 'static>() -> Arc<Validator> {
-    static CACHE: OnceLock<Mutex<HashMap<TypeId, Arc<Validator>>>> = OnceLock::new();
+/// The compiled schema of `T`, built once per type from its `ToSchema` output, with
+/// the names of its top-level fields in declaration order.
+fn validator_for<T: ToSchema + 'static>() -> Arc<(Validator, Vec<String>)> {
+    static CACHE: OnceLock<Mutex<HashMap<TypeId, Arc<(Validator, Vec<String>)>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let mut cache = cache
         .lock()
@@ -93,7 +107,12 @@ fn validator_for<T: ToSchema + 'static>() -> Arc<Validator> {
                         T::name()
                     )
                 });
-            Arc::new(validator)
+            let fields = root
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|props| props.keys().cloned().collect())
+                .unwrap_or_default();
+            Arc::new((validator, fields))
         })
         .clone()
 }
@@ -108,6 +127,14 @@ pub fn schema_issues(
     for error in validator.iter_errors(value) {
         push_issues(&error, value, &prefix, &mut issues);
     }
+    // One problem per place, as pydantic reports it: a number given for an enum is a
+    // type error, not also an unknown member.
+    let mut seen = Vec::new();
+    issues.retain(|issue| {
+        let fresh = !seen.contains(&issue.loc);
+        seen.push(issue.loc.clone());
+        fresh
+    });
     issues
 }
 

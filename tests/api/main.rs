@@ -1,2 +1,12 @@
-#[test]
-fn t() {}
+//! HTTP-level tests of the insight service, one module per tag. Run against SQLite by
+//! default and against PostgreSQL when `INSIGHT_TEST_DATABASE_URL` names a database
+//! (each test then creates its own fresh database next to it).
+
+mod cli;
+mod conventions;
+mod isolation;
+mod openapi;
+mod presets;
+mod projects;
+mod reports;
+mod support;
