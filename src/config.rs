@@ -56,16 +56,13 @@ impl Settings {
 }
 
 fn parse_addr(value: &str) -> Result<SocketAddr, String> {
-    value
-        .parse()
-        .map_err(|_| format!("INSIGHT_ADDR (--addr) must be HOST:PORT with an IP address, e.g. 127.0.0.1:8000, not {value:?}"))
+    value.parse().map_err(|_| {
+        format!("INSIGHT_ADDR (--addr) must be HOST:PORT with an IP address, e.g. 127.0.0.1:8000, not {value:?}")
+    })
 }
 
 fn parse_database_url(value: &str) -> Result<String, String> {
-    if value.starts_with("sqlite:")
-        || value.starts_with("postgres://")
-        || value.starts_with("postgresql://")
-    {
+    if value.starts_with("sqlite:") || value.starts_with("postgres://") || value.starts_with("postgresql://") {
         Ok(value.to_owned())
     } else {
         Err("INSIGHT_DATABASE_URL (--database-url) must start with sqlite:// or postgres://".into())

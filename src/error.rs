@@ -31,9 +31,9 @@ pub struct ValidationIssue {
     /// pydantic's error type, e.g. `missing`, `string_type`, `uuid_parsing`.
     #[serde(rename = "type")]
     pub kind: String,
-    /// The offending input, when there is one.
+    /// The offending input, when there is one (any JSON value).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<serde_json::Value>)]
     pub input: Option<Value>,
     /// Extra facts about the error (limits, expected values).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -42,7 +42,8 @@ pub struct ValidationIssue {
 }
 
 /// A `loc` item: a field name or an array position.
-#[derive(ToSchema)]
+#[derive(ToSchema, Serialize)]
+#[serde(untagged)]
 #[allow(dead_code)]
 pub enum LocItem {
     Name(String),
@@ -132,9 +133,7 @@ impl ApiError {
     }
 
     pub fn unauthorized() -> Self {
-        Self::Unauthorized(
-            "Not authenticated: send 'Authorization: Bearer <token>' with a valid token".into(),
-        )
+        Self::Unauthorized("Not authenticated: send 'Authorization: Bearer <token>' with a valid token".into())
     }
 
     pub fn status(&self) -> StatusCode {
@@ -162,9 +161,7 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status();
         match self {
-            Self::Validation(detail) => {
-                (status, axum::Json(ValidationErrorBody { detail })).into_response()
-            }
+            Self::Validation(detail) => (status, axum::Json(ValidationErrorBody { detail })).into_response(),
             Self::Internal(err) => {
                 tracing::error!(error = ?err, "internal error");
                 let body = ErrorBody {
@@ -184,9 +181,7 @@ impl IntoResponse for ApiError {
             | Self::Conflict(detail)
             | Self::PayloadTooLarge(detail)
             | Self::UnsupportedMediaType(detail)
-            | Self::Unavailable(detail) => {
-                (status, axum::Json(ErrorBody { detail })).into_response()
-            }
+            | Self::Unavailable(detail) => (status, axum::Json(ErrorBody { detail })).into_response(),
         }
     }
 }

@@ -41,14 +41,11 @@ impl Server {
         let app = http::app(state).into_router();
         let (shutdown, signal) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(async move {
-            axum::serve(
-                listener,
-                app.into_make_service_with_connect_info::<SocketAddr>(),
-            )
-            .with_graceful_shutdown(async move {
-                let _ = signal.await;
-            })
-            .await
+            axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+                .with_graceful_shutdown(async move {
+                    let _ = signal.await;
+                })
+                .await
         });
         Ok(Self {
             addr,

@@ -11,11 +11,7 @@ use tracing_subscriber::EnvFilter;
 use uuid::Uuid;
 
 #[derive(Parser)]
-#[command(
-    name = "insight",
-    version,
-    about = "Self-hostable customer research service"
-)]
+#[command(name = "insight", version, about = "Self-hostable customer research service")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -125,8 +121,7 @@ async fn run(command: Command) -> anyhow::Result<()> {
             db,
         } => {
             let store = Store::connect(&db.database_url, 2).await?;
-            let email = normalize_email(&email)
-                .with_context(|| format!("{email:?} is not an email address"))?;
+            let email = normalize_email(&email).with_context(|| format!("{email:?} is not an email address"))?;
             match store.add_user(&email).await? {
                 Some(user) => println!("{}", user.id),
                 None => bail!("a user with the address {email} exists already"),
@@ -153,11 +148,10 @@ async fn tokens(store: &Store, command: TokensCommand) -> anyhow::Result<()> {
             let user = find_user(store, &email).await?;
             let expires_at = match expires_in {
                 Some(lifetime) => Some(
-                    insight::domain::now() + parse_lifetime(&lifetime).with_context(|| {
-                        format!(
-                            "--expires-in {lifetime:?}: give a number and d, h, m or s, e.g. 30d"
-                        )
-                    })?,
+                    insight::domain::now()
+                        + parse_lifetime(&lifetime).with_context(|| {
+                            format!("--expires-in {lifetime:?}: give a number and d, h, m or s, e.g. 30d")
+                        })?,
                 ),
                 None => None,
             };
@@ -177,9 +171,7 @@ async fn tokens(store: &Store, command: TokensCommand) -> anyhow::Result<()> {
                     (None, Some(expires)) if expires <= now => "expired",
                     _ => "active",
                 };
-                let expires = token
-                    .expires_at
-                    .map_or_else(|| "never".to_owned(), |t| t.to_rfc3339());
+                let expires = token.expires_at.map_or_else(|| "never".to_owned(), |t| t.to_rfc3339());
                 println!(
                     "{:<36}  {:<20}  {:<25}  {:<25}  {state}",
                     token.id,
@@ -200,11 +192,11 @@ async fn tokens(store: &Store, command: TokensCommand) -> anyhow::Result<()> {
 }
 
 async fn find_user(store: &Store, email: &str) -> anyhow::Result<insight::domain::user::User> {
-    let normalized =
-        normalize_email(email).with_context(|| format!("{email:?} is not an email address"))?;
-    store.user_by_email(&normalized).await?.with_context(|| {
-        format!("no user {normalized}; add one with `insight users add {normalized}`")
-    })
+    let normalized = normalize_email(email).with_context(|| format!("{email:?} is not an email address"))?;
+    store
+        .user_by_email(&normalized)
+        .await?
+        .with_context(|| format!("no user {normalized}; add one with `insight users add {normalized}`"))
 }
 
 async fn serve(settings: Settings) -> anyhow::Result<()> {

@@ -21,10 +21,7 @@ pub struct SystemPreset {
 
 /// The stable id of a system prompt or preset.
 pub fn system_id(kind: &str, slug: &str) -> Uuid {
-    Uuid::new_v5(
-        &Uuid::NAMESPACE_URL,
-        format!("insight:system:{kind}:{slug}").as_bytes(),
-    )
+    Uuid::new_v5(&Uuid::NAMESPACE_URL, format!("insight:system:{kind}:{slug}").as_bytes())
 }
 
 macro_rules! prompt {
@@ -243,11 +240,7 @@ mod tests {
             assert!(ids.insert(system_id("preset", preset.slug)));
             assert!((2..=5).contains(&preset.prompts.len()), "{}", preset.slug);
             for prompt in preset.prompts {
-                assert!(
-                    ids.insert(system_id("prompt", prompt.slug)),
-                    "{}",
-                    prompt.slug
-                );
+                assert!(ids.insert(system_id("prompt", prompt.slug)), "{}", prompt.slug);
                 assert!(prompt.text.len() > 80);
             }
         }

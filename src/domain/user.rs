@@ -94,10 +94,7 @@ mod tests {
         assert_eq!(parse_lifetime("0d"), None);
         assert_eq!(parse_lifetime("d"), None);
         assert_eq!(parse_lifetime("10y"), None);
-        assert_eq!(
-            normalize_email(" Ann@Example.org "),
-            Some("ann@example.org".into())
-        );
+        assert_eq!(normalize_email(" Ann@Example.org "), Some("ann@example.org".into()));
         assert_eq!(normalize_email("nobody"), None);
         assert_eq!(normalize_email("a@b@c"), None);
     }

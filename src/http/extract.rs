@@ -24,14 +24,8 @@ pub struct CurrentUser(pub User);
 impl FromRequestParts<AppState> for CurrentUser {
     type Rejection = ApiError;
 
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &AppState,
-    ) -> Result<Self, Self::Rejection> {
-        let header = parts
-            .headers
-            .get(AUTHORIZATION)
-            .and_then(|value| value.to_str().ok());
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let header = parts.headers.get(AUTHORIZATION).and_then(|value| value.to_str().ok());
         let token = header
             .and_then(|value| value.split_once(' '))
             .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
@@ -50,10 +44,7 @@ pub struct Ids<const N: usize>(pub [Uuid; N]);
 impl<const N: usize> FromRequestParts<AppState> for Ids<N> {
     type Rejection = ApiError;
 
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &AppState,
-    ) -> Result<Self, Self::Rejection> {
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
         let (ids, issues) = path_ids::<N>(parts, state).await?;
         if issues.is_empty() {
             Ok(Ids(ids))
@@ -90,9 +81,7 @@ async fn path_ids<const N: usize>(
         }
     }
     if count != N {
-        return Err(
-            anyhow::anyhow!("route has {count} path parameters, handler expects {N}").into(),
-        );
+        return Err(anyhow::anyhow!("route has {count} path parameters, handler expects {N}").into());
     }
     Ok((ids, issues))
 }
@@ -157,11 +146,7 @@ async fn read_json_body(req: Request, state: &AppState) -> Result<Bytes, ApiErro
             )));
         }
     }
-    let too_large = || {
-        ApiError::PayloadTooLarge(format!(
-            "Request body is larger than the limit of {limit} bytes"
-        ))
-    };
+    let too_large = || ApiError::PayloadTooLarge(format!("Request body is larger than the limit of {limit} bytes"));
     let declared = req
         .headers()
         .get(CONTENT_LENGTH)
@@ -207,14 +192,8 @@ mod tests {
 
     #[test]
     fn query_bools() {
-        assert_eq!(
-            query_bool(Some("archived=true"), "archived").ok(),
-            Some(Some(true))
-        );
-        assert_eq!(
-            query_bool(Some("x=1&archived=0"), "archived").ok(),
-            Some(Some(false))
-        );
+        assert_eq!(query_bool(Some("archived=true"), "archived").ok(), Some(Some(true)));
+        assert_eq!(query_bool(Some("x=1&archived=0"), "archived").ok(), Some(Some(false)));
         assert_eq!(query_bool(None, "archived").ok(), Some(None));
         assert!(query_bool(Some("archived=maybe"), "archived").is_err());
     }

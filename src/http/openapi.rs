@@ -95,11 +95,7 @@ fn add_error_responses(operation: &mut Operation, has_path_params: bool) {
             .or_insert(response.into());
     };
     if secured {
-        add(
-            "401",
-            "Missing, invalid, expired or revoked bearer token",
-            "ErrorBody",
-        );
+        add("401", "Missing, invalid, expired or revoked bearer token", "ErrorBody");
     }
     if has_path_params {
         add("404", "Not found, or not the caller's", "ErrorBody");
@@ -112,11 +108,7 @@ fn add_error_responses(operation: &mut Operation, has_path_params: bool) {
         );
     }
     if has_body {
-        add(
-            "413",
-            "The body is larger than INSIGHT_MAX_BODY_BYTES",
-            "ErrorBody",
-        );
+        add("413", "The body is larger than INSIGHT_MAX_BODY_BYTES", "ErrorBody");
         add("415", "The body is not JSON", "ErrorBody");
     }
 }

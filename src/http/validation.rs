@@ -36,13 +36,9 @@ where
             byte_offset(bytes, err.line(), err.column())
         };
         ApiError::validation(vec![
-            ValidationIssue::new(
-                vec![json!("body"), json!(offset)],
-                "json_invalid",
-                "JSON decode error",
-            )
-            .with_input(json!({}))
-            .with_ctx(json!({ "error": err.to_string() })),
+            ValidationIssue::new(vec![json!("body"), json!(offset)], "json_invalid", "JSON decode error")
+                .with_input(json!({}))
+                .with_ctx(json!({ "error": err.to_string() })),
         ])
     })?;
     let (validator, fields) = &*validator_for::<T>();
@@ -82,9 +78,7 @@ fn byte_offset(bytes: &[u8], line: usize, column: usize) -> usize {
 fn validator_for<T: ToSchema + 'static>() -> Arc<(Validator, Vec<String>)> {
     static CACHE: OnceLock<Mutex<HashMap<TypeId, Arc<(Validator, Vec<String>)>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
-    let mut cache = cache
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut cache = cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     cache
         .entry(TypeId::of::<T>())
         .or_insert_with(|| {
@@ -101,12 +95,7 @@ fn validator_for<T: ToSchema + 'static>() -> Arc<(Validator, Vec<String>)> {
             let validator = jsonschema::options()
                 .should_validate_formats(true)
                 .build(&root)
-                .unwrap_or_else(|err| {
-                    panic!(
-                        "the schema of {} is not valid JSON Schema: {err}",
-                        T::name()
-                    )
-                });
+                .unwrap_or_else(|err| panic!("the schema of {} is not valid JSON Schema: {err}", T::name()));
             let fields = root
                 .get("properties")
                 .and_then(Value::as_object)
@@ -118,11 +107,7 @@ fn validator_for<T: ToSchema + 'static>() -> Arc<(Validator, Vec<String>)> {
 }
 
 /// Every problem of `value` under `validator`, with `loc` starting at `prefix`.
-pub fn schema_issues(
-    validator: &Validator,
-    value: &Value,
-    prefix: Vec<Value>,
-) -> Vec<ValidationIssue> {
+pub fn schema_issues(validator: &Validator, value: &Value, prefix: Vec<Value>) -> Vec<ValidationIssue> {
     let mut issues = Vec::new();
     for error in validator.iter_errors(value) {
         push_issues(&error, value, &prefix, &mut issues);
@@ -138,12 +123,7 @@ pub fn schema_issues(
     issues
 }
 
-fn push_issues(
-    error: &ValidationError<'_>,
-    root: &Value,
-    prefix: &[Value],
-    issues: &mut Vec<ValidationIssue>,
-) {
+fn push_issues(error: &ValidationError<'_>, root: &Value, prefix: &[Value], issues: &mut Vec<ValidationIssue>) {
     let mut loc = prefix.to_vec();
     loc.extend(pointer_loc(root, error.instance_path().as_str()));
     let input = error.instance().clone().into_owned();
@@ -158,17 +138,12 @@ fn push_issues(
                 Some(Err(err)) => err.to_string(),
                 _ => "invalid UUID".to_owned(),
             };
-            ValidationIssue::new(
-                loc,
-                "uuid_parsing",
-                format!("Input should be a valid UUID, {reason}"),
-            )
-            .with_input(input)
-            .with_ctx(json!({ "error": reason }))
+            ValidationIssue::new(loc, "uuid_parsing", format!("Input should be a valid UUID, {reason}"))
+                .with_input(input)
+                .with_ctx(json!({ "error": reason }))
         }
         ValidationErrorKind::Format { format } if format == "date-time" => {
-            ValidationIssue::new(loc, "datetime_parsing", "Input should be a valid datetime")
-                .with_input(input)
+            ValidationIssue::new(loc, "datetime_parsing", "Input should be a valid datetime").with_input(input)
         }
         ValidationErrorKind::Enum { options } => {
             let expected = expected_list(options);
@@ -179,20 +154,14 @@ fn push_issues(
         ValidationErrorKind::MinLength { limit } => ValidationIssue::new(
             loc,
             "string_too_short",
-            format!(
-                "String should have at least {limit} character{}",
-                plural(*limit)
-            ),
+            format!("String should have at least {limit} character{}", plural(*limit)),
         )
         .with_input(input)
         .with_ctx(json!({ "min_length": limit })),
         ValidationErrorKind::MaxLength { limit } => ValidationIssue::new(
             loc,
             "string_too_long",
-            format!(
-                "String should have at most {limit} character{}",
-                plural(*limit)
-            ),
+            format!("String should have at most {limit} character{}", plural(*limit)),
         )
         .with_input(input)
         .with_ctx(json!({ "max_length": limit })),

@@ -25,9 +25,7 @@ use anyhow::Context;
 use sqlx::error::BoxDynError;
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use sqlx::postgres::{PgPool, PgPoolOptions};
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
-};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use std::future::Future;
 use std::pin::Pin;
 
@@ -91,17 +89,11 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[migration!(1, "0001_foundation"
 struct EmbeddedMigrations(Backend);
 
 impl<'s> MigrationSource<'s> for EmbeddedMigrations {
-    fn resolve(
-        self,
-    ) -> Pin<Box<dyn Future<Output = Result<Vec<Migration>, BoxDynError>> + Send + 's>> {
+    fn resolve(self) -> Pin<Box<dyn Future<Output = Result<Vec<Migration>, BoxDynError>> + Send + 's>> {
         let migrations = MIGRATIONS
             .iter()
             .map(|(version, name, sqlite, postgres)| {
-                let sql = if self.0 == Backend::Sqlite {
-                    sqlite
-                } else {
-                    postgres
-                };
+                let sql = if self.0 == Backend::Sqlite { sqlite } else { postgres };
                 Migration::new(
                     *version,
                     Cow::Borrowed(*name),

@@ -108,17 +108,17 @@ impl Store {
                             position += 1;
                             let at = epoch + chrono::Duration::seconds(position);
                             sqlx::query(
-                        "INSERT INTO prompts (id, owner_id, title, text, category, created_at, updated_at) \
+                                "INSERT INTO prompts (id, owner_id, title, text, category, created_at, updated_at) \
                          VALUES ($1, NULL, $2, $3, $4, $5, $5) ON CONFLICT (id) DO UPDATE SET \
                          title = excluded.title, text = excluded.text, category = excluded.category",
-                    )
-                    .bind(id)
-                    .bind(prompt.title)
-                    .bind(prompt.text)
-                    .bind(prompt.category)
-                    .bind(at)
-                    .execute(&mut *tx)
-                    .await?;
+                            )
+                            .bind(id)
+                            .bind(prompt.title)
+                            .bind(prompt.text)
+                            .bind(prompt.category)
+                            .bind(at)
+                            .execute(&mut *tx)
+                            .await?;
                             prompt_ids.push(id);
                         }
                         position += 1;
@@ -157,11 +157,7 @@ impl Store {
     }
 
     /// A prompt the user can see (his own or a system one).
-    pub async fn get_prompt(
-        &self,
-        owner_id: Uuid,
-        prompt_id: Uuid,
-    ) -> anyhow::Result<Option<Prompt>> {
+    pub async fn get_prompt(&self, owner_id: Uuid, prompt_id: Uuid) -> anyhow::Result<Option<Prompt>> {
         let sql = format!("{SELECT_PROMPT} WHERE {VISIBLE} AND p.id = $2");
         let row = db!(
             self,
@@ -176,29 +172,12 @@ impl Store {
     }
 
     /// Of `prompt_ids`, those the user cannot see.
-    pub async fn invisible_prompts(
-        &self,
-        owner_id: Uuid,
-        prompt_ids: &[Uuid],
-    ) -> anyhow::Result<Vec<Uuid>> {
-        let visible: Vec<Uuid> = self
-            .list_prompts(owner_id)
-            .await?
-            .into_iter()
-            .map(|p| p.id)
-            .collect();
-        Ok(prompt_ids
-            .iter()
-            .filter(|id| !visible.contains(id))
-            .copied()
-            .collect())
+    pub async fn invisible_prompts(&self, owner_id: Uuid, prompt_ids: &[Uuid]) -> anyhow::Result<Vec<Uuid>> {
+        let visible: Vec<Uuid> = self.list_prompts(owner_id).await?.into_iter().map(|p| p.id).collect();
+        Ok(prompt_ids.iter().filter(|id| !visible.contains(id)).copied().collect())
     }
 
-    pub async fn create_prompt(
-        &self,
-        owner_id: Uuid,
-        fields: PromptFields,
-    ) -> anyhow::Result<Prompt> {
+    pub async fn create_prompt(&self, owner_id: Uuid, fields: PromptFields) -> anyhow::Result<Prompt> {
         let id = Uuid::new_v4();
         db!(self, write |pool| sqlx::query(
             "INSERT INTO prompts (id, owner_id, title, text, category, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)"
@@ -247,11 +226,7 @@ impl Store {
     }
 
     /// Deletes one of the user's prompts, unless one of his presets still uses it.
-    pub async fn delete_prompt(
-        &self,
-        owner_id: Uuid,
-        prompt_id: Uuid,
-    ) -> anyhow::Result<Result<(), ChangeRefused>> {
+    pub async fn delete_prompt(&self, owner_id: Uuid, prompt_id: Uuid) -> anyhow::Result<Result<(), ChangeRefused>> {
         match self.get_prompt(owner_id, prompt_id).await? {
             None => return Ok(Err(ChangeRefused::NotFound)),
             Some(prompt) if prompt.prompt_type == Ownership::System => {
@@ -263,9 +238,7 @@ impl Store {
             .list_presets(owner_id)
             .await?
             .into_iter()
-            .filter(|preset| {
-                preset.preset_type == Ownership::User && preset.prompt_ids.contains(&prompt_id)
-            })
+            .filter(|preset| preset.preset_type == Ownership::User && preset.prompt_ids.contains(&prompt_id))
             .map(|preset| preset.title)
             .collect();
         if !users.is_empty() {
@@ -308,11 +281,7 @@ impl Store {
         Ok(rows.into_iter().map(Preset::from).collect())
     }
 
-    pub async fn get_preset(
-        &self,
-        owner_id: Uuid,
-        preset_id: Uuid,
-    ) -> anyhow::Result<Option<Preset>> {
+    pub async fn get_preset(&self, owner_id: Uuid, preset_id: Uuid) -> anyhow::Result<Option<Preset>> {
         let sql = format!("{SELECT_PRESET} WHERE {VISIBLE} AND p.id = $2");
         let row = db!(
             self,
@@ -326,25 +295,27 @@ impl Store {
         Ok(row.map(Preset::from))
     }
 
-    pub async fn create_preset(
-        &self,
-        owner_id: Uuid,
-        fields: PresetFields,
-    ) -> anyhow::Result<Preset> {
+    pub async fn create_preset(&self, owner_id: Uuid, fields: PresetFields) -> anyhow::Result<Preset> {
         let id = Uuid::new_v4();
-        db!(self, write |pool| sqlx::query(
-            "INSERT INTO presets (id, owner_id, title, icon, category, prompt_ids, created_at, updated_at) \
+        db!(
+            self,
+            write
+                | pool
+                | sqlx::query(
+                    "INSERT INTO presets (id, owner_id, title, icon, category, prompt_ids, created_at, updated_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $7)"
-        )
-        .bind(id)
-        .bind(owner_id)
-        .bind(&fields.title)
-        .bind(&fields.icon)
-        .bind(&fields.category)
-        .bind(Json(&fields.prompt_ids))
-        .bind(now())
-        .execute(pool)
-        .await.map(|done| done.rows_affected()))?;
+                )
+                .bind(id)
+                .bind(owner_id)
+                .bind(&fields.title)
+                .bind(&fields.icon)
+                .bind(&fields.category)
+                .bind(Json(&fields.prompt_ids))
+                .bind(now())
+                .execute(pool)
+                .await
+                .map(|done| done.rows_affected())
+        )?;
         self.get_preset(owner_id, id)
             .await?
             .ok_or_else(|| anyhow::anyhow!("preset {id} vanished after insert"))
@@ -363,30 +334,32 @@ impl Store {
             }
             Some(_) => {}
         }
-        db!(self, write |pool| sqlx::query(
-            "UPDATE presets SET title = $1, icon = $2, category = $3, prompt_ids = $4, updated_at = $5 \
+        db!(
+            self,
+            write
+                | pool
+                | sqlx::query(
+                    "UPDATE presets SET title = $1, icon = $2, category = $3, prompt_ids = $4, updated_at = $5 \
              WHERE id = $6 AND owner_id = $7"
-        )
-        .bind(&fields.title)
-        .bind(&fields.icon)
-        .bind(&fields.category)
-        .bind(Json(&fields.prompt_ids))
-        .bind(now())
-        .bind(preset_id)
-        .bind(owner_id)
-        .execute(pool)
-        .await.map(|done| done.rows_affected()))?;
+                )
+                .bind(&fields.title)
+                .bind(&fields.icon)
+                .bind(&fields.category)
+                .bind(Json(&fields.prompt_ids))
+                .bind(now())
+                .bind(preset_id)
+                .bind(owner_id)
+                .execute(pool)
+                .await
+                .map(|done| done.rows_affected())
+        )?;
         Ok(self
             .get_preset(owner_id, preset_id)
             .await?
             .ok_or(ChangeRefused::NotFound))
     }
 
-    pub async fn delete_preset(
-        &self,
-        owner_id: Uuid,
-        preset_id: Uuid,
-    ) -> anyhow::Result<Result<(), ChangeRefused>> {
+    pub async fn delete_preset(&self, owner_id: Uuid, preset_id: Uuid) -> anyhow::Result<Result<(), ChangeRefused>> {
         match self.get_preset(owner_id, preset_id).await? {
             None => return Ok(Err(ChangeRefused::NotFound)),
             Some(preset) if preset.preset_type == Ownership::System => {
@@ -410,11 +383,7 @@ impl Store {
 
     /// Copies a visible preset, and each of its prompts, into the user's own, all in one
     /// transaction: a clone is never half made.
-    pub async fn clone_preset(
-        &self,
-        owner_id: Uuid,
-        preset_id: Uuid,
-    ) -> anyhow::Result<Option<Preset>> {
+    pub async fn clone_preset(&self, owner_id: Uuid, preset_id: Uuid) -> anyhow::Result<Option<Preset>> {
         let Some(preset) = self.get_preset(owner_id, preset_id).await? else {
             return Ok(None);
         };
@@ -448,18 +417,18 @@ impl Store {
                 .await?;
                     }
                     sqlx::query(
-                "INSERT INTO presets (id, owner_id, title, icon, category, prompt_ids, created_at, updated_at) \
+                        "INSERT INTO presets (id, owner_id, title, icon, category, prompt_ids, created_at, updated_at) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
-            )
-            .bind(new_id)
-            .bind(owner_id)
-            .bind(&preset.title)
-            .bind(&preset.icon)
-            .bind(&preset.category)
-            .bind(Json(&new_prompt_ids))
-            .bind(at)
-            .execute(&mut *tx)
-            .await?;
+                    )
+                    .bind(new_id)
+                    .bind(owner_id)
+                    .bind(&preset.title)
+                    .bind(&preset.icon)
+                    .bind(&preset.category)
+                    .bind(Json(&new_prompt_ids))
+                    .bind(at)
+                    .execute(&mut *tx)
+                    .await?;
                     tx.commit().await
                 }
         )?;

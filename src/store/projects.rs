@@ -59,8 +59,7 @@ pub struct ProjectChanges {
 impl Store {
     /// The owner's projects, newest first.
     pub async fn list_projects(&self, owner_id: Uuid) -> anyhow::Result<Vec<Project>> {
-        let sql =
-            format!("{SELECT_PROJECT} WHERE p.owner_id = $1 ORDER BY p.created_at DESC, p.id DESC");
+        let sql = format!("{SELECT_PROJECT} WHERE p.owner_id = $1 ORDER BY p.created_at DESC, p.id DESC");
         let rows = db!(
             self,
             read | pool
@@ -72,11 +71,7 @@ impl Store {
         Ok(rows.into_iter().map(Project::from).collect())
     }
 
-    pub async fn get_project(
-        &self,
-        owner_id: Uuid,
-        project_id: Uuid,
-    ) -> anyhow::Result<Option<Project>> {
+    pub async fn get_project(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<Option<Project>> {
         let sql = format!("{SELECT_PROJECT} WHERE p.id = $1 AND p.owner_id = $2");
         let row = db!(
             self,
@@ -91,29 +86,27 @@ impl Store {
     }
 
     /// The owner opening a project moves it from `New` to `Opened`.
-    pub async fn open_project(
-        &self,
-        owner_id: Uuid,
-        project_id: Uuid,
-    ) -> anyhow::Result<Option<Project>> {
-        db!(self, write |pool| sqlx::query(
-            "UPDATE projects SET status = $1, updated_at = $2 WHERE id = $3 AND owner_id = $4 AND status = $5"
-        )
-        .bind(ProjectStatus::Opened.as_str())
-        .bind(now())
-        .bind(project_id)
-        .bind(owner_id)
-        .bind(ProjectStatus::New.as_str())
-        .execute(pool)
-        .await.map(|done| done.rows_affected()))?;
+    pub async fn open_project(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<Option<Project>> {
+        db!(
+            self,
+            write
+                | pool
+                | sqlx::query(
+                    "UPDATE projects SET status = $1, updated_at = $2 WHERE id = $3 AND owner_id = $4 AND status = $5"
+                )
+                .bind(ProjectStatus::Opened.as_str())
+                .bind(now())
+                .bind(project_id)
+                .bind(owner_id)
+                .bind(ProjectStatus::New.as_str())
+                .execute(pool)
+                .await
+                .map(|done| done.rows_affected())
+        )?;
         self.get_project(owner_id, project_id).await
     }
 
-    pub async fn create_project(
-        &self,
-        owner_id: Uuid,
-        project: NewProject,
-    ) -> anyhow::Result<Project> {
+    pub async fn create_project(&self, owner_id: Uuid, project: NewProject) -> anyhow::Result<Project> {
         let id = Uuid::new_v4();
         let created_at = now();
         db!(self, write |pool| sqlx::query(
@@ -143,21 +136,27 @@ impl Store {
         project_id: Uuid,
         changes: ProjectChanges,
     ) -> anyhow::Result<Option<Project>> {
-        let result = db!(self, write |pool| sqlx::query(
-            "UPDATE projects SET name = COALESCE($1, name), description = COALESCE($2, description), \
+        let result = db!(
+            self,
+            write
+                | pool
+                | sqlx::query(
+                    "UPDATE projects SET name = COALESCE($1, name), description = COALESCE($2, description), \
              status = COALESCE($3, status), research_goals = COALESCE($4, research_goals), \
              interview_guide = COALESCE($5, interview_guide), updated_at = $6 WHERE id = $7 AND owner_id = $8"
-        )
-        .bind(changes.name.as_value())
-        .bind(changes.description.as_value())
-        .bind(changes.status.as_value().map(|s| s.as_str()))
-        .bind(changes.research_goals.as_value())
-        .bind(changes.interview_guide.as_value())
-        .bind(now())
-        .bind(project_id)
-        .bind(owner_id)
-        .execute(pool)
-        .await.map(|done| done.rows_affected()))?;
+                )
+                .bind(changes.name.as_value())
+                .bind(changes.description.as_value())
+                .bind(changes.status.as_value().map(|s| s.as_str()))
+                .bind(changes.research_goals.as_value())
+                .bind(changes.interview_guide.as_value())
+                .bind(now())
+                .bind(project_id)
+                .bind(owner_id)
+                .execute(pool)
+                .await
+                .map(|done| done.rows_affected())
+        )?;
         if result == 0 {
             return Ok(None);
         }
@@ -180,12 +179,11 @@ impl Store {
             .bind(owner_id)
             .execute(&mut *tx)
             .await?;
-                    let result =
-                        sqlx::query("DELETE FROM projects WHERE id = $1 AND owner_id = $2")
-                            .bind(project_id)
-                            .bind(owner_id)
-                            .execute(&mut *tx)
-                            .await?;
+                    let result = sqlx::query("DELETE FROM projects WHERE id = $1 AND owner_id = $2")
+                        .bind(project_id)
+                        .bind(owner_id)
+                        .execute(&mut *tx)
+                        .await?;
                     tx.commit().await?;
                     Ok::<_, sqlx::Error>(result.rows_affected() == 1)
                 }
@@ -194,17 +192,9 @@ impl Store {
     }
 
     /// Of `record_ids`, those that are not records of this project.
-    pub async fn foreign_records(
-        &self,
-        project_id: Uuid,
-        record_ids: &[Uuid],
-    ) -> anyhow::Result<Vec<Uuid>> {
+    pub async fn foreign_records(&self, project_id: Uuid, record_ids: &[Uuid]) -> anyhow::Result<Vec<Uuid>> {
         let known = self.record_ids(project_id).await?;
-        Ok(record_ids
-            .iter()
-            .filter(|id| !known.contains(id))
-            .copied()
-            .collect())
+        Ok(record_ids.iter().filter(|id| !known.contains(id)).copied().collect())
     }
 
     /// The project's record ids, oldest first.
@@ -212,12 +202,10 @@ impl Store {
         let rows: Vec<(Uuid,)> = db!(
             self,
             read | pool
-                | sqlx::query_as(
-                    "SELECT id FROM records WHERE project_id = $1 ORDER BY created_at, id"
-                )
-                .bind(project_id)
-                .fetch_all(pool)
-                .await
+                | sqlx::query_as("SELECT id FROM records WHERE project_id = $1 ORDER BY created_at, id")
+                    .bind(project_id)
+                    .fetch_all(pool)
+                    .await
         )?;
         Ok(rows.into_iter().map(|(id,)| id).collect())
     }

@@ -56,14 +56,20 @@ impl Store {
             email: email.to_owned(),
             created_at: now(),
         };
-        let inserted = db!(self, write |pool| sqlx::query(
-            "INSERT INTO users (id, email, created_at) VALUES ($1, $2, $3) ON CONFLICT (email) DO NOTHING"
-        )
-        .bind(user.id)
-        .bind(&user.email)
-        .bind(user.created_at)
-        .execute(pool)
-        .await.map(|done| done.rows_affected()))?;
+        let inserted = db!(
+            self,
+            write
+                | pool
+                | sqlx::query(
+                    "INSERT INTO users (id, email, created_at) VALUES ($1, $2, $3) ON CONFLICT (email) DO NOTHING"
+                )
+                .bind(user.id)
+                .bind(&user.email)
+                .bind(user.created_at)
+                .execute(pool)
+                .await
+                .map(|done| done.rows_affected())
+        )?;
         Ok((inserted == 1).then_some(user))
     }
 
@@ -71,12 +77,10 @@ impl Store {
         let row = db!(
             self,
             read | pool
-                | sqlx::query_as::<_, UserRow>(
-                    "SELECT id, email, created_at FROM users WHERE email = $1"
-                )
-                .bind(email)
-                .fetch_optional(pool)
-                .await
+                | sqlx::query_as::<_, UserRow>("SELECT id, email, created_at FROM users WHERE email = $1")
+                    .bind(email)
+                    .fetch_optional(pool)
+                    .await
         )?;
         Ok(row.map(User::from))
     }
@@ -86,10 +90,7 @@ impl Store {
     pub async fn ensure_first_user(&self) -> anyhow::Result<Option<(User, String)>> {
         let (count,): (i64,) = db!(
             self,
-            read | pool
-                | sqlx::query_as("SELECT COUNT(*) FROM users")
-                    .fetch_one(pool)
-                    .await
+            read | pool | sqlx::query_as("SELECT COUNT(*) FROM users").fetch_one(pool).await
         )?;
         if count > 0 {
             return Ok(None);
@@ -146,28 +147,30 @@ impl Store {
             self,
             write
                 | pool
-                | sqlx::query(
-                    "UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL"
-                )
-                .bind(now())
-                .bind(token_id)
-                .execute(pool)
-                .await
-                .map(|done| done.rows_affected())
+                | sqlx::query("UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
+                    .bind(now())
+                    .bind(token_id)
+                    .execute(pool)
+                    .await
+                    .map(|done| done.rows_affected())
         )?;
         Ok(result == 1)
     }
 
     /// The user a bearer token belongs to, if the token is known, not revoked and not expired.
     pub async fn user_for_token(&self, token: &str) -> anyhow::Result<Option<User>> {
-        let row = db!(self, read |pool| sqlx::query_as::<_, UserRow>(
-            "SELECT u.id, u.email, u.created_at FROM api_tokens t JOIN users u ON u.id = t.user_id \
+        let row = db!(
+            self,
+            read | pool
+                | sqlx::query_as::<_, UserRow>(
+                    "SELECT u.id, u.email, u.created_at FROM api_tokens t JOIN users u ON u.id = t.user_id \
              WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)"
-        )
-        .bind(hash_token(token))
-        .bind(now())
-        .fetch_optional(pool)
-        .await)?;
+                )
+                .bind(hash_token(token))
+                .bind(now())
+                .fetch_optional(pool)
+                .await
+        )?;
         Ok(row.map(User::from))
     }
 }

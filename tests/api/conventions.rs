@@ -28,10 +28,7 @@ async fn unknown_paths_and_methods_answer_in_the_contracts_shape() {
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_owned();
-    assert!(
-        allow.contains("GET") && allow.contains("POST"),
-        "Allow: {allow}"
-    );
+    assert!(allow.contains("GET") && allow.contains("POST"), "Allow: {allow}");
     let body: serde_json::Value = response.json().await.expect("json");
     assert!(body["detail"].is_string());
     app.stop().await;
@@ -67,21 +64,14 @@ async fn tokens_are_checked_on_every_protected_endpoint() {
             if let Some(token) = token {
                 request = request.header("authorization", format!("Bearer {token}"));
             }
-            let response = request
-                .json(&json!({"title": 1}))
-                .send()
-                .await
-                .expect("sent");
+            let response = request.json(&json!({"title": 1})).send().await.expect("sent");
             assert_eq!(
                 response.status(),
                 StatusCode::UNAUTHORIZED,
                 "{method} {path} with {token:?}"
             );
             assert_eq!(
-                response
-                    .headers()
-                    .get("www-authenticate")
-                    .map(|v| v.as_bytes()),
+                response.headers().get("www-authenticate").map(|v| v.as_bytes()),
                 Some(&b"Bearer"[..])
             );
             let body: serde_json::Value = response.json().await.expect("json");
@@ -112,11 +102,7 @@ async fn tokens_are_checked_on_every_protected_endpoint() {
     assert_eq!(me["id"], ann.id.to_string());
 
     // Revoked and expired tokens stop working.
-    let (info, revoked) = app
-        .store
-        .issue_token(ann.id, "old", None)
-        .await
-        .expect("token");
+    let (info, revoked) = app.store.issue_token(ann.id, "old", None).await.expect("token");
     assert!(app.store.revoke_token(info.id).await.expect("revoke"));
     let (status, _) = app.call(Method::GET, "/me", Some(&revoked), None).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
@@ -137,30 +123,19 @@ async fn bodies_over_the_limit_get_413_and_nothing_is_written() {
     let ann = app.user().await;
     let big = json!({"name": "x".repeat(5000)}).to_string().into_bytes();
     let (status, body) = app
-        .call_raw(
-            Method::POST,
-            "/projects/",
-            &ann.token,
-            "application/json",
-            big,
-        )
+        .call_raw(Method::POST, "/projects/", &ann.token, "application/json", big)
         .await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
     assert!(body["detail"].as_str().is_some_and(|d| d.contains("4096")));
     // Streamed without a declared length: refused as it arrives.
-    let chunks: Vec<Result<Vec<u8>, std::io::Error>> = vec![
-        Ok(b"{\"name\": \"".to_vec()),
-        Ok(vec![b'y'; 8000]),
-        Ok(b"\"}".to_vec()),
-    ];
+    let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
+        vec![Ok(b"{\"name\": \"".to_vec()), Ok(vec![b'y'; 8000]), Ok(b"\"}".to_vec())];
     let response = app
         .client
         .post(app.url("/projects/"))
         .bearer_auth(&ann.token)
         .header("content-type", "application/json")
-        .body(reqwest::Body::wrap_stream(futures_util::stream::iter(
-            chunks,
-        )))
+        .body(reqwest::Body::wrap_stream(futures_util::stream::iter(chunks)))
         .send()
         .await
         .expect("sent");
@@ -175,17 +150,16 @@ async fn every_problem_of_a_request_is_listed_at_once() {
     let app = TestApp::start().await;
     let ann = app.user().await;
     let (status, body) = app
-        .post("/presets/", &ann, json!({"title": ["no"], "prompt_ids": ["a", 5, "00000000-0000-0000-0000-000000000000"], "category": ""}))
+        .post(
+            "/presets/",
+            &ann,
+            json!({"title": ["no"], "prompt_ids": ["a", 5, "00000000-0000-0000-0000-000000000000"], "category": ""}),
+        )
         .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(
         error_types(&body),
-        [
-            "string_type",
-            "uuid_parsing",
-            "string_type",
-            "string_too_short"
-        ]
+        ["string_type", "uuid_parsing", "string_type", "string_too_short"]
     );
     let first = &body["detail"][0];
     assert_eq!(first["msg"], "Input should be a valid string");
@@ -201,10 +175,7 @@ async fn operator_endpoints_answer_without_a_token() {
     let (status, health) = app.call(Method::GET, "/healthz", None, None).await;
     assert_eq!((status, health), (StatusCode::OK, json!({"status": "ok"})));
     let (status, ready) = app.call(Method::GET, "/readyz", None, None).await;
-    assert_eq!(
-        (status, ready),
-        (StatusCode::OK, json!({"status": "ready"}))
-    );
+    assert_eq!((status, ready), (StatusCode::OK, json!({"status": "ready"})));
 
     app.get("/projects/", &ann).await;
     let metrics = app
@@ -227,12 +198,7 @@ async fn operator_endpoints_answer_without_a_token() {
     );
     assert!(!metrics.contains(&ann.token));
 
-    let docs = app
-        .client
-        .get(app.url("/docs/"))
-        .send()
-        .await
-        .expect("sent");
+    let docs = app.client.get(app.url("/docs/")).send().await.expect("sent");
     assert_eq!(docs.status(), StatusCode::OK);
     let page = docs.text().await.expect("text");
     assert!(page.contains("swagger-ui"), "{page}");

@@ -25,11 +25,7 @@ async fn the_served_document_is_the_contract() {
     let app = TestApp::start().await;
     let (status, doc) = app.call(Method::GET, "/openapi.json", None, None).await;
     assert_eq!(status, 200);
-    assert!(
-        doc["openapi"]
-            .as_str()
-            .is_some_and(|v| v.starts_with("3.1"))
-    );
+    assert!(doc["openapi"].as_str().is_some_and(|v| v.starts_with("3.1")));
     assert_eq!(doc["info"]["version"], "0.1.0");
     let tags: Vec<&str> = doc["tags"]
         .as_array()
@@ -45,10 +41,7 @@ async fn the_served_document_is_the_contract() {
             .iter()
             .all(|t| t["description"].is_string())
     );
-    assert_eq!(
-        doc["components"]["securitySchemes"]["bearer"]["scheme"],
-        "bearer"
-    );
+    assert_eq!(doc["components"]["securitySchemes"]["bearer"]["scheme"], "bearer");
 
     let operation = |path: &str, method: &str| doc["paths"][path][method].clone();
     // The six specified operations that exist so far, at their exact paths.
@@ -59,11 +52,7 @@ async fn the_served_document_is_the_contract() {
     ] {
         let op = operation(path, method);
         assert!(op.is_object(), "{method} {path} documented");
-        assert_eq!(
-            op["security"],
-            serde_json::json!([{"bearer": []}]),
-            "{path}"
-        );
+        assert_eq!(op["security"], serde_json::json!([{"bearer": []}]), "{path}");
         assert!(op["responses"]["401"].is_object());
     }
     let put = operation("/projects/{project_id}/reports/{report_id}", "put");
@@ -82,10 +71,7 @@ async fn the_served_document_is_the_contract() {
     ] {
         let op = operation(path, method);
         assert!(op.is_object(), "{path}");
-        assert!(
-            op.get("security").is_none_or(Value::is_null),
-            "{path} is public"
-        );
+        assert!(op.get("security").is_none_or(Value::is_null), "{path} is public");
     }
     // Every operation's tags are among the ten.
     for (path, item) in doc["paths"].as_object().expect("paths") {
@@ -105,11 +91,7 @@ async fn the_served_document_is_the_contract() {
             .get("required")
             .is_none_or(|r| r.as_array().is_some_and(Vec::is_empty))
     );
-    let fields: Vec<&String> = update["properties"]
-        .as_object()
-        .expect("properties")
-        .keys()
-        .collect();
+    let fields: Vec<&String> = update["properties"].as_object().expect("properties").keys().collect();
     assert_eq!(
         fields,
         [

@@ -93,10 +93,7 @@ async fn clone_makes_an_editable_user_copy_with_copied_prompts() {
     let original = system[2].clone();
     let id = original["id"].as_str().unwrap_or_default();
 
-    for path in [
-        format!("/presets/{id}/clone/"),
-        format!("/presets/{id}/clone"),
-    ] {
+    for path in [format!("/presets/{id}/clone/"), format!("/presets/{id}/clone")] {
         let (status, copy) = app.call(Method::POST, &path, Some(&ann.token), None).await;
         assert_eq!(status, StatusCode::CREATED, "{path}: {copy}");
         assert_preset_shape(&copy);
@@ -106,23 +103,14 @@ async fn clone_makes_an_editable_user_copy_with_copied_prompts() {
         assert_eq!(copy["title"], original["title"]);
         assert_eq!(copy["icon"], original["icon"]);
         let copied: Vec<&Value> = copy["prompt_ids"].as_array().expect("ids").iter().collect();
-        assert_eq!(
-            copied.len(),
-            original["prompt_ids"].as_array().map_or(0, Vec::len)
-        );
+        assert_eq!(copied.len(), original["prompt_ids"].as_array().map_or(0, Vec::len));
         for prompt_id in &copied {
             assert!(
-                !original["prompt_ids"]
-                    .as_array()
-                    .expect("ids")
-                    .contains(prompt_id),
+                !original["prompt_ids"].as_array().expect("ids").contains(prompt_id),
                 "prompts are copies"
             );
             let (status, prompt) = app
-                .get(
-                    &format!("/prompts/{}/", prompt_id.as_str().unwrap_or_default()),
-                    &ann,
-                )
+                .get(&format!("/prompts/{}/", prompt_id.as_str().unwrap_or_default()), &ann)
                 .await;
             assert_eq!(status, StatusCode::OK);
             assert_eq!(prompt["prompt_type"], "user");
@@ -193,12 +181,7 @@ async fn clone_makes_an_editable_user_copy_with_copied_prompts() {
 
     // 422 for a bad id, 401 without a token, 404 for an unknown one.
     let (status, body) = app
-        .call(
-            Method::POST,
-            "/presets/not-a-uuid/clone/",
-            Some(&ann.token),
-            None,
-        )
+        .call(Method::POST, "/presets/not-a-uuid/clone/", Some(&ann.token), None)
         .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_validation_body(&body);
@@ -209,12 +192,7 @@ async fn clone_makes_an_editable_user_copy_with_copied_prompts() {
         .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     let (status, _) = app
-        .call(
-            Method::POST,
-            &format!("/presets/{id}/clone/"),
-            Some("ins_nope"),
-            None,
-        )
+        .call(Method::POST, &format!("/presets/{id}/clone/"), Some("ins_nope"), None)
         .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     let (status, _) = app
@@ -246,11 +224,7 @@ async fn own_prompts_and_presets_can_be_managed() {
     let prompt_id = prompt["id"].as_str().unwrap_or_default().to_owned();
 
     let (status, body) = app
-        .post(
-            "/presets/",
-            &ann,
-            json!({"title": "Mine", "prompt_ids": []}),
-        )
+        .post("/presets/", &ann, json!({"title": "Mine", "prompt_ids": []}))
         .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(error_types(&body), ["too_short"]);

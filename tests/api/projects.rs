@@ -34,10 +34,7 @@ fn assert_project_shape(project: &Value) {
         assert!(ok, "{name} should be {kind}: {project}");
     }
     assert!(uuid::Uuid::parse_str(project["id"].as_str().unwrap_or_default()).is_ok());
-    assert!(
-        chrono::DateTime::parse_from_rfc3339(project["created_at"].as_str().unwrap_or_default())
-            .is_ok()
-    );
+    assert!(chrono::DateTime::parse_from_rfc3339(project["created_at"].as_str().unwrap_or_default()).is_ok());
 }
 
 #[tokio::test]
@@ -63,8 +60,7 @@ async fn list_returns_the_users_projects_newest_first_with_counts() {
         .to_owned();
     app.report(&ann, &first).await;
     let deleted = app.report(&ann, &first).await;
-    app.delete(&format!("/projects/{first}/reports/{deleted}"), &ann)
-        .await;
+    app.delete(&format!("/projects/{first}/reports/{deleted}"), &ann).await;
 
     for path in ["/projects/", "/projects"] {
         let (status, list) = app.get(path, &ann).await;
@@ -77,19 +73,14 @@ async fn list_returns_the_users_projects_newest_first_with_counts() {
         assert_eq!(items[0]["research_goals"], "Why they leave");
         assert_eq!(items[0]["owner_email"], ann.email.as_str());
         assert_eq!(items[0]["status"], "New");
-        assert_eq!(
-            items[1]["total_reports_count"], 1,
-            "deleted reports do not count"
-        );
+        assert_eq!(items[1]["total_reports_count"], 1, "deleted reports do not count");
         assert_eq!(items[1]["records_count"], 0);
     }
 
     let (status, body) = app.call(Method::GET, "/projects/", None, None).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert!(body["detail"].is_string());
-    let (status, _) = app
-        .call(Method::GET, "/projects/", Some("ins_not-a-token"), None)
-        .await;
+    let (status, _) = app.call(Method::GET, "/projects/", Some("ins_not-a-token"), None).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     let bob = app.user().await;
     let (_, bobs) = app.get("/projects/", &bob).await;
@@ -107,10 +98,7 @@ async fn create_read_update_and_delete_a_project() {
     let (status, opened) = app.get(&path, &ann).await;
     assert_eq!(status, StatusCode::OK);
     assert_project_shape(&opened);
-    assert_eq!(
-        opened["status"], "Opened",
-        "opening a New project marks it Opened"
-    );
+    assert_eq!(opened["status"], "Opened", "opening a New project marks it Opened");
 
     let (status, updated) = app
         .put(
@@ -122,10 +110,7 @@ async fn create_read_update_and_delete_a_project() {
     assert_eq!(status, StatusCode::OK, "{updated}");
     assert_eq!(updated["name"], "Onboarding v2");
     assert_eq!(updated["status"], "Closed");
-    assert_eq!(
-        updated["description"], "",
-        "null leaves a non-nullable field unchanged"
-    );
+    assert_eq!(updated["description"], "", "null leaves a non-nullable field unchanged");
 
     let (status, body) = app
         .put(
@@ -136,14 +121,9 @@ async fn create_read_update_and_delete_a_project() {
         .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_validation_body(&body);
-    assert_eq!(
-        error_types(&body),
-        ["string_too_short", "enum", "string_type"]
-    );
+    assert_eq!(error_types(&body), ["string_too_short", "enum", "string_type"]);
 
-    let (status, body) = app
-        .post("/projects/", &ann, json!({"description": 5}))
-        .await;
+    let (status, body) = app.post("/projects/", &ann, json!({"description": 5})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(
         error_locs(&body),

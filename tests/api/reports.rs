@@ -68,16 +68,10 @@ pub fn assert_report_shape(report: &Value) {
     if let Some(name) = object.get("project_name") {
         assert!(name.is_string() || name.is_null());
     }
-    assert!(
-        !object.contains_key("reasoning_mode"),
-        "reasoning_mode is request-only"
-    );
+    assert!(!object.contains_key("reasoning_mode"), "reasoning_mode is request-only");
     for stamp in ["created_at", "updated_at"] {
         let text = report[stamp].as_str().unwrap_or_default();
-        assert!(
-            chrono::DateTime::parse_from_rfc3339(text).is_ok(),
-            "{stamp} {text}"
-        );
+        assert!(chrono::DateTime::parse_from_rfc3339(text).is_ok(), "{stamp} {text}");
         assert!(text.ends_with('Z'), "{stamp} is UTC: {text}");
     }
 }
@@ -91,9 +85,7 @@ async fn create_queues_a_report_with_the_presets_prompts_and_a_job() {
     let preset = &presets[0];
     let body = json!({"title": "Findings", "preset_id": preset["id"], "report_language": "de", "reasoning_mode": "deep",
         "context": "B2B buyers", "category": "synthesis"});
-    let (status, report) = app
-        .post(&format!("/projects/{project}/reports"), &ann, body)
-        .await;
+    let (status, report) = app.post(&format!("/projects/{project}/reports"), &ann, body).await;
     assert_eq!(status, StatusCode::ACCEPTED, "{report}");
     assert_report_shape(&report);
     assert_eq!(report["status"], "queued");
@@ -119,18 +111,14 @@ async fn create_queues_a_report_with_the_presets_prompts_and_a_job() {
 async fn count_jobs(app: &TestApp, report_id: &str) -> (i64,) {
     let id = uuid::Uuid::parse_str(report_id).expect("uuid");
     if app.database_url.starts_with("sqlite") {
-        let pool = sqlx::SqlitePool::connect(&app.database_url)
-            .await
-            .expect("sqlite");
+        let pool = sqlx::SqlitePool::connect(&app.database_url).await.expect("sqlite");
         sqlx::query_as("SELECT COUNT(*) FROM jobs WHERE subject_id = $1 AND status = 'queued'")
             .bind(id)
             .fetch_one(&pool)
             .await
             .expect("count")
     } else {
-        let pool = sqlx::PgPool::connect(&app.database_url)
-            .await
-            .expect("postgres");
+        let pool = sqlx::PgPool::connect(&app.database_url).await.expect("postgres");
         sqlx::query_as("SELECT COUNT(*) FROM jobs WHERE subject_id = $1 AND status = 'queued'")
             .bind(id)
             .fetch_one(&pool)
@@ -145,26 +133,38 @@ async fn create_needs_prompts_or_a_preset_and_known_references() {
     let ann = app.user().await;
     let project = app.project(&ann, "P").await;
     let path = format!("/projects/{project}/reports");
+    // Neither prompts nor a preset: the schema's anyOf, reported against the first choice.
     let (status, body) = app.post(&path, &ann, json!({"title": "x"})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
-    assert_eq!(error_types(&body), ["value_error"]);
-
-    let unknown = uuid::Uuid::new_v4();
-    let (status, body) = app
-        .post(&path, &ann, json!({"title": "x", "prompts_ids": [unknown], "records_ids": [unknown], "preset_id": unknown}))
-        .await;
+    assert_eq!(error_types(&body), ["missing"]);
+    assert_eq!(error_locs(&body), [json!(["body", "prompts_ids"])]);
+    let (status, body) = app.post(&path, &ann, json!({"title": "x", "prompts_ids": []})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
-    assert_eq!(
-        error_locs(&body),
-        [
-            json!(["body", "prompts_ids", 0]),
-            json!(["body", "records_ids", 0]),
-            json!(["body", "preset_id"])
-        ]
-    );
+    assert_eq!(error_types(&body), ["too_short"]);
+
+    // References the caller cannot see are not found, whichever kind they are.
+    let unknown = uuid::Uuid::new_v4();
+    let (_, prompts) = app.get("/prompts/", &ann).await;
+    let prompt = prompts[0]["id"].clone();
+    for (body, kind) in [
+        (json!({"title": "x", "prompts_ids": [prompt, unknown]}), "Prompt"),
+        (json!({"title": "x", "prompts_ids": [prompt], "records_ids": [unknown]}), "Record"),
+        (json!({"title": "x", "preset_id": unknown}), "Preset"),
+    ] {
+        let (status, answer) = app.post(&path, &ann, body).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{answer}");
+        let detail = answer["detail"].as_str().unwrap_or_default();
+        assert!(detail.starts_with(kind) && detail.contains(&unknown.to_string()), "{detail}");
+    }
+    let (_, reports) = app.get(&path, &ann).await;
+    assert_eq!(reports, json!([]), "nothing was written");
 
     let (status, body) = app
-        .post(&path, &ann, json!({"title": "", "prompts_ids": "x", "reasoning_mode": "slow", "report_language": "english"}))
+        .post(
+            &path,
+            &ann,
+            json!({"title": "", "prompts_ids": "x", "reasoning_mode": "slow", "report_language": "english"}),
+        )
         .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_validation_body(&body);
@@ -207,10 +207,7 @@ async fn update_answers_the_whole_report_and_follows_the_omitted_and_null_rules(
     assert_eq!(updated["title"], "Pricing findings");
     assert_eq!(updated["context_expand"], "Interviews in May");
     assert_eq!(updated["status"], "completed");
-    assert_eq!(
-        updated["content"],
-        "# Findings\n\nThey compare prices weekly."
-    );
+    assert_eq!(updated["content"], "# Findings\n\nThey compare prices weekly.");
     assert_eq!(updated["is_public"], true);
     assert_eq!(updated["is_archived"], true);
     assert_eq!(updated["preset_id"], Value::Null);
@@ -221,10 +218,7 @@ async fn update_answers_the_whole_report_and_follows_the_omitted_and_null_rules(
     let (status, same) = app.put(&path, &ann, json!({})).await;
     assert_eq!(status, StatusCode::OK);
     for (name, _, _) in REPORT_FIELDS.iter().filter(|(n, _, _)| *n != "updated_at") {
-        assert_eq!(
-            same[name], updated[name],
-            "{name} changed by an empty update"
-        );
+        assert_eq!(same[name], updated[name], "{name} changed by an empty update");
     }
 
     // null clears nullable fields and leaves the others unchanged.
@@ -262,54 +256,24 @@ async fn update_reports_each_wrong_field_with_its_pydantic_type() {
     let report = app.report(&ann, &project).await;
     let path = format!("/projects/{project}/reports/{report}");
     let cases = [
-        (
-            "prompts_ids",
-            json!("abc"),
-            "list_type",
-            json!(["body", "prompts_ids"]),
-        ),
+        ("prompts_ids", json!("abc"), "list_type", json!(["body", "prompts_ids"])),
         (
             "prompts_ids",
             json!(["not-a-uuid"]),
             "uuid_parsing",
             json!(["body", "prompts_ids", 0]),
         ),
-        (
-            "records_ids",
-            json!({}),
-            "list_type",
-            json!(["body", "records_ids"]),
-        ),
+        ("records_ids", json!({}), "list_type", json!(["body", "records_ids"])),
         (
             "records_ids",
             json!([7]),
             "string_type",
             json!(["body", "records_ids", 0]),
         ),
-        (
-            "category",
-            json!(1),
-            "string_type",
-            json!(["body", "category"]),
-        ),
-        (
-            "title",
-            json!(true),
-            "string_type",
-            json!(["body", "title"]),
-        ),
-        (
-            "title",
-            json!(""),
-            "string_too_short",
-            json!(["body", "title"]),
-        ),
-        (
-            "context",
-            json!([]),
-            "string_type",
-            json!(["body", "context"]),
-        ),
+        ("category", json!(1), "string_type", json!(["body", "category"])),
+        ("title", json!(true), "string_type", json!(["body", "title"])),
+        ("title", json!(""), "string_too_short", json!(["body", "title"])),
+        ("context", json!([]), "string_type", json!(["body", "context"])),
         (
             "context_expand",
             json!({}),
@@ -318,30 +282,10 @@ async fn update_reports_each_wrong_field_with_its_pydantic_type() {
         ),
         ("status", json!(3), "string_type", json!(["body", "status"])),
         ("status", json!("done"), "enum", json!(["body", "status"])),
-        (
-            "content",
-            json!(1.5),
-            "string_type",
-            json!(["body", "content"]),
-        ),
-        (
-            "is_public",
-            json!("yes"),
-            "bool_type",
-            json!(["body", "is_public"]),
-        ),
-        (
-            "is_archived",
-            json!(1),
-            "bool_type",
-            json!(["body", "is_archived"]),
-        ),
-        (
-            "is_deleted",
-            json!([]),
-            "bool_type",
-            json!(["body", "is_deleted"]),
-        ),
+        ("content", json!(1.5), "string_type", json!(["body", "content"])),
+        ("is_public", json!("yes"), "bool_type", json!(["body", "is_public"])),
+        ("is_archived", json!(1), "bool_type", json!(["body", "is_archived"])),
+        ("is_deleted", json!([]), "bool_type", json!(["body", "is_deleted"])),
         (
             "preset_id",
             json!("preset"),
@@ -375,11 +319,7 @@ async fn update_reports_each_wrong_field_with_its_pydantic_type() {
     ];
     for (field, value, kind, loc) in cases {
         let (status, body) = app.put(&path, &ann, json!({ field: value })).await;
-        assert_eq!(
-            status,
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "{field}={value}: {body}"
-        );
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{field}={value}: {body}");
         assert_validation_body(&body);
         assert_eq!(error_types(&body), [kind], "{field}={value}: {body}");
         assert_eq!(error_locs(&body), [loc], "{field}={value}: {body}");
@@ -431,30 +371,14 @@ async fn update_refuses_bad_json_bad_paths_and_strangers() {
 
     for non_object in ["[]", "\"title\"", "42", "null"] {
         let (status, body) = app
-            .call_raw(
-                Method::PUT,
-                &path,
-                &ann.token,
-                "application/json",
-                non_object.into(),
-            )
+            .call_raw(Method::PUT, &path, &ann.token, "application/json", non_object.into())
             .await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{non_object}");
-        assert_eq!(
-            error_types(&body),
-            ["model_attributes_type"],
-            "{non_object}"
-        );
+        assert_eq!(error_types(&body), ["model_attributes_type"], "{non_object}");
         assert_eq!(error_locs(&body), [json!(["body"])]);
     }
     let (status, body) = app
-        .call_raw(
-            Method::PUT,
-            &path,
-            &ann.token,
-            "application/json",
-            Vec::new(),
-        )
+        .call_raw(Method::PUT, &path, &ann.token, "application/json", Vec::new())
         .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(error_types(&body), ["missing"]);
@@ -477,9 +401,7 @@ async fn update_refuses_bad_json_bad_paths_and_strangers() {
         .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(error_locs(&body), [json!(["path", "report_id"])]);
-    let (status, body) = app
-        .put("/projects/a/reports/b", &ann, json!({"title": 5}))
-        .await;
+    let (status, body) = app.put("/projects/a/reports/b", &ann, json!({"title": 5})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(
         error_locs(&body),
@@ -491,14 +413,10 @@ async fn update_refuses_bad_json_bad_paths_and_strangers() {
     );
 
     // No token, a wrong token: 401 before anything else is looked at.
-    let (status, body) = app
-        .call(Method::PUT, &path, None, Some(json!({"title": 5})))
-        .await;
+    let (status, body) = app.call(Method::PUT, &path, None, Some(json!({"title": 5}))).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert!(body["detail"].is_string());
-    let (status, _) = app
-        .call(Method::PUT, &path, Some("ins_wrong"), Some(json!({})))
-        .await;
+    let (status, _) = app.call(Method::PUT, &path, Some("ins_wrong"), Some(json!({}))).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
 
     // Another user's report, an unknown one, and a report under the wrong project.
@@ -508,11 +426,7 @@ async fn update_refuses_bad_json_bad_paths_and_strangers() {
     assert!(body["detail"].is_string());
     let other_project = app.project(&ann, "Other").await;
     let (status, _) = app
-        .put(
-            &format!("/projects/{other_project}/reports/{report}"),
-            &ann,
-            json!({}),
-        )
+        .put(&format!("/projects/{other_project}/reports/{report}"), &ann, json!({}))
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     let (status, _) = app
@@ -525,9 +439,7 @@ async fn update_refuses_bad_json_bad_paths_and_strangers() {
     assert_eq!(status, StatusCode::NOT_FOUND);
 
     // With a trailing slash too.
-    let (status, _) = app
-        .put(&format!("{path}/"), &ann, json!({"title": "slash"}))
-        .await;
+    let (status, _) = app.put(&format!("{path}/"), &ann, json!({"title": "slash"})).await;
     assert_eq!(status, StatusCode::OK);
     let (_, read) = app.get(&path, &ann).await;
     assert_eq!(read["title"], "slash");
@@ -543,12 +455,8 @@ async fn delete_archive_and_public_reports() {
     let archived = app.report(&ann, &project).await;
     let deleted = app.report(&ann, &project).await;
     let list = format!("/projects/{project}/reports");
-    app.put(
-        &format!("{list}/{archived}"),
-        &ann,
-        json!({"is_archived": true}),
-    )
-    .await;
+    app.put(&format!("{list}/{archived}"), &ann, json!({"is_archived": true}))
+        .await;
     let (status, _) = app.delete(&format!("{list}/{deleted}"), &ann).await;
     assert_eq!(status, StatusCode::NO_CONTENT);
 
@@ -596,10 +504,7 @@ async fn delete_archive_and_public_reports() {
     let (status, _) = app
         .call(
             Method::GET,
-            &format!(
-                "/projects/public/{project}/reports/{}",
-                uuid::Uuid::new_v4()
-            ),
+            &format!("/projects/public/{project}/reports/{}", uuid::Uuid::new_v4()),
             None,
             None,
         )

@@ -35,12 +35,9 @@ pub async fn fresh_database() -> (String, Option<tempfile::TempDir>) {
             let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&admin)
                 .await
                 .expect("connect to PostgreSQL");
-            sqlx::Executor::execute(
-                &mut conn,
-                format!("CREATE DATABASE \"{database}\"").as_str(),
-            )
-            .await
-            .expect("create test database");
+            sqlx::Executor::execute(&mut conn, format!("CREATE DATABASE \"{database}\"").as_str())
+                .await
+                .expect("create test database");
             (format!("{server}/{database}"), None)
         }
         Err(_) => {
@@ -81,9 +78,7 @@ impl TestApp {
         let store = Store::connect(&database_url, settings.db_max_connections)
             .await
             .expect("open store");
-        let server = Server::start(settings, store.clone())
-            .await
-            .expect("start server");
+        let server = Server::start(settings, store.clone()).await.expect("start server");
         let base = format!("http://{}", server.addr);
         Self {
             base,
@@ -103,12 +98,7 @@ impl TestApp {
 
     pub async fn user(&self) -> TestUser {
         let email = format!("researcher-{}@example.org", Uuid::new_v4().simple());
-        let user = self
-            .store
-            .add_user(&email)
-            .await
-            .expect("add user")
-            .expect("new user");
+        let user = self.store.add_user(&email).await.expect("add user").expect("new user");
         let (_, token) = self
             .store
             .issue_token(user.id, "test", None)
@@ -146,8 +136,7 @@ impl TestApp {
         let value = if text.is_empty() {
             Value::Null
         } else {
-            serde_json::from_str(&text)
-                .unwrap_or_else(|_| panic!("{path}: body is not JSON: {text}"))
+            serde_json::from_str(&text).unwrap_or_else(|_| panic!("{path}: body is not JSON: {text}"))
         };
         (status, value)
     }
@@ -180,25 +169,20 @@ impl TestApp {
     }
 
     pub async fn post(&self, path: &str, user: &TestUser, body: Value) -> (StatusCode, Value) {
-        self.call(Method::POST, path, Some(&user.token), Some(body))
-            .await
+        self.call(Method::POST, path, Some(&user.token), Some(body)).await
     }
 
     pub async fn put(&self, path: &str, user: &TestUser, body: Value) -> (StatusCode, Value) {
-        self.call(Method::PUT, path, Some(&user.token), Some(body))
-            .await
+        self.call(Method::PUT, path, Some(&user.token), Some(body)).await
     }
 
     pub async fn delete(&self, path: &str, user: &TestUser) -> (StatusCode, Value) {
-        self.call(Method::DELETE, path, Some(&user.token), None)
-            .await
+        self.call(Method::DELETE, path, Some(&user.token), None).await
     }
 
     /// Creates a project and returns its id.
     pub async fn project(&self, user: &TestUser, name: &str) -> String {
-        let (status, body) = self
-            .post("/projects/", user, serde_json::json!({ "name": name }))
-            .await;
+        let (status, body) = self.post("/projects/", user, serde_json::json!({ "name": name })).await;
         assert_eq!(status, StatusCode::CREATED, "{body}");
         body["id"].as_str().expect("project id").to_owned()
     }
@@ -207,9 +191,7 @@ impl TestApp {
     pub async fn report(&self, user: &TestUser, project_id: &str) -> String {
         let preset_id = self.system_preset_id(user).await;
         let body = serde_json::json!({ "title": "Onboarding findings", "preset_id": preset_id });
-        let (status, report) = self
-            .post(&format!("/projects/{project_id}/reports"), user, body)
-            .await;
+        let (status, report) = self.post(&format!("/projects/{project_id}/reports"), user, body).await;
         assert_eq!(status, StatusCode::ACCEPTED, "{report}");
         report["id"].as_str().expect("report id").to_owned()
     }
@@ -248,14 +230,8 @@ pub fn assert_validation_body(body: &Value) {
         .unwrap_or_else(|| panic!("422 without a detail list: {body}"));
     assert!(!detail.is_empty(), "{body}");
     for item in detail {
-        let loc = item["loc"]
-            .as_array()
-            .unwrap_or_else(|| panic!("no loc: {item}"));
-        assert!(
-            loc.iter()
-                .all(|l| l.is_string() || l.is_i64() || l.is_u64()),
-            "{item}"
-        );
+        let loc = item["loc"].as_array().unwrap_or_else(|| panic!("no loc: {item}"));
+        assert!(loc.iter().all(|l| l.is_string() || l.is_i64() || l.is_u64()), "{item}");
         assert!(
             ["body", "path", "query", "header"].contains(&loc[0].as_str().unwrap_or("")),
             "{item}"

@@ -5,7 +5,6 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Deserialize;
-use serde_json::json;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -13,7 +12,7 @@ use uuid::Uuid;
 
 use super::prompts::refused;
 use crate::domain::preset::{DEFAULT_CATEGORY, DEFAULT_ICON, Preset, PresetFields};
-use crate::error::{ApiError, ApiResult, ValidationIssue};
+use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson};
 use crate::store::Store;
@@ -34,21 +33,8 @@ pub struct PresetWrite {
 
 impl PresetWrite {
     async fn into_fields(self, store: &Store, owner_id: Uuid) -> ApiResult<PresetFields> {
-        let unknown = store.invisible_prompts(owner_id, &self.prompt_ids).await?;
-        let issues: Vec<ValidationIssue> = self
-            .prompt_ids
-            .iter()
-            .enumerate()
-            .filter(|(_, id)| unknown.contains(id))
-            .map(|(index, id)| {
-                ValidationIssue::value_error(
-                    vec![json!("body"), json!("prompt_ids"), json!(index)],
-                    &format!("prompt {id} not found"),
-                )
-            })
-            .collect();
-        if !issues.is_empty() {
-            return Err(ApiError::validation(issues));
+        if let Some(id) = store.invisible_prompts(owner_id, &self.prompt_ids).await?.first() {
+            return Err(ApiError::NotFound(format!("Prompt {id} not found")));
         }
         Ok(PresetFields {
             title: self.title,
@@ -62,10 +48,7 @@ impl PresetWrite {
 /// System presets and the user's own.
 #[utoipa::path(get, path = "/presets/", tag = "presets", security(("bearer" = [])),
     responses((status = 200, description = "System presets first, then the user's own", body = Vec<Preset>)))]
-async fn list_presets(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-) -> ApiResult<Json<Vec<Preset>>> {
+async fn list_presets(CurrentUser(user): CurrentUser, State(app): State<AppState>) -> ApiResult<Json<Vec<Preset>>> {
     Ok(Json(app.store.list_presets(user.id).await?))
 }
 
@@ -81,7 +64,8 @@ async fn list_system_presets(
 
 #[utoipa::path(post, path = "/presets/", tag = "presets", security(("bearer" = [])),
     request_body = PresetWrite,
-    responses((status = 201, description = "The new preset", body = Preset)))]
+    responses((status = 201, description = "The new preset", body = Preset),
+        (status = 404, description = "A prompt in prompt_ids is not found", body = crate::error::ErrorBody)))]
 async fn create_preset(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
@@ -104,9 +88,7 @@ async fn get_preset(
 ) -> ApiResult<Json<Preset>> {
     let [preset_id] = ids;
     let preset = app.store.get_preset(user.id, preset_id).await?;
-    preset
-        .map(Json)
-        .ok_or_else(|| ApiError::not_found("Preset"))
+    preset.map(Json).ok_or_else(|| ApiError::not_found("Preset"))
 }
 
 /// Replaces one of the user's presets (system presets: 403).
@@ -126,9 +108,7 @@ async fn update_preset(
     }
     let fields = body.into_fields(&app.store, user.id).await?;
     let result = app.store.update_preset(user.id, preset_id, fields).await?;
-    result
-        .map(Json)
-        .map_err(|refusal| refused("Preset", refusal))
+    result.map(Json).map_err(|refusal| refused("Preset", refusal))
 }
 
 /// Deletes one of the user's presets; its prompts stay.

@@ -53,10 +53,7 @@ pub struct ProjectUpdate {
 #[utoipa::path(get, path = "/projects/", tag = "projects", operation_id = "get_projects",
     security(("bearer" = [])),
     responses((status = 200, description = "All projects of the current user", body = Vec<Project>)))]
-async fn list_projects(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-) -> ApiResult<Json<Vec<Project>>> {
+async fn list_projects(CurrentUser(user): CurrentUser, State(app): State<AppState>) -> ApiResult<Json<Vec<Project>>> {
     Ok(Json(app.store.list_projects(user.id).await?))
 }
 
@@ -92,9 +89,7 @@ async fn get_project(
 ) -> ApiResult<Json<Project>> {
     let [project_id] = ids;
     let project = app.store.open_project(user.id, project_id).await?;
-    project
-        .map(Json)
-        .ok_or_else(|| ApiError::not_found("Project"))
+    project.map(Json).ok_or_else(|| ApiError::not_found("Project"))
 }
 
 /// Changes a project's name, description, status, research goals or interview guide.
@@ -115,13 +110,8 @@ async fn update_project(
         research_goals: body.research_goals,
         interview_guide: body.interview_guide,
     };
-    let project = app
-        .store
-        .update_project(user.id, project_id, changes)
-        .await?;
-    project
-        .map(Json)
-        .ok_or_else(|| ApiError::not_found("Project"))
+    let project = app.store.update_project(user.id, project_id, changes).await?;
+    project.map(Json).ok_or_else(|| ApiError::not_found("Project"))
 }
 
 /// Deletes a project with its records, reports and interview rooms.

@@ -55,10 +55,7 @@ pub fn refused(what: &str, refusal: ChangeRefused) -> ApiError {
 /// System prompts and the user's own.
 #[utoipa::path(get, path = "/prompts/", tag = "prompts", security(("bearer" = [])),
     responses((status = 200, description = "System prompts first, then the user's own", body = Vec<Prompt>)))]
-async fn list_prompts(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-) -> ApiResult<Json<Vec<Prompt>>> {
+async fn list_prompts(CurrentUser(user): CurrentUser, State(app): State<AppState>) -> ApiResult<Json<Vec<Prompt>>> {
     Ok(Json(app.store.list_prompts(user.id).await?))
 }
 
@@ -86,9 +83,7 @@ async fn get_prompt(
 ) -> ApiResult<Json<Prompt>> {
     let [prompt_id] = ids;
     let prompt = app.store.get_prompt(user.id, prompt_id).await?;
-    prompt
-        .map(Json)
-        .ok_or_else(|| ApiError::not_found("Prompt"))
+    prompt.map(Json).ok_or_else(|| ApiError::not_found("Prompt"))
 }
 
 /// Replaces one of the user's prompts (system prompts: 403).
@@ -103,13 +98,8 @@ async fn update_prompt(
     IdsAndJson(ids, body): IdsAndJson<1, PromptWrite>,
 ) -> ApiResult<Json<Prompt>> {
     let [prompt_id] = ids;
-    let result = app
-        .store
-        .update_prompt(user.id, prompt_id, body.into())
-        .await?;
-    result
-        .map(Json)
-        .map_err(|refusal| refused("Prompt", refusal))
+    let result = app.store.update_prompt(user.id, prompt_id, body.into()).await?;
+    result.map(Json).map_err(|refusal| refused("Prompt", refusal))
 }
 
 /// Deletes one of the user's prompts; 409 while one of his presets uses it.

@@ -5,25 +5,29 @@ use axum::Json;
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use serde::Deserialize;
-use serde_json::json;
-use utoipa::ToSchema;
+use utoipa::openapi::schema::{AllOfBuilder, AnyOfBuilder, ObjectBuilder, Schema, Type};
+use utoipa::openapi::{Ref, RefOr};
+use utoipa::{PartialSchema, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::domain::patch::Patch;
 use crate::domain::report::{ReasoningMode, Report, ReportStatus};
-use crate::error::{ApiError, ApiResult, ValidationIssue};
+use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, query_bool};
 use crate::store::{NewReport, ReportChanges, Store};
 
+/// The fields of a report to generate; see `ReportCreate` for the rule across them.
 #[derive(Deserialize, ToSchema)]
-pub struct ReportCreate {
+pub struct ReportCreateFields {
     #[schema(min_length = 1, max_length = 300)]
     pub title: String,
     /// Prompts to run; with a preset and no prompts, the preset's prompts.
+    #[schema(nullable = false, min_items = 1, max_items = 50)]
     pub prompts_ids: Option<Vec<Uuid>>,
+    #[schema(nullable = false)]
     pub preset_id: Option<Uuid>,
     /// Records to use; left out, every record of the project.
     pub records_ids: Option<Vec<Uuid>>,
@@ -38,6 +42,32 @@ pub struct ReportCreate {
     #[schema(min_length = 2, max_length = 2, pattern = "^[a-z]{2}$")]
     pub report_language: Option<String>,
     pub reasoning_mode: Option<ReasoningMode>,
+}
+
+/// A report to generate. Give `prompts_ids`, a `preset_id`, or both: the schema says
+/// so (`anyOf` of the two `required`s), so clients and validation agree on it.
+#[derive(Deserialize)]
+#[serde(transparent)]
+pub struct ReportCreate(ReportCreateFields);
+
+impl utoipa::PartialSchema for ReportCreate {
+    fn schema() -> RefOr<Schema> {
+        let needs = |field: &str| ObjectBuilder::new().schema_type(Type::Object).required(field).build();
+        AllOfBuilder::new()
+            .item(Ref::from_schema_name(ReportCreateFields::name()))
+            .item(AnyOfBuilder::new().item(needs("prompts_ids")).item(needs("preset_id")))
+            .description(Some(
+                "A report to generate. Give `prompts_ids`, a `preset_id`, or both.",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for ReportCreate {
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        schemas.push((ReportCreateFields::name().into(), ReportCreateFields::schema()));
+        ReportCreateFields::schemas(schemas);
+    }
 }
 
 /// The project report update request: every field is optional and may be `null`.
@@ -92,7 +122,8 @@ pub struct ProjectReportUpdate {
     pub reasoning_mode: Patch<ReasoningMode>,
 }
 
-/// Checks that referenced prompts, records and preset exist and are the caller's to use.
+/// Checks that referenced prompts, records and preset exist and are the caller's to use;
+/// one that is not answers 404 like any resource the caller cannot see.
 async fn check_references(
     store: &Store,
     owner_id: Uuid,
@@ -101,46 +132,22 @@ async fn check_references(
     records_ids: Option<&Vec<Uuid>>,
     preset_id: Option<Uuid>,
 ) -> ApiResult<()> {
-    let mut issues = Vec::new();
-    if let Some(ids) = prompts_ids {
-        let unknown = store.invisible_prompts(owner_id, ids).await?;
-        for (index, id) in ids
-            .iter()
-            .enumerate()
-            .filter(|(_, id)| unknown.contains(id))
-        {
-            issues.push(ValidationIssue::value_error(
-                vec![json!("body"), json!("prompts_ids"), json!(index)],
-                &format!("prompt {id} not found"),
-            ));
-        }
+    if let Some(ids) = prompts_ids
+        && let Some(id) = store.invisible_prompts(owner_id, ids).await?.first()
+    {
+        return Err(ApiError::NotFound(format!("Prompt {id} not found")));
     }
-    if let Some(ids) = records_ids {
-        let foreign = store.foreign_records(project_id, ids).await?;
-        for (index, id) in ids
-            .iter()
-            .enumerate()
-            .filter(|(_, id)| foreign.contains(id))
-        {
-            issues.push(ValidationIssue::value_error(
-                vec![json!("body"), json!("records_ids"), json!(index)],
-                &format!("record {id} is not a record of this project"),
-            ));
-        }
+    if let Some(ids) = records_ids
+        && let Some(id) = store.foreign_records(project_id, ids).await?.first()
+    {
+        return Err(ApiError::NotFound(format!("Record {id} not found in this project")));
     }
     if let Some(id) = preset_id
         && store.get_preset(owner_id, id).await?.is_none()
     {
-        issues.push(ValidationIssue::value_error(
-            vec![json!("body"), json!("preset_id")],
-            &format!("preset {id} not found"),
-        ));
+        return Err(ApiError::NotFound(format!("Preset {id} not found")));
     }
-    if issues.is_empty() {
-        Ok(())
-    } else {
-        Err(ApiError::validation(issues))
-    }
+    Ok(())
 }
 
 /// Creates a report and queues its generation. Give `prompts_ids`, a `preset_id`, or both.
@@ -151,17 +158,11 @@ async fn check_references(
 async fn create_report(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
-    IdsAndJson(ids, body): IdsAndJson<1, ReportCreate>,
+    IdsAndJson(ids, ReportCreate(body)): IdsAndJson<1, ReportCreate>,
 ) -> ApiResult<(StatusCode, Json<Report>)> {
     let [project_id] = ids;
     if app.store.get_project(user.id, project_id).await?.is_none() {
         return Err(ApiError::not_found("Project"));
-    }
-    if body.prompts_ids.as_ref().is_none_or(Vec::is_empty) && body.preset_id.is_none() {
-        return Err(ApiError::validation(vec![ValidationIssue::value_error(
-            vec![json!("body")],
-            "give prompts_ids, a preset_id, or both",
-        )]));
     }
     check_references(
         &app.store,
@@ -222,11 +223,7 @@ async fn list_reports(
     if app.store.get_project(user.id, project_id).await?.is_none() {
         return Err(ApiError::not_found("Project"));
     }
-    Ok(Json(
-        app.store
-            .list_reports(user.id, project_id, archived)
-            .await?,
-    ))
+    Ok(Json(app.store.list_reports(user.id, project_id, archived).await?))
 }
 
 /// One report (deleted ones too, so they can be restored with an update).
@@ -241,9 +238,7 @@ async fn get_report(
 ) -> ApiResult<Json<Report>> {
     let [project_id, report_id] = ids;
     let report = app.store.get_report(user.id, project_id, report_id).await?;
-    report
-        .map(Json)
-        .ok_or_else(|| ApiError::not_found("Report"))
+    report.map(Json).ok_or_else(|| ApiError::not_found("Report"))
 }
 
 /// Update project report (spec operation 1).
@@ -258,12 +253,7 @@ async fn update_report(
     IdsAndJson(ids, body): IdsAndJson<2, ProjectReportUpdate>,
 ) -> ApiResult<Json<Report>> {
     let [project_id, report_id] = ids;
-    if app
-        .store
-        .get_report(user.id, project_id, report_id)
-        .await?
-        .is_none()
-    {
+    if app.store.get_report(user.id, project_id, report_id).await?.is_none() {
         return Err(ApiError::not_found("Report"));
     }
     check_references(
@@ -291,13 +281,8 @@ async fn update_report(
         report_language: body.report_language,
         reasoning_mode: body.reasoning_mode,
     };
-    let report = app
-        .store
-        .update_report(user.id, project_id, report_id, changes)
-        .await?;
-    report
-        .map(Json)
-        .ok_or_else(|| ApiError::not_found("Report"))
+    let report = app.store.update_report(user.id, project_id, report_id, changes).await?;
+    report.map(Json).ok_or_else(|| ApiError::not_found("Report"))
 }
 
 /// Deletes a report (it is kept with `is_deleted: true` and can be restored).
@@ -315,11 +300,7 @@ async fn delete_report(
         is_deleted: Patch::Value(true),
         ..ReportChanges::default()
     };
-    match app
-        .store
-        .update_report(user.id, project_id, report_id, changes)
-        .await?
-    {
+    match app.store.update_report(user.id, project_id, report_id, changes).await? {
         Some(_) => Ok(StatusCode::NO_CONTENT),
         None => Err(ApiError::not_found("Report")),
     }
@@ -329,15 +310,10 @@ async fn delete_report(
 #[utoipa::path(get, path = "/projects/public/{project_id}/reports/{report_id}", tag = "project_reports_public",
     params(("project_id" = Uuid, Path, description = "The project"), ("report_id" = Uuid, Path, description = "The report")),
     responses((status = 200, description = "The report, without owner details", body = Report)))]
-async fn get_public_report(
-    State(app): State<AppState>,
-    Ids(ids): Ids<2>,
-) -> ApiResult<Json<Report>> {
+async fn get_public_report(State(app): State<AppState>, Ids(ids): Ids<2>) -> ApiResult<Json<Report>> {
     let [project_id, report_id] = ids;
     let report = app.store.get_public_report(project_id, report_id).await?;
-    report
-        .map(Json)
-        .ok_or_else(|| ApiError::not_found("Report"))
+    report.map(Json).ok_or_else(|| ApiError::not_found("Report"))
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

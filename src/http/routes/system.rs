@@ -49,10 +49,7 @@ async fn readyz(State(app): State<AppState>) -> ApiResult<Json<Health>> {
 async fn metrics() -> impl IntoResponse {
     (
         StatusCode::OK,
-        [(
-            header::CONTENT_TYPE,
-            "text/plain; version=0.0.4; charset=utf-8",
-        )],
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
         crate::http::metrics::render(),
     )
 }
