@@ -37,13 +37,12 @@ pub fn document() -> utoipa::openapi::OpenApi {
 }
 
 fn api_router() -> OpenApiRouter<AppState> {
-    let router = OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+    OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .merge(routes::projects::router())
         .merge(routes::reports::router())
         .merge(routes::prompts::router())
         .merge(routes::presets::router())
-        .merge(routes::system::router());
-    router
+        .merge(routes::system::router())
 }
 
 /// The whole application as a service: path normalisation in front of the router.

@@ -73,10 +73,13 @@ fn byte_offset(bytes: &[u8], line: usize, column: usize) -> usize {
     (line_start + column.saturating_sub(1)).min(bytes.len())
 }
 
+/// A validator and the body's top-level field names in declaration order.
+type CompiledSchema = (Validator, Vec<String>);
+
 /// The compiled schema of `T`, built once per type from its `ToSchema` output, with
 /// the names of its top-level fields in declaration order.
-fn validator_for<T: ToSchema + 'static>() -> Arc<(Validator, Vec<String>)> {
-    static CACHE: OnceLock<Mutex<HashMap<TypeId, Arc<(Validator, Vec<String>)>>>> = OnceLock::new();
+fn validator_for<T: ToSchema + 'static>() -> Arc<CompiledSchema> {
+    static CACHE: OnceLock<Mutex<HashMap<TypeId, Arc<CompiledSchema>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let mut cache = cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     cache
