@@ -6,7 +6,7 @@
 
 use std::net::SocketAddr;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 #[derive(Debug, Clone, Args)]
 pub struct Settings {
@@ -19,11 +19,11 @@ pub struct Settings {
     pub database_url: String,
 
     /// Largest accepted JSON request body in bytes; larger ones get 413 [env: INSIGHT_MAX_BODY_BYTES].
-    #[arg(long, env = "INSIGHT_MAX_BODY_BYTES", default_value_t = 1_048_576, value_parser = clap::value_parser!(u64).range(1024..=1_073_741_824))]
+    #[arg(long, env = "INSIGHT_MAX_BODY_BYTES", default_value_t = 1_048_576, value_parser = parse_max_body_bytes)]
     pub max_body_bytes: u64,
 
     /// Most database connections this instance opens (PostgreSQL; SQLite readers) [env: INSIGHT_DB_MAX_CONNECTIONS].
-    #[arg(long, env = "INSIGHT_DB_MAX_CONNECTIONS", default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, env = "INSIGHT_DB_MAX_CONNECTIONS", default_value_t = 16, value_parser = parse_db_max_connections)]
     pub db_max_connections: u32,
 
     /// Public base URL of this service, used in links it hands out [env: INSIGHT_PUBLIC_URL].
@@ -31,11 +31,11 @@ pub struct Settings {
     pub public_url: String,
 
     /// Log format: `text` or `json` [env: INSIGHT_LOG_FORMAT]. Levels come from RUST_LOG (default `info`).
-    #[arg(long, env = "INSIGHT_LOG_FORMAT", default_value = "text")]
+    #[arg(long, env = "INSIGHT_LOG_FORMAT", default_value = "text", value_parser = parse_log_format)]
     pub log_format: LogFormat,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LogFormat {
     Text,
     Json,
@@ -76,5 +76,47 @@ fn parse_public_url(value: &str) -> Result<String, String> {
         Err(format!(
             "INSIGHT_PUBLIC_URL (--public-url) must be an http:// or https:// URL, not {value:?}"
         ))
+    }
+}
+
+/// A whole number within `range`, or a sentence naming the variable and the range.
+fn parse_number<T>(value: &str, variable: &str, flag: &str, range: std::ops::RangeInclusive<T>) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display,
+{
+    value
+        .trim()
+        .parse::<T>()
+        .ok()
+        .filter(|n| range.contains(n))
+        .ok_or_else(|| {
+            format!(
+                "{variable} ({flag}) must be a whole number from {} to {}, not {value:?}",
+                range.start(),
+                range.end()
+            )
+        })
+}
+
+fn parse_max_body_bytes(value: &str) -> Result<u64, String> {
+    parse_number(
+        value,
+        "INSIGHT_MAX_BODY_BYTES",
+        "--max-body-bytes",
+        1024..=1_073_741_824,
+    )
+}
+
+fn parse_db_max_connections(value: &str) -> Result<u32, String> {
+    parse_number(value, "INSIGHT_DB_MAX_CONNECTIONS", "--db-max-connections", 1..=1000)
+}
+
+fn parse_log_format(value: &str) -> Result<LogFormat, String> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "text" => Ok(LogFormat::Text),
+        "json" => Ok(LogFormat::Json),
+        _ => Err(format!(
+            "INSIGHT_LOG_FORMAT (--log-format) must be text or json, not {value:?}"
+        )),
     }
 }
