@@ -61,7 +61,7 @@ fn parse_addr(value: &str) -> Result<SocketAddr, String> {
     })
 }
 
-fn parse_database_url(value: &str) -> Result<String, String> {
+pub fn parse_database_url(value: &str) -> Result<String, String> {
     if value.starts_with("sqlite:") || value.starts_with("postgres://") || value.starts_with("postgresql://") {
         Ok(value.to_owned())
     } else {

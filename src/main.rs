@@ -46,7 +46,8 @@ struct DatabaseArg {
         long,
         global = true,
         env = "INSIGHT_DATABASE_URL",
-        default_value = "sqlite://insight.db"
+        default_value = "sqlite://insight.db",
+        value_parser = insight::config::parse_database_url
     )]
     database_url: String,
 }

@@ -1,0 +1,529 @@
+//! The real `insight` binary: first run, users and tokens from the command line, a
+//! restart after SIGKILL, and settings checked at start.
+
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::mpsc;
+
+use crate::support::fresh_database;
+
+const BIN: &str = env!("CARGO_BIN_EXE_insight");
+/// How long anything the binary does may take before the test gives up on it.
+const PATIENCE: Duration = Duration::from_secs(30);
+/// Settings the environment of the test run must not leak into the children.
+const SETTINGS: [&str; 6] = [
+    "INSIGHT_ADDR",
+    "INSIGHT_DATABASE_URL",
+    "INSIGHT_MAX_BODY_BYTES",
+    "INSIGHT_DB_MAX_CONNECTIONS",
+    "INSIGHT_PUBLIC_URL",
+    "INSIGHT_LOG_FORMAT",
+];
+
+/// `insight ARGS` with a clean environment: no inherited settings, plain logs at info.
+fn command(args: &[&str]) -> Command {
+    let mut command = Command::new(BIN);
+    command.args(args);
+    for name in SETTINGS {
+        command.env_remove(name);
+    }
+    command.env("RUST_LOG", "info").env("NO_COLOR", "1").kill_on_drop(true);
+    command
+}
+
+/// What a finished command said.
+struct Outcome {
+    success: bool,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs a command to completion (at most `PATIENCE`).
+async fn finish(mut command: Command) -> Outcome {
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let output = tokio::time::timeout(PATIENCE, command.output())
+        .await
+        .expect("the command finishes in time")
+        .expect("the command runs");
+    Outcome {
+        success: output.status.success(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// `insight --database-url DB ARGS...` run to completion.
+async fn insight(database_url: &str, args: &[&str]) -> Outcome {
+    let mut all = args.to_vec();
+    all.extend(["--database-url", database_url]);
+    finish(command(&all)).await
+}
+
+/// A running `insight serve`; killed when dropped.
+struct Served {
+    child: Child,
+    base: String,
+    stdout: mpsc::UnboundedReceiver<String>,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+    }
+}
+
+/// The `http://HOST:PORT` in the line the server logs once it listens.
+fn listening_address(line: &str) -> Option<String> {
+    let marker = "Insight listening on http://";
+    let start = line.find(marker)? + marker.len();
+    let address: String = line[start..]
+        .chars()
+        .take_while(|c| !c.is_whitespace() && *c != '\u{1b}')
+        .collect();
+    (!address.is_empty()).then(|| format!("http://{address}"))
+}
+
+impl Served {
+    /// Starts `insight serve` on a free port of the loopback and waits until it listens.
+    async fn start(database_url: &str) -> Self {
+        let mut command = command(&["serve", "--addr", "127.0.0.1:0"]);
+        command.env("INSIGHT_DATABASE_URL", database_url);
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().expect("insight serve starts");
+
+        let (lines, stdout) = mpsc::unbounded_channel();
+        let mut out = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = out.next_line().await {
+                if lines.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+
+        // Read the log until the address shows; then keep draining it so the server
+        // never blocks on a full pipe.
+        let log = Arc::new(Mutex::new(String::new()));
+        let mut err = BufReader::new(child.stderr.take().expect("stderr")).lines();
+        let (found, address) = tokio::sync::oneshot::channel();
+        let keep = Arc::clone(&log);
+        tokio::spawn(async move {
+            let mut found = Some(found);
+            while let Ok(Some(line)) = err.next_line().await {
+                if let Some(address) = listening_address(&line)
+                    && let Some(found) = found.take()
+                {
+                    let _ = found.send(address);
+                }
+                let mut log = keep.lock().expect("log lock");
+                log.push_str(&line);
+                log.push('\n');
+            }
+        });
+        let base = match tokio::time::timeout(PATIENCE, address).await {
+            Ok(Ok(base)) => base,
+            outcome => {
+                let _ = child.start_kill();
+                let log = log.lock().expect("log lock").clone();
+                panic!("insight serve did not say where it listens ({outcome:?}); its log:\n{log}");
+            }
+        };
+        Self {
+            child,
+            base,
+            stdout,
+            stderr: log,
+        }
+    }
+
+    /// The next line the server printed on stdout, if one comes within a few seconds.
+    async fn next_stdout_line(&mut self) -> Option<String> {
+        tokio::time::timeout(Duration::from_secs(5), self.stdout.recv())
+            .await
+            .ok()
+            .flatten()
+    }
+
+    /// Kills the process with SIGKILL (no graceful shutdown) and returns the stdout
+    /// lines not read yet.
+    async fn kill(mut self) -> Vec<String> {
+        self.child.start_kill().expect("kill insight serve");
+        tokio::time::timeout(PATIENCE, self.child.wait())
+            .await
+            .expect("insight serve ends after SIGKILL")
+            .expect("wait for insight serve");
+        let mut rest = Vec::new();
+        while let Ok(Some(line)) = tokio::time::timeout(PATIENCE, self.stdout.recv()).await {
+            rest.push(line);
+        }
+        rest
+    }
+
+    fn log(&self) -> String {
+        self.stderr.lock().expect("log lock").clone()
+    }
+
+    async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> (StatusCode, reqwest::header::HeaderMap, Value) {
+        let mut request = reqwest::Client::new().request(method, format!("{}{path}", self.base));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request
+            .send()
+            .await
+            .unwrap_or_else(|err| panic!("{path}: {err}; server log:\n{}", self.log()));
+        let status = response.status();
+        let headers = response.headers().clone();
+        let text = response.text().await.expect("body read");
+        let value = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or_else(|_| panic!("{path}: body is not JSON: {text}"))
+        };
+        (status, headers, value)
+    }
+
+    async fn get(&self, path: &str, token: &str) -> (StatusCode, Value) {
+        let (status, _, body) = self.call(reqwest::Method::GET, path, Some(token), None).await;
+        (status, body)
+    }
+
+    async fn send(&self, method: reqwest::Method, path: &str, token: &str, body: Value) -> (StatusCode, Value) {
+        let (status, _, body) = self.call(method, path, Some(token), Some(body)).await;
+        (status, body)
+    }
+}
+
+/// Asserts a token is refused as the contract says: 401 with `WWW-Authenticate: Bearer`.
+async fn assert_refused(server: &Served, token: &str, why: &str) {
+    let (status, headers, body) = server.call(reqwest::Method::GET, "/me", Some(token), None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{why}: {body}");
+    assert_eq!(
+        headers.get("www-authenticate").map(|v| v.as_bytes()),
+        Some(&b"Bearer"[..]),
+        "{why}"
+    );
+    assert!(body["detail"].is_string(), "{why}: {body}");
+}
+
+/// The single line a command printed, which must be a token.
+fn token_from(outcome: &Outcome) -> String {
+    assert!(outcome.success, "stderr: {}", outcome.stderr);
+    let lines: Vec<&str> = outcome.stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "one line on stdout: {:?}", outcome.stdout);
+    let token = lines[0];
+    assert_eq!(outcome.stdout, format!("{token}\n"), "the token alone");
+    assert!(token.starts_with("ins_"), "{token}");
+    // At least 128 random bits after the prefix, in base64 (6 bits a character).
+    assert!(token.len() >= 4 + 22, "{token}");
+    assert!(!token.contains(char::is_whitespace), "{token}");
+    token.to_owned()
+}
+
+/// The id in the `tokens list` row of the token named `name`, and that row.
+fn token_row(list: &str, name: &str) -> (uuid::Uuid, String) {
+    let row = list
+        .lines()
+        .find(|line| line.split_whitespace().nth(1) == Some(name))
+        .unwrap_or_else(|| panic!("no token {name} in:\n{list}"));
+    let id = row.split_whitespace().next().unwrap_or_default();
+    let id = uuid::Uuid::parse_str(id).unwrap_or_else(|_| panic!("no id first in {row:?}"));
+    (id, row.to_owned())
+}
+
+/// Asserts that none of `secrets` is stored in clear anywhere in the database.
+async fn assert_not_stored(database_url: &str, secrets: &[&str]) {
+    if let Some(path) = database_url.strip_prefix("sqlite://") {
+        let mut checked = 0;
+        for file in [path.to_owned(), format!("{path}-wal"), format!("{path}-journal")] {
+            let Ok(bytes) = std::fs::read(&file) else {
+                continue;
+            };
+            checked += 1;
+            for secret in secrets {
+                let found = bytes.windows(secret.len()).any(|window| window == secret.as_bytes());
+                assert!(!found, "{file} holds a token in clear");
+            }
+        }
+        assert!(checked > 0, "no database file at {path}");
+    } else {
+        let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(database_url)
+            .await
+            .expect("connect to the database");
+        let tables: Vec<(String,)> = sqlx::query_as(
+            "SELECT table_name::text FROM information_schema.tables \
+             WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+        )
+        .fetch_all(&mut conn)
+        .await
+        .expect("list tables");
+        assert!(tables.iter().any(|(t,)| t == "api_tokens"), "{tables:?}");
+        for (table,) in tables {
+            let rows: Vec<(String,)> = sqlx::query_as(&format!("SELECT t::text FROM \"{table}\" t"))
+                .fetch_all(&mut conn)
+                .await
+                .expect("read table");
+            for (row,) in rows {
+                for secret in secrets {
+                    // As text, or as the hex PostgreSQL shows a `bytea` in.
+                    let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
+                    assert!(
+                        !row.contains(secret) && !row.to_lowercase().contains(&hex),
+                        "table {table} holds a token in clear"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn first_run_prints_the_admin_token_once() {
+    let (database_url, _guard) = fresh_database().await;
+    let mut server = Served::start(&database_url).await;
+    let token = server
+        .next_stdout_line()
+        .await
+        .unwrap_or_else(|| panic!("no token on stdout; log:\n{}", server.log()));
+    assert!(token.starts_with("ins_") && token.len() >= 26, "{token:?}");
+    let (status, me) = server.get("/me", &token).await;
+    assert_eq!(status, StatusCode::OK, "{me}");
+    assert_eq!(me["email"], "admin@localhost");
+    assert!(me["id"].is_string() && me["created_at"].is_string(), "{me}");
+    assert_eq!(server.kill().await, Vec::<String>::new(), "one line on stdout");
+
+    // A later start finds its user and prints nothing; the first token still works.
+    let server = Served::start(&database_url).await;
+    let (status, again) = server.get("/me", &token).await;
+    assert_eq!(status, StatusCode::OK, "{again}");
+    assert_eq!(again, me);
+    assert_eq!(server.kill().await, Vec::<String>::new(), "nothing on stdout");
+    assert_not_stored(&database_url, &[&token]).await;
+}
+
+#[tokio::test]
+async fn users_and_tokens_from_the_command_line() {
+    let (database_url, _guard) = fresh_database().await;
+    let db = database_url.as_str();
+    let added = insight(db, &["users", "add", "ann@example.org"]).await;
+    assert!(added.success, "{}", added.stderr);
+    let laptop = token_from(&insight(db, &["tokens", "issue", "ann@example.org", "--name", "laptop"]).await);
+    // The database may also come from the environment.
+    let mut issue = command(&["tokens", "issue", "Ann@Example.org", "--name", "phone"]);
+    issue.env("INSIGHT_DATABASE_URL", db);
+    let phone = token_from(&finish(issue).await);
+    assert_ne!(laptop, phone);
+
+    let server = Served::start(db).await;
+    for token in [&laptop, &phone] {
+        let (status, me) = server.get("/me", token).await;
+        assert_eq!(status, StatusCode::OK, "{me}");
+        assert_eq!(me["email"], "ann@example.org");
+    }
+
+    let list = insight(db, &["tokens", "list", "ann@example.org"]).await;
+    assert!(list.success, "{}", list.stderr);
+    let (laptop_id, row) = token_row(&list.stdout, "laptop");
+    assert!(row.ends_with("active"), "{row}");
+    let (phone_id, _) = token_row(&list.stdout, "phone");
+    assert_ne!(laptop_id, phone_id);
+    for token in [&laptop, &phone] {
+        assert!(!list.stdout.contains(token.as_str()), "the list shows a token");
+        assert!(!list.stderr.contains(token.as_str()), "the list shows a token");
+    }
+
+    let revoked = insight(db, &["tokens", "revoke", &laptop_id.to_string()]).await;
+    assert!(revoked.success, "{}", revoked.stderr);
+    assert_refused(&server, &laptop, "a revoked token").await;
+    let (status, _) = server.get("/me", &phone).await;
+    assert_eq!(status, StatusCode::OK, "revoking one token leaves the others");
+    let list = insight(db, &["tokens", "list", "ann@example.org"]).await;
+    let (_, row) = token_row(&list.stdout, "laptop");
+    assert!(row.ends_with("revoked"), "{row}");
+    let again = insight(db, &["tokens", "revoke", &laptop_id.to_string()]).await;
+    assert!(!again.success, "revoking twice fails");
+    assert!(again.stderr.contains(&laptop_id.to_string()), "{}", again.stderr);
+
+    // A token with a lifetime works until it ends, then gets 401. (A lifetime of a few
+    // seconds, so that the first call surely falls inside it.)
+    let issued = Instant::now();
+    let brief = token_from(
+        &insight(
+            db,
+            &[
+                "tokens",
+                "issue",
+                "ann@example.org",
+                "--name",
+                "brief",
+                "--expires-in",
+                "3s",
+            ],
+        )
+        .await,
+    );
+    let (status, _) = server.get("/me", &brief).await;
+    assert!(
+        issued.elapsed() < Duration::from_secs(3),
+        "too slow to check the lifetime"
+    );
+    assert_eq!(status, StatusCode::OK, "a token within its lifetime");
+    tokio::time::sleep(Duration::from_secs(4).saturating_sub(issued.elapsed())).await;
+    assert_refused(&server, &brief, "an expired token").await;
+    let list = insight(db, &["tokens", "list", "ann@example.org"]).await;
+    let (_, row) = token_row(&list.stdout, "brief");
+    assert!(row.ends_with("expired"), "{row}");
+
+    // Mistakes fail with a sentence and print no token.
+    for address in ["ann@example.org", "ANN@example.org"] {
+        let twice = insight(db, &["users", "add", address]).await;
+        assert!(!twice.success, "adding {address} twice succeeds");
+        assert!(twice.stdout.is_empty(), "{}", twice.stdout);
+        assert!(
+            twice.stderr.contains("ann@example.org") && twice.stderr.contains("exists"),
+            "{}",
+            twice.stderr
+        );
+    }
+    let nobody = insight(db, &["tokens", "issue", "nobody@example.org"]).await;
+    assert!(!nobody.success, "a token for an unknown user");
+    assert!(nobody.stdout.is_empty(), "{}", nobody.stdout);
+    assert!(nobody.stderr.contains("nobody@example.org"), "{}", nobody.stderr);
+    let bad = insight(db, &["tokens", "issue", "ann@example.org", "--expires-in", "soon"]).await;
+    assert!(!bad.success && bad.stdout.is_empty(), "{}", bad.stdout);
+    assert!(bad.stderr.contains("--expires-in"), "{}", bad.stderr);
+
+    drop(server);
+    assert_not_stored(db, &[&laptop, &phone, &brief]).await;
+}
+
+#[tokio::test]
+async fn data_survives_a_kill_and_a_restart() {
+    let (database_url, _guard) = fresh_database().await;
+    let mut server = Served::start(&database_url).await;
+    let token = server.next_stdout_line().await.expect("first token");
+
+    let (status, project) = server
+        .send(
+            reqwest::Method::POST,
+            "/projects/",
+            &token,
+            json!({"name": "Churn study", "description": "Why teams leave",
+                   "research_goals": "Find the three main reasons for churn",
+                   "interview_guide": "1. When did you last use it?"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{project}");
+    let project_id = project["id"].as_str().expect("project id").to_owned();
+    let (status, presets) = server.get("/presets/system/", &token).await;
+    assert_eq!(status, StatusCode::OK);
+    let preset_id = presets[0]["id"].as_str().expect("preset id").to_owned();
+    let reports = format!("/projects/{project_id}/reports");
+    let (status, created) = server
+        .send(
+            reqwest::Method::POST,
+            &reports,
+            &token,
+            json!({"title": "Churn findings", "preset_id": preset_id}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{created}");
+    let report_path = format!("{reports}/{}", created["id"].as_str().expect("report id"));
+    let (status, report) = server
+        .send(
+            reqwest::Method::PUT,
+            &report_path,
+            &token,
+            json!({"content": "# Findings", "is_public": true}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{report}");
+    assert_eq!(report["content"], "# Findings");
+    assert_eq!(report["is_public"], true);
+    let (status, projects) = server.get("/projects/", &token).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(projects.as_array().map(Vec::len), Some(1), "{projects}");
+    assert_eq!(projects[0]["research_goals"], "Find the three main reasons for churn");
+    assert_eq!(projects[0]["total_reports_count"], 1);
+    let (_, report_list) = server.get(&reports, &token).await;
+
+    // No graceful shutdown: what the API acknowledged must be on disk.
+    assert_eq!(server.kill().await, Vec::<String>::new());
+
+    let server = Served::start(&database_url).await;
+    assert_eq!(server.get("/projects/", &token).await, (StatusCode::OK, projects));
+    assert_eq!(server.get(&report_path, &token).await, (StatusCode::OK, report.clone()));
+    assert_eq!(server.get(&reports, &token).await, (StatusCode::OK, report_list));
+    let (status, presets_after) = server.get("/presets/system/", &token).await;
+    assert_eq!((status, presets_after), (StatusCode::OK, presets));
+    let public = format!(
+        "/projects/public/{project_id}/reports/{}",
+        report["id"].as_str().unwrap_or_default()
+    );
+    let (status, _, shared) = server.call(reqwest::Method::GET, &public, None, None).await;
+    assert_eq!(status, StatusCode::OK, "{shared}");
+    assert_eq!(shared["content"], "# Findings");
+    assert_eq!(server.kill().await, Vec::<String>::new(), "no new first user");
+}
+
+#[tokio::test]
+async fn a_bad_address_stops_the_start_naming_the_variable() {
+    let (database_url, _guard) = fresh_database().await;
+    let mut serve = command(&["serve", "--database-url", &database_url]);
+    serve.env("INSIGHT_ADDR", "nonsense");
+    let outcome = finish(serve).await;
+    assert!(!outcome.success, "serve started with INSIGHT_ADDR=nonsense");
+    assert!(outcome.stderr.contains("INSIGHT_ADDR"), "{}", outcome.stderr);
+    assert!(outcome.stdout.is_empty(), "nothing was set up: {}", outcome.stdout);
+}
+
+/// Every setting's bad value is refused with a sentence naming its variable.
+#[tokio::test]
+async fn every_bad_setting_stops_the_start_naming_its_variable() {
+    let (database_url, _guard) = fresh_database().await;
+    let cases = [
+        ("INSIGHT_ADDR", "nonsense"),
+        ("INSIGHT_DATABASE_URL", "mysql://db/insight"),
+        ("INSIGHT_MAX_BODY_BYTES", "lots"),
+        ("INSIGHT_MAX_BODY_BYTES", "5"),
+        ("INSIGHT_DB_MAX_CONNECTIONS", "0"),
+        ("INSIGHT_PUBLIC_URL", "ftp://example.org"),
+        ("INSIGHT_LOG_FORMAT", "xml"),
+    ];
+    let mut failures = Vec::new();
+    for (name, value) in cases {
+        // The other settings are good, so only the one under test can stop the start.
+        let mut serve = command(&["serve"]);
+        serve
+            .env("INSIGHT_ADDR", "127.0.0.1:0")
+            .env("INSIGHT_DATABASE_URL", &database_url)
+            .env(name, value);
+        let outcome = finish(serve).await;
+        if outcome.success || !outcome.stderr.contains(name) || !outcome.stdout.is_empty() {
+            failures.push(format!("{name}={value}: {}", outcome.stderr.trim()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
