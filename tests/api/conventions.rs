@@ -226,3 +226,18 @@ async fn readiness_fails_when_the_database_is_gone() {
     let (status, _) = app.call(Method::GET, "/healthz", None, None).await;
     assert_eq!(status, StatusCode::OK);
 }
+
+/// Says which backend this run tests (visible with `--nocapture`; CI prints it as a
+/// heading) and checks it is the one the environment asked for.
+#[tokio::test]
+async fn runs_on_the_backend_the_environment_names() {
+    let app = TestApp::start().await;
+    let expected = crate::support::backend_name();
+    let actual = match app.store.backend() {
+        insight::store::Backend::Sqlite => "sqlite",
+        insight::store::Backend::Postgres => "postgres",
+    };
+    println!("backend: {actual}");
+    assert_eq!(actual, expected);
+    app.stop().await;
+}
