@@ -56,13 +56,13 @@ pub struct Store {
 /// Runs `$body` with `$pool` bound to the backend's pool: the writer for `write`, a
 /// reader for `read` (the same pool on PostgreSQL).
 macro_rules! db {
-    ($store:expr, read |$pool:ident| $body:expr) => {
+    ($store:expr, read, |$pool:ident| $body:expr) => {
         match &$store.db {
             $crate::store::Db::Sqlite { read: $pool, .. } => $body,
             $crate::store::Db::Postgres($pool) => $body,
         }
     };
-    ($store:expr, write |$pool:ident| $body:expr) => {
+    ($store:expr, write, |$pool:ident| $body:expr) => {
         match &$store.db {
             $crate::store::Db::Sqlite { write: $pool, .. } => $body,
             $crate::store::Db::Postgres($pool) => $body,
@@ -153,7 +153,7 @@ impl Store {
 
     async fn migrate(&self) -> anyhow::Result<()> {
         let migrator = Migrator::new(EmbeddedMigrations(self.backend())).await?;
-        db!(self, write | pool | migrator.run(pool).await).context("database migration failed")?;
+        db!(self, write, |pool| migrator.run(pool).await).context("database migration failed")?;
         self.seed_system_presets()
             .await
             .context("writing the system presets failed")
@@ -161,14 +161,10 @@ impl Store {
 
     /// Whether the database answers (for `/readyz`).
     pub async fn ping(&self) -> bool {
-        db!(
-            self,
-            read | pool
-                | sqlx::query("SELECT 1")
-                    .execute(pool)
-                    .await
-                    .map(|done| done.rows_affected())
-        )
+        db!(self, read, |pool| sqlx::query("SELECT 1")
+            .execute(pool)
+            .await
+            .map(|done| done.rows_affected()))
         .is_ok()
     }
 

@@ -95,35 +95,31 @@ impl Store {
         // Fixed, increasing creation times keep the shipped order in listings.
         let epoch = DateTime::<Utc>::from_timestamp(1_767_225_600, 0).unwrap_or_default();
         let mut position = 0i64;
-        db!(
-            self,
-            write
-                | pool
-                | {
-                    let mut tx = pool.begin().await?;
-                    for preset in SYSTEM_PRESETS {
-                        let mut prompt_ids = Vec::new();
-                        for prompt in preset.prompts {
-                            let id = system_id("prompt", prompt.slug);
-                            position += 1;
-                            let at = epoch + chrono::Duration::seconds(position);
-                            sqlx::query(
-                                "INSERT INTO prompts (id, owner_id, title, text, category, created_at, updated_at) \
+        db!(self, write, |pool| {
+            let mut tx = pool.begin().await?;
+            for preset in SYSTEM_PRESETS {
+                let mut prompt_ids = Vec::new();
+                for prompt in preset.prompts {
+                    let id = system_id("prompt", prompt.slug);
+                    position += 1;
+                    let at = epoch + chrono::Duration::seconds(position);
+                    sqlx::query(
+                        "INSERT INTO prompts (id, owner_id, title, text, category, created_at, updated_at) \
                          VALUES ($1, NULL, $2, $3, $4, $5, $5) ON CONFLICT (id) DO UPDATE SET \
                          title = excluded.title, text = excluded.text, category = excluded.category",
-                            )
-                            .bind(id)
-                            .bind(prompt.title)
-                            .bind(prompt.text)
-                            .bind(prompt.category)
-                            .bind(at)
-                            .execute(&mut *tx)
-                            .await?;
-                            prompt_ids.push(id);
-                        }
-                        position += 1;
-                        let at = epoch + chrono::Duration::seconds(position);
-                        sqlx::query(
+                    )
+                    .bind(id)
+                    .bind(prompt.title)
+                    .bind(prompt.text)
+                    .bind(prompt.category)
+                    .bind(at)
+                    .execute(&mut *tx)
+                    .await?;
+                    prompt_ids.push(id);
+                }
+                position += 1;
+                let at = epoch + chrono::Duration::seconds(position);
+                sqlx::query(
                     "INSERT INTO presets (id, owner_id, title, icon, category, prompt_ids, created_at, updated_at) \
                      VALUES ($1, NULL, $2, $3, $4, $5, $6, $6) ON CONFLICT (id) DO UPDATE SET \
                      title = excluded.title, icon = excluded.icon, category = excluded.category, prompt_ids = excluded.prompt_ids",
@@ -136,38 +132,29 @@ impl Store {
                 .bind(at)
                 .execute(&mut *tx)
                 .await?;
-                    }
-                    tx.commit().await
-                }
-        )?;
+            }
+            tx.commit().await
+        })?;
         Ok(())
     }
 
     pub async fn list_prompts(&self, owner_id: Uuid) -> anyhow::Result<Vec<Prompt>> {
         let sql = format!("{SELECT_PROMPT} WHERE {VISIBLE} {ORDER}");
-        let rows = db!(
-            self,
-            read | pool
-                | sqlx::query_as::<_, PromptRow>(&sql)
-                    .bind(owner_id)
-                    .fetch_all(pool)
-                    .await
-        )?;
+        let rows = db!(self, read, |pool| sqlx::query_as::<_, PromptRow>(&sql)
+            .bind(owner_id)
+            .fetch_all(pool)
+            .await)?;
         Ok(rows.into_iter().map(Prompt::from).collect())
     }
 
     /// A prompt the user can see (his own or a system one).
     pub async fn get_prompt(&self, owner_id: Uuid, prompt_id: Uuid) -> anyhow::Result<Option<Prompt>> {
         let sql = format!("{SELECT_PROMPT} WHERE {VISIBLE} AND p.id = $2");
-        let row = db!(
-            self,
-            read | pool
-                | sqlx::query_as::<_, PromptRow>(&sql)
-                    .bind(owner_id)
-                    .bind(prompt_id)
-                    .fetch_optional(pool)
-                    .await
-        )?;
+        let row = db!(self, read, |pool| sqlx::query_as::<_, PromptRow>(&sql)
+            .bind(owner_id)
+            .bind(prompt_id)
+            .fetch_optional(pool)
+            .await)?;
         Ok(row.map(Prompt::from))
     }
 
@@ -179,7 +166,8 @@ impl Store {
 
     pub async fn create_prompt(&self, owner_id: Uuid, fields: PromptFields) -> anyhow::Result<Prompt> {
         let id = Uuid::new_v4();
-        db!(self, write |pool| sqlx::query(
+        db!(self, write, |pool| {
+            sqlx::query(
             "INSERT INTO prompts (id, owner_id, title, text, category, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)"
         )
         .bind(id)
@@ -189,7 +177,8 @@ impl Store {
         .bind(&fields.category)
         .bind(now())
         .execute(pool)
-        .await.map(|done| done.rows_affected()))?;
+        .await.map(|done| done.rows_affected())
+        })?;
         self.get_prompt(owner_id, id)
             .await?
             .ok_or_else(|| anyhow::anyhow!("prompt {id} vanished after insert"))
@@ -208,7 +197,7 @@ impl Store {
             }
             Some(_) => {}
         }
-        db!(self, write |pool| sqlx::query(
+        db!(self, write, |pool| sqlx::query(
             "UPDATE prompts SET title = $1, text = $2, category = $3, updated_at = $4 WHERE id = $5 AND owner_id = $6"
         )
         .bind(&fields.title)
@@ -218,7 +207,8 @@ impl Store {
         .bind(prompt_id)
         .bind(owner_id)
         .execute(pool)
-        .await.map(|done| done.rows_affected()))?;
+        .await
+        .map(|done| done.rows_affected()))?;
         Ok(self
             .get_prompt(owner_id, prompt_id)
             .await?
@@ -244,78 +234,61 @@ impl Store {
         if !users.is_empty() {
             return Ok(Err(ChangeRefused::InUse(users)));
         }
-        db!(
-            self,
-            write
-                | pool
-                | sqlx::query("DELETE FROM prompts WHERE id = $1 AND owner_id = $2")
-                    .bind(prompt_id)
-                    .bind(owner_id)
-                    .execute(pool)
-                    .await
-                    .map(|done| done.rows_affected())
-        )?;
+        db!(self, write, |pool| sqlx::query(
+            "DELETE FROM prompts WHERE id = $1 AND owner_id = $2"
+        )
+        .bind(prompt_id)
+        .bind(owner_id)
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected()))?;
         Ok(Ok(()))
     }
 
     /// System presets and the user's own.
     pub async fn list_presets(&self, owner_id: Uuid) -> anyhow::Result<Vec<Preset>> {
         let sql = format!("{SELECT_PRESET} WHERE {VISIBLE} {ORDER}");
-        let rows = db!(
-            self,
-            read | pool
-                | sqlx::query_as::<_, PresetRow>(&sql)
-                    .bind(owner_id)
-                    .fetch_all(pool)
-                    .await
-        )?;
+        let rows = db!(self, read, |pool| sqlx::query_as::<_, PresetRow>(&sql)
+            .bind(owner_id)
+            .fetch_all(pool)
+            .await)?;
         Ok(rows.into_iter().map(Preset::from).collect())
     }
 
     pub async fn list_system_presets(&self) -> anyhow::Result<Vec<Preset>> {
         let sql = format!("{SELECT_PRESET} WHERE p.owner_id IS NULL {ORDER}");
-        let rows = db!(
-            self,
-            read | pool | sqlx::query_as::<_, PresetRow>(&sql).fetch_all(pool).await
-        )?;
+        let rows = db!(self, read, |pool| sqlx::query_as::<_, PresetRow>(&sql)
+            .fetch_all(pool)
+            .await)?;
         Ok(rows.into_iter().map(Preset::from).collect())
     }
 
     pub async fn get_preset(&self, owner_id: Uuid, preset_id: Uuid) -> anyhow::Result<Option<Preset>> {
         let sql = format!("{SELECT_PRESET} WHERE {VISIBLE} AND p.id = $2");
-        let row = db!(
-            self,
-            read | pool
-                | sqlx::query_as::<_, PresetRow>(&sql)
-                    .bind(owner_id)
-                    .bind(preset_id)
-                    .fetch_optional(pool)
-                    .await
-        )?;
+        let row = db!(self, read, |pool| sqlx::query_as::<_, PresetRow>(&sql)
+            .bind(owner_id)
+            .bind(preset_id)
+            .fetch_optional(pool)
+            .await)?;
         Ok(row.map(Preset::from))
     }
 
     pub async fn create_preset(&self, owner_id: Uuid, fields: PresetFields) -> anyhow::Result<Preset> {
         let id = Uuid::new_v4();
-        db!(
-            self,
-            write
-                | pool
-                | sqlx::query(
-                    "INSERT INTO presets (id, owner_id, title, icon, category, prompt_ids, created_at, updated_at) \
+        db!(self, write, |pool| sqlx::query(
+            "INSERT INTO presets (id, owner_id, title, icon, category, prompt_ids, created_at, updated_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $7)"
-                )
-                .bind(id)
-                .bind(owner_id)
-                .bind(&fields.title)
-                .bind(&fields.icon)
-                .bind(&fields.category)
-                .bind(Json(&fields.prompt_ids))
-                .bind(now())
-                .execute(pool)
-                .await
-                .map(|done| done.rows_affected())
-        )?;
+        )
+        .bind(id)
+        .bind(owner_id)
+        .bind(&fields.title)
+        .bind(&fields.icon)
+        .bind(&fields.category)
+        .bind(Json(&fields.prompt_ids))
+        .bind(now())
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected()))?;
         self.get_preset(owner_id, id)
             .await?
             .ok_or_else(|| anyhow::anyhow!("preset {id} vanished after insert"))
@@ -334,25 +307,20 @@ impl Store {
             }
             Some(_) => {}
         }
-        db!(
-            self,
-            write
-                | pool
-                | sqlx::query(
-                    "UPDATE presets SET title = $1, icon = $2, category = $3, prompt_ids = $4, updated_at = $5 \
+        db!(self, write, |pool| sqlx::query(
+            "UPDATE presets SET title = $1, icon = $2, category = $3, prompt_ids = $4, updated_at = $5 \
              WHERE id = $6 AND owner_id = $7"
-                )
-                .bind(&fields.title)
-                .bind(&fields.icon)
-                .bind(&fields.category)
-                .bind(Json(&fields.prompt_ids))
-                .bind(now())
-                .bind(preset_id)
-                .bind(owner_id)
-                .execute(pool)
-                .await
-                .map(|done| done.rows_affected())
-        )?;
+        )
+        .bind(&fields.title)
+        .bind(&fields.icon)
+        .bind(&fields.category)
+        .bind(Json(&fields.prompt_ids))
+        .bind(now())
+        .bind(preset_id)
+        .bind(owner_id)
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected()))?;
         Ok(self
             .get_preset(owner_id, preset_id)
             .await?
@@ -367,17 +335,14 @@ impl Store {
             }
             Some(_) => {}
         }
-        db!(
-            self,
-            write
-                | pool
-                | sqlx::query("DELETE FROM presets WHERE id = $1 AND owner_id = $2")
-                    .bind(preset_id)
-                    .bind(owner_id)
-                    .execute(pool)
-                    .await
-                    .map(|done| done.rows_affected())
-        )?;
+        db!(self, write, |pool| sqlx::query(
+            "DELETE FROM presets WHERE id = $1 AND owner_id = $2"
+        )
+        .bind(preset_id)
+        .bind(owner_id)
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected()))?;
         Ok(Ok(()))
     }
 
@@ -397,14 +362,10 @@ impl Store {
         let new_id = Uuid::new_v4();
         let at = now();
         let new_prompt_ids: Vec<Uuid> = prompts.iter().map(|_| Uuid::new_v4()).collect();
-        db!(
-            self,
-            write
-                | pool
-                | {
-                    let mut tx = pool.begin().await?;
-                    for (prompt, id) in prompts.iter().zip(&new_prompt_ids) {
-                        sqlx::query(
+        db!(self, write, |pool| {
+            let mut tx = pool.begin().await?;
+            for (prompt, id) in prompts.iter().zip(&new_prompt_ids) {
+                sqlx::query(
                     "INSERT INTO prompts (id, owner_id, title, text, category, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)",
                 )
                 .bind(id)
@@ -415,23 +376,22 @@ impl Store {
                 .bind(at)
                 .execute(&mut *tx)
                 .await?;
-                    }
-                    sqlx::query(
-                        "INSERT INTO presets (id, owner_id, title, icon, category, prompt_ids, created_at, updated_at) \
+            }
+            sqlx::query(
+                "INSERT INTO presets (id, owner_id, title, icon, category, prompt_ids, created_at, updated_at) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
-                    )
-                    .bind(new_id)
-                    .bind(owner_id)
-                    .bind(&preset.title)
-                    .bind(&preset.icon)
-                    .bind(&preset.category)
-                    .bind(Json(&new_prompt_ids))
-                    .bind(at)
-                    .execute(&mut *tx)
-                    .await?;
-                    tx.commit().await
-                }
-        )?;
+            )
+            .bind(new_id)
+            .bind(owner_id)
+            .bind(&preset.title)
+            .bind(&preset.icon)
+            .bind(&preset.category)
+            .bind(Json(&new_prompt_ids))
+            .bind(at)
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await
+        })?;
         self.get_preset(owner_id, new_id).await
     }
 }

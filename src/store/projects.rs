@@ -60,56 +60,44 @@ impl Store {
     /// The owner's projects, newest first.
     pub async fn list_projects(&self, owner_id: Uuid) -> anyhow::Result<Vec<Project>> {
         let sql = format!("{SELECT_PROJECT} WHERE p.owner_id = $1 ORDER BY p.created_at DESC, p.id DESC");
-        let rows = db!(
-            self,
-            read | pool
-                | sqlx::query_as::<_, ProjectRow>(&sql)
-                    .bind(owner_id)
-                    .fetch_all(pool)
-                    .await
-        )?;
+        let rows = db!(self, read, |pool| sqlx::query_as::<_, ProjectRow>(&sql)
+            .bind(owner_id)
+            .fetch_all(pool)
+            .await)?;
         Ok(rows.into_iter().map(Project::from).collect())
     }
 
     pub async fn get_project(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<Option<Project>> {
         let sql = format!("{SELECT_PROJECT} WHERE p.id = $1 AND p.owner_id = $2");
-        let row = db!(
-            self,
-            read | pool
-                | sqlx::query_as::<_, ProjectRow>(&sql)
-                    .bind(project_id)
-                    .bind(owner_id)
-                    .fetch_optional(pool)
-                    .await
-        )?;
+        let row = db!(self, read, |pool| sqlx::query_as::<_, ProjectRow>(&sql)
+            .bind(project_id)
+            .bind(owner_id)
+            .fetch_optional(pool)
+            .await)?;
         Ok(row.map(Project::from))
     }
 
     /// The owner opening a project moves it from `New` to `Opened`.
     pub async fn open_project(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<Option<Project>> {
-        db!(
-            self,
-            write
-                | pool
-                | sqlx::query(
-                    "UPDATE projects SET status = $1, updated_at = $2 WHERE id = $3 AND owner_id = $4 AND status = $5"
-                )
-                .bind(ProjectStatus::Opened.as_str())
-                .bind(now())
-                .bind(project_id)
-                .bind(owner_id)
-                .bind(ProjectStatus::New.as_str())
-                .execute(pool)
-                .await
-                .map(|done| done.rows_affected())
-        )?;
+        db!(self, write, |pool| sqlx::query(
+            "UPDATE projects SET status = $1, updated_at = $2 WHERE id = $3 AND owner_id = $4 AND status = $5"
+        )
+        .bind(ProjectStatus::Opened.as_str())
+        .bind(now())
+        .bind(project_id)
+        .bind(owner_id)
+        .bind(ProjectStatus::New.as_str())
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected()))?;
         self.get_project(owner_id, project_id).await
     }
 
     pub async fn create_project(&self, owner_id: Uuid, project: NewProject) -> anyhow::Result<Project> {
         let id = Uuid::new_v4();
         let created_at = now();
-        db!(self, write |pool| sqlx::query(
+        db!(self, write, |pool| {
+            sqlx::query(
             "INSERT INTO projects (id, owner_id, name, description, status, research_goals, interview_guide, created_at, updated_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)"
         )
@@ -122,7 +110,8 @@ impl Store {
         .bind(&project.interview_guide)
         .bind(created_at)
         .execute(pool)
-        .await.map(|done| done.rows_affected()))?;
+        .await.map(|done| done.rows_affected())
+        })?;
         self.get_project(owner_id, id)
             .await?
             .ok_or_else(|| anyhow::anyhow!("project {id} vanished after insert"))
@@ -136,27 +125,22 @@ impl Store {
         project_id: Uuid,
         changes: ProjectChanges,
     ) -> anyhow::Result<Option<Project>> {
-        let result = db!(
-            self,
-            write
-                | pool
-                | sqlx::query(
-                    "UPDATE projects SET name = COALESCE($1, name), description = COALESCE($2, description), \
+        let result = db!(self, write, |pool| sqlx::query(
+            "UPDATE projects SET name = COALESCE($1, name), description = COALESCE($2, description), \
              status = COALESCE($3, status), research_goals = COALESCE($4, research_goals), \
              interview_guide = COALESCE($5, interview_guide), updated_at = $6 WHERE id = $7 AND owner_id = $8"
-                )
-                .bind(changes.name.as_value())
-                .bind(changes.description.as_value())
-                .bind(changes.status.as_value().map(|s| s.as_str()))
-                .bind(changes.research_goals.as_value())
-                .bind(changes.interview_guide.as_value())
-                .bind(now())
-                .bind(project_id)
-                .bind(owner_id)
-                .execute(pool)
-                .await
-                .map(|done| done.rows_affected())
-        )?;
+        )
+        .bind(changes.name.as_value())
+        .bind(changes.description.as_value())
+        .bind(changes.status.as_value().map(|s| s.as_str()))
+        .bind(changes.research_goals.as_value())
+        .bind(changes.interview_guide.as_value())
+        .bind(now())
+        .bind(project_id)
+        .bind(owner_id)
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected()))?;
         if result == 0 {
             return Ok(None);
         }
@@ -165,13 +149,9 @@ impl Store {
 
     /// Deletes a project with its records, reports (by cascade) and their pending jobs.
     pub async fn delete_project(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<bool> {
-        let deleted = db!(
-            self,
-            write
-                | pool
-                | {
-                    let mut tx = pool.begin().await?;
-                    sqlx::query(
+        let deleted = db!(self, write, |pool| {
+            let mut tx = pool.begin().await?;
+            sqlx::query(
                 "DELETE FROM jobs WHERE subject_id IN (SELECT r.id FROM reports r JOIN projects p ON p.id = r.project_id \
                  WHERE p.id = $1 AND p.owner_id = $2)",
             )
@@ -179,15 +159,14 @@ impl Store {
             .bind(owner_id)
             .execute(&mut *tx)
             .await?;
-                    let result = sqlx::query("DELETE FROM projects WHERE id = $1 AND owner_id = $2")
-                        .bind(project_id)
-                        .bind(owner_id)
-                        .execute(&mut *tx)
-                        .await?;
-                    tx.commit().await?;
-                    Ok::<_, sqlx::Error>(result.rows_affected() == 1)
-                }
-        )?;
+            let result = sqlx::query("DELETE FROM projects WHERE id = $1 AND owner_id = $2")
+                .bind(project_id)
+                .bind(owner_id)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            Ok::<_, sqlx::Error>(result.rows_affected() == 1)
+        })?;
         Ok(deleted)
     }
 
@@ -199,14 +178,12 @@ impl Store {
 
     /// The project's record ids, oldest first.
     pub async fn record_ids(&self, project_id: Uuid) -> anyhow::Result<Vec<Uuid>> {
-        let rows: Vec<(Uuid,)> = db!(
-            self,
-            read | pool
-                | sqlx::query_as("SELECT id FROM records WHERE project_id = $1 ORDER BY created_at, id")
-                    .bind(project_id)
-                    .fetch_all(pool)
-                    .await
-        )?;
+        let rows: Vec<(Uuid,)> = db!(self, read, |pool| sqlx::query_as(
+            "SELECT id FROM records WHERE project_id = $1 ORDER BY created_at, id"
+        )
+        .bind(project_id)
+        .fetch_all(pool)
+        .await)?;
         Ok(rows.into_iter().map(|(id,)| id).collect())
     }
 }

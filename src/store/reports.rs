@@ -111,45 +111,42 @@ impl Store {
     pub async fn create_report(&self, project_id: Uuid, report: NewReport) -> anyhow::Result<Uuid> {
         let id = Uuid::new_v4();
         let at = now();
-        db!(
-            self,
-            write | pool | {
-                let mut tx = pool.begin().await?;
-                sqlx::query(
-                    "INSERT INTO reports (id, project_id, title, category, context, context_expand, status, content, \
+        db!(self, write, |pool| {
+            let mut tx = pool.begin().await?;
+            sqlx::query(
+                "INSERT INTO reports (id, project_id, title, category, context, context_expand, status, content, \
                  is_public, is_archived, is_deleted, preset_id, report_language, reasoning_mode, prompts_ids, \
                  records_ids, created_at, updated_at) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, $8, $8, $8, $9, $10, $11, $12, $13, $14, $14)",
-                )
-                .bind(id)
-                .bind(project_id)
-                .bind(&report.title)
-                .bind(&report.category)
-                .bind(&report.context)
-                .bind(&report.context_expand)
-                .bind(ReportStatus::Queued.as_str())
-                .bind(false)
-                .bind(report.preset_id)
-                .bind(&report.report_language)
-                .bind(report.reasoning_mode.map(ReasoningMode::as_str))
-                .bind(Json(&report.prompts_ids))
-                .bind(Json(&report.records_ids))
-                .bind(at)
-                .execute(&mut *tx)
-                .await?;
-                sqlx::query(
-                    "INSERT INTO jobs (id, kind, subject_id, status, attempts, run_at, created_at, updated_at) \
+            )
+            .bind(id)
+            .bind(project_id)
+            .bind(&report.title)
+            .bind(&report.category)
+            .bind(&report.context)
+            .bind(&report.context_expand)
+            .bind(ReportStatus::Queued.as_str())
+            .bind(false)
+            .bind(report.preset_id)
+            .bind(&report.report_language)
+            .bind(report.reasoning_mode.map(ReasoningMode::as_str))
+            .bind(Json(&report.prompts_ids))
+            .bind(Json(&report.records_ids))
+            .bind(at)
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query(
+                "INSERT INTO jobs (id, kind, subject_id, status, attempts, run_at, created_at, updated_at) \
                  VALUES ($1, $2, $3, 'queued', 0, $4, $4, $4)",
-                )
-                .bind(Uuid::new_v4())
-                .bind(GENERATE_JOB)
-                .bind(id)
-                .bind(at)
-                .execute(&mut *tx)
-                .await?;
-                tx.commit().await
-            }
-        )?;
+            )
+            .bind(Uuid::new_v4())
+            .bind(GENERATE_JOB)
+            .bind(id)
+            .bind(at)
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await
+        })?;
         Ok(id)
     }
 
@@ -165,16 +162,12 @@ impl Store {
             "{SELECT_REPORT} WHERE r.project_id = $1 AND p.owner_id = $2 AND NOT r.is_deleted \
              AND (NOT r.is_archived OR $3) ORDER BY r.created_at DESC, r.id DESC"
         );
-        let rows = db!(
-            self,
-            read | pool
-                | sqlx::query_as::<_, ReportRow>(&sql)
-                    .bind(project_id)
-                    .bind(owner_id)
-                    .bind(with_archived)
-                    .fetch_all(pool)
-                    .await
-        )?;
+        let rows = db!(self, read, |pool| sqlx::query_as::<_, ReportRow>(&sql)
+            .bind(project_id)
+            .bind(owner_id)
+            .bind(with_archived)
+            .fetch_all(pool)
+            .await)?;
         Ok(rows.into_iter().map(Report::from).collect())
     }
 
@@ -186,31 +179,23 @@ impl Store {
         report_id: Uuid,
     ) -> anyhow::Result<Option<Report>> {
         let sql = format!("{SELECT_REPORT} WHERE r.id = $1 AND r.project_id = $2 AND p.owner_id = $3");
-        let row = db!(
-            self,
-            read | pool
-                | sqlx::query_as::<_, ReportRow>(&sql)
-                    .bind(report_id)
-                    .bind(project_id)
-                    .bind(owner_id)
-                    .fetch_optional(pool)
-                    .await
-        )?;
+        let row = db!(self, read, |pool| sqlx::query_as::<_, ReportRow>(&sql)
+            .bind(report_id)
+            .bind(project_id)
+            .bind(owner_id)
+            .fetch_optional(pool)
+            .await)?;
         Ok(row.map(Report::from))
     }
 
     /// A report anyone may read: public and not deleted. Owner details are left out.
     pub async fn get_public_report(&self, project_id: Uuid, report_id: Uuid) -> anyhow::Result<Option<Report>> {
         let sql = format!("{SELECT_REPORT} WHERE r.id = $1 AND r.project_id = $2 AND r.is_public AND NOT r.is_deleted");
-        let row = db!(
-            self,
-            read | pool
-                | sqlx::query_as::<_, ReportRow>(&sql)
-                    .bind(report_id)
-                    .bind(project_id)
-                    .fetch_optional(pool)
-                    .await
-        )?;
+        let row = db!(self, read, |pool| sqlx::query_as::<_, ReportRow>(&sql)
+            .bind(report_id)
+            .bind(project_id)
+            .fetch_optional(pool)
+            .await)?;
         Ok(row.map(|row| Report {
             project_name: None,
             ..Report::from(row)
@@ -232,12 +217,8 @@ impl Store {
         let (set_preset, preset_id) = nullable(&changes.preset_id);
         let (set_language, report_language) = nullable(&changes.report_language);
         let (set_mode, reasoning_mode) = nullable(&changes.reasoning_mode);
-        let result = db!(
-            self,
-            write
-                | pool
-                | sqlx::query(
-                    "UPDATE reports SET \
+        let result = db!(self, write, |pool| sqlx::query(
+            "UPDATE reports SET \
              prompts_ids = COALESCE($1, prompts_ids), records_ids = COALESCE($2, records_ids), \
              title = COALESCE($3, title), status = COALESCE($4, status), \
              is_public = COALESCE($5, is_public), is_archived = COALESCE($6, is_archived), \
@@ -251,36 +232,35 @@ impl Store {
              reasoning_mode = CASE WHEN $20 THEN $21 ELSE reasoning_mode END, \
              updated_at = $22 \
              WHERE id = $23 AND project_id = $24 AND project_id IN (SELECT id FROM projects WHERE owner_id = $25)"
-                )
-                .bind(changes.prompts_ids.as_value().map(Json))
-                .bind(changes.records_ids.as_value().map(Json))
-                .bind(changes.title.as_value())
-                .bind(changes.status.as_value().map(|s| s.as_str()))
-                .bind(changes.is_public.as_value())
-                .bind(changes.is_archived.as_value())
-                .bind(changes.is_deleted.as_value())
-                .bind(set_category)
-                .bind(category)
-                .bind(set_context)
-                .bind(context)
-                .bind(set_context_expand)
-                .bind(context_expand)
-                .bind(set_content)
-                .bind(content)
-                .bind(set_preset)
-                .bind(preset_id)
-                .bind(set_language)
-                .bind(report_language)
-                .bind(set_mode)
-                .bind(reasoning_mode.map(|m| m.as_str()))
-                .bind(now())
-                .bind(report_id)
-                .bind(project_id)
-                .bind(owner_id)
-                .execute(pool)
-                .await
-                .map(|done| done.rows_affected())
-        )?;
+        )
+        .bind(changes.prompts_ids.as_value().map(Json))
+        .bind(changes.records_ids.as_value().map(Json))
+        .bind(changes.title.as_value())
+        .bind(changes.status.as_value().map(|s| s.as_str()))
+        .bind(changes.is_public.as_value())
+        .bind(changes.is_archived.as_value())
+        .bind(changes.is_deleted.as_value())
+        .bind(set_category)
+        .bind(category)
+        .bind(set_context)
+        .bind(context)
+        .bind(set_context_expand)
+        .bind(context_expand)
+        .bind(set_content)
+        .bind(content)
+        .bind(set_preset)
+        .bind(preset_id)
+        .bind(set_language)
+        .bind(report_language)
+        .bind(set_mode)
+        .bind(reasoning_mode.map(|m| m.as_str()))
+        .bind(now())
+        .bind(report_id)
+        .bind(project_id)
+        .bind(owner_id)
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected()))?;
         if result == 0 {
             return Ok(None);
         }

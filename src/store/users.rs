@@ -56,42 +56,34 @@ impl Store {
             email: email.to_owned(),
             created_at: now(),
         };
-        let inserted = db!(
-            self,
-            write
-                | pool
-                | sqlx::query(
-                    "INSERT INTO users (id, email, created_at) VALUES ($1, $2, $3) ON CONFLICT (email) DO NOTHING"
-                )
-                .bind(user.id)
-                .bind(&user.email)
-                .bind(user.created_at)
-                .execute(pool)
-                .await
-                .map(|done| done.rows_affected())
-        )?;
+        let inserted = db!(self, write, |pool| sqlx::query(
+            "INSERT INTO users (id, email, created_at) VALUES ($1, $2, $3) ON CONFLICT (email) DO NOTHING"
+        )
+        .bind(user.id)
+        .bind(&user.email)
+        .bind(user.created_at)
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected()))?;
         Ok((inserted == 1).then_some(user))
     }
 
     pub async fn user_by_email(&self, email: &str) -> anyhow::Result<Option<User>> {
-        let row = db!(
-            self,
-            read | pool
-                | sqlx::query_as::<_, UserRow>("SELECT id, email, created_at FROM users WHERE email = $1")
-                    .bind(email)
-                    .fetch_optional(pool)
-                    .await
-        )?;
+        let row = db!(self, read, |pool| sqlx::query_as::<_, UserRow>(
+            "SELECT id, email, created_at FROM users WHERE email = $1"
+        )
+        .bind(email)
+        .fetch_optional(pool)
+        .await)?;
         Ok(row.map(User::from))
     }
 
     /// On a database with no users, creates `admin@localhost` with one token and returns
     /// both. Several instances starting at once create exactly one.
     pub async fn ensure_first_user(&self) -> anyhow::Result<Option<(User, String)>> {
-        let (count,): (i64,) = db!(
-            self,
-            read | pool | sqlx::query_as("SELECT COUNT(*) FROM users").fetch_one(pool).await
-        )?;
+        let (count,): (i64,) = db!(self, read, |pool| sqlx::query_as("SELECT COUNT(*) FROM users")
+            .fetch_one(pool)
+            .await)?;
         if count > 0 {
             return Ok(None);
         }
@@ -117,7 +109,8 @@ impl Store {
             expires_at,
             revoked_at: None,
         };
-        db!(self, write |pool| sqlx::query(
+        db!(self, write, |pool| {
+            sqlx::query(
             "INSERT INTO api_tokens (id, user_id, name, token_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)"
         )
         .bind(info.id)
@@ -127,50 +120,46 @@ impl Store {
         .bind(info.created_at)
         .bind(info.expires_at)
         .execute(pool)
-        .await.map(|done| done.rows_affected()))?;
+        .await.map(|done| done.rows_affected())
+        })?;
         Ok((info, token))
     }
 
     pub async fn list_tokens(&self, user_id: Uuid) -> anyhow::Result<Vec<TokenInfo>> {
-        let rows = db!(self, read |pool| sqlx::query_as::<_, TokenRow>(
+        let rows = db!(self, read, |pool| {
+            sqlx::query_as::<_, TokenRow>(
             "SELECT id, name, created_at, expires_at, revoked_at FROM api_tokens WHERE user_id = $1 ORDER BY created_at, id"
         )
         .bind(user_id)
         .fetch_all(pool)
-        .await)?;
+        .await
+        })?;
         Ok(rows.into_iter().map(TokenInfo::from).collect())
     }
 
     /// Revokes a token; `false` when there is no such token or it was revoked already.
     pub async fn revoke_token(&self, token_id: Uuid) -> anyhow::Result<bool> {
-        let result = db!(
-            self,
-            write
-                | pool
-                | sqlx::query("UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
-                    .bind(now())
-                    .bind(token_id)
-                    .execute(pool)
-                    .await
-                    .map(|done| done.rows_affected())
-        )?;
+        let result = db!(self, write, |pool| sqlx::query(
+            "UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL"
+        )
+        .bind(now())
+        .bind(token_id)
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected()))?;
         Ok(result == 1)
     }
 
     /// The user a bearer token belongs to, if the token is known, not revoked and not expired.
     pub async fn user_for_token(&self, token: &str) -> anyhow::Result<Option<User>> {
-        let row = db!(
-            self,
-            read | pool
-                | sqlx::query_as::<_, UserRow>(
-                    "SELECT u.id, u.email, u.created_at FROM api_tokens t JOIN users u ON u.id = t.user_id \
+        let row = db!(self, read, |pool| sqlx::query_as::<_, UserRow>(
+            "SELECT u.id, u.email, u.created_at FROM api_tokens t JOIN users u ON u.id = t.user_id \
              WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)"
-                )
-                .bind(hash_token(token))
-                .bind(now())
-                .fetch_optional(pool)
-                .await
-        )?;
+        )
+        .bind(hash_token(token))
+        .bind(now())
+        .fetch_optional(pool)
+        .await)?;
         Ok(row.map(User::from))
     }
 }
