@@ -28,8 +28,6 @@ macro_rules! string_enum {
         }
 
         impl $name {
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
             pub fn as_str(self) -> &'static str {
                 match self { $($name::$variant => $wire),+ }
             }

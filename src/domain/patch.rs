@@ -16,23 +16,6 @@ pub enum Patch<T> {
 }
 
 impl<T> Patch<T> {
-    /// The value to store in a nullable column: `Some(new)` when the field changes it.
-    pub fn nullable_update(self, current: Option<T>) -> Option<T> {
-        match self {
-            Patch::Missing => current,
-            Patch::Null => None,
-            Patch::Value(value) => Some(value),
-        }
-    }
-
-    /// The value to store in a non-nullable column: `null` leaves it as it is.
-    pub fn update(self, current: T) -> T {
-        match self {
-            Patch::Missing | Patch::Null => current,
-            Patch::Value(value) => value,
-        }
-    }
-
     pub fn as_value(&self) -> Option<&T> {
         match self {
             Patch::Value(value) => Some(value),
@@ -68,9 +51,7 @@ mod tests {
         assert_eq!(missing.title, Patch::Missing);
         assert_eq!(null.title, Patch::Null);
         assert_eq!(value.title, Patch::Value("x".to_owned()));
-        assert_eq!(Patch::Null.nullable_update(Some(1)), None);
-        assert_eq!(Patch::Null.update(1), 1);
-        assert_eq!(Patch::<i32>::Missing.nullable_update(Some(1)), Some(1));
-        assert_eq!(Patch::Value(2).update(1), 2);
+        assert_eq!(value.title.as_value().map(String::as_str), Some("x"));
+        assert_eq!(null.title.as_value(), None);
     }
 }

@@ -36,13 +36,3 @@ pub struct NewProject {
     pub research_goals: String,
     pub interview_guide: String,
 }
-
-/// The stored, editable part of a project.
-#[derive(Debug, Clone)]
-pub struct ProjectFields {
-    pub name: String,
-    pub description: String,
-    pub status: ProjectStatus,
-    pub research_goals: String,
-    pub interview_guide: String,
-}

@@ -53,28 +53,3 @@ pub struct Report {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
-
-/// The stored, editable part of a report, as the update (spec operation 1) sees it.
-#[derive(Debug, Clone)]
-pub struct ReportFields {
-    pub prompts_ids: Vec<Uuid>,
-    pub records_ids: Vec<Uuid>,
-    pub category: Option<String>,
-    pub title: String,
-    pub context: Option<String>,
-    pub context_expand: Option<String>,
-    pub status: ReportStatus,
-    pub content: Option<String>,
-    pub is_public: bool,
-    pub is_archived: bool,
-    pub is_deleted: bool,
-    pub preset_id: Option<Uuid>,
-    pub report_language: Option<String>,
-    pub reasoning_mode: Option<ReasoningMode>,
-}
-
-/// ISO 639-1: two lowercase ASCII letters. The list of assigned codes changes rarely;
-/// the shape is what a client can get wrong.
-pub fn is_language_code(code: &str) -> bool {
-    code.len() == 2 && code.bytes().all(|b| b.is_ascii_lowercase())
-}
