@@ -28,7 +28,7 @@ CREATE TABLE projects (
     created_at       TIMESTAMPTZ NOT NULL,
     updated_at       TIMESTAMPTZ NOT NULL
 );
-CREATE INDEX projects_owner ON projects(owner_id, created_at);
+CREATE INDEX projects_owner ON projects(owner_id, created_at, id);
 
 CREATE TABLE records (
     id          UUID PRIMARY KEY NOT NULL,
@@ -83,7 +83,7 @@ CREATE TABLE reports (
     created_at       TIMESTAMPTZ NOT NULL,
     updated_at       TIMESTAMPTZ NOT NULL
 );
-CREATE INDEX reports_project ON reports(project_id, created_at);
+CREATE INDEX reports_project ON reports(project_id, created_at, id);
 
 CREATE TABLE jobs (
     id            UUID PRIMARY KEY NOT NULL,
