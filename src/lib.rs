@@ -38,7 +38,7 @@ impl Server {
             store: store.clone(),
             settings: Arc::new(settings),
         };
-        let app = http::app(state).into_router();
+        let app = http::app(state);
         let (shutdown, signal) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(async move {
             axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())

@@ -45,9 +45,9 @@ mod tests {
 
     #[test]
     fn tells_missing_null_and_value_apart() {
-        let missing: Body = serde_json::from_str("{}").unwrap();
-        let null: Body = serde_json::from_str(r#"{"title":null}"#).unwrap();
-        let value: Body = serde_json::from_str(r#"{"title":"x"}"#).unwrap();
+        let missing: Body = serde_json::from_str("{}").expect("empty object");
+        let null: Body = serde_json::from_str(r#"{"title":null}"#).expect("null title");
+        let value: Body = serde_json::from_str(r#"{"title":"x"}"#).expect("a title");
         assert_eq!(missing.title, Patch::Missing);
         assert_eq!(null.title, Patch::Null);
         assert_eq!(value.title, Patch::Value("x".to_owned()));

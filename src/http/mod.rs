@@ -45,8 +45,9 @@ fn api_router() -> OpenApiRouter<AppState> {
         .merge(routes::system::router())
 }
 
-/// The whole application as a service: path normalisation in front of the router.
-pub fn app(state: AppState) -> NormalizedApp {
+/// The whole application: trailing-slash normalisation (see `PathMatcher`) in front of
+/// the router.
+pub fn app(state: AppState) -> Router {
     metrics::install();
     let (router, doc) = api_router().split_for_parts();
     let doc = openapi::finish(doc);
@@ -60,10 +61,11 @@ pub fn app(state: AppState) -> NormalizedApp {
         .layer(CatchPanicLayer::custom(|_| internal_error()))
         .layer(TraceLayer::new_for_http())
         .with_state(state);
-    NormalizedApp {
-        router,
-        paths: Arc::new(paths),
-    }
+    let paths = Arc::new(paths);
+    Router::new().fallback_service(tower::ServiceExt::map_request(router, move |mut request: Request| {
+        paths.normalize(&mut request);
+        request
+    }))
 }
 
 fn internal_error() -> Response {
@@ -114,36 +116,22 @@ impl PathMatcher {
         };
         self.0.at(&other).is_ok().then_some(other)
     }
-}
 
-/// The router behind trailing-slash normalisation (see `PathMatcher`).
-#[derive(Clone)]
-pub struct NormalizedApp {
-    router: Router,
-    paths: Arc<PathMatcher>,
-}
-
-impl NormalizedApp {
-    pub fn into_router(self) -> Router {
-        let paths = self.paths;
-        Router::new().fallback_service(tower::ServiceExt::map_request(
-            self.router,
-            move |mut request: Request| {
-                if let Some(path) = paths.canonical(request.uri().path()) {
-                    let path_and_query = match request.uri().query() {
-                        Some(query) => format!("{path}?{query}"),
-                        None => path,
-                    };
-                    let mut parts = request.uri().clone().into_parts();
-                    if let Ok(pq) = path_and_query.parse() {
-                        parts.path_and_query = Some(pq);
-                        if let Ok(uri) = Uri::from_parts(parts) {
-                            *request.uri_mut() = uri;
-                        }
-                    }
-                }
-                request
-            },
-        ))
+    /// Points the request at the canonical form of its path, keeping the query.
+    fn normalize(&self, request: &mut Request) {
+        let Some(path) = self.canonical(request.uri().path()) else {
+            return;
+        };
+        let path_and_query = match request.uri().query() {
+            Some(query) => format!("{path}?{query}"),
+            None => path,
+        };
+        let mut parts = request.uri().clone().into_parts();
+        if let Ok(path_and_query) = path_and_query.parse() {
+            parts.path_and_query = Some(path_and_query);
+            if let Ok(uri) = Uri::from_parts(parts) {
+                *request.uri_mut() = uri;
+            }
+        }
     }
 }
