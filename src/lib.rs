@@ -37,6 +37,7 @@ impl Server {
         let state = AppState {
             store: store.clone(),
             settings: Arc::new(settings),
+            project_lists: Arc::default(),
         };
         let app = http::app(state);
         let (shutdown, signal) = tokio::sync::oneshot::channel::<()>();

@@ -21,7 +21,14 @@ use crate::error::{ApiError, ValidationIssue};
 /// The user the bearer token belongs to.
 pub struct CurrentUser(pub User);
 
-impl FromRequestParts<AppState> for CurrentUser {
+/// The user the bearer token belongs to, with the version of his data that a project
+/// list reflects (it moves with every change such a list shows).
+pub struct VersionedUser {
+    pub user: User,
+    pub data_version: i64,
+}
+
+impl FromRequestParts<AppState> for VersionedUser {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
@@ -32,9 +39,22 @@ impl FromRequestParts<AppState> for CurrentUser {
             .map(|(_, token)| token.trim())
             .filter(|token| !token.is_empty())
             .ok_or_else(ApiError::unauthorized)?;
-        let user = state.store.user_for_token(token).await?;
-        user.map(CurrentUser)
-            .ok_or_else(|| ApiError::Unauthorized("Invalid, expired or revoked token".into()))
+        let (user, data_version) = state
+            .store
+            .user_for_token(token)
+            .await?
+            .ok_or_else(|| ApiError::Unauthorized("Invalid, expired or revoked token".into()))?;
+        Ok(Self { user, data_version })
+    }
+}
+
+impl FromRequestParts<AppState> for CurrentUser {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        VersionedUser::from_request_parts(parts, state)
+            .await
+            .map(|versioned| CurrentUser(versioned.user))
     }
 }
 

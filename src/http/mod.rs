@@ -1,6 +1,7 @@
 //! HTTP only: the router, middleware, extractors and the API document. Handlers read
 //! like the API documentation: extract, call the store, return a typed response.
 
+pub mod cache;
 pub mod extract;
 pub mod metrics;
 pub mod openapi;
@@ -29,6 +30,7 @@ use crate::store::Store;
 pub struct AppState {
     pub store: Store,
     pub settings: Arc<Settings>,
+    pub project_lists: Arc<cache::ProjectListCache>,
 }
 
 /// The API document, exactly as `/openapi.json` serves it.

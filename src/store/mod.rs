@@ -83,7 +83,7 @@ macro_rules! migration {
 }
 
 /// Versioned migrations, embedded so the binary is all an operator needs.
-const MIGRATIONS: &[(i64, &str, &str, &str)] = &[migration!(1, "0001_foundation")];
+const MIGRATIONS: &[(i64, &str, &str, &str)] = &[migration!(1, "0001_foundation"), migration!(2, "0002_data_version")];
 
 #[derive(Debug)]
 struct EmbeddedMigrations(Backend);

@@ -25,6 +25,14 @@ impl From<UserRow> for User {
 }
 
 #[derive(sqlx::FromRow)]
+struct AuthRow {
+    id: Uuid,
+    email: String,
+    created_at: DateTime<Utc>,
+    data_version: i64,
+}
+
+#[derive(sqlx::FromRow)]
 struct TokenRow {
     id: Uuid,
     name: String,
@@ -150,16 +158,26 @@ impl Store {
         Ok(result == 1)
     }
 
-    /// The user a bearer token belongs to, if the token is known, not revoked and not expired.
-    pub async fn user_for_token(&self, token: &str) -> anyhow::Result<Option<User>> {
-        let row = db!(self, read, |pool| sqlx::query_as::<_, UserRow>(
-            "SELECT u.id, u.email, u.created_at FROM api_tokens t JOIN users u ON u.id = t.user_id \
+    /// The user a bearer token belongs to, if the token is known, not revoked and not
+    /// expired, with the user's data version (see migration 0002).
+    pub async fn user_for_token(&self, token: &str) -> anyhow::Result<Option<(User, i64)>> {
+        let row = db!(self, read, |pool| sqlx::query_as::<_, AuthRow>(
+            "SELECT u.id, u.email, u.created_at, u.data_version FROM api_tokens t JOIN users u ON u.id = t.user_id \
              WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)"
         )
         .bind(hash_token(token))
         .bind(now())
         .fetch_optional(pool)
         .await)?;
-        Ok(row.map(User::from))
+        Ok(row.map(|row| {
+            (
+                User {
+                    id: row.id,
+                    email: row.email,
+                    created_at: row.created_at,
+                },
+                row.data_version,
+            )
+        }))
     }
 }

@@ -142,3 +142,83 @@ async fn create_read_update_and_delete_a_project() {
     assert_eq!(status, StatusCode::NOT_FOUND);
     app.stop().await;
 }
+
+/// The list is served from memory while current: every change it shows must reach the
+/// next list, also when another instance on the same database made the change.
+#[tokio::test]
+async fn the_list_shows_every_change_at_once_from_any_instance() {
+    let app = TestApp::start().await;
+    let ann = app.user().await;
+    let id = app.project(&ann, "First").await;
+    let list = |app: &TestApp| {
+        let ann = ann.clone();
+        let path = app.url("/projects/");
+        let client = app.client.clone();
+        async move {
+            let response = client.get(path).bearer_auth(&ann.token).send().await.expect("sent");
+            assert_eq!(response.status(), StatusCode::OK);
+            assert_eq!(response.headers()["content-type"], "application/json");
+            response.json::<Value>().await.expect("json")
+        }
+    };
+    assert_eq!(list(&app).await[0]["name"], "First");
+
+    app.put(&format!("/projects/{id}"), &ann, json!({"name": "Renamed"}))
+        .await;
+    assert_eq!(list(&app).await[0]["name"], "Renamed");
+    app.get(&format!("/projects/{id}"), &ann).await;
+    assert_eq!(list(&app).await[0]["status"], "Opened");
+    let report = app.report(&ann, &id).await;
+    assert_eq!(list(&app).await[0]["total_reports_count"], 1);
+    app.delete(&format!("/projects/{id}/reports/{report}"), &ann).await;
+    assert_eq!(list(&app).await[0]["total_reports_count"], 0);
+    app.put(
+        &format!("/projects/{id}/reports/{report}"),
+        &ann,
+        json!({"is_deleted": false}),
+    )
+    .await;
+    assert_eq!(list(&app).await[0]["total_reports_count"], 1);
+
+    // A second instance on the same database writes; the first one's list follows.
+    let mut settings = insight::Settings::for_database(&app.database_url);
+    settings.db_max_connections = 2;
+    let store = insight::Store::connect(&app.database_url, 2)
+        .await
+        .expect("second store");
+    let other = insight::Server::start(settings, store).await.expect("second instance");
+    let other_url = format!("http://{}", other.addr);
+    let created = app
+        .client
+        .post(format!("{other_url}/projects/"))
+        .bearer_auth(&ann.token)
+        .json(&json!({"name": "From the other instance"}))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(created.status(), StatusCode::CREATED);
+    let names: Vec<Value> = list(&app)
+        .await
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|p| p["name"].clone())
+        .collect();
+    assert_eq!(names, [json!("From the other instance"), json!("Renamed")]);
+    let deleted = app
+        .client
+        .delete(format!("{other_url}/projects/{id}"))
+        .bearer_auth(&ann.token)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(deleted.status(), StatusCode::NO_CONTENT);
+    assert_eq!(list(&app).await.as_array().map(Vec::len), Some(1));
+    other.stop().await.expect("stop");
+
+    // Another user's changes do not touch Ann's list, and his list is his own.
+    let bob = app.user().await;
+    app.project(&bob, "Bob's").await;
+    assert_eq!(list(&app).await.as_array().map(Vec::len), Some(1));
+    app.stop().await;
+}

@@ -1,8 +1,11 @@
 //! Projects (tag `projects`): the user's research efforts. Spec operation 5 lists them.
 
 use axum::Json;
+use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::http::header::CONTENT_TYPE;
+use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -12,7 +15,7 @@ use crate::domain::patch::Patch;
 use crate::domain::project::{NewProject, Project, ProjectStatus};
 use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
-use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson};
+use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson, VersionedUser};
 use crate::store::ProjectChanges;
 
 #[derive(Deserialize, ToSchema)]
@@ -53,8 +56,18 @@ pub struct ProjectUpdate {
 #[utoipa::path(get, path = "/projects/", tag = "projects", operation_id = "get_projects",
     security(("bearer" = [])),
     responses((status = 200, description = "All projects of the current user", body = Vec<Project>)))]
-async fn list_projects(CurrentUser(user): CurrentUser, State(app): State<AppState>) -> ApiResult<Json<Vec<Project>>> {
-    Ok(Json(app.store.list_projects(user.id).await?))
+async fn list_projects(versioned: VersionedUser, State(app): State<AppState>) -> ApiResult<Response> {
+    let VersionedUser { user, data_version } = versioned;
+    let body = match app.project_lists.get(user.id, data_version) {
+        Some(body) => body,
+        None => {
+            let projects = app.store.list_projects(user.id).await?;
+            let body = Bytes::from(serde_json::to_vec(&projects).map_err(anyhow::Error::from)?);
+            app.project_lists.put(user.id, data_version, body.clone());
+            body
+        }
+    };
+    Ok(([(CONTENT_TYPE, "application/json")], body).into_response())
 }
 
 /// Creates a project; it starts as `New`.
