@@ -26,7 +26,7 @@ pub struct Settings {
     #[arg(long, env = "INSIGHT_DB_MAX_CONNECTIONS", default_value_t = 16, value_parser = parse_db_max_connections)]
     pub db_max_connections: u32,
 
-    /// Public base URL of this service, used in links it hands out [env: INSIGHT_PUBLIC_URL].
+    /// Public base URL of this service, for links it hands out (interview links) [env: INSIGHT_PUBLIC_URL].
     #[arg(long, env = "INSIGHT_PUBLIC_URL", default_value = "http://127.0.0.1:8000", value_parser = parse_public_url)]
     pub public_url: String,
 
