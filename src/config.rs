@@ -33,6 +33,50 @@ pub struct Settings {
     /// Log format: `text` or `json` [env: INSIGHT_LOG_FORMAT]. Levels come from RUST_LOG (default `info`).
     #[arg(long, env = "INSIGHT_LOG_FORMAT", default_value = "text", value_parser = parse_log_format)]
     pub log_format: LogFormat,
+
+    /// Folder for uploaded recordings waiting for and after transcription; created if missing.
+    /// Instances sharing a PostgreSQL database must share this folder [env: INSIGHT_DATA_DIR].
+    #[arg(long, env = "INSIGHT_DATA_DIR", default_value = "insight-data")]
+    pub data_dir: std::path::PathBuf,
+
+    /// Largest accepted record upload (file or JSON text) in bytes; larger ones get 413 [env: INSIGHT_MAX_UPLOAD_BYTES].
+    #[arg(long, env = "INSIGHT_MAX_UPLOAD_BYTES", default_value_t = 1_073_741_824, value_parser = parse_max_upload_bytes)]
+    pub max_upload_bytes: u64,
+
+    /// Most utterances one record may have; more get 422 [env: INSIGHT_MAX_UTTERANCES].
+    #[arg(long, env = "INSIGHT_MAX_UTTERANCES", default_value_t = 50_000, value_parser = parse_max_utterances)]
+    pub max_utterances: usize,
+
+    /// Longest material one record may span, in minutes; longer gets 422 [env: INSIGHT_MAX_DURATION_MINUTES].
+    #[arg(long, env = "INSIGHT_MAX_DURATION_MINUTES", default_value_t = 600, value_parser = parse_max_duration_minutes)]
+    pub max_duration_minutes: u64,
+
+    /// Speech-to-text: base URL of an OpenAI-compatible API (e.g. https://api.openai.com/v1);
+    /// unset, audio and video uploads get 503 [env: INSIGHT_STT_BASE_URL].
+    #[arg(long, env = "INSIGHT_STT_BASE_URL", value_parser = parse_stt_base_url)]
+    pub stt_base_url: Option<String>,
+
+    /// Speech-to-text API key, sent as a bearer token [env: INSIGHT_STT_API_KEY].
+    #[arg(long, env = "INSIGHT_STT_API_KEY", hide_env_values = true)]
+    pub stt_api_key: Option<String>,
+
+    /// Speech-to-text model [env: INSIGHT_STT_MODEL].
+    #[arg(long, env = "INSIGHT_STT_MODEL", default_value = "whisper-1")]
+    pub stt_model: String,
+
+    /// Attempts a background job gets before it fails for good [env: INSIGHT_JOB_MAX_ATTEMPTS].
+    #[arg(long, env = "INSIGHT_JOB_MAX_ATTEMPTS", default_value_t = 5, value_parser = parse_job_max_attempts)]
+    pub job_max_attempts: u32,
+
+    /// Delay before a job's first retry, in seconds; each further retry doubles it, with
+    /// jitter [env: INSIGHT_JOB_RETRY_BASE_SECONDS].
+    #[arg(long, env = "INSIGHT_JOB_RETRY_BASE_SECONDS", default_value_t = 10.0, value_parser = parse_job_retry_base_seconds)]
+    pub job_retry_base_seconds: f64,
+
+    /// How long a worker holds a job without a heartbeat before another may take it over,
+    /// in seconds [env: INSIGHT_JOB_LEASE_SECONDS].
+    #[arg(long, env = "INSIGHT_JOB_LEASE_SECONDS", default_value_t = 60, value_parser = parse_job_lease_seconds)]
+    pub job_lease_seconds: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +95,16 @@ impl Settings {
             db_max_connections: 16,
             public_url: "http://127.0.0.1:8000".into(),
             log_format: LogFormat::Text,
+            data_dir: std::env::temp_dir().join(format!("insight-data-{}", uuid::Uuid::new_v4())),
+            max_upload_bytes: 1_073_741_824,
+            max_utterances: 50_000,
+            max_duration_minutes: 600,
+            stt_base_url: None,
+            stt_api_key: None,
+            stt_model: "whisper-1".into(),
+            job_max_attempts: 5,
+            job_retry_base_seconds: 10.0,
+            job_lease_seconds: 60,
         }
     }
 }
@@ -119,4 +173,55 @@ fn parse_log_format(value: &str) -> Result<LogFormat, String> {
             "INSIGHT_LOG_FORMAT (--log-format) must be text or json, not {value:?}"
         )),
     }
+}
+
+fn parse_max_upload_bytes(value: &str) -> Result<u64, String> {
+    parse_number(
+        value,
+        "INSIGHT_MAX_UPLOAD_BYTES",
+        "--max-upload-bytes",
+        1024..=1_099_511_627_776,
+    )
+}
+
+fn parse_max_utterances(value: &str) -> Result<usize, String> {
+    parse_number(value, "INSIGHT_MAX_UTTERANCES", "--max-utterances", 1..=10_000_000)
+}
+
+fn parse_max_duration_minutes(value: &str) -> Result<u64, String> {
+    parse_number(
+        value,
+        "INSIGHT_MAX_DURATION_MINUTES",
+        "--max-duration-minutes",
+        1..=100_000,
+    )
+}
+
+fn parse_stt_base_url(value: &str) -> Result<String, String> {
+    if value.starts_with("http://") || value.starts_with("https://") {
+        Ok(value.trim_end_matches('/').to_owned())
+    } else {
+        Err(format!(
+            "INSIGHT_STT_BASE_URL (--stt-base-url) must be an http:// or https:// URL, not {value:?}"
+        ))
+    }
+}
+
+fn parse_job_max_attempts(value: &str) -> Result<u32, String> {
+    parse_number(value, "INSIGHT_JOB_MAX_ATTEMPTS", "--job-max-attempts", 1..=100)
+}
+
+fn parse_job_retry_base_seconds(value: &str) -> Result<f64, String> {
+    value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|seconds| (0.0..=86_400.0).contains(seconds))
+        .ok_or_else(|| {
+            format!("INSIGHT_JOB_RETRY_BASE_SECONDS (--job-retry-base-seconds) must be a number of seconds from 0 to 86400, not {value:?}")
+        })
+}
+
+fn parse_job_lease_seconds(value: &str) -> Result<u64, String> {
+    parse_number(value, "INSIGHT_JOB_LEASE_SECONDS", "--job-lease-seconds", 1..=86_400)
 }

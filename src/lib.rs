@@ -7,6 +7,9 @@ pub mod config;
 pub mod domain;
 pub mod error;
 pub mod http;
+pub mod ingest;
+pub mod jobs;
+pub mod search;
 pub mod store;
 
 use std::net::SocketAddr;
@@ -25,6 +28,7 @@ pub struct Server {
     pub store: Store,
     shutdown: tokio::sync::oneshot::Sender<()>,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
+    workers: jobs::Workers,
 }
 
 impl Server {
@@ -34,10 +38,29 @@ impl Server {
             .await
             .with_context(|| format!("cannot listen on {} (INSIGHT_ADDR)", settings.addr))?;
         let addr = listener.local_addr()?;
+        std::fs::create_dir_all(&settings.data_dir).with_context(|| {
+            format!(
+                "cannot create the data folder {} (INSIGHT_DATA_DIR)",
+                settings.data_dir.display()
+            )
+        })?;
+        let settings = Arc::new(settings);
+        let stt = ingest::stt::SpeechToText::from_settings(&settings);
+        let jobs_wake = Arc::new(tokio::sync::Notify::new());
+        let workers = jobs::Workers::start(
+            jobs::Context {
+                store: store.clone(),
+                settings: settings.clone(),
+                stt: stt.clone(),
+            },
+            jobs_wake.clone(),
+        );
         let state = AppState {
             store: store.clone(),
-            settings: Arc::new(settings),
+            settings,
             project_lists: Arc::default(),
+            jobs_wake,
+            stt,
         };
         let app = http::app(state);
         let (shutdown, signal) = tokio::sync::oneshot::channel::<()>();
@@ -53,6 +76,7 @@ impl Server {
             store,
             shutdown,
             task,
+            workers,
         })
     }
 
@@ -60,6 +84,7 @@ impl Server {
     pub async fn stop(self) -> anyhow::Result<()> {
         let _ = self.shutdown.send(());
         self.task.await??;
+        self.workers.stop().await;
         self.store.close().await;
         Ok(())
     }

@@ -5,6 +5,7 @@
 pub mod patch;
 pub mod preset;
 pub mod project;
+pub mod record;
 pub mod report;
 pub mod system_presets;
 pub mod user;

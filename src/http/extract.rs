@@ -74,7 +74,7 @@ impl<const N: usize> FromRequestParts<AppState> for Ids<N> {
     }
 }
 
-async fn path_ids<const N: usize>(
+pub(crate) async fn path_ids<const N: usize>(
     parts: &mut Parts,
     state: &AppState,
 ) -> Result<([Uuid; N], Vec<ValidationIssue>), ApiError> {
@@ -150,7 +150,11 @@ where
 /// The body, refused with 415 when it is declared as something other than JSON and
 /// with 413 when it is over the limit (by its declared length or as it streams in).
 async fn read_json_body(req: Request, state: &AppState) -> Result<Bytes, ApiError> {
-    let limit = state.settings.max_body_bytes;
+    read_json_body_up_to(req, state.settings.max_body_bytes).await
+}
+
+/// [`read_json_body`] with a limit of its own (record uploads take large texts).
+pub(crate) async fn read_json_body_up_to(req: Request, limit: u64) -> Result<Bytes, ApiError> {
     if let Some(content_type) = req.headers().get(CONTENT_TYPE) {
         let essence = content_type
             .to_str()

@@ -31,6 +31,10 @@ pub struct AppState {
     pub store: Store,
     pub settings: Arc<Settings>,
     pub project_lists: Arc<cache::ProjectListCache>,
+    /// Wakes this instance's background workers when a request queues work.
+    pub jobs_wake: Arc<tokio::sync::Notify>,
+    /// The speech-to-text provider, when one is configured.
+    pub stt: Option<crate::ingest::stt::SpeechToText>,
 }
 
 /// The API document, exactly as `/openapi.json` serves it.
@@ -41,6 +45,7 @@ pub fn document() -> utoipa::openapi::OpenApi {
 fn api_router() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .merge(routes::projects::router())
+        .merge(routes::records::router())
         .merge(routes::reports::router())
         .merge(routes::prompts::router())
         .merge(routes::presets::router())

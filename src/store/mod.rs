@@ -10,12 +10,16 @@
 //!
 //! SQLite gets one writer connection and a pool of readers: writes never fight over the
 //! database lock, and WAL lets reads proceed during a write. `synchronous=FULL` makes
-//! every acknowledged commit survive a power cut.
+//! every acknowledged commit survive a power cut; writes that arrive together share one
+//! commit (`writer.rs`), so durability does not cap throughput at one flush per write.
 
+mod jobs;
 mod presets;
 mod projects;
+mod records;
 mod reports;
 mod users;
+mod writer;
 
 use std::borrow::Cow;
 use std::str::FromStr;
@@ -29,14 +33,16 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use std::future::Future;
 use std::pin::Pin;
 
+pub use jobs::Job;
 pub use presets::ChangeRefused;
 pub use projects::ProjectChanges;
+pub use records::{NewRecord, RecordContent, RecordWork};
 pub use reports::{NewReport, ReportChanges};
 pub use users::FIRST_ADMIN_EMAIL;
 
 #[derive(Debug, Clone)]
 enum Db {
-    Sqlite { read: SqlitePool, write: SqlitePool },
+    Sqlite { read: SqlitePool, write: writer::Writer },
     Postgres(PgPool),
 }
 
@@ -53,8 +59,14 @@ pub struct Store {
     db: Db,
 }
 
-/// Runs `$body` with `$pool` bound to the backend's pool: the writer for `write`, a
-/// reader for `read` (the same pool on PostgreSQL).
+/// Runs `$body` with `$pool` bound to a reader pool (the one pool on PostgreSQL).
+///
+/// `write` runs `$body`, which must evaluate to a `Result`, with `$conn` bound to a
+/// connection inside a transaction: the body's statements are committed together when it
+/// returns `Ok` and rolled back when it returns `Err` (or leaves early with `?`). On
+/// SQLite the transaction is a savepoint in a group commit (see `writer.rs`). Either way
+/// the macro yields the body's result only once it is durable; a failed commit leaves
+/// the enclosing function with the error.
 macro_rules! db {
     ($store:expr, read, |$pool:ident| $body:expr) => {
         match &$store.db {
@@ -62,10 +74,28 @@ macro_rules! db {
             $crate::store::Db::Postgres($pool) => $body,
         }
     };
-    ($store:expr, write, |$pool:ident| $body:expr) => {
+    ($store:expr, write, |$conn:ident| $body:expr) => {
         match &$store.db {
-            $crate::store::Db::Sqlite { write: $pool, .. } => $body,
-            $crate::store::Db::Postgres($pool) => $body,
+            $crate::store::Db::Sqlite { write, .. } => {
+                let mut guard = write.begin().await?;
+                let result = {
+                    let $conn: &mut sqlx::SqliteConnection = guard.connection()?;
+                    $body
+                };
+                guard.finish(result.is_ok()).await?;
+                result
+            }
+            $crate::store::Db::Postgres(pool) => {
+                let mut tx = sqlx::Acquire::begin(pool).await?;
+                let result = {
+                    let $conn: &mut sqlx::PgConnection = &mut *tx;
+                    $body
+                };
+                if result.is_ok() {
+                    tx.commit().await?;
+                }
+                result
+            }
         }
     };
 }
@@ -83,7 +113,11 @@ macro_rules! migration {
 }
 
 /// Versioned migrations, embedded so the binary is all an operator needs.
-const MIGRATIONS: &[(i64, &str, &str, &str)] = &[migration!(1, "0001_foundation"), migration!(2, "0002_data_version")];
+const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
+    migration!(1, "0001_foundation"),
+    migration!(2, "0002_data_version"),
+    migration!(3, "0003_records"),
+];
 
 #[derive(Debug)]
 struct EmbeddedMigrations(Backend);
@@ -119,11 +153,13 @@ impl Store {
                 .synchronous(SqliteSynchronous::Full)
                 .foreign_keys(true)
                 .busy_timeout(Duration::from_secs(10));
-            let write = SqlitePoolOptions::new()
-                .max_connections(1)
-                .connect_with(options.clone())
-                .await
-                .with_context(|| format!("cannot open the SQLite database {url}"))?;
+            let write = writer::Writer::start(
+                SqlitePoolOptions::new()
+                    .max_connections(1)
+                    .connect_with(options.clone())
+                    .await
+                    .with_context(|| format!("cannot open the SQLite database {url}"))?,
+            );
             let read = SqlitePoolOptions::new()
                 .max_connections(max_connections)
                 .connect_with(options)
@@ -153,7 +189,11 @@ impl Store {
 
     async fn migrate(&self) -> anyhow::Result<()> {
         let migrator = Migrator::new(EmbeddedMigrations(self.backend())).await?;
-        db!(self, write, |pool| migrator.run(pool).await).context("database migration failed")?;
+        match &self.db {
+            Db::Sqlite { write, .. } => migrator.run(write.pool()).await,
+            Db::Postgres(pool) => migrator.run(pool).await,
+        }
+        .context("database migration failed")?;
         self.seed_system_presets()
             .await
             .context("writing the system presets failed")

@@ -95,8 +95,7 @@ impl Store {
         // Fixed, increasing creation times keep the shipped order in listings.
         let epoch = DateTime::<Utc>::from_timestamp(1_767_225_600, 0).unwrap_or_default();
         let mut position = 0i64;
-        db!(self, write, |pool| {
-            let mut tx = pool.begin().await?;
+        db!(self, write, |conn| {
             for preset in SYSTEM_PRESETS {
                 let mut prompt_ids = Vec::new();
                 for prompt in preset.prompts {
@@ -113,7 +112,7 @@ impl Store {
                     .bind(prompt.text)
                     .bind(prompt.category)
                     .bind(at)
-                    .execute(&mut *tx)
+                    .execute(&mut *conn)
                     .await?;
                     prompt_ids.push(id);
                 }
@@ -130,10 +129,10 @@ impl Store {
                 .bind(preset.category)
                 .bind(Json(&prompt_ids))
                 .bind(at)
-                .execute(&mut *tx)
+                .execute(&mut *conn)
                 .await?;
             }
-            tx.commit().await
+            Ok::<_, sqlx::Error>(())
         })?;
         Ok(())
     }
@@ -166,7 +165,7 @@ impl Store {
 
     pub async fn create_prompt(&self, owner_id: Uuid, fields: PromptFields) -> anyhow::Result<Prompt> {
         let id = Uuid::new_v4();
-        db!(self, write, |pool| {
+        db!(self, write, |conn| {
             sqlx::query(
             "INSERT INTO prompts (id, owner_id, title, text, category, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)"
         )
@@ -176,7 +175,7 @@ impl Store {
         .bind(&fields.text)
         .bind(&fields.category)
         .bind(now())
-        .execute(pool)
+        .execute(&mut *conn)
         .await.map(|done| done.rows_affected())
         })?;
         self.get_prompt(owner_id, id)
@@ -197,7 +196,7 @@ impl Store {
             }
             Some(_) => {}
         }
-        db!(self, write, |pool| sqlx::query(
+        db!(self, write, |conn| sqlx::query(
             "UPDATE prompts SET title = $1, text = $2, category = $3, updated_at = $4 WHERE id = $5 AND owner_id = $6"
         )
         .bind(&fields.title)
@@ -206,7 +205,7 @@ impl Store {
         .bind(now())
         .bind(prompt_id)
         .bind(owner_id)
-        .execute(pool)
+        .execute(&mut *conn)
         .await
         .map(|done| done.rows_affected()))?;
         Ok(self
@@ -234,12 +233,12 @@ impl Store {
         if !users.is_empty() {
             return Ok(Err(ChangeRefused::InUse(users)));
         }
-        db!(self, write, |pool| sqlx::query(
+        db!(self, write, |conn| sqlx::query(
             "DELETE FROM prompts WHERE id = $1 AND owner_id = $2"
         )
         .bind(prompt_id)
         .bind(owner_id)
-        .execute(pool)
+        .execute(&mut *conn)
         .await
         .map(|done| done.rows_affected()))?;
         Ok(Ok(()))
@@ -275,7 +274,7 @@ impl Store {
 
     pub async fn create_preset(&self, owner_id: Uuid, fields: PresetFields) -> anyhow::Result<Preset> {
         let id = Uuid::new_v4();
-        db!(self, write, |pool| sqlx::query(
+        db!(self, write, |conn| sqlx::query(
             "INSERT INTO presets (id, owner_id, title, icon, category, prompt_ids, created_at, updated_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $7)"
         )
@@ -286,7 +285,7 @@ impl Store {
         .bind(&fields.category)
         .bind(Json(&fields.prompt_ids))
         .bind(now())
-        .execute(pool)
+        .execute(&mut *conn)
         .await
         .map(|done| done.rows_affected()))?;
         self.get_preset(owner_id, id)
@@ -307,7 +306,7 @@ impl Store {
             }
             Some(_) => {}
         }
-        db!(self, write, |pool| sqlx::query(
+        db!(self, write, |conn| sqlx::query(
             "UPDATE presets SET title = $1, icon = $2, category = $3, prompt_ids = $4, updated_at = $5 \
              WHERE id = $6 AND owner_id = $7"
         )
@@ -318,7 +317,7 @@ impl Store {
         .bind(now())
         .bind(preset_id)
         .bind(owner_id)
-        .execute(pool)
+        .execute(&mut *conn)
         .await
         .map(|done| done.rows_affected()))?;
         Ok(self
@@ -335,12 +334,12 @@ impl Store {
             }
             Some(_) => {}
         }
-        db!(self, write, |pool| sqlx::query(
+        db!(self, write, |conn| sqlx::query(
             "DELETE FROM presets WHERE id = $1 AND owner_id = $2"
         )
         .bind(preset_id)
         .bind(owner_id)
-        .execute(pool)
+        .execute(&mut *conn)
         .await
         .map(|done| done.rows_affected()))?;
         Ok(Ok(()))
@@ -362,8 +361,7 @@ impl Store {
         let new_id = Uuid::new_v4();
         let at = now();
         let new_prompt_ids: Vec<Uuid> = prompts.iter().map(|_| Uuid::new_v4()).collect();
-        db!(self, write, |pool| {
-            let mut tx = pool.begin().await?;
+        db!(self, write, |conn| {
             for (prompt, id) in prompts.iter().zip(&new_prompt_ids) {
                 sqlx::query(
                     "INSERT INTO prompts (id, owner_id, title, text, category, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)",
@@ -374,7 +372,7 @@ impl Store {
                 .bind(&prompt.text)
                 .bind(&prompt.category)
                 .bind(at)
-                .execute(&mut *tx)
+                .execute(&mut *conn)
                 .await?;
             }
             sqlx::query(
@@ -388,9 +386,9 @@ impl Store {
             .bind(&preset.category)
             .bind(Json(&new_prompt_ids))
             .bind(at)
-            .execute(&mut *tx)
+            .execute(&mut *conn)
             .await?;
-            tx.commit().await
+            Ok::<_, sqlx::Error>(())
         })?;
         self.get_preset(owner_id, new_id).await
     }

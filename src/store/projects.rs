@@ -79,7 +79,7 @@ impl Store {
 
     /// The owner opening a project moves it from `New` to `Opened`.
     pub async fn open_project(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<Option<Project>> {
-        db!(self, write, |pool| sqlx::query(
+        db!(self, write, |conn| sqlx::query(
             "UPDATE projects SET status = $1, updated_at = $2 WHERE id = $3 AND owner_id = $4 AND status = $5"
         )
         .bind(ProjectStatus::Opened.as_str())
@@ -87,7 +87,7 @@ impl Store {
         .bind(project_id)
         .bind(owner_id)
         .bind(ProjectStatus::New.as_str())
-        .execute(pool)
+        .execute(&mut *conn)
         .await
         .map(|done| done.rows_affected()))?;
         self.get_project(owner_id, project_id).await
@@ -96,7 +96,7 @@ impl Store {
     pub async fn create_project(&self, owner_id: Uuid, project: NewProject) -> anyhow::Result<Project> {
         let id = Uuid::new_v4();
         let created_at = now();
-        db!(self, write, |pool| {
+        db!(self, write, |conn| {
             sqlx::query(
             "INSERT INTO projects (id, owner_id, name, description, status, research_goals, interview_guide, created_at, updated_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)"
@@ -109,7 +109,7 @@ impl Store {
         .bind(&project.research_goals)
         .bind(&project.interview_guide)
         .bind(created_at)
-        .execute(pool)
+        .execute(&mut *conn)
         .await.map(|done| done.rows_affected())
         })?;
         self.get_project(owner_id, id)
@@ -125,7 +125,7 @@ impl Store {
         project_id: Uuid,
         changes: ProjectChanges,
     ) -> anyhow::Result<Option<Project>> {
-        let result = db!(self, write, |pool| sqlx::query(
+        let result = db!(self, write, |conn| sqlx::query(
             "UPDATE projects SET name = COALESCE($1, name), description = COALESCE($2, description), \
              status = COALESCE($3, status), research_goals = COALESCE($4, research_goals), \
              interview_guide = COALESCE($5, interview_guide), updated_at = $6 WHERE id = $7 AND owner_id = $8"
@@ -138,7 +138,7 @@ impl Store {
         .bind(now())
         .bind(project_id)
         .bind(owner_id)
-        .execute(pool)
+        .execute(&mut *conn)
         .await
         .map(|done| done.rows_affected()))?;
         if result == 0 {
@@ -149,22 +149,20 @@ impl Store {
 
     /// Deletes a project with its records, reports (by cascade) and their pending jobs.
     pub async fn delete_project(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<bool> {
-        let deleted = db!(self, write, |pool| {
-            let mut tx = pool.begin().await?;
+        let deleted = db!(self, write, |conn| {
             sqlx::query(
                 "DELETE FROM jobs WHERE subject_id IN (SELECT r.id FROM reports r JOIN projects p ON p.id = r.project_id \
                  WHERE p.id = $1 AND p.owner_id = $2)",
             )
             .bind(project_id)
             .bind(owner_id)
-            .execute(&mut *tx)
+            .execute(&mut *conn)
             .await?;
             let result = sqlx::query("DELETE FROM projects WHERE id = $1 AND owner_id = $2")
                 .bind(project_id)
                 .bind(owner_id)
-                .execute(&mut *tx)
+                .execute(&mut *conn)
                 .await?;
-            tx.commit().await?;
             Ok::<_, sqlx::Error>(result.rows_affected() == 1)
         })?;
         Ok(deleted)

@@ -111,8 +111,7 @@ impl Store {
     pub async fn create_report(&self, project_id: Uuid, report: NewReport) -> anyhow::Result<Uuid> {
         let id = Uuid::new_v4();
         let at = now();
-        db!(self, write, |pool| {
-            let mut tx = pool.begin().await?;
+        db!(self, write, |conn| {
             sqlx::query(
                 "INSERT INTO reports (id, project_id, title, category, context, context_expand, status, content, \
                  is_public, is_archived, is_deleted, preset_id, report_language, reasoning_mode, prompts_ids, \
@@ -133,7 +132,7 @@ impl Store {
             .bind(Json(&report.prompts_ids))
             .bind(Json(&report.records_ids))
             .bind(at)
-            .execute(&mut *tx)
+            .execute(&mut *conn)
             .await?;
             sqlx::query(
                 "INSERT INTO jobs (id, kind, subject_id, status, attempts, run_at, created_at, updated_at) \
@@ -143,9 +142,9 @@ impl Store {
             .bind(GENERATE_JOB)
             .bind(id)
             .bind(at)
-            .execute(&mut *tx)
+            .execute(&mut *conn)
             .await?;
-            tx.commit().await
+            Ok::<_, sqlx::Error>(())
         })?;
         Ok(id)
     }
@@ -217,7 +216,7 @@ impl Store {
         let (set_preset, preset_id) = nullable(&changes.preset_id);
         let (set_language, report_language) = nullable(&changes.report_language);
         let (set_mode, reasoning_mode) = nullable(&changes.reasoning_mode);
-        let result = db!(self, write, |pool| sqlx::query(
+        let result = db!(self, write, |conn| sqlx::query(
             "UPDATE reports SET \
              prompts_ids = COALESCE($1, prompts_ids), records_ids = COALESCE($2, records_ids), \
              title = COALESCE($3, title), status = COALESCE($4, status), \
@@ -258,7 +257,7 @@ impl Store {
         .bind(report_id)
         .bind(project_id)
         .bind(owner_id)
-        .execute(pool)
+        .execute(&mut *conn)
         .await
         .map(|done| done.rows_affected()))?;
         if result == 0 {

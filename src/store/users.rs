@@ -64,13 +64,13 @@ impl Store {
             email: email.to_owned(),
             created_at: now(),
         };
-        let inserted = db!(self, write, |pool| sqlx::query(
+        let inserted = db!(self, write, |conn| sqlx::query(
             "INSERT INTO users (id, email, created_at) VALUES ($1, $2, $3) ON CONFLICT (email) DO NOTHING"
         )
         .bind(user.id)
         .bind(&user.email)
         .bind(user.created_at)
-        .execute(pool)
+        .execute(&mut *conn)
         .await
         .map(|done| done.rows_affected()))?;
         Ok((inserted == 1).then_some(user))
@@ -117,7 +117,7 @@ impl Store {
             expires_at,
             revoked_at: None,
         };
-        db!(self, write, |pool| {
+        db!(self, write, |conn| {
             sqlx::query(
             "INSERT INTO api_tokens (id, user_id, name, token_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)"
         )
@@ -127,7 +127,7 @@ impl Store {
         .bind(&hash)
         .bind(info.created_at)
         .bind(info.expires_at)
-        .execute(pool)
+        .execute(&mut *conn)
         .await.map(|done| done.rows_affected())
         })?;
         Ok((info, token))
@@ -147,12 +147,12 @@ impl Store {
 
     /// Revokes a token; `false` when there is no such token or it was revoked already.
     pub async fn revoke_token(&self, token_id: Uuid) -> anyhow::Result<bool> {
-        let result = db!(self, write, |pool| sqlx::query(
+        let result = db!(self, write, |conn| sqlx::query(
             "UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL"
         )
         .bind(now())
         .bind(token_id)
-        .execute(pool)
+        .execute(&mut *conn)
         .await
         .map(|done| done.rows_affected()))?;
         Ok(result == 1)

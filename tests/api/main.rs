@@ -8,5 +8,6 @@ mod isolation;
 mod openapi;
 mod presets;
 mod projects;
+mod records;
 mod reports;
 mod support;

@@ -53,6 +53,8 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub store: Store,
     pub database_url: String,
+    /// The instance's data folder (uploads, recordings).
+    pub data_dir: std::path::PathBuf,
     server: Option<Server>,
     _dir: Option<tempfile::TempDir>,
 }
@@ -75,6 +77,7 @@ impl TestApp {
         let mut settings = Settings::for_database(&database_url);
         settings.db_max_connections = 4;
         configure(&mut settings);
+        let data_dir = settings.data_dir.clone();
         let store = Store::connect(&database_url, settings.db_max_connections)
             .await
             .expect("open store");
@@ -85,6 +88,7 @@ impl TestApp {
             client: reqwest::Client::new(),
             store,
             database_url,
+            data_dir,
             server: Some(server),
             _dir: dir,
         }
@@ -94,6 +98,7 @@ impl TestApp {
         if let Some(server) = self.server.take() {
             server.stop().await.expect("stop server");
         }
+        let _ = std::fs::remove_dir_all(&self.data_dir);
     }
 
     pub async fn user(&self) -> TestUser {

@@ -3,5 +3,6 @@
 pub mod presets;
 pub mod projects;
 pub mod prompts;
+pub mod records;
 pub mod reports;
 pub mod system;

@@ -1,0 +1,602 @@
+//! Records (tag `insight`): upload interview material into a project, read it back with
+//! its utterances, fix who is who, delete it.
+//!
+//! An upload is JSON `{title, text, language?}` or `multipart/form-data` with `file`
+//! (and optional `title`, `language`). Text and document formats are read at once, so a
+//! broken file is refused (415 or 422) before anything is written; recordings are
+//! streamed to the data folder and transcribed in the background.
+
+use std::path::{Path, PathBuf};
+
+use axum::Json;
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use serde::Deserialize;
+use serde_json::json;
+use tokio::io::AsyncWriteExt;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+use crate::domain::record::{Record, RecordDetail, transcribe};
+use crate::error::{ApiError, ApiResult, ValidationIssue};
+use crate::http::AppState;
+use crate::http::extract::{CurrentUser, Ids, IdsAndJson, path_ids, read_json_body_up_to};
+use crate::http::validation::parse_body;
+use crate::ingest::{self, Format, IngestError, Transcript, stt};
+use crate::store::{NewRecord, RecordContent};
+
+/// How much of an upload is looked at to recognise its format.
+const HEAD_BYTES: usize = 16 * 1024;
+
+/// Interview material as text: a transcript in any text format Insight reads (plain
+/// `Speaker: text` lines, Markdown, WebVTT, SRT, or a JSON export), or notes.
+#[derive(Deserialize, ToSchema)]
+pub struct RecordCreate {
+    #[schema(min_length = 1, max_length = 300)]
+    pub title: String,
+    #[schema(min_length = 1)]
+    pub text: String,
+    /// BCP 47 tag of the material's language, e.g. `en` or `de-CH`.
+    #[schema(
+        nullable = false,
+        min_length = 2,
+        max_length = 35,
+        pattern = "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$"
+    )]
+    pub language: Option<String>,
+}
+
+/// A file upload: a transcript, a document or a recording.
+#[derive(ToSchema)]
+#[allow(dead_code)] // Describes the multipart form for the API document.
+pub struct RecordUpload {
+    /// The file: .txt, .md, .vtt, .srt, .docx, .pdf, .json, or audio/video.
+    #[schema(value_type = String, format = Binary)]
+    file: Vec<u8>,
+    /// The record's name; the file's name when left out.
+    #[schema(max_length = 300)]
+    title: Option<String>,
+    /// BCP 47 tag of the material's language.
+    #[schema(max_length = 35)]
+    language: Option<String>,
+}
+
+/// Renames a speaker everywhere in the record.
+#[derive(Deserialize, ToSchema)]
+pub struct SpeakerName {
+    /// The speaker as the record names them now.
+    #[schema(min_length = 1, max_length = 200)]
+    pub speaker: String,
+    #[schema(min_length = 1, max_length = 200)]
+    pub name: String,
+}
+
+/// Marks a speaker as a respondent (or as an interviewer).
+#[derive(Deserialize, ToSchema)]
+pub struct SpeakerRespondent {
+    #[schema(min_length = 1, max_length = 200)]
+    pub speaker: String,
+    pub is_respondent: bool,
+}
+
+/// What an upload brought, before it is read.
+struct Upload {
+    title: Option<String>,
+    language: Option<String>,
+    source: Source,
+}
+
+enum Source {
+    Text(String),
+    /// A file streamed to `path` in the data folder; `head` is its beginning.
+    File {
+        path: PathBuf,
+        name: Option<String>,
+        content_type: Option<String>,
+        head: Vec<u8>,
+    },
+}
+
+/// Removes an upload's temporary file when the request ends, however it ends.
+struct TempFile(Option<PathBuf>);
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if let Some(path) = self.0.take() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+#[utoipa::path(post, path = "/projects/{project_id}/records", tag = "insight", security(("bearer" = [])),
+    params(("project_id" = Uuid, Path, description = "The project")),
+    request_body(content(
+        (RecordCreate = "application/json"),
+        (RecordUpload = "multipart/form-data"),
+    )),
+    responses(
+        (status = 201, description = "The record; text is read at once, recordings are transcribed in the background", body = Record),
+        (status = 503, description = "A recording, and no speech-to-text provider is configured", body = crate::error::ErrorBody),
+    ))]
+async fn create_record(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    req: Request,
+) -> ApiResult<(StatusCode, Json<Record>)> {
+    let (mut parts, body) = req.into_parts();
+    let (ids, issues) = path_ids::<1>(&mut parts, &app).await?;
+    if !issues.is_empty() {
+        return Err(ApiError::validation(issues));
+    }
+    let [project_id] = ids;
+    if app.store.get_project(user.id, project_id).await?.is_none() {
+        return Err(ApiError::not_found("Project"));
+    }
+    let limit = app.settings.max_upload_bytes;
+    let declared = parts
+        .headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit) {
+        return Err(too_large(limit));
+    }
+    let content_type = parts
+        .headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    let req = Request::from_parts(parts, body);
+    let mut temp = TempFile(None);
+    let upload = if content_type.to_ascii_lowercase().starts_with("multipart/form-data") {
+        read_multipart(req, &content_type, &app, &mut temp).await?
+    } else {
+        let bytes = read_json_body_up_to(req, limit).await.map_err(|error| match error {
+            ApiError::UnsupportedMediaType(_) => ApiError::UnsupportedMediaType(
+                "Send JSON {\"title\", \"text\"} (Content-Type: application/json) or a file as multipart/form-data."
+                    .to_owned(),
+            ),
+            other => other,
+        })?;
+        let body: RecordCreate = parse_body(&bytes)?;
+        Upload {
+            title: Some(body.title),
+            language: body.language,
+            source: Source::Text(body.text),
+        }
+    };
+    let record_id = store_upload(&app, project_id, upload, &mut temp).await?;
+    app.jobs_wake.notify_one();
+    let record = app
+        .store
+        .get_record(user.id, record_id)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("record {record_id} vanished after insert"))?;
+    Ok((StatusCode::CREATED, Json(record)))
+}
+
+/// Reads the multipart form: the file streams to a temporary file in the data folder.
+async fn read_multipart(req: Request, content_type: &str, app: &AppState, temp: &mut TempFile) -> ApiResult<Upload> {
+    let limit = app.settings.max_upload_bytes;
+    let boundary = multer::parse_boundary(content_type).map_err(|_| {
+        ApiError::validation(vec![ValidationIssue::new(
+            vec![json!("body")],
+            "value_error",
+            "The multipart body has no boundary in its Content-Type header.",
+        )])
+    })?;
+    let stream = req.into_body().into_data_stream();
+    let mut multipart = multer::Multipart::new(stream, boundary);
+    let mut title = None;
+    let mut language = None;
+    let mut file = None;
+    let mut issues = Vec::new();
+    loop {
+        let field = match multipart.next_field().await {
+            Ok(Some(field)) => field,
+            Ok(None) => break,
+            Err(error) => return Err(multipart_error(error)),
+        };
+        match field.name().unwrap_or_default() {
+            "file" if file.is_none() => {
+                let name = field.file_name().map(str::to_owned);
+                let part_type = field.content_type().map(|mime| mime.essence_str().to_owned());
+                let is_media = part_type
+                    .as_deref()
+                    .is_some_and(|t| t.starts_with("audio/") || t.starts_with("video/"));
+                if is_media && app.stt.is_none() {
+                    return Err(ApiError::Unavailable(stt::SETTINGS_HINT.to_owned()));
+                }
+                let path = upload_path(&app.settings.data_dir)?;
+                temp.0 = Some(path.clone());
+                let head = stream_to_file(field, &path, limit).await?;
+                file = Some((path, name, part_type, head));
+            }
+            "title" => title = Some(small_text(field, "title", 300, &mut issues).await?),
+            "language" => language = Some(small_text(field, "language", 35, &mut issues).await?),
+            _ => {
+                // Unknown fields are ignored, as in JSON bodies; drain them within the limit.
+                let mut field = field;
+                while field.chunk().await.map_err(multipart_error)?.is_some() {}
+            }
+        }
+    }
+    let Some((path, name, content_type, head)) = file else {
+        issues.insert(
+            0,
+            ValidationIssue::new(vec![json!("body"), json!("file")], "missing", "Field required"),
+        );
+        return Err(ApiError::validation(issues));
+    };
+    if !issues.is_empty() {
+        return Err(ApiError::validation(issues));
+    }
+    Ok(Upload {
+        title: title.filter(|t: &String| !t.trim().is_empty()),
+        language: language.filter(|l: &String| !l.trim().is_empty()),
+        source: Source::File {
+            path,
+            name,
+            content_type,
+            head,
+        },
+    })
+}
+
+/// A fresh temporary path for an upload in the data folder.
+fn upload_path(data_dir: &Path) -> ApiResult<PathBuf> {
+    let folder = data_dir.join("uploads");
+    std::fs::create_dir_all(&folder)
+        .map_err(|error| anyhow::anyhow!("cannot create the upload folder {}: {error}", folder.display()))?;
+    Ok(folder.join(format!("{}.part", Uuid::new_v4())))
+}
+
+/// Streams a field to `path`, refusing it past `limit` bytes; returns its first bytes.
+async fn stream_to_file(mut field: multer::Field<'_>, path: &Path, limit: u64) -> ApiResult<Vec<u8>> {
+    let mut out = tokio::fs::File::create(path)
+        .await
+        .map_err(|error| anyhow::anyhow!("cannot create {}: {error}", path.display()))?;
+    let mut head = Vec::new();
+    let mut written: u64 = 0;
+    while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
+        written += chunk.len() as u64;
+        if written > limit {
+            return Err(too_large(limit));
+        }
+        if head.len() < HEAD_BYTES {
+            let take = (HEAD_BYTES - head.len()).min(chunk.len());
+            head.extend_from_slice(chunk.get(..take).unwrap_or_default());
+        }
+        out.write_all(&chunk)
+            .await
+            .map_err(|error| anyhow::anyhow!("cannot write the upload: {error}"))?;
+    }
+    out.flush()
+        .await
+        .map_err(|error| anyhow::anyhow!("cannot write the upload: {error}"))?;
+    Ok(head)
+}
+
+/// A short text field of the form.
+async fn small_text(
+    field: multer::Field<'_>,
+    name: &str,
+    max_chars: usize,
+    issues: &mut Vec<ValidationIssue>,
+) -> ApiResult<String> {
+    let mut field = field;
+    let mut bytes = Vec::new();
+    while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
+        bytes.extend_from_slice(&chunk);
+        if bytes.len() > max_chars * 4 + 4 {
+            break;
+        }
+    }
+    let text = String::from_utf8_lossy(&bytes).trim().to_owned();
+    if text.chars().count() > max_chars {
+        issues.push(
+            ValidationIssue::new(
+                vec![json!("body"), json!(name)],
+                "string_too_long",
+                format!("String should have at most {max_chars} characters"),
+            )
+            .with_ctx(json!({ "max_length": max_chars })),
+        );
+    }
+    Ok(text)
+}
+
+fn multipart_error(error: multer::Error) -> ApiError {
+    match error {
+        multer::Error::StreamSizeExceeded { .. } | multer::Error::FieldSizeExceeded { .. } => {
+            ApiError::PayloadTooLarge("The upload is larger than the limit.".to_owned())
+        }
+        other => ApiError::validation(vec![ValidationIssue::new(
+            vec![json!("body")],
+            "value_error",
+            format!("The multipart body could not be read: {other}."),
+        )]),
+    }
+}
+
+fn too_large(limit: u64) -> ApiError {
+    ApiError::PayloadTooLarge(format!(
+        "The upload is larger than the limit of {limit} bytes (INSIGHT_MAX_UPLOAD_BYTES)."
+    ))
+}
+
+/// A file that could not be read: 415 for a format Insight does not read, else 422 on `file`.
+fn ingest_error(error: IngestError, field: &str) -> ApiError {
+    match error {
+        IngestError::Unsupported(message) => ApiError::UnsupportedMediaType(message),
+        IngestError::Invalid(message) => ApiError::validation(vec![ValidationIssue::new(
+            vec![json!("body"), json!(field)],
+            "value_error",
+            message,
+        )]),
+    }
+}
+
+/// Reads text and documents now, files recordings for transcription, and writes the record.
+async fn store_upload(app: &AppState, project_id: Uuid, upload: Upload, temp: &mut TempFile) -> ApiResult<Uuid> {
+    let (format, bytes, source_name, field) = match upload.source {
+        Source::Text(text) => {
+            let bytes = text.into_bytes();
+            let format = ingest::detect(bytes.get(..HEAD_BYTES.min(bytes.len())).unwrap_or_default(), None, None)
+                .map_err(|error| ingest_error(error, "text"))?;
+            if matches!(format, Format::Media | Format::Docx | Format::Pdf) {
+                return Err(ingest_error(
+                    IngestError::Invalid("Send documents and recordings as a multipart file upload.".to_owned()),
+                    "text",
+                ));
+            }
+            (format, bytes, None, "text")
+        }
+        Source::File {
+            path,
+            name,
+            content_type,
+            head,
+        } => {
+            let format = ingest::detect(&head, name.as_deref(), content_type.as_deref())
+                .map_err(|error| ingest_error(error, "file"))?;
+            if format == Format::Media {
+                return file_recording(
+                    app,
+                    project_id,
+                    upload.title,
+                    upload.language,
+                    path,
+                    name,
+                    content_type,
+                    temp,
+                )
+                .await;
+            }
+            let bytes = tokio::fs::read(&path)
+                .await
+                .map_err(|error| anyhow::anyhow!("cannot read the upload back: {error}"))?;
+            (format, bytes, name, "file")
+        }
+    };
+    // Documents can take a moment (a long PDF): off the async threads.
+    let transcript: Transcript = tokio::task::spawn_blocking(move || ingest::read(format, &bytes))
+        .await
+        .map_err(|error| anyhow::anyhow!("reading the upload failed: {error}"))?
+        .map_err(|error| ingest_error(error, field))?;
+    check_limits(app, &transcript, field)?;
+    let language = upload.language.or(transcript.language);
+    let transcribed = transcribe(transcript.utterances);
+    let name = record_name(upload.title, source_name.as_deref());
+    let id = app
+        .store
+        .create_record(
+            project_id,
+            NewRecord {
+                name,
+                language,
+                source_format: format.as_str().to_owned(),
+                source_name,
+                content: RecordContent::Transcript(transcribed),
+            },
+        )
+        .await?;
+    Ok(id)
+}
+
+/// Moves a recording into the data folder and queues it for transcription.
+#[allow(clippy::too_many_arguments)]
+async fn file_recording(
+    app: &AppState,
+    project_id: Uuid,
+    title: Option<String>,
+    language: Option<String>,
+    path: PathBuf,
+    name: Option<String>,
+    content_type: Option<String>,
+    temp: &mut TempFile,
+) -> ApiResult<Uuid> {
+    if app.stt.is_none() {
+        return Err(ApiError::Unavailable(stt::SETTINGS_HINT.to_owned()));
+    }
+    let folder = app.settings.data_dir.join("media");
+    std::fs::create_dir_all(&folder)
+        .map_err(|error| anyhow::anyhow!("cannot create the media folder {}: {error}", folder.display()))?;
+    let stored = format!("media/{}", Uuid::new_v4());
+    tokio::fs::rename(&path, app.settings.data_dir.join(&stored))
+        .await
+        .map_err(|error| anyhow::anyhow!("cannot move the upload into the media folder: {error}"))?;
+    temp.0 = Some(app.settings.data_dir.join(&stored));
+    let id = app
+        .store
+        .create_record(
+            project_id,
+            NewRecord {
+                name: record_name(title, name.as_deref()),
+                language,
+                source_format: Format::Media.as_str().to_owned(),
+                source_name: name,
+                content: RecordContent::Media {
+                    path: stored,
+                    media_type: content_type.filter(|t| t.starts_with("audio/") || t.starts_with("video/")),
+                },
+            },
+        )
+        .await?;
+    // The record owns the file now.
+    temp.0 = None;
+    Ok(id)
+}
+
+fn check_limits(app: &AppState, transcript: &Transcript, field: &str) -> ApiResult<()> {
+    let limit = app.settings.max_utterances;
+    let count = transcript.utterances.len();
+    let invalid = |message: String| ingest_error(IngestError::Invalid(message), field);
+    if count > limit {
+        return Err(invalid(format!(
+            "The material has {count} utterances; the limit is {limit} (INSIGHT_MAX_UTTERANCES)."
+        )));
+    }
+    let last_ms = transcript
+        .utterances
+        .iter()
+        .filter_map(|u| u.end_ms.or(u.start_ms))
+        .max()
+        .unwrap_or(0);
+    let max_minutes = app.settings.max_duration_minutes;
+    if last_ms / 60_000 >= max_minutes {
+        return Err(invalid(format!(
+            "The material runs {} minutes; the limit is {max_minutes} (INSIGHT_MAX_DURATION_MINUTES).",
+            last_ms / 60_000
+        )));
+    }
+    Ok(())
+}
+
+/// The title given, else the file's name without its extension, else "Untitled record".
+fn record_name(title: Option<String>, file_name: Option<&str>) -> String {
+    title
+        .map(|t| t.trim().to_owned())
+        .filter(|t| !t.is_empty())
+        .or_else(|| {
+            file_name
+                .map(|name| name.rsplit(['/', '\\']).next().unwrap_or(name))
+                .map(|name| name.rsplit_once('.').map_or(name, |(stem, _)| stem).trim().to_owned())
+                .filter(|name| !name.is_empty())
+        })
+        .unwrap_or_else(|| "Untitled record".to_owned())
+}
+
+#[utoipa::path(get, path = "/projects/{project_id}/records", tag = "insight", security(("bearer" = [])),
+    params(("project_id" = Uuid, Path, description = "The project")),
+    responses((status = 200, description = "The project's records, newest first", body = Vec<Record>)))]
+async fn list_records(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+) -> ApiResult<Json<Vec<Record>>> {
+    let [project_id] = ids;
+    if app.store.get_project(user.id, project_id).await?.is_none() {
+        return Err(ApiError::not_found("Project"));
+    }
+    Ok(Json(app.store.list_records(user.id, project_id).await?))
+}
+
+async fn record_detail(app: &AppState, owner_id: Uuid, record_id: Uuid) -> ApiResult<RecordDetail> {
+    let record = app
+        .store
+        .get_record(owner_id, record_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Record"))?;
+    let utterances = app.store.utterances(record_id).await?;
+    Ok(RecordDetail { record, utterances })
+}
+
+#[utoipa::path(get, path = "/insight/{rec_id}/", tag = "insight", security(("bearer" = [])),
+    params(("rec_id" = Uuid, Path, description = "The record")),
+    responses((status = 200, description = "The record with its utterances", body = RecordDetail)))]
+async fn get_record(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+) -> ApiResult<Json<RecordDetail>> {
+    let [record_id] = ids;
+    Ok(Json(record_detail(&app, user.id, record_id).await?))
+}
+
+#[utoipa::path(delete, path = "/insight/{rec_id}/", tag = "insight", security(("bearer" = [])),
+    params(("rec_id" = Uuid, Path, description = "The record")),
+    responses((status = 204, description = "Deleted with its utterances (and its recording, if any)")))]
+async fn delete_record(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+) -> ApiResult<StatusCode> {
+    let [record_id] = ids;
+    let Some(media_path) = app.store.delete_record(user.id, record_id).await? else {
+        return Err(ApiError::not_found("Record"));
+    };
+    if let Some(path) = media_path {
+        let _ = tokio::fs::remove_file(app.settings.data_dir.join(path)).await;
+    }
+    Ok(StatusCode::NO_CONTENT)
+}
+
+fn no_speaker(speaker: &str) -> ApiError {
+    ApiError::NotFound(format!("The record has no speaker named {speaker:?}"))
+}
+
+#[utoipa::path(patch, path = "/insight/{rec_id}/speaker_name", tag = "insight", security(("bearer" = [])),
+    params(("rec_id" = Uuid, Path, description = "The record")),
+    request_body = SpeakerName,
+    responses((status = 200, description = "The record with the speaker renamed", body = RecordDetail)))]
+async fn rename_speaker(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    IdsAndJson(ids, body): IdsAndJson<1, SpeakerName>,
+) -> ApiResult<Json<RecordDetail>> {
+    let [record_id] = ids;
+    if app.store.get_record(user.id, record_id).await?.is_none() {
+        return Err(ApiError::not_found("Record"));
+    }
+    let name = body.name.trim();
+    if !app.store.rename_speaker(record_id, &body.speaker, name).await? {
+        return Err(no_speaker(&body.speaker));
+    }
+    Ok(Json(record_detail(&app, user.id, record_id).await?))
+}
+
+#[utoipa::path(patch, path = "/insight/{rec_id}/speaker_respondent", tag = "insight", security(("bearer" = [])),
+    params(("rec_id" = Uuid, Path, description = "The record")),
+    request_body = SpeakerRespondent,
+    responses((status = 200, description = "The record with the speaker's role set", body = RecordDetail)))]
+async fn set_speaker_respondent(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    IdsAndJson(ids, body): IdsAndJson<1, SpeakerRespondent>,
+) -> ApiResult<Json<RecordDetail>> {
+    let [record_id] = ids;
+    if app.store.get_record(user.id, record_id).await?.is_none() {
+        return Err(ApiError::not_found("Record"));
+    }
+    if !app
+        .store
+        .set_speaker_respondent(record_id, &body.speaker, body.is_respondent)
+        .await?
+    {
+        return Err(no_speaker(&body.speaker));
+    }
+    Ok(Json(record_detail(&app, user.id, record_id).await?))
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create_record, list_records))
+        .routes(routes!(get_record, delete_record))
+        .routes(routes!(rename_speaker))
+        .routes(routes!(set_speaker_respondent))
+}

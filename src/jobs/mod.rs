@@ -1,0 +1,173 @@
+//! Background workers over the durable job queue (see `store::jobs`). Each kind of job
+//! has its runner; a worker claims a due job, keeps its lease alive while it runs, and
+//! then completes it, schedules a retry with exponential backoff and jitter, or fails it
+//! with a reason. Workers wake at once when this instance queues work and otherwise poll,
+//! so work queued by another instance, a retry coming due, or a job whose worker died
+//! is picked up within a second or so.
+
+mod records;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rand::Rng;
+use tokio::sync::{Notify, watch};
+use tokio::task::JoinHandle;
+
+use crate::config::Settings;
+use crate::domain::record::PROCESS_JOB;
+use crate::ingest::stt::SpeechToText;
+use crate::store::{Job, Store};
+
+const POLL: Duration = Duration::from_secs(1);
+
+/// What a job's runner reports when it could not finish.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobError {
+    /// Worth another attempt (a provider down, a timeout).
+    Transient(String),
+    /// Will not get better by trying again.
+    Permanent(String),
+}
+
+impl From<anyhow::Error> for JobError {
+    fn from(error: anyhow::Error) -> Self {
+        Self::Transient(format!("{error:#}"))
+    }
+}
+
+/// Everything runners need.
+#[derive(Clone)]
+pub struct Context {
+    pub store: Store,
+    pub settings: Arc<Settings>,
+    pub stt: Option<SpeechToText>,
+}
+
+/// The running workers.
+pub struct Workers {
+    wake: Arc<Notify>,
+    shutdown: watch::Sender<bool>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl Workers {
+    /// Starts the workers of this instance.
+    pub fn start(context: Context, wake: Arc<Notify>) -> Self {
+        let (shutdown, stopped) = watch::channel(false);
+        let tasks = vec![tokio::spawn(work(context, PROCESS_JOB, wake.clone(), stopped))];
+        Self { wake, shutdown, tasks }
+    }
+
+    /// Stops taking jobs; a job in progress is left to its lease (it is taken over later).
+    pub async fn stop(self) {
+        let _ = self.shutdown.send(true);
+        self.wake.notify_waiters();
+        for task in self.tasks {
+            task.abort();
+            let _ = task.await;
+        }
+    }
+}
+
+async fn work(context: Context, kind: &'static str, wake: Arc<Notify>, mut stopped: watch::Receiver<bool>) {
+    let lease = chrono::Duration::seconds(i64::try_from(context.settings.job_lease_seconds).unwrap_or(60));
+    loop {
+        if *stopped.borrow() {
+            return;
+        }
+        match context.store.claim_job(kind, lease).await {
+            Ok(Some(job)) => run(&context, job, lease).await,
+            Ok(None) => {
+                tokio::select! {
+                    () = wake.notified() => {}
+                    () = tokio::time::sleep(POLL) => {}
+                    _ = stopped.changed() => return,
+                }
+            }
+            Err(error) => {
+                tracing::warn!(error = %format!("{error:#}"), kind, "claiming a job failed");
+                tokio::time::sleep(POLL).await;
+            }
+        }
+    }
+}
+
+/// Runs one job with its heartbeat, then records how it went.
+async fn run(context: &Context, job: Job, lease: chrono::Duration) {
+    let heartbeat = {
+        let store = context.store.clone();
+        let job = job.clone();
+        let every = (lease / 3)
+            .to_std()
+            .unwrap_or(Duration::from_secs(20))
+            .max(Duration::from_millis(200));
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                if !matches!(store.extend_job(&job, lease).await, Ok(true)) {
+                    return;
+                }
+            }
+        })
+    };
+    let outcome = match job.kind.as_str() {
+        PROCESS_JOB => records::process(context, &job).await,
+        other => Err(JobError::Permanent(format!("no worker knows jobs of kind {other}"))),
+    };
+    heartbeat.abort();
+    let settled = match outcome {
+        Ok(()) => Ok(()),
+        Err(JobError::Transient(reason))
+            if job.attempts < i32::try_from(context.settings.job_max_attempts).unwrap_or(5) =>
+        {
+            let delay = backoff(context.settings.job_retry_base_seconds, job.attempts);
+            tracing::warn!(job = %job.id, kind = %job.kind, attempt = job.attempts, %reason, retry_in = ?delay, "job failed; will retry");
+            let run_at = crate::domain::now() + chrono::Duration::from_std(delay).unwrap_or_default();
+            let retried = context.store.retry_job(&job, run_at, &reason).await;
+            match retried {
+                Ok(()) if job.kind == PROCESS_JOB => records::requeued(context, &job).await,
+                Ok(()) => Ok(()),
+                Err(error) => Err(error),
+            }
+        }
+        Err(JobError::Transient(reason) | JobError::Permanent(reason)) => {
+            tracing::warn!(job = %job.id, kind = %job.kind, attempt = job.attempts, %reason, "job failed for good");
+            match context.store.fail_job(&job, &reason).await {
+                Ok(()) if job.kind == PROCESS_JOB => records::failed(context, &job, &reason).await,
+                Ok(()) => Ok(()),
+                Err(error) => Err(error),
+            }
+        }
+    };
+    if let Err(error) = settled {
+        // The lease runs out and another attempt takes the job: nothing is lost.
+        tracing::error!(job = %job.id, error = %format!("{error:#}"), "recording a job's outcome failed");
+    }
+}
+
+/// `base * 2^(attempt-1)`, times a random factor from 0.5 to 1.5, at most a day.
+fn backoff(base_seconds: f64, attempt: i32) -> Duration {
+    let exponent = attempt.saturating_sub(1).clamp(0, 30);
+    let jitter = rand::rng().random_range(0.5..1.5);
+    Duration::from_secs_f64((base_seconds * f64::from(1u32 << exponent) * jitter).min(86_400.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_with_jitter_and_is_capped() {
+        for attempt in 1..=6 {
+            let nominal = 10.0 * f64::from(1u32 << (attempt - 1));
+            let delay = backoff(10.0, attempt).as_secs_f64();
+            assert!(
+                delay >= nominal * 0.5 && delay <= nominal * 1.5,
+                "attempt {attempt}: {delay}"
+            );
+        }
+        assert!(backoff(10.0, 40).as_secs_f64() <= 86_400.0);
+        assert_eq!(backoff(0.0, 3), Duration::ZERO);
+    }
+}

@@ -1,0 +1,66 @@
+//! Processing a record: transcribe a recording (text formats were read at upload), and
+//! mark the record `Finished`, or `Error` with the reason.
+
+use super::{Context, JobError};
+use crate::domain::record::{RecordStatus, transcribe};
+use crate::ingest::stt::{SETTINGS_HINT, SttError};
+use crate::store::Job;
+
+pub(super) async fn process(context: &Context, job: &Job) -> Result<(), JobError> {
+    let store = &context.store;
+    let Some(work) = store.record_work(job.subject_id).await? else {
+        // The record was deleted meanwhile: nothing to do.
+        store.complete_job(job).await?;
+        return Ok(());
+    };
+    store.set_record_status(work.id, RecordStatus::InProgress, None).await?;
+    let Some(media_path) = &work.media_path else {
+        store.finish_record(job.id, work.id, None, None).await?;
+        return Ok(());
+    };
+    let Some(stt) = &context.stt else {
+        return Err(JobError::Permanent(SETTINGS_HINT.to_owned()));
+    };
+    let path = context.settings.data_dir.join(media_path);
+    let name = work.source_name.as_deref().unwrap_or("recording");
+    let transcript = stt
+        .transcribe(&path, name, work.media_type.as_deref(), work.language.as_deref())
+        .await
+        .map_err(|error| match error {
+            SttError::Transient(message) => JobError::Transient(message),
+            SttError::Permanent(message) => JobError::Permanent(message),
+        })?;
+    if transcript.utterances.is_empty() {
+        return Err(JobError::Permanent(
+            "The recording holds no speech the provider could transcribe.".to_owned(),
+        ));
+    }
+    if transcript.utterances.len() > context.settings.max_utterances {
+        return Err(JobError::Permanent(format!(
+            "The transcription has {} utterances; the limit is {} (INSIGHT_MAX_UTTERANCES).",
+            transcript.utterances.len(),
+            context.settings.max_utterances
+        )));
+    }
+    let transcribed = transcribe(transcript.utterances);
+    store
+        .finish_record(job.id, work.id, Some(&transcribed), transcript.language.as_deref())
+        .await?;
+    Ok(())
+}
+
+/// After a failed attempt that will be retried: the record waits in the queue again.
+pub(super) async fn requeued(context: &Context, job: &Job) -> anyhow::Result<()> {
+    context
+        .store
+        .set_record_status(job.subject_id, RecordStatus::InQueue, None)
+        .await
+}
+
+/// After the last attempt: the record shows why.
+pub(super) async fn failed(context: &Context, job: &Job, reason: &str) -> anyhow::Result<()> {
+    context
+        .store
+        .set_record_status(job.subject_id, RecordStatus::Error, Some(reason))
+        .await
+}

@@ -1,0 +1,3 @@
+//! Retrieval over utterances.
+
+pub mod bm25;

@@ -1,0 +1,110 @@
+//! The durable job queue: a job is a row, written in the same transaction as the thing
+//! it works on. Workers claim one with a lease (`locked_until`) that they extend while
+//! they work; a job whose lease ran out (its worker died) is claimed again, so work is
+//! done at least once. On PostgreSQL, instances claim with `FOR UPDATE SKIP LOCKED` and
+//! never wait on each other; on SQLite the single writer makes the claim atomic.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::{Db, Store, db};
+use crate::domain::now;
+
+/// A claimed job: run it, then finish, retry or fail it.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Job {
+    pub id: Uuid,
+    pub kind: String,
+    pub subject_id: Uuid,
+    /// Attempts so far, this one included.
+    pub attempts: i32,
+}
+
+const CLAIM_SQLITE: &str = "UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_until = $1, \
+     updated_at = $2 WHERE id = (SELECT id FROM jobs WHERE kind = $3 AND ((status = 'queued' AND run_at <= $2) \
+     OR (status = 'running' AND locked_until < $2)) ORDER BY run_at, id LIMIT 1) \
+     RETURNING id, kind, subject_id, attempts";
+
+const CLAIM_POSTGRES: &str = "UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_until = $1, \
+     updated_at = $2 WHERE id = (SELECT id FROM jobs WHERE kind = $3 AND ((status = 'queued' AND run_at <= $2) \
+     OR (status = 'running' AND locked_until < $2)) ORDER BY run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) \
+     RETURNING id, kind, subject_id, attempts";
+
+impl Store {
+    /// Claims the next due job of `kind` for `lease`, if there is one.
+    pub async fn claim_job(&self, kind: &str, lease: chrono::Duration) -> anyhow::Result<Option<Job>> {
+        let at = now();
+        let sql = match self.db {
+            Db::Sqlite { .. } => CLAIM_SQLITE,
+            Db::Postgres(_) => CLAIM_POSTGRES,
+        };
+        Ok(db!(self, write, |conn| sqlx::query_as::<_, Job>(sql)
+            .bind(at + lease)
+            .bind(at)
+            .bind(kind)
+            .fetch_optional(&mut *conn)
+            .await)?)
+    }
+
+    /// Extends a running job's lease; `false` when the job is no longer this worker's
+    /// (it was cancelled, or its lease ran out and another worker took it).
+    pub async fn extend_job(&self, job: &Job, lease: chrono::Duration) -> anyhow::Result<bool> {
+        let at = now();
+        let affected = db!(self, write, |conn| {
+            sqlx::query(
+            "UPDATE jobs SET locked_until = $1, updated_at = $2 WHERE id = $3 AND status = 'running' AND attempts = $4"
+        )
+        .bind(at + lease)
+        .bind(at)
+        .bind(job.id)
+        .bind(job.attempts)
+        .execute(&mut *conn)
+        .await
+        .map(|done| done.rows_affected())
+        })?;
+        Ok(affected == 1)
+    }
+
+    /// Puts a job back in the queue to run again at `run_at`, noting why this attempt failed.
+    pub async fn retry_job(&self, job: &Job, run_at: DateTime<Utc>, error: &str) -> anyhow::Result<()> {
+        db!(self, write, |conn| sqlx::query(
+            "UPDATE jobs SET status = 'queued', run_at = $1, locked_until = NULL, last_error = $2, updated_at = $3 \
+             WHERE id = $4"
+        )
+        .bind(run_at)
+        .bind(error)
+        .bind(now())
+        .bind(job.id)
+        .execute(&mut *conn)
+        .await
+        .map(|done| done.rows_affected()))?;
+        Ok(())
+    }
+
+    /// Gives up on a job.
+    pub async fn fail_job(&self, job: &Job, error: &str) -> anyhow::Result<()> {
+        db!(self, write, |conn| sqlx::query(
+            "UPDATE jobs SET status = 'failed', locked_until = NULL, last_error = $1, updated_at = $2 WHERE id = $3"
+        )
+        .bind(error)
+        .bind(now())
+        .bind(job.id)
+        .execute(&mut *conn)
+        .await
+        .map(|done| done.rows_affected()))?;
+        Ok(())
+    }
+
+    /// Marks a job done.
+    pub async fn complete_job(&self, job: &Job) -> anyhow::Result<()> {
+        db!(self, write, |conn| sqlx::query(
+            "UPDATE jobs SET status = 'done', locked_until = NULL, updated_at = $1 WHERE id = $2"
+        )
+        .bind(now())
+        .bind(job.id)
+        .execute(&mut *conn)
+        .await
+        .map(|done| done.rows_affected()))?;
+        Ok(())
+    }
+}

@@ -1,0 +1,401 @@
+//! Records and their utterances. Ownership goes through the project, as for reports.
+//! A record and the job that processes it are written in one transaction.
+
+use chrono::{DateTime, Utc};
+use sqlx::types::Json;
+use uuid::Uuid;
+
+use super::{Store, db};
+use crate::domain::now;
+use crate::domain::record::{PROCESS_JOB, Record, RecordStatus, Transcribed, Utterance, speakers};
+
+#[derive(sqlx::FromRow)]
+struct RecordRow {
+    id: Uuid,
+    project_id: Uuid,
+    name: String,
+    status: String,
+    error: Option<String>,
+    language: Option<String>,
+    duration_seconds: Option<f64>,
+    word_count: i64,
+    participants_count: i64,
+    respondents_count: i64,
+    respondent_names: Json<Vec<String>>,
+    source_format: String,
+    created_at: DateTime<Utc>,
+    updated_at: DateTime<Utc>,
+}
+
+impl From<RecordRow> for Record {
+    fn from(row: RecordRow) -> Self {
+        Self {
+            id: row.id,
+            project_id: row.project_id,
+            name: row.name,
+            status: RecordStatus::parse(&row.status).unwrap_or(RecordStatus::Error),
+            error: row.error,
+            language: row.language,
+            duration_seconds: row.duration_seconds,
+            word_count: row.word_count,
+            participants_count: row.participants_count,
+            respondents_count: row.respondents_count,
+            respondent_names: row.respondent_names.0,
+            source_format: row.source_format,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct UtteranceRow {
+    id: i64,
+    is_respondent: bool,
+    speaker: String,
+    start_ms: Option<i64>,
+    end_ms: Option<i64>,
+    text: String,
+}
+
+impl From<UtteranceRow> for Utterance {
+    fn from(row: UtteranceRow) -> Self {
+        Self {
+            id: row.id,
+            is_respondent: row.is_respondent,
+            speaker: row.speaker,
+            start_ms: row.start_ms,
+            end_ms: row.end_ms,
+            text: row.text,
+        }
+    }
+}
+
+const SELECT_RECORD: &str = "SELECT r.id, r.project_id, r.name, r.status, r.error, r.language, r.duration_seconds, \
+     r.word_count, r.participants_count, r.respondents_count, r.respondent_names, r.source_format, r.created_at, \
+     r.updated_at FROM records r JOIN projects p ON p.id = r.project_id";
+
+/// Rows per multi-row insert: 7 parameters each, well under SQLite's limit of 32,766.
+const UTTERANCES_PER_INSERT: usize = 500;
+
+/// A record to create.
+#[derive(Debug, Clone)]
+pub struct NewRecord {
+    pub name: String,
+    pub language: Option<String>,
+    pub source_format: String,
+    pub source_name: Option<String>,
+    pub content: RecordContent,
+}
+
+/// What a new record holds.
+#[derive(Debug, Clone)]
+pub enum RecordContent {
+    /// Text already read into utterances.
+    Transcript(Transcribed),
+    /// A recording in the data folder, waiting for speech-to-text.
+    Media { path: String, media_type: Option<String> },
+}
+
+/// What a record's processing job needs.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct RecordWork {
+    pub id: Uuid,
+    pub status: String,
+    pub language: Option<String>,
+    pub media_path: Option<String>,
+    pub media_type: Option<String>,
+    pub source_name: Option<String>,
+}
+
+/// Summary columns from utterances: `(participants, respondents, respondent names)`.
+fn summary(utterances: &[Utterance]) -> (i64, i64, Vec<String>) {
+    let speakers = speakers(utterances);
+    let names: Vec<String> = speakers
+        .iter()
+        .filter(|(_, respondent)| *respondent)
+        .map(|(name, _)| name.clone())
+        .collect();
+    (speakers.len() as i64, names.len() as i64, names)
+}
+
+/// Inserts utterances in chunks of multi-row `INSERT`s.
+macro_rules! insert_utterances {
+    ($conn:expr, $record_id:expr, $utterances:expr) => {
+        for chunk in $utterances.chunks(UTTERANCES_PER_INSERT) {
+            let mut sql = String::from(
+                "INSERT INTO utterances (record_id, id, speaker, is_respondent, start_ms, end_ms, text) VALUES ",
+            );
+            for (row, _) in chunk.iter().enumerate() {
+                let base = row * 7;
+                if row > 0 {
+                    sql.push_str(", ");
+                }
+                sql.push_str(&format!(
+                    "(${}, ${}, ${}, ${}, ${}, ${}, ${})",
+                    base + 1,
+                    base + 2,
+                    base + 3,
+                    base + 4,
+                    base + 5,
+                    base + 6,
+                    base + 7
+                ));
+            }
+            let mut query = sqlx::query(&sql);
+            for utterance in chunk {
+                query = query
+                    .bind($record_id)
+                    .bind(utterance.id)
+                    .bind(&utterance.speaker)
+                    .bind(utterance.is_respondent)
+                    .bind(utterance.start_ms)
+                    .bind(utterance.end_ms)
+                    .bind(&utterance.text);
+            }
+            query.execute(&mut *$conn).await?;
+        }
+    };
+}
+
+impl Store {
+    /// Creates a record in `InQueue` with its processing job.
+    pub async fn create_record(&self, project_id: Uuid, record: NewRecord) -> anyhow::Result<Uuid> {
+        let id = Uuid::new_v4();
+        let at = now();
+        let (utterances, word_count, duration, media_path, media_type) = match &record.content {
+            RecordContent::Transcript(t) => (t.utterances.as_slice(), t.word_count, t.duration_seconds, None, None),
+            RecordContent::Media { path, media_type } => (&[][..], 0, None, Some(path), media_type.as_ref()),
+        };
+        let (participants, respondents, names) = summary(utterances);
+        db!(self, write, |conn| {
+            sqlx::query(
+                "INSERT INTO records (id, project_id, name, status, language, duration_seconds, word_count, \
+                 source_format, source_name, media_path, media_type, participants_count, respondents_count, \
+                 respondent_names, created_at, updated_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)",
+            )
+            .bind(id)
+            .bind(project_id)
+            .bind(&record.name)
+            .bind(RecordStatus::InQueue.as_str())
+            .bind(&record.language)
+            .bind(duration)
+            .bind(word_count)
+            .bind(&record.source_format)
+            .bind(&record.source_name)
+            .bind(media_path)
+            .bind(media_type)
+            .bind(participants)
+            .bind(respondents)
+            .bind(Json(&names))
+            .bind(at)
+            .execute(&mut *conn)
+            .await?;
+            insert_utterances!(conn, id, utterances);
+            sqlx::query(
+                "INSERT INTO jobs (id, kind, subject_id, status, attempts, run_at, created_at, updated_at) \
+                 VALUES ($1, $2, $3, 'queued', 0, $4, $4, $4)",
+            )
+            .bind(Uuid::new_v4())
+            .bind(PROCESS_JOB)
+            .bind(id)
+            .bind(at)
+            .execute(&mut *conn)
+            .await?;
+            Ok::<_, sqlx::Error>(())
+        })?;
+        Ok(id)
+    }
+
+    /// The project's records, newest first.
+    pub async fn list_records(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<Vec<Record>> {
+        let sql = format!(
+            "{SELECT_RECORD} WHERE r.project_id = $1 AND p.owner_id = $2 ORDER BY r.created_at DESC, r.id DESC"
+        );
+        let rows = db!(self, read, |pool| sqlx::query_as::<_, RecordRow>(&sql)
+            .bind(project_id)
+            .bind(owner_id)
+            .fetch_all(pool)
+            .await)?;
+        Ok(rows.into_iter().map(Record::from).collect())
+    }
+
+    /// A record of one of the owner's projects.
+    pub async fn get_record(&self, owner_id: Uuid, record_id: Uuid) -> anyhow::Result<Option<Record>> {
+        let sql = format!("{SELECT_RECORD} WHERE r.id = $1 AND p.owner_id = $2");
+        let row = db!(self, read, |pool| sqlx::query_as::<_, RecordRow>(&sql)
+            .bind(record_id)
+            .bind(owner_id)
+            .fetch_optional(pool)
+            .await)?;
+        Ok(row.map(Record::from))
+    }
+
+    /// A record's utterances in order (ownership is the caller's to check).
+    pub async fn utterances(&self, record_id: Uuid) -> anyhow::Result<Vec<Utterance>> {
+        let rows = db!(self, read, |pool| {
+            sqlx::query_as::<_, UtteranceRow>(
+            "SELECT id, is_respondent, speaker, start_ms, end_ms, text FROM utterances WHERE record_id = $1 ORDER BY id"
+        )
+        .bind(record_id)
+        .fetch_all(pool)
+        .await
+        })?;
+        Ok(rows.into_iter().map(Utterance::from).collect())
+    }
+
+    /// Deletes the owner's record with its utterances and jobs; returns the recording's
+    /// path in the data folder, if it had one, for the caller to remove.
+    pub async fn delete_record(&self, owner_id: Uuid, record_id: Uuid) -> anyhow::Result<Option<Option<String>>> {
+        let deleted: Option<(Option<String>,)> = db!(self, write, |conn| sqlx::query_as(
+            "DELETE FROM records WHERE id = $1 AND project_id IN (SELECT id FROM projects WHERE owner_id = $2) \
+             RETURNING media_path"
+        )
+        .bind(record_id)
+        .bind(owner_id)
+        .fetch_optional(&mut *conn)
+        .await)?;
+        Ok(deleted.map(|(path,)| path))
+    }
+
+    /// Renames a speaker in all of the record's utterances; `false` when the record has
+    /// no such speaker. Giving a name another speaker has merges the two: a legitimate
+    /// fix when a transcription split one person in two.
+    pub async fn rename_speaker(&self, record_id: Uuid, speaker: &str, name: &str) -> anyhow::Result<bool> {
+        let changed = db!(self, write, |conn| {
+            let done = sqlx::query("UPDATE utterances SET speaker = $1 WHERE record_id = $2 AND speaker = $3")
+                .bind(name)
+                .bind(record_id)
+                .bind(speaker)
+                .execute(&mut *conn)
+                .await?;
+            Ok::<_, sqlx::Error>(done.rows_affected())
+        })?;
+        if changed > 0 {
+            self.refresh_record_summary(record_id).await?;
+        }
+        Ok(changed > 0)
+    }
+
+    /// Marks a speaker as respondent or not. `false` when the record has no such speaker.
+    pub async fn set_speaker_respondent(
+        &self,
+        record_id: Uuid,
+        speaker: &str,
+        respondent: bool,
+    ) -> anyhow::Result<bool> {
+        let changed = db!(self, write, |conn| {
+            let done = sqlx::query("UPDATE utterances SET is_respondent = $1 WHERE record_id = $2 AND speaker = $3")
+                .bind(respondent)
+                .bind(record_id)
+                .bind(speaker)
+                .execute(&mut *conn)
+                .await?;
+            Ok::<_, sqlx::Error>(done.rows_affected())
+        })?;
+        if changed > 0 {
+            self.refresh_record_summary(record_id).await?;
+        }
+        Ok(changed > 0)
+    }
+
+    /// Recomputes the record's speaker summary from its utterances and marks it changed.
+    async fn refresh_record_summary(&self, record_id: Uuid) -> anyhow::Result<()> {
+        let utterances = self.utterances(record_id).await?;
+        let (participants, respondents, names) = summary(&utterances);
+        db!(self, write, |conn| {
+            sqlx::query(
+            "UPDATE records SET participants_count = $1, respondents_count = $2, respondent_names = $3, updated_at = $4 \
+             WHERE id = $5"
+        )
+        .bind(participants)
+        .bind(respondents)
+        .bind(Json(&names))
+        .bind(now())
+        .bind(record_id)
+        .execute(&mut *conn)
+        .await
+        .map(|done| done.rows_affected())
+        })?;
+        Ok(())
+    }
+
+    /// What processing a record needs to know.
+    pub async fn record_work(&self, record_id: Uuid) -> anyhow::Result<Option<RecordWork>> {
+        Ok(db!(self, read, |pool| sqlx::query_as::<_, RecordWork>(
+            "SELECT id, status, language, media_path, media_type, source_name FROM records WHERE id = $1"
+        )
+        .bind(record_id)
+        .fetch_optional(pool)
+        .await)?)
+    }
+
+    /// Moves a record to `status`, with the reason when it is `Error`.
+    pub async fn set_record_status(
+        &self,
+        record_id: Uuid,
+        status: RecordStatus,
+        error: Option<&str>,
+    ) -> anyhow::Result<()> {
+        db!(self, write, |conn| sqlx::query(
+            "UPDATE records SET status = $1, error = $2, updated_at = $3 WHERE id = $4"
+        )
+        .bind(status.as_str())
+        .bind(error)
+        .bind(now())
+        .bind(record_id)
+        .execute(&mut *conn)
+        .await
+        .map(|done| done.rows_affected()))?;
+        Ok(())
+    }
+
+    /// Stores a transcription's utterances (replacing any) and finishes the record and
+    /// its job in one transaction.
+    pub async fn finish_record(
+        &self,
+        job_id: Uuid,
+        record_id: Uuid,
+        transcribed: Option<&Transcribed>,
+        language: Option<&str>,
+    ) -> anyhow::Result<()> {
+        let at = now();
+        db!(self, write, |conn| {
+            if let Some(transcribed) = transcribed {
+                let (participants, respondents, names) = summary(&transcribed.utterances);
+                sqlx::query("DELETE FROM utterances WHERE record_id = $1")
+                    .bind(record_id)
+                    .execute(&mut *conn)
+                    .await?;
+                insert_utterances!(conn, record_id, transcribed.utterances);
+                sqlx::query(
+                    "UPDATE records SET word_count = $1, duration_seconds = $2, participants_count = $3, \
+                     respondents_count = $4, respondent_names = $5, language = COALESCE(language, $6) WHERE id = $7",
+                )
+                .bind(transcribed.word_count)
+                .bind(transcribed.duration_seconds)
+                .bind(participants)
+                .bind(respondents)
+                .bind(Json(&names))
+                .bind(language)
+                .bind(record_id)
+                .execute(&mut *conn)
+                .await?;
+            }
+            sqlx::query("UPDATE records SET status = $1, error = NULL, updated_at = $2 WHERE id = $3")
+                .bind(RecordStatus::Finished.as_str())
+                .bind(at)
+                .bind(record_id)
+                .execute(&mut *conn)
+                .await?;
+            sqlx::query("UPDATE jobs SET status = 'done', locked_until = NULL, updated_at = $1 WHERE id = $2")
+                .bind(at)
+                .bind(job_id)
+                .execute(&mut *conn)
+                .await?;
+            Ok::<_, sqlx::Error>(())
+        })?;
+        Ok(())
+    }
+}

@@ -1,0 +1,727 @@
+//! Records: uploads in every format from real fixture files, recordings through a local
+//! speech-to-text stub speaking OpenAI's wire protocol, speaker fixes, limits, refusals
+//! that write nothing, and isolation.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::{Multipart, State};
+use axum::routing::post;
+use reqwest::multipart::{Form, Part};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::support::{TestApp, TestUser, assert_validation_body, error_locs, error_types};
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|err| panic!("{path}: {err}"))
+}
+
+/// Uploads a file as `multipart/form-data` (`file`, and `title` when given).
+async fn upload(
+    app: &TestApp,
+    user: &TestUser,
+    project_id: &str,
+    file_name: &str,
+    content_type: &str,
+    bytes: Vec<u8>,
+    title: Option<&str>,
+) -> (StatusCode, Value) {
+    let part = Part::bytes(bytes)
+        .file_name(file_name.to_owned())
+        .mime_str(content_type)
+        .expect("mime type");
+    let mut form = Form::new().part("file", part);
+    if let Some(title) = title {
+        form = form.text("title", title.to_owned());
+    }
+    let response = app
+        .client
+        .post(app.url(&format!("/projects/{project_id}/records")))
+        .bearer_auth(&user.token)
+        .multipart(form)
+        .send()
+        .await
+        .expect("upload sent");
+    let status = response.status();
+    let text = response.text().await.expect("body");
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+/// Polls the record until its status is one of `wanted` (or fails after 20 s).
+async fn wait_for(app: &TestApp, user: &TestUser, record_id: &str, wanted: &[&str]) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (status, record) = app.get(&format!("/insight/{record_id}/"), user).await;
+        assert_eq!(status, StatusCode::OK, "{record}");
+        if wanted.contains(&record["status"].as_str().unwrap_or_default()) {
+            return record;
+        }
+        assert!(Instant::now() < deadline, "record stuck: {record}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// `(speaker, start_ms, end_ms, text)` of each utterance.
+fn lines(record: &Value) -> Vec<(String, Value, Value, String)> {
+    record["utterances"]
+        .as_array()
+        .expect("utterances")
+        .iter()
+        .map(|u| {
+            (
+                u["speaker"].as_str().expect("speaker").to_owned(),
+                u["start_ms"].clone(),
+                u["end_ms"].clone(),
+                u["text"].as_str().expect("text").to_owned(),
+            )
+        })
+        .collect()
+}
+
+async fn records_count(app: &TestApp, user: &TestUser, project_id: &str) -> i64 {
+    let (_, project) = app.get(&format!("/projects/{project_id}"), user).await;
+    project["records_count"].as_i64().expect("records_count")
+}
+
+#[tokio::test]
+async fn a_pasted_transcript_becomes_a_finished_record_with_speakers_and_roles() {
+    let app = TestApp::start().await;
+    let user = app.user().await;
+    let project = app.project(&user, "Planning study").await;
+    let text = "Interviewer: How do you plan your week?\nAnna: Mostly on Sunday evenings.\n\
+                I use a paper notebook.\nInterviewer: What goes wrong?\nAnna: Plans change by Tuesday.";
+    let (status, record) = app
+        .post(
+            &format!("/projects/{project}/records"),
+            &user,
+            json!({ "title": "Anna, week planning", "text": text, "language": "en" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    assert_eq!(record["name"], "Anna, week planning");
+    assert_eq!(record["project_id"], project.as_str());
+    assert_eq!(record["source_format"], "text");
+    assert!(["InQueue", "InProgress", "Finished"].contains(&record["status"].as_str().unwrap_or_default()));
+    let id = record["id"].as_str().expect("id").to_owned();
+
+    let record = wait_for(&app, &user, &id, &["Finished"]).await;
+    let utterances = record["utterances"].as_array().expect("utterances");
+    let shape: Vec<(i64, &str, bool, &str)> = utterances
+        .iter()
+        .map(|u| {
+            (
+                u["id"].as_i64().expect("id"),
+                u["speaker"].as_str().expect("speaker"),
+                u["is_respondent"].as_bool().expect("is_respondent"),
+                u["text"].as_str().expect("text"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            (1, "Interviewer", false, "How do you plan your week?"),
+            (2, "Anna", true, "Mostly on Sunday evenings.\nI use a paper notebook."),
+            (3, "Interviewer", false, "What goes wrong?"),
+            (4, "Anna", true, "Plans change by Tuesday.")
+        ]
+    );
+    assert!(
+        utterances
+            .iter()
+            .all(|u| u["start_ms"].is_null() && u["end_ms"].is_null())
+    );
+    assert_eq!(record["word_count"], 22);
+    assert_eq!(record["participants_count"], 2);
+    assert_eq!(record["respondents_count"], 1);
+    assert_eq!(record["respondent_names"], json!(["Anna"]));
+    assert_eq!(record["language"], "en");
+    assert_eq!(record["duration_seconds"], Value::Null);
+    assert_eq!(record["error"], Value::Null);
+
+    let (status, list) = app.get(&format!("/projects/{project}/records/"), &user).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(list.as_array().map(Vec::len), Some(1));
+    assert_eq!(list[0]["id"], id.as_str());
+    assert!(list[0].get("utterances").is_none(), "lists carry no utterances");
+    assert_eq!(records_count(&app, &user, &project).await, 1);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn files_in_every_text_and_document_format_are_read_faithfully() {
+    let app = TestApp::start().await;
+    let user = app.user().await;
+    let project = app.project(&user, "Formats").await;
+    // (fixture, declared type, format, first utterance (speaker, start_ms, text prefix), a later speaker)
+    type Case<'a> = (&'a str, &'a str, &'a str, (&'a str, Option<i64>, &'a str), &'a str);
+    let cases: &[Case] = &[
+        (
+            "vtt_zoom.vtt",
+            "text/vtt",
+            "vtt",
+            ("Ben Okafor", Some(2_310), "Okay, I think the recording is on."),
+            "Anna Schmidt",
+        ),
+        (
+            "vtt_teams.vtt",
+            "text/vtt",
+            "vtt",
+            ("Ben Okafor", Some(3_120), "Thanks for joining, Priya."),
+            "Ben Okafor",
+        ),
+        (
+            "srt_interview.srt",
+            "application/x-subrip",
+            "srt",
+            (
+                "Unknown speaker",
+                Some(1_200),
+                "FERNWAY WAREHOUSE – INTERVIEW WITH MARCO",
+            ),
+            "INTERVIEWER",
+        ),
+        (
+            "json_assemblyai.json",
+            "application/json",
+            "json",
+            ("Speaker A", Some(240), "Thanks for joining."),
+            "Speaker B",
+        ),
+        (
+            "pdf_interview_libreoffice.pdf",
+            "application/pdf",
+            "pdf",
+            ("Unknown speaker", None, "Interview with Anna, product manager"),
+            "Anna",
+        ),
+        (
+            "docx_interview_libreoffice.docx",
+            "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+            "docx",
+            ("Unknown speaker", None, "Interview with Anna"),
+            "Anna",
+        ),
+        // A VTT whose name and declared type lie: recognised from its content.
+        (
+            "vtt_zoom.vtt",
+            "text/plain",
+            "vtt",
+            ("Ben Okafor", Some(2_310), "Okay, I think the recording is on."),
+            "Anna Schmidt",
+        ),
+    ];
+    for (name, content_type, format, (speaker, start_ms, text), other) in cases {
+        let file_name = if *content_type == "text/plain" {
+            "notes.txt"
+        } else {
+            name
+        };
+        let (status, record) = upload(&app, &user, &project, file_name, content_type, fixture(name), None).await;
+        assert_eq!(status, StatusCode::CREATED, "{name}: {record}");
+        assert_eq!(record["source_format"], *format, "{name}");
+        let record = wait_for(&app, &user, record["id"].as_str().expect("id"), &["Finished"]).await;
+        let lines = lines(&record);
+        let (first_speaker, first_start, _, first_text) = lines.first().expect("an utterance");
+        assert_eq!(first_speaker, speaker, "{name}");
+        assert_eq!(first_start.as_i64(), *start_ms, "{name}");
+        assert!(first_text.starts_with(text), "{name}: {first_text:?}");
+        assert!(
+            lines.iter().any(|(s, ..)| s == other),
+            "{name}: no {other} in {lines:?}"
+        );
+        assert!(record["word_count"].as_i64().unwrap_or(0) > 20, "{name}");
+        let stem = file_name.rsplit_once('.').map_or(file_name, |(stem, _)| stem);
+        assert_eq!(record["name"], stem, "{name}: the file name names the record");
+    }
+    assert_eq!(records_count(&app, &user, &project).await, cases.len() as i64);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn broken_and_foreign_files_are_refused_and_nothing_is_written() {
+    let app = TestApp::start_with(|settings| settings.max_upload_bytes = 64 * 1024).await;
+    let user = app.user().await;
+    let project = app.project(&user, "Refusals").await;
+    let path = format!("/projects/{project}/records");
+    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    let garbage: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let cases: Vec<(&str, &str, Vec<u8>, StatusCode, &str)> = vec![
+        (
+            "empty.txt",
+            "text/plain",
+            Vec::new(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "empty",
+        ),
+        ("scan.png", "image/png", png, StatusCode::UNSUPPORTED_MEDIA_TYPE, "PNG"),
+        (
+            "blob.bin",
+            "application/octet-stream",
+            garbage,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "WebVTT",
+        ),
+        (
+            "secret.pdf",
+            "application/pdf",
+            fixture("pdf_encrypted_user_password.pdf"),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "password",
+        ),
+        (
+            "scan.pdf",
+            "application/pdf",
+            fixture("pdf_scanned_image_only.pdf"),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "OCR",
+        ),
+        (
+            "secret.docx",
+            "application/octet-stream",
+            fixture("docx_password_protected.docx"),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "password",
+        ),
+        (
+            "old.doc",
+            "application/msword",
+            fixture("docx_legacy.doc"),
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ".docx",
+        ),
+        (
+            "cut.pdf",
+            "application/pdf",
+            fixture("pdf_interview_libreoffice.pdf")[..2_000].to_vec(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "",
+        ),
+        (
+            "big.txt",
+            "text/plain",
+            b"Anna: hello\n".repeat(6_000),
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "limit",
+        ),
+    ];
+    for (name, content_type, bytes, expected, says) in cases {
+        let (status, body) = upload(&app, &user, &project, name, content_type, bytes, None).await;
+        assert_eq!(status, expected, "{name}: {body}");
+        let message = match &body["detail"] {
+            Value::String(message) => message.clone(),
+            Value::Array(issues) => {
+                assert_validation_body(&body);
+                assert_eq!(error_locs(&body), [json!(["body", "file"])], "{name}");
+                issues[0]["msg"].as_str().unwrap_or_default().to_owned()
+            }
+            other => panic!("{name}: unexpected body {other}"),
+        };
+        assert!(
+            message.to_lowercase().contains(&says.to_lowercase()),
+            "{name}: {message}"
+        );
+    }
+
+    // No file at all; a body that is neither JSON nor multipart; a JSON body with problems.
+    let form = Form::new().text("title", "no file");
+    let response = app
+        .client
+        .post(app.url(&path))
+        .bearer_auth(&user.token)
+        .multipart(form)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let body: Value = response.json().await.expect("json");
+    assert_eq!(error_types(&body), ["missing"]);
+    assert_eq!(error_locs(&body), [json!(["body", "file"])]);
+
+    let (status, body) = app
+        .call_raw(Method::POST, &path, &user.token, "text/plain", b"Anna: hi".to_vec())
+        .await;
+    assert_eq!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{body}");
+    let (status, body) = app.post(&path, &user, json!({ "title": "", "text": 5 })).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(error_types(&body), ["string_too_short", "string_type"]);
+    let (status, body) = app
+        .post(&path, &user, json!({ "title": "Only spaces", "text": " \n\t " }))
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(error_locs(&body), [json!(["body", "text"])]);
+
+    assert_eq!(records_count(&app, &user, &project).await, 0);
+    let (_, list) = app.get(&path, &user).await;
+    assert_eq!(list, json!([]));
+    let leftovers = std::fs::read_dir(app.data_dir.join("uploads"))
+        .map(|dir| dir.count())
+        .unwrap_or(0);
+    assert_eq!(leftovers, 0, "refused uploads leave no temporary files");
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn limits_on_utterances_and_duration_are_settings() {
+    let app = TestApp::start_with(|settings| {
+        settings.max_utterances = 3;
+        settings.max_duration_minutes = 60;
+    })
+    .await;
+    let user = app.user().await;
+    let project = app.project(&user, "Limits").await;
+    let path = format!("/projects/{project}/records");
+    let (status, body) = app
+        .post(
+            &path,
+            &user,
+            json!({ "title": "Long", "text": "A: one\nB: two\nA: three\nB: four" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(
+        body["detail"][0]["msg"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("INSIGHT_MAX_UTTERANCES")
+    );
+    let vtt = "WEBVTT\n\n01:30:00.000 --> 01:30:02.000\nA: late\n";
+    let (status, body) = app.post(&path, &user, json!({ "title": "Late", "text": vtt })).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(
+        body["detail"][0]["msg"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("INSIGHT_MAX_DURATION_MINUTES")
+    );
+    let (status, body) = app
+        .post(&path, &user, json!({ "title": "Fine", "text": "A: one\nB: two" }))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn speakers_can_be_renamed_and_their_role_fixed() {
+    let app = TestApp::start().await;
+    let user = app.user().await;
+    let project = app.project(&user, "Speakers").await;
+    let text = "Speaker 1: Why did you switch tools?\nSpeaker 2: The old one was slow.\nSpeaker 1: And now?";
+    let (_, record) = app
+        .post(
+            &format!("/projects/{project}/records"),
+            &user,
+            json!({ "title": "Call", "text": text }),
+        )
+        .await;
+    let id = record["id"].as_str().expect("id").to_owned();
+    wait_for(&app, &user, &id, &["Finished"]).await;
+
+    let (status, record) = app
+        .call(
+            Method::PATCH,
+            &format!("/insight/{id}/speaker_name"),
+            Some(&user.token),
+            Some(json!({ "speaker": "Speaker 2", "name": "Dana" })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{record}");
+    let speakers: Vec<String> = lines(&record).into_iter().map(|(s, ..)| s).collect();
+    assert_eq!(speakers, ["Speaker 1", "Dana", "Speaker 1"]);
+    assert_eq!(record["respondent_names"], json!(["Dana"]));
+
+    let (status, record) = app
+        .call(
+            Method::PATCH,
+            &format!("/insight/{id}/speaker_respondent/"),
+            Some(&user.token),
+            Some(json!({ "speaker": "Speaker 1", "is_respondent": true })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{record}");
+    assert_eq!(record["respondents_count"], 2);
+    assert_eq!(record["respondent_names"], json!(["Speaker 1", "Dana"]));
+    let (_, stored) = app.get(&format!("/insight/{id}"), &user).await;
+    assert!(
+        stored["utterances"]
+            .as_array()
+            .expect("utterances")
+            .iter()
+            .all(|u| u["is_respondent"] == true)
+    );
+
+    let (status, body) = app
+        .call(
+            Method::PATCH,
+            &format!("/insight/{id}/speaker_name"),
+            Some(&user.token),
+            Some(json!({ "speaker": "Nobody", "name": "X" })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    let (status, body) = app
+        .call(
+            Method::PATCH,
+            &format!("/insight/{id}/speaker_respondent"),
+            Some(&user.token),
+            Some(json!({ "speaker": 3, "is_respondent": "maybe" })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(error_types(&body), ["string_type", "bool_type"]);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn deleting_a_record_removes_it_and_strangers_never_see_it() {
+    let app = TestApp::start().await;
+    let owner = app.user().await;
+    let stranger = app.user().await;
+    let project = app.project(&owner, "Private").await;
+    let (_, record) = app
+        .post(
+            &format!("/projects/{project}/records"),
+            &owner,
+            json!({ "title": "Mine", "text": "A: hi\nB: hello" }),
+        )
+        .await;
+    let id = record["id"].as_str().expect("id").to_owned();
+    wait_for(&app, &owner, &id, &["Finished"]).await;
+
+    for (method, path, body) in [
+        (Method::GET, format!("/insight/{id}/"), None),
+        (Method::DELETE, format!("/insight/{id}/"), None),
+        (Method::GET, format!("/projects/{project}/records"), None),
+        (
+            Method::POST,
+            format!("/projects/{project}/records"),
+            Some(json!({ "title": "Intruder", "text": "A: hi" })),
+        ),
+        (
+            Method::PATCH,
+            format!("/insight/{id}/speaker_name"),
+            Some(json!({ "speaker": "A", "name": "Hacked" })),
+        ),
+        (
+            Method::PATCH,
+            format!("/insight/{id}/speaker_respondent"),
+            Some(json!({ "speaker": "A", "is_respondent": true })),
+        ),
+    ] {
+        let (status, answer) = app.call(method.clone(), &path, Some(&stranger.token), body).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{method} {path}: {answer}");
+    }
+    let (status, _) = app.call(Method::GET, &format!("/insight/{id}/"), None, None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, body) = app.get("/insight/not-a-uuid/", &owner).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(error_locs(&body), [json!(["path", "rec_id"])]);
+
+    let (_, mine) = app.get(&format!("/insight/{id}"), &owner).await;
+    assert_eq!(lines(&mine)[0].0, "A", "the stranger changed nothing");
+    assert_eq!(records_count(&app, &owner, &project).await, 1);
+
+    let (status, _) = app.delete(&format!("/insight/{id}"), &owner).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (status, _) = app.get(&format!("/insight/{id}/"), &owner).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(records_count(&app, &owner, &project).await, 0);
+    let (status, _) = app.delete(&format!("/insight/{id}"), &owner).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    app.stop().await;
+}
+
+/// What the speech-to-text stub saw of one request.
+#[derive(Debug, Clone, Default)]
+struct SeenRequest {
+    authorization: Option<String>,
+    fields: Vec<(String, Option<String>, Vec<u8>)>,
+}
+
+#[derive(Clone)]
+struct Stub {
+    seen: Arc<Mutex<Vec<SeenRequest>>>,
+    /// Status to answer with; 200 answers the verbose_json transcript.
+    status: Arc<Mutex<u16>>,
+}
+
+/// A local server speaking OpenAI's `POST /v1/audio/transcriptions` (multipart in,
+/// `verbose_json` out).
+async fn stt_stub() -> (SocketAddr, Stub) {
+    async fn transcribe(
+        State(stub): State<Stub>,
+        headers: axum::http::HeaderMap,
+        mut form: Multipart,
+    ) -> (StatusCode, axum::Json<Value>) {
+        let mut seen = SeenRequest {
+            authorization: headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
+            fields: Vec::new(),
+        };
+        while let Ok(Some(field)) = form.next_field().await {
+            let name = field.name().unwrap_or_default().to_owned();
+            let file_name = field.file_name().map(str::to_owned);
+            let bytes = field.bytes().await.map(|b| b.to_vec()).unwrap_or_default();
+            seen.fields.push((name, file_name, bytes));
+        }
+        stub.seen.lock().expect("lock").push(seen);
+        let status = *stub.status.lock().expect("lock");
+        if status != 200 {
+            return (
+                StatusCode::from_u16(status).expect("status"),
+                axum::Json(json!({ "error": { "message": "model overloaded", "type": "server_error" } })),
+            );
+        }
+        let answer = json!({
+            "task": "transcribe",
+            "language": "english",
+            "duration": 9.5,
+            "text": "How did onboarding go? It was confusing at first.",
+            "segments": [
+                { "id": 0, "seek": 0, "start": 0.0, "end": 2.4, "text": " How did onboarding go?", "tokens": [1], "temperature": 0.0, "avg_logprob": -0.2, "compression_ratio": 1.1, "no_speech_prob": 0.01 },
+                { "id": 1, "seek": 0, "start": 2.9, "end": 9.5, "text": " It was confusing at first.", "tokens": [2], "temperature": 0.0, "avg_logprob": -0.2, "compression_ratio": 1.1, "no_speech_prob": 0.01 }
+            ]
+        });
+        (StatusCode::OK, axum::Json(answer))
+    }
+    let stub = Stub {
+        seen: Arc::default(),
+        status: Arc::new(Mutex::new(200)),
+    };
+    let router = axum::Router::new()
+        .route("/v1/audio/transcriptions", post(transcribe))
+        .layer(axum::extract::DefaultBodyLimit::disable())
+        .with_state(stub.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind stub");
+    let addr = listener.local_addr().expect("stub addr");
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    (addr, stub)
+}
+
+/// A short but real WAV file: 16 kHz mono, 0.1 s of silence.
+fn wav() -> Vec<u8> {
+    let samples = 1_600u32;
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(b"RIFF");
+    bytes.extend_from_slice(&(36 + samples * 2).to_le_bytes());
+    bytes.extend_from_slice(b"WAVEfmt ");
+    bytes.extend_from_slice(&16u32.to_le_bytes());
+    bytes.extend_from_slice(&1u16.to_le_bytes());
+    bytes.extend_from_slice(&1u16.to_le_bytes());
+    bytes.extend_from_slice(&16_000u32.to_le_bytes());
+    bytes.extend_from_slice(&32_000u32.to_le_bytes());
+    bytes.extend_from_slice(&2u16.to_le_bytes());
+    bytes.extend_from_slice(&16u16.to_le_bytes());
+    bytes.extend_from_slice(b"data");
+    bytes.extend_from_slice(&(samples * 2).to_le_bytes());
+    bytes.resize(bytes.len() + samples as usize * 2, 0);
+    bytes
+}
+
+#[tokio::test]
+async fn recordings_are_transcribed_by_the_configured_provider() {
+    let (addr, stub) = stt_stub().await;
+    let app = TestApp::start_with(|settings| {
+        settings.stt_base_url = Some(format!("http://{addr}/v1"));
+        settings.stt_api_key = Some("sk-test-stt".into());
+        settings.stt_model = "whisper-large-v3".into();
+    })
+    .await;
+    let user = app.user().await;
+    let project = app.project(&user, "Calls").await;
+    let audio = wav();
+    let (status, record) = upload(&app, &user, &project, "call-07.wav", "audio/wav", audio.clone(), None).await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    assert_eq!(record["source_format"], "audio");
+    assert_eq!(record["name"], "call-07");
+    let id = record["id"].as_str().expect("id").to_owned();
+    let record = wait_for(&app, &user, &id, &["Finished", "Error"]).await;
+    assert_eq!(record["status"], "Finished", "{record}");
+    assert_eq!(
+        lines(&record),
+        [
+            (
+                "Unknown speaker".to_owned(),
+                json!(0),
+                json!(2_400),
+                "How did onboarding go?".to_owned()
+            ),
+            (
+                "Unknown speaker".to_owned(),
+                json!(2_900),
+                json!(9_500),
+                "It was confusing at first.".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(record["language"], "en");
+    assert_eq!(record["duration_seconds"], 9.5);
+
+    let seen = stub.seen.lock().expect("lock").clone();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].authorization.as_deref(), Some("Bearer sk-test-stt"));
+    let field = |name: &str| seen[0].fields.iter().find(|(n, ..)| n == name).cloned();
+    let (_, file_name, bytes) = field("file").expect("file field");
+    assert_eq!(file_name.as_deref(), Some("call-07.wav"));
+    assert_eq!(bytes, audio, "the recording reaches the provider byte for byte");
+    assert_eq!(field("model").map(|f| f.2), Some(b"whisper-large-v3".to_vec()));
+    assert_eq!(field("response_format").map(|f| f.2), Some(b"verbose_json".to_vec()));
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn a_provider_that_stays_down_leaves_the_record_in_error_not_lost() {
+    let (addr, stub) = stt_stub().await;
+    *stub.status.lock().expect("lock") = 503;
+    let app = TestApp::start_with(|settings| {
+        settings.stt_base_url = Some(format!("http://{addr}/v1"));
+        settings.job_max_attempts = 3;
+        settings.job_retry_base_seconds = 0.05;
+    })
+    .await;
+    let user = app.user().await;
+    let project = app.project(&user, "Calls").await;
+    let (status, record) = upload(&app, &user, &project, "call.wav", "audio/wav", wav(), None).await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    let id = record["id"].as_str().expect("id").to_owned();
+    let record = wait_for(&app, &user, &id, &["Error"]).await;
+    let reason = record["error"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("503") && reason.contains("model overloaded"),
+        "{reason}"
+    );
+    assert_eq!(
+        stub.seen.lock().expect("lock").len(),
+        3,
+        "each attempt reached the provider"
+    );
+    assert_eq!(records_count(&app, &user, &project).await, 1);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn recordings_without_a_provider_get_503_naming_the_setting() {
+    let app = TestApp::start().await;
+    let user = app.user().await;
+    let project = app.project(&user, "Calls").await;
+    for (name, content_type) in [("call.wav", "audio/wav"), ("call.bin", "application/octet-stream")] {
+        let (status, body) = upload(&app, &user, &project, name, content_type, wav(), None).await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{name}: {body}");
+        assert!(
+            body["detail"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("INSIGHT_STT_BASE_URL"),
+            "{body}"
+        );
+    }
+    assert_eq!(records_count(&app, &user, &project).await, 0);
+    app.stop().await;
+}
