@@ -36,7 +36,7 @@ use std::pin::Pin;
 pub use jobs::Job;
 pub use presets::ChangeRefused;
 pub use projects::ProjectChanges;
-pub use records::{NewRecord, RecordContent, RecordWork};
+pub use records::{NewRecord, ProjectUtterance, RecordContent, RecordVersion, RecordWork};
 pub use reports::{NewReport, ReportChanges};
 pub use users::FIRST_ADMIN_EMAIL;
 

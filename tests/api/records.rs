@@ -725,3 +725,85 @@ async fn recordings_without_a_provider_get_503_naming_the_setting() {
     assert_eq!(records_count(&app, &user, &project).await, 0);
     app.stop().await;
 }
+
+#[tokio::test]
+async fn search_finds_the_relevant_passages_and_follows_record_changes() {
+    let app = TestApp::start().await;
+    let owner = app.user().await;
+    let stranger = app.user().await;
+    let project = app.project(&owner, "Pricing study").await;
+    let path = format!("/projects/{project}/records");
+    let first = "Interviewer: How do you pick tools?\nAnna: We compare features and ask colleagues.";
+    let second = "Interviewer: What stopped you from buying?\nBen: Honestly, the prices were too high for a team of three.\n\
+                  Interviewer: Anything else?\nBen: The onboarding took weeks.";
+    let mut ids = Vec::new();
+    for (title, text) in [("Anna", first), ("Ben", second)] {
+        let (status, record) = app
+            .post(&path, &owner, json!({ "title": title, "text": text, "language": "en" }))
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{record}");
+        let id = record["id"].as_str().expect("id").to_owned();
+        wait_for(&app, &owner, &id, &["Finished"]).await;
+        ids.push(uuid::Uuid::parse_str(&id).expect("uuid"));
+    }
+    let project_id = uuid::Uuid::parse_str(&project).expect("uuid");
+    let retriever = insight::search::Retriever::default();
+    let hits = retriever
+        .search(
+            &app.store,
+            owner.id,
+            project_id,
+            None,
+            "What did they say about pricing?",
+            3,
+        )
+        .await
+        .expect("search");
+    assert_eq!(
+        hits.first().map(|h| (h.record_id, h.utterance_id)),
+        Some((ids[1], 2)),
+        "{hits:?}"
+    );
+    assert_eq!(hits[0].speaker, "Ben");
+    assert!(hits[0].is_respondent);
+    let narrowed = retriever
+        .search(
+            &app.store,
+            owner.id,
+            project_id,
+            Some(&ids[..1]),
+            "pricing colleagues",
+            3,
+        )
+        .await
+        .expect("search");
+    assert!(
+        !narrowed.is_empty() && narrowed.iter().all(|h| h.record_id == ids[0]),
+        "{narrowed:?}"
+    );
+    assert_eq!(retriever.builds(), 1, "an unchanged project is not indexed again");
+
+    let stranger_hits = retriever
+        .search(&app.store, stranger.id, project_id, None, "pricing", 3)
+        .await
+        .expect("search");
+    assert!(stranger_hits.is_empty(), "another user's records are never searched");
+
+    let (status, _) = app.delete(&format!("/insight/{}", ids[1]), &owner).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let hits = retriever
+        .search(&app.store, owner.id, project_id, None, "pricing", 3)
+        .await
+        .expect("search");
+    assert!(
+        hits.iter().all(|h| h.record_id != ids[1]),
+        "a deleted record leaves the index: {hits:?}"
+    );
+    let hits = retriever
+        .search(&app.store, owner.id, project_id, None, "colleagues", 3)
+        .await
+        .expect("search");
+    assert_eq!(hits.len(), 1);
+    assert!(retriever.builds() >= 3);
+    app.stop().await;
+}
