@@ -17,13 +17,23 @@ const BIN: &str = env!("CARGO_BIN_EXE_insight");
 /// How long anything the binary does may take before the test gives up on it.
 const PATIENCE: Duration = Duration::from_secs(30);
 /// Settings the environment of the test run must not leak into the children.
-const SETTINGS: [&str; 6] = [
+const SETTINGS: [&str; 16] = [
     "INSIGHT_ADDR",
     "INSIGHT_DATABASE_URL",
     "INSIGHT_MAX_BODY_BYTES",
     "INSIGHT_DB_MAX_CONNECTIONS",
     "INSIGHT_PUBLIC_URL",
     "INSIGHT_LOG_FORMAT",
+    "INSIGHT_DATA_DIR",
+    "INSIGHT_MAX_UPLOAD_BYTES",
+    "INSIGHT_MAX_UTTERANCES",
+    "INSIGHT_MAX_DURATION_MINUTES",
+    "INSIGHT_STT_BASE_URL",
+    "INSIGHT_STT_API_KEY",
+    "INSIGHT_STT_MODEL",
+    "INSIGHT_JOB_MAX_ATTEMPTS",
+    "INSIGHT_JOB_RETRY_BASE_SECONDS",
+    "INSIGHT_JOB_LEASE_SECONDS",
 ];
 
 /// `insight ARGS` with a clean environment: no inherited settings, plain logs at info.
@@ -96,8 +106,16 @@ fn listening_address(line: &str) -> Option<String> {
 impl Served {
     /// Starts `insight serve` on a free port of the loopback and waits until it listens.
     async fn start(database_url: &str) -> Self {
+        Self::start_with(database_url, &[]).await
+    }
+
+    /// [`Served::start`] with more settings in the environment.
+    async fn start_with(database_url: &str, settings: &[(&str, String)]) -> Self {
         let mut command = command(&["serve", "--addr", "127.0.0.1:0"]);
         command.env("INSIGHT_DATABASE_URL", database_url);
+        for (name, value) in settings {
+            command.env(name, value);
+        }
         command
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -526,4 +544,73 @@ async fn every_bad_setting_stops_the_start_naming_its_variable() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[tokio::test]
+async fn a_recording_being_transcribed_when_the_server_is_killed_is_finished_after_the_restart() {
+    let (database_url, _guard) = fresh_database().await;
+    let data = tempfile::tempdir().expect("data dir");
+    let (addr, stub) = crate::records::stt_stub().await;
+    stub.hang.store(true, std::sync::atomic::Ordering::SeqCst);
+    let settings = [
+        ("INSIGHT_STT_BASE_URL", format!("http://{addr}/v1")),
+        ("INSIGHT_DATA_DIR", data.path().display().to_string()),
+        ("INSIGHT_JOB_LEASE_SECONDS", "1".to_owned()),
+    ];
+    let mut server = Served::start_with(&database_url, &settings).await;
+    let token = server.next_stdout_line().await.expect("first token");
+    let (_, project) = server
+        .send(reqwest::Method::POST, "/projects/", &token, json!({ "name": "Calls" }))
+        .await;
+    let project_id = project["id"].as_str().expect("project id").to_owned();
+    let form = reqwest::multipart::Form::new().part(
+        "file",
+        reqwest::multipart::Part::bytes(crate::records::wav())
+            .file_name("call.wav")
+            .mime_str("audio/wav")
+            .expect("mime"),
+    );
+    let response = reqwest::Client::new()
+        .post(format!("{}/projects/{project_id}/records", server.base))
+        .bearer_auth(&token)
+        .multipart(form)
+        .send()
+        .await
+        .expect("upload");
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let record: Value = response.json().await.expect("record");
+    let path = format!("/insight/{}/", record["id"].as_str().expect("id"));
+
+    // The provider has the recording and has not answered: the record is in progress.
+    let deadline = Instant::now() + PATIENCE;
+    while stub.seen.lock().expect("lock").is_empty() {
+        assert!(Instant::now() < deadline, "the recording never reached the provider");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (_, during) = server.get(&path, &token).await;
+    assert_eq!(during["status"], "InProgress", "{during}");
+    server.kill().await;
+
+    stub.hang.store(false, std::sync::atomic::Ordering::SeqCst);
+    let server = Served::start_with(&database_url, &settings).await;
+    let deadline = Instant::now() + PATIENCE;
+    let record = loop {
+        let (status, record) = server.get(&path, &token).await;
+        assert_eq!(status, StatusCode::OK, "{record}");
+        if record["status"] == "Finished" {
+            break record;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "not finished after the restart: {record}\n{}",
+            server.log()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(record["utterances"][1]["text"], "It was confusing at first.");
+    assert!(
+        stub.seen.lock().expect("lock").len() >= 2,
+        "the job ran again after the restart"
+    );
+    server.kill().await;
 }

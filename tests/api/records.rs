@@ -538,21 +538,23 @@ async fn deleting_a_record_removes_it_and_strangers_never_see_it() {
 
 /// What the speech-to-text stub saw of one request.
 #[derive(Debug, Clone, Default)]
-struct SeenRequest {
+pub(crate) struct SeenRequest {
     authorization: Option<String>,
     fields: Vec<(String, Option<String>, Vec<u8>)>,
 }
 
 #[derive(Clone)]
-struct Stub {
-    seen: Arc<Mutex<Vec<SeenRequest>>>,
+pub(crate) struct Stub {
+    pub(crate) seen: Arc<Mutex<Vec<SeenRequest>>>,
+    /// While set, requests are taken and never answered (a provider at work).
+    pub(crate) hang: Arc<std::sync::atomic::AtomicBool>,
     /// Status to answer with; 200 answers the verbose_json transcript.
     status: Arc<Mutex<u16>>,
 }
 
 /// A local server speaking OpenAI's `POST /v1/audio/transcriptions` (multipart in,
 /// `verbose_json` out).
-async fn stt_stub() -> (SocketAddr, Stub) {
+pub(crate) async fn stt_stub() -> (SocketAddr, Stub) {
     async fn transcribe(
         State(stub): State<Stub>,
         headers: axum::http::HeaderMap,
@@ -572,6 +574,9 @@ async fn stt_stub() -> (SocketAddr, Stub) {
             seen.fields.push((name, file_name, bytes));
         }
         stub.seen.lock().expect("lock").push(seen);
+        if stub.hang.load(std::sync::atomic::Ordering::SeqCst) {
+            std::future::pending::<()>().await;
+        }
         let status = *stub.status.lock().expect("lock");
         if status != 200 {
             return (
@@ -593,6 +598,7 @@ async fn stt_stub() -> (SocketAddr, Stub) {
     }
     let stub = Stub {
         seen: Arc::default(),
+        hang: Arc::default(),
         status: Arc::new(Mutex::new(200)),
     };
     let router = axum::Router::new()
@@ -606,7 +612,7 @@ async fn stt_stub() -> (SocketAddr, Stub) {
 }
 
 /// A short but real WAV file: 16 kHz mono, 0.1 s of silence.
-fn wav() -> Vec<u8> {
+pub(crate) fn wav() -> Vec<u8> {
     let samples = 1_600u32;
     let mut bytes = Vec::new();
     bytes.extend_from_slice(b"RIFF");
