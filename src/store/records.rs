@@ -449,3 +449,18 @@ impl Store {
         Ok(all)
     }
 }
+
+impl Store {
+    /// The recordings in the data folder of the owner's project, to remove with it.
+    pub async fn project_media_paths(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<Vec<String>> {
+        let rows: Vec<(String,)> = db!(self, read, |pool| sqlx::query_as(
+            "SELECT r.media_path FROM records r JOIN projects p ON p.id = r.project_id \
+             WHERE r.project_id = $1 AND p.owner_id = $2 AND r.media_path IS NOT NULL"
+        )
+        .bind(project_id)
+        .bind(owner_id)
+        .fetch_all(pool)
+        .await)?;
+        Ok(rows.into_iter().map(|(path,)| path).collect())
+    }
+}

@@ -669,6 +669,12 @@ async fn recordings_are_transcribed_by_the_configured_provider() {
     );
     assert_eq!(record["language"], "en");
     assert_eq!(record["duration_seconds"], 9.5);
+    let media = app.data_dir.join("media");
+    assert_eq!(
+        std::fs::read_dir(&media).map(|dir| dir.count()).unwrap_or(0),
+        1,
+        "the recording is kept"
+    );
 
     let seen = stub.seen.lock().expect("lock").clone();
     assert_eq!(seen.len(), 1);
@@ -679,6 +685,15 @@ async fn recordings_are_transcribed_by_the_configured_provider() {
     assert_eq!(bytes, audio, "the recording reaches the provider byte for byte");
     assert_eq!(field("model").map(|f| f.2), Some(b"whisper-large-v3".to_vec()));
     assert_eq!(field("response_format").map(|f| f.2), Some(b"verbose_json".to_vec()));
+
+    // Deleting the project removes its records' recordings too.
+    let (status, _) = app.delete(&format!("/projects/{project}"), &user).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    assert_eq!(
+        std::fs::read_dir(&media).map(|dir| dir.count()).unwrap_or(0),
+        0,
+        "the recording is gone"
+    );
     app.stop().await;
 }
 

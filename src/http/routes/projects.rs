@@ -137,7 +137,11 @@ async fn delete_project(
     Ids(ids): Ids<1>,
 ) -> ApiResult<StatusCode> {
     let [project_id] = ids;
+    let recordings = app.store.project_media_paths(user.id, project_id).await?;
     if app.store.delete_project(user.id, project_id).await? {
+        for path in recordings {
+            let _ = tokio::fs::remove_file(app.settings.data_dir.join(path)).await;
+        }
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(ApiError::not_found("Project"))
