@@ -291,6 +291,28 @@ async fn bench_scenarios(
             },
         });
     }
+    if backend == "sqlite" {
+        let metrics = client.get(format!("{}/metrics", api.base)).send().await?.text().await?;
+        let value = |name: &str| -> f64 {
+            metrics
+                .lines()
+                .find(|line| line.starts_with(name))
+                .and_then(|line| line.split_whitespace().last())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0.0)
+        };
+        let (commits, writes) = (
+            value("insight_sqlite_commits_total"),
+            value("insight_sqlite_committed_writes_total"),
+        );
+        let commit_seconds = value("insight_sqlite_commit_seconds_sum");
+        eprintln!(
+            "sqlite: {writes} writes in {commits} commits ({:.1} writes per commit, group commit; \
+             {:.2} ms per commit on average)",
+            writes / commits.max(1.0),
+            commit_seconds * 1000.0 / commits.max(1.0)
+        );
+    }
     let ceiling = rows
         .iter()
         .find(|row| row.scenario == Scenario::Healthz)

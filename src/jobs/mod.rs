@@ -105,8 +105,10 @@ async fn run(context: &Context, job: Job, lease: chrono::Duration) {
         tokio::spawn(async move {
             loop {
                 tokio::time::sleep(every).await;
-                if !matches!(store.extend_job(&job, lease).await, Ok(true)) {
-                    return;
+                match store.extend_job(&job, lease).await {
+                    Ok(true) => {}
+                    Ok(false) => return,
+                    Err(error) => tracing::warn!(job = %job.id, error = %format!("{error:#}"), "extending a job's lease failed; trying again"),
                 }
             }
         })
@@ -116,33 +118,35 @@ async fn run(context: &Context, job: Job, lease: chrono::Duration) {
         other => Err(JobError::Permanent(format!("no worker knows jobs of kind {other}"))),
     };
     heartbeat.abort();
+    let max_attempts = i32::try_from(context.settings.job_max_attempts).unwrap_or(5);
+    let record_job = job.kind == PROCESS_JOB;
     let settled = match outcome {
-        Ok(()) => Ok(()),
-        Err(JobError::Transient(reason))
-            if job.attempts < i32::try_from(context.settings.job_max_attempts).unwrap_or(5) =>
-        {
+        Ok(()) => Ok(true),
+        Err(JobError::Transient(reason)) if job.attempts < max_attempts => {
             let delay = backoff(context.settings.job_retry_base_seconds, job.attempts);
             tracing::warn!(job = %job.id, kind = %job.kind, attempt = job.attempts, %reason, retry_in = ?delay, "job failed; will retry");
             let run_at = crate::domain::now() + chrono::Duration::from_std(delay).unwrap_or_default();
-            let retried = context.store.retry_job(&job, run_at, &reason).await;
-            match retried {
-                Ok(()) if job.kind == PROCESS_JOB => records::requeued(context, &job).await,
-                Ok(()) => Ok(()),
-                Err(error) => Err(error),
+            if record_job {
+                context.store.requeue_record_job(&job, run_at, &reason).await
+            } else {
+                context.store.retry_job(&job, run_at, &reason).await
             }
         }
         Err(JobError::Transient(reason) | JobError::Permanent(reason)) => {
             tracing::warn!(job = %job.id, kind = %job.kind, attempt = job.attempts, %reason, "job failed for good");
-            match context.store.fail_job(&job, &reason).await {
-                Ok(()) if job.kind == PROCESS_JOB => records::failed(context, &job, &reason).await,
-                Ok(()) => Ok(()),
-                Err(error) => Err(error),
+            if record_job {
+                context.store.fail_record_job(&job, &reason).await
+            } else {
+                context.store.fail_job(&job, &reason).await
             }
         }
     };
-    if let Err(error) = settled {
+    match settled {
+        Ok(true) => {}
+        // Its lease ran out and another worker has it now: that attempt's outcome counts.
+        Ok(false) => tracing::warn!(job = %job.id, "a job's lease was lost before it finished; its outcome is dropped"),
         // The lease runs out and another attempt takes the job: nothing is lost.
-        tracing::error!(job = %job.id, error = %format!("{error:#}"), "recording a job's outcome failed");
+        Err(error) => tracing::error!(job = %job.id, error = %format!("{error:#}"), "recording a job's outcome failed"),
     }
 }
 

@@ -15,7 +15,7 @@ pub(super) async fn process(context: &Context, job: &Job) -> Result<(), JobError
     };
     store.set_record_status(work.id, RecordStatus::InProgress, None).await?;
     let Some(media_path) = &work.media_path else {
-        store.finish_record(job.id, work.id, None, None).await?;
+        store.finish_record(job, None, None).await?;
         return Ok(());
     };
     let Some(stt) = &context.stt else {
@@ -44,23 +44,7 @@ pub(super) async fn process(context: &Context, job: &Job) -> Result<(), JobError
     }
     let transcribed = transcribe(transcript.utterances);
     store
-        .finish_record(job.id, work.id, Some(&transcribed), transcript.language.as_deref())
+        .finish_record(job, Some(&transcribed), transcript.language.as_deref())
         .await?;
     Ok(())
-}
-
-/// After a failed attempt that will be retried: the record waits in the queue again.
-pub(super) async fn requeued(context: &Context, job: &Job) -> anyhow::Result<()> {
-    context
-        .store
-        .set_record_status(job.subject_id, RecordStatus::InQueue, None)
-        .await
-}
-
-/// After the last attempt: the record shows why.
-pub(super) async fn failed(context: &Context, job: &Job, reason: &str) -> anyhow::Result<()> {
-    context
-        .store
-        .set_record_status(job.subject_id, RecordStatus::Error, Some(reason))
-        .await
 }

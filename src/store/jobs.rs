@@ -38,7 +38,7 @@ impl Store {
             Db::Sqlite { .. } => CLAIM_SQLITE,
             Db::Postgres(_) => CLAIM_POSTGRES,
         };
-        Ok(db!(self, write, |conn| sqlx::query_as::<_, Job>(sql)
+        Ok(db!(self, write_one, |conn| sqlx::query_as::<_, Job>(sql)
             .bind(at + lease)
             .bind(at)
             .bind(kind)
@@ -50,7 +50,7 @@ impl Store {
     /// (it was cancelled, or its lease ran out and another worker took it).
     pub async fn extend_job(&self, job: &Job, lease: chrono::Duration) -> anyhow::Result<bool> {
         let at = now();
-        let affected = db!(self, write, |conn| {
+        let affected = db!(self, write_one, |conn| {
             sqlx::query(
             "UPDATE jobs SET locked_until = $1, updated_at = $2 WHERE id = $3 AND status = 'running' AND attempts = $4"
         )
@@ -65,46 +65,52 @@ impl Store {
         Ok(affected == 1)
     }
 
-    /// Puts a job back in the queue to run again at `run_at`, noting why this attempt failed.
-    pub async fn retry_job(&self, job: &Job, run_at: DateTime<Utc>, error: &str) -> anyhow::Result<()> {
-        db!(self, write, |conn| sqlx::query(
+    /// Puts a job back in the queue to run again at `run_at`, noting why this attempt
+    /// failed; `false` when the job is no longer this attempt's.
+    pub async fn retry_job(&self, job: &Job, run_at: DateTime<Utc>, error: &str) -> anyhow::Result<bool> {
+        let affected = db!(self, write_one, |conn| sqlx::query(
             "UPDATE jobs SET status = 'queued', run_at = $1, locked_until = NULL, last_error = $2, updated_at = $3 \
-             WHERE id = $4"
+             WHERE id = $4 AND status = 'running' AND attempts = $5"
         )
         .bind(run_at)
         .bind(error)
         .bind(now())
         .bind(job.id)
+        .bind(job.attempts)
         .execute(&mut *conn)
         .await
         .map(|done| done.rows_affected()))?;
-        Ok(())
+        Ok(affected == 1)
     }
 
-    /// Gives up on a job.
-    pub async fn fail_job(&self, job: &Job, error: &str) -> anyhow::Result<()> {
-        db!(self, write, |conn| sqlx::query(
-            "UPDATE jobs SET status = 'failed', locked_until = NULL, last_error = $1, updated_at = $2 WHERE id = $3"
+    /// Gives up on a job; `false` when the job is no longer this attempt's.
+    pub async fn fail_job(&self, job: &Job, error: &str) -> anyhow::Result<bool> {
+        let affected = db!(self, write_one, |conn| sqlx::query(
+            "UPDATE jobs SET status = 'failed', locked_until = NULL, last_error = $1, updated_at = $2 \
+             WHERE id = $3 AND status = 'running' AND attempts = $4"
         )
         .bind(error)
         .bind(now())
         .bind(job.id)
+        .bind(job.attempts)
         .execute(&mut *conn)
         .await
         .map(|done| done.rows_affected()))?;
-        Ok(())
+        Ok(affected == 1)
     }
 
-    /// Marks a job done.
-    pub async fn complete_job(&self, job: &Job) -> anyhow::Result<()> {
-        db!(self, write, |conn| sqlx::query(
-            "UPDATE jobs SET status = 'done', locked_until = NULL, updated_at = $1 WHERE id = $2"
+    /// Marks a job done; `false` when the job is no longer this attempt's.
+    pub async fn complete_job(&self, job: &Job) -> anyhow::Result<bool> {
+        let affected = db!(self, write_one, |conn| sqlx::query(
+            "UPDATE jobs SET status = 'done', locked_until = NULL, updated_at = $1 \
+             WHERE id = $2 AND status = 'running' AND attempts = $3"
         )
         .bind(now())
         .bind(job.id)
+        .bind(job.attempts)
         .execute(&mut *conn)
         .await
         .map(|done| done.rows_affected()))?;
-        Ok(())
+        Ok(affected == 1)
     }
 }

@@ -64,9 +64,11 @@ pub struct Store {
 /// `write` runs `$body`, which must evaluate to a `Result`, with `$conn` bound to a
 /// connection inside a transaction: the body's statements are committed together when it
 /// returns `Ok` and rolled back when it returns `Err` (or leaves early with `?`). On
-/// SQLite the transaction is a savepoint in a group commit (see `writer.rs`). Either way
-/// the macro yields the body's result only once it is durable; a failed commit leaves
-/// the enclosing function with the error.
+/// SQLite the transaction is shared with other writes in a group commit (see
+/// `writer.rs`) and the body's statements run in a savepoint; `write_one` is for a body
+/// of exactly one statement, which needs no savepoint. Either way the macro yields the
+/// body's result only once it is durable; a failed commit leaves the enclosing function
+/// with the error. Bodies must not open transactions of their own.
 macro_rules! db {
     ($store:expr, read, |$pool:ident| $body:expr) => {
         match &$store.db {
@@ -75,9 +77,15 @@ macro_rules! db {
         }
     };
     ($store:expr, write, |$conn:ident| $body:expr) => {
+        $crate::store::db!(@write $store, $crate::store::writer::Statements::Many, |$conn| $body)
+    };
+    ($store:expr, write_one, |$conn:ident| $body:expr) => {
+        $crate::store::db!(@write $store, $crate::store::writer::Statements::One, |$conn| $body)
+    };
+    (@write $store:expr, $statements:expr, |$conn:ident| $body:expr) => {
         match &$store.db {
             $crate::store::Db::Sqlite { write, .. } => {
-                let mut guard = write.begin().await?;
+                let mut guard = write.begin($statements).await?;
                 let result = {
                     let $conn: &mut sqlx::SqliteConnection = guard.connection()?;
                     $body

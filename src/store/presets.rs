@@ -165,7 +165,7 @@ impl Store {
 
     pub async fn create_prompt(&self, owner_id: Uuid, fields: PromptFields) -> anyhow::Result<Prompt> {
         let id = Uuid::new_v4();
-        db!(self, write, |conn| {
+        db!(self, write_one, |conn| {
             sqlx::query(
             "INSERT INTO prompts (id, owner_id, title, text, category, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)"
         )
@@ -196,7 +196,7 @@ impl Store {
             }
             Some(_) => {}
         }
-        db!(self, write, |conn| sqlx::query(
+        db!(self, write_one, |conn| sqlx::query(
             "UPDATE prompts SET title = $1, text = $2, category = $3, updated_at = $4 WHERE id = $5 AND owner_id = $6"
         )
         .bind(&fields.title)
@@ -233,7 +233,7 @@ impl Store {
         if !users.is_empty() {
             return Ok(Err(ChangeRefused::InUse(users)));
         }
-        db!(self, write, |conn| sqlx::query(
+        db!(self, write_one, |conn| sqlx::query(
             "DELETE FROM prompts WHERE id = $1 AND owner_id = $2"
         )
         .bind(prompt_id)
@@ -274,7 +274,7 @@ impl Store {
 
     pub async fn create_preset(&self, owner_id: Uuid, fields: PresetFields) -> anyhow::Result<Preset> {
         let id = Uuid::new_v4();
-        db!(self, write, |conn| sqlx::query(
+        db!(self, write_one, |conn| sqlx::query(
             "INSERT INTO presets (id, owner_id, title, icon, category, prompt_ids, created_at, updated_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $7)"
         )
@@ -306,7 +306,7 @@ impl Store {
             }
             Some(_) => {}
         }
-        db!(self, write, |conn| sqlx::query(
+        db!(self, write_one, |conn| sqlx::query(
             "UPDATE presets SET title = $1, icon = $2, category = $3, prompt_ids = $4, updated_at = $5 \
              WHERE id = $6 AND owner_id = $7"
         )
@@ -334,7 +334,7 @@ impl Store {
             }
             Some(_) => {}
         }
-        db!(self, write, |conn| sqlx::query(
+        db!(self, write_one, |conn| sqlx::query(
             "DELETE FROM presets WHERE id = $1 AND owner_id = $2"
         )
         .bind(preset_id)

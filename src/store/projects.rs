@@ -79,7 +79,7 @@ impl Store {
 
     /// The owner opening a project moves it from `New` to `Opened`.
     pub async fn open_project(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<Option<Project>> {
-        db!(self, write, |conn| sqlx::query(
+        db!(self, write_one, |conn| sqlx::query(
             "UPDATE projects SET status = $1, updated_at = $2 WHERE id = $3 AND owner_id = $4 AND status = $5"
         )
         .bind(ProjectStatus::Opened.as_str())
@@ -96,7 +96,7 @@ impl Store {
     pub async fn create_project(&self, owner_id: Uuid, project: NewProject) -> anyhow::Result<Project> {
         let id = Uuid::new_v4();
         let created_at = now();
-        db!(self, write, |conn| {
+        db!(self, write_one, |conn| {
             sqlx::query(
             "INSERT INTO projects (id, owner_id, name, description, status, research_goals, interview_guide, created_at, updated_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)"
@@ -125,7 +125,7 @@ impl Store {
         project_id: Uuid,
         changes: ProjectChanges,
     ) -> anyhow::Result<Option<Project>> {
-        let result = db!(self, write, |conn| sqlx::query(
+        let result = db!(self, write_one, |conn| sqlx::query(
             "UPDATE projects SET name = COALESCE($1, name), description = COALESCE($2, description), \
              status = COALESCE($3, status), research_goals = COALESCE($4, research_goals), \
              interview_guide = COALESCE($5, interview_guide), updated_at = $6 WHERE id = $7 AND owner_id = $8"

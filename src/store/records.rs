@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::{Store, db};
+use super::{Job, Store, db};
 use crate::domain::now;
 use crate::domain::record::{PROCESS_JOB, Record, RecordStatus, Transcribed, Utterance, speakers};
 
@@ -158,6 +158,31 @@ macro_rules! insert_utterances {
     };
 }
 
+/// Recomputes a record's speaker summary from its utterances, inside the write.
+macro_rules! refresh_summary {
+    ($conn:expr, $record_id:expr, $at:expr) => {
+        let rows = sqlx::query_as::<_, UtteranceRow>(
+            "SELECT id, is_respondent, speaker, start_ms, end_ms, text FROM utterances WHERE record_id = $1 ORDER BY id",
+        )
+        .bind($record_id)
+        .fetch_all(&mut *$conn)
+        .await?;
+        let utterances: Vec<Utterance> = rows.into_iter().map(Utterance::from).collect();
+        let (participants, respondents, names) = summary(&utterances);
+        sqlx::query(
+            "UPDATE records SET participants_count = $1, respondents_count = $2, respondent_names = $3, \
+             updated_at = $4 WHERE id = $5",
+        )
+        .bind(participants)
+        .bind(respondents)
+        .bind(Json(&names))
+        .bind($at)
+        .bind($record_id)
+        .execute(&mut *$conn)
+        .await?;
+    };
+}
+
 impl Store {
     /// Creates a record in `InQueue` with its processing job.
     pub async fn create_record(&self, project_id: Uuid, record: NewRecord) -> anyhow::Result<Uuid> {
@@ -248,7 +273,7 @@ impl Store {
     /// Deletes the owner's record with its utterances and jobs; returns the recording's
     /// path in the data folder, if it had one, for the caller to remove.
     pub async fn delete_record(&self, owner_id: Uuid, record_id: Uuid) -> anyhow::Result<Option<Option<String>>> {
-        let deleted: Option<(Option<String>,)> = db!(self, write, |conn| sqlx::query_as(
+        let deleted: Option<(Option<String>,)> = db!(self, write_one, |conn| sqlx::query_as(
             "DELETE FROM records WHERE id = $1 AND project_id IN (SELECT id FROM projects WHERE owner_id = $2) \
              RETURNING media_path"
         )
@@ -263,62 +288,40 @@ impl Store {
     /// no such speaker. Giving a name another speaker has merges the two: a legitimate
     /// fix when a transcription split one person in two.
     pub async fn rename_speaker(&self, record_id: Uuid, speaker: &str, name: &str) -> anyhow::Result<bool> {
-        let changed = db!(self, write, |conn| {
+        let at = now();
+        Ok(db!(self, write, |conn| {
             let done = sqlx::query("UPDATE utterances SET speaker = $1 WHERE record_id = $2 AND speaker = $3")
                 .bind(name)
                 .bind(record_id)
                 .bind(speaker)
                 .execute(&mut *conn)
                 .await?;
-            Ok::<_, sqlx::Error>(done.rows_affected())
-        })?;
-        if changed > 0 {
-            self.refresh_record_summary(record_id).await?;
-        }
-        Ok(changed > 0)
+            if done.rows_affected() == 0 {
+                Ok::<_, sqlx::Error>(false)
+            } else {
+                refresh_summary!(conn, record_id, at);
+                Ok(true)
+            }
+        })?)
     }
 
     /// Marks a speaker as respondent or not. `false` when the record has no such speaker.
-    pub async fn set_speaker_respondent(
-        &self,
-        record_id: Uuid,
-        speaker: &str,
-        respondent: bool,
-    ) -> anyhow::Result<bool> {
-        let changed = db!(self, write, |conn| {
+    pub async fn set_speaker_respondent(&self, record_id: Uuid, speaker: &str, respondent: bool) -> anyhow::Result<bool> {
+        let at = now();
+        Ok(db!(self, write, |conn| {
             let done = sqlx::query("UPDATE utterances SET is_respondent = $1 WHERE record_id = $2 AND speaker = $3")
                 .bind(respondent)
                 .bind(record_id)
                 .bind(speaker)
                 .execute(&mut *conn)
                 .await?;
-            Ok::<_, sqlx::Error>(done.rows_affected())
-        })?;
-        if changed > 0 {
-            self.refresh_record_summary(record_id).await?;
-        }
-        Ok(changed > 0)
-    }
-
-    /// Recomputes the record's speaker summary from its utterances and marks it changed.
-    async fn refresh_record_summary(&self, record_id: Uuid) -> anyhow::Result<()> {
-        let utterances = self.utterances(record_id).await?;
-        let (participants, respondents, names) = summary(&utterances);
-        db!(self, write, |conn| {
-            sqlx::query(
-            "UPDATE records SET participants_count = $1, respondents_count = $2, respondent_names = $3, updated_at = $4 \
-             WHERE id = $5"
-        )
-        .bind(participants)
-        .bind(respondents)
-        .bind(Json(&names))
-        .bind(now())
-        .bind(record_id)
-        .execute(&mut *conn)
-        .await
-        .map(|done| done.rows_affected())
-        })?;
-        Ok(())
+            if done.rows_affected() == 0 {
+                Ok::<_, sqlx::Error>(false)
+            } else {
+                refresh_summary!(conn, record_id, at);
+                Ok(true)
+            }
+        })?)
     }
 
     /// What processing a record needs to know.
@@ -338,7 +341,7 @@ impl Store {
         status: RecordStatus,
         error: Option<&str>,
     ) -> anyhow::Result<()> {
-        db!(self, write, |conn| sqlx::query(
+        db!(self, write_one, |conn| sqlx::query(
             "UPDATE records SET status = $1, error = $2, updated_at = $3 WHERE id = $4"
         )
         .bind(status.as_str())
@@ -352,51 +355,108 @@ impl Store {
     }
 
     /// Stores a transcription's utterances (replacing any) and finishes the record and
-    /// its job in one transaction.
+    /// its job in one transaction; `false` (and nothing changed) when the job is no longer
+    /// this attempt's (its lease ran out and another worker took it over).
     pub async fn finish_record(
         &self,
-        job_id: Uuid,
-        record_id: Uuid,
+        job: &Job,
         transcribed: Option<&Transcribed>,
         language: Option<&str>,
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<bool> {
         let at = now();
-        db!(self, write, |conn| {
-            if let Some(transcribed) = transcribed {
-                let (participants, respondents, names) = summary(&transcribed.utterances);
-                sqlx::query("DELETE FROM utterances WHERE record_id = $1")
+        let record_id = job.subject_id;
+        Ok(db!(self, write, |conn| {
+            let claimed = sqlx::query(
+                "UPDATE jobs SET status = 'done', locked_until = NULL, updated_at = $1 \
+                 WHERE id = $2 AND status = 'running' AND attempts = $3",
+            )
+            .bind(at)
+            .bind(job.id)
+            .bind(job.attempts)
+            .execute(&mut *conn)
+            .await?;
+            if claimed.rows_affected() == 0 {
+                Ok::<_, sqlx::Error>(false)
+            } else {
+                if let Some(transcribed) = transcribed {
+                    let (participants, respondents, names) = summary(&transcribed.utterances);
+                    sqlx::query("DELETE FROM utterances WHERE record_id = $1")
+                        .bind(record_id)
+                        .execute(&mut *conn)
+                        .await?;
+                    insert_utterances!(conn, record_id, transcribed.utterances);
+                    sqlx::query(
+                        "UPDATE records SET word_count = $1, duration_seconds = $2, participants_count = $3, \
+                         respondents_count = $4, respondent_names = $5, language = COALESCE(language, $6) WHERE id = $7",
+                    )
+                    .bind(transcribed.word_count)
+                    .bind(transcribed.duration_seconds)
+                    .bind(participants)
+                    .bind(respondents)
+                    .bind(Json(&names))
+                    .bind(language)
                     .bind(record_id)
                     .execute(&mut *conn)
                     .await?;
-                insert_utterances!(conn, record_id, transcribed.utterances);
-                sqlx::query(
-                    "UPDATE records SET word_count = $1, duration_seconds = $2, participants_count = $3, \
-                     respondents_count = $4, respondent_names = $5, language = COALESCE(language, $6) WHERE id = $7",
-                )
-                .bind(transcribed.word_count)
-                .bind(transcribed.duration_seconds)
-                .bind(participants)
-                .bind(respondents)
-                .bind(Json(&names))
-                .bind(language)
-                .bind(record_id)
-                .execute(&mut *conn)
-                .await?;
+                }
+                sqlx::query("UPDATE records SET status = $1, error = NULL, updated_at = $2 WHERE id = $3")
+                    .bind(RecordStatus::Finished.as_str())
+                    .bind(at)
+                    .bind(record_id)
+                    .execute(&mut *conn)
+                    .await?;
+                Ok(true)
             }
-            sqlx::query("UPDATE records SET status = $1, error = NULL, updated_at = $2 WHERE id = $3")
-                .bind(RecordStatus::Finished.as_str())
-                .bind(at)
-                .bind(record_id)
-                .execute(&mut *conn)
-                .await?;
-            sqlx::query("UPDATE jobs SET status = 'done', locked_until = NULL, updated_at = $1 WHERE id = $2")
-                .bind(at)
-                .bind(job_id)
-                .execute(&mut *conn)
-                .await?;
-            Ok::<_, sqlx::Error>(())
-        })?;
-        Ok(())
+        })?)
+    }
+
+    /// After a failed attempt: the job waits until `run_at` and the record is back in the
+    /// queue, in one transaction, if the job is still this attempt's.
+    pub async fn requeue_record_job(&self, job: &Job, run_at: DateTime<Utc>, error: &str) -> anyhow::Result<bool> {
+        self.settle_record_job(job, Some(run_at), error, RecordStatus::InQueue, None).await
+    }
+
+    /// After the last attempt: the job failed and the record shows why, in one transaction.
+    pub async fn fail_record_job(&self, job: &Job, reason: &str) -> anyhow::Result<bool> {
+        self.settle_record_job(job, None, reason, RecordStatus::Error, Some(reason)).await
+    }
+
+    async fn settle_record_job(
+        &self,
+        job: &Job,
+        run_at: Option<DateTime<Utc>>,
+        error: &str,
+        status: RecordStatus,
+        record_error: Option<&str>,
+    ) -> anyhow::Result<bool> {
+        let at = now();
+        Ok(db!(self, write, |conn| {
+            let settled = sqlx::query(
+                "UPDATE jobs SET status = CASE WHEN $1 THEN 'queued' ELSE 'failed' END, run_at = COALESCE($2, run_at), \
+                 locked_until = NULL, last_error = $3, updated_at = $4 \
+                 WHERE id = $5 AND status = 'running' AND attempts = $6",
+            )
+            .bind(run_at.is_some())
+            .bind(run_at)
+            .bind(error)
+            .bind(at)
+            .bind(job.id)
+            .bind(job.attempts)
+            .execute(&mut *conn)
+            .await?;
+            if settled.rows_affected() == 0 {
+                Ok::<_, sqlx::Error>(false)
+            } else {
+                sqlx::query("UPDATE records SET status = $1, error = $2, updated_at = $3 WHERE id = $4")
+                    .bind(status.as_str())
+                    .bind(record_error)
+                    .bind(at)
+                    .bind(job.subject_id)
+                    .execute(&mut *conn)
+                    .await?;
+                Ok(true)
+            }
+        })?)
     }
 }
 

@@ -201,7 +201,8 @@ impl Store {
         }))
     }
 
-    /// Applies the changes in one statement; `None` when the report is not the owner's.
+    /// Applies the changes in one statement and returns the report as it is now; `None`
+    /// when the report is not the owner's.
     pub async fn update_report(
         &self,
         owner_id: Uuid,
@@ -216,7 +217,7 @@ impl Store {
         let (set_preset, preset_id) = nullable(&changes.preset_id);
         let (set_language, report_language) = nullable(&changes.report_language);
         let (set_mode, reasoning_mode) = nullable(&changes.reasoning_mode);
-        let result = db!(self, write, |conn| sqlx::query(
+        let row = db!(self, write_one, |conn| sqlx::query_as::<_, ReportRow>(
             "UPDATE reports SET \
              prompts_ids = COALESCE($1, prompts_ids), records_ids = COALESCE($2, records_ids), \
              title = COALESCE($3, title), status = COALESCE($4, status), \
@@ -230,7 +231,11 @@ impl Store {
              report_language = CASE WHEN $18 THEN $19 ELSE report_language END, \
              reasoning_mode = CASE WHEN $20 THEN $21 ELSE reasoning_mode END, \
              updated_at = $22 \
-             WHERE id = $23 AND project_id = $24 AND project_id IN (SELECT id FROM projects WHERE owner_id = $25)"
+             WHERE id = $23 AND project_id = $24 AND project_id IN (SELECT id FROM projects WHERE owner_id = $25) \
+             RETURNING id, prompts_ids, records_ids, project_id, \
+             (SELECT name FROM projects WHERE projects.id = reports.project_id) AS project_name, category, title, \
+             context, context_expand, status, content, is_public, is_archived, is_deleted, preset_id, report_language, \
+             created_at, updated_at"
         )
         .bind(changes.prompts_ids.as_value().map(Json))
         .bind(changes.records_ids.as_value().map(Json))
@@ -257,12 +262,9 @@ impl Store {
         .bind(report_id)
         .bind(project_id)
         .bind(owner_id)
-        .execute(&mut *conn)
-        .await
-        .map(|done| done.rows_affected()))?;
-        if result == 0 {
-            return Ok(None);
-        }
-        self.get_report(owner_id, project_id, report_id).await
+        .fetch_optional(&mut *conn)
+        .await)?;
+        // The changed row comes back from the update itself: no second query.
+        Ok(row.map(Report::from))
     }
 }

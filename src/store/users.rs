@@ -64,7 +64,7 @@ impl Store {
             email: email.to_owned(),
             created_at: now(),
         };
-        let inserted = db!(self, write, |conn| sqlx::query(
+        let inserted = db!(self, write_one, |conn| sqlx::query(
             "INSERT INTO users (id, email, created_at) VALUES ($1, $2, $3) ON CONFLICT (email) DO NOTHING"
         )
         .bind(user.id)
@@ -117,7 +117,7 @@ impl Store {
             expires_at,
             revoked_at: None,
         };
-        db!(self, write, |conn| {
+        db!(self, write_one, |conn| {
             sqlx::query(
             "INSERT INTO api_tokens (id, user_id, name, token_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)"
         )
@@ -147,7 +147,7 @@ impl Store {
 
     /// Revokes a token; `false` when there is no such token or it was revoked already.
     pub async fn revoke_token(&self, token_id: Uuid) -> anyhow::Result<bool> {
-        let result = db!(self, write, |conn| sqlx::query(
+        let result = db!(self, write_one, |conn| sqlx::query(
             "UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL"
         )
         .bind(now())

@@ -1,37 +1,57 @@
 //! Group commit for SQLite.
 //!
-//! With `synchronous=FULL` every commit waits for the disk to flush the write-ahead log,
-//! and one flush costs far more than the statements before it. So writes that arrive
-//! together share a commit: each runs in its own savepoint inside one open transaction
-//! (its failure rolls back only its own statements), and a committer task commits the
-//! transaction once the writes queued so far have run, then tells each of them how the
-//! commit went. A write is acknowledged only after the commit that holds it, so nothing
-//! acknowledged is lost in a crash; under load, many writes cost one flush.
+//! With `synchronous=FULL` every commit waits for the disk to flush the write-ahead log.
+//! So writes that arrive together share a commit: they run one after another inside one
+//! open transaction, and a committer task commits it once the writes queued so far have
+//! run, then tells each of them how the commit went. A write is acknowledged only after
+//! the commit that holds it, so nothing acknowledged is lost in a crash.
 //!
 //! The batch forms by itself: while the committer flushes, arriving writes queue on the
 //! (first-in, first-out) lock; when it is released they run one after another, and the
 //! committer, queued behind them, commits them all.
 //!
-//! A write whose future is dropped half-way (a client gone) leaves a note; the next
-//! holder of the lock rolls its savepoint back before doing anything else.
+//! A write of several statements runs in a savepoint, so its failure rolls back only
+//! its own statements; a single statement needs none (SQLite undoes a failed statement
+//! by itself), which keeps the time under the lock short. A write whose future is
+//! dropped half-way (a client gone) leaves a note; the next holder of the lock rolls its
+//! savepoint back first. Anything unexpected (a savepoint that cannot be rolled back, a
+//! failed commit) rolls the whole batch back and fails its writes: none of them was
+//! acknowledged, and the next write starts clean.
+//!
+//! Transactions are plain SQL on a connection this module owns (not sqlx's
+//! `Transaction`, whose bookkeeping goes wrong when SQLite itself ends a transaction
+//! after a failed commit), so write bodies must not open transactions of their own.
 
 use std::sync::Arc;
+#[cfg(test)]
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use sqlx::pool::PoolConnection;
 use sqlx::sqlite::{Sqlite, SqliteConnection, SqlitePool};
-use sqlx::{Executor, Transaction};
+use sqlx::{Connection, Executor};
 use tokio::sync::{Mutex, Notify, OwnedMutexGuard, oneshot};
 
 const SAVEPOINT: &str = "SAVEPOINT insight_write";
 const RELEASE: &str = "RELEASE insight_write";
-const ROLLBACK: &str = "ROLLBACK TO insight_write";
+const ROLLBACK_TO: &str = "ROLLBACK TO insight_write";
 
 type CommitResult = Result<(), String>;
 
+/// How much of a write's work needs undoing when it fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Statements {
+    /// One statement: atomic by itself.
+    One,
+    /// Several: they run in a savepoint.
+    Many,
+}
+
 #[derive(Debug)]
 struct Batch {
-    /// The open transaction that holds the writes of this batch.
-    tx: Option<Transaction<'static, Sqlite>>,
+    /// The writer's connection; `None` once closed.
+    conn: Option<PoolConnection<Sqlite>>,
+    /// A transaction is open on it.
+    open: bool,
     /// A write left its savepoint open (its future was dropped): roll it back first.
     abandoned: bool,
     /// The writes waiting for this batch's commit.
@@ -44,7 +64,7 @@ struct Inner {
     pool: SqlitePool,
     batch: Arc<Mutex<Batch>>,
     commit_wanted: Notify,
-    /// Commits made, for tests and the curious.
+    #[cfg(test)]
     commits: AtomicU64,
 }
 
@@ -54,9 +74,10 @@ pub(crate) struct Writer {
     inner: Arc<Inner>,
 }
 
-/// A write in progress: the lock on the batch, inside the write's own savepoint.
+/// A write in progress: the lock on the batch, inside the open transaction.
 pub(crate) struct WriteGuard {
     batch: Option<OwnedMutexGuard<Batch>>,
+    statements: Statements,
     inner: Arc<Inner>,
 }
 
@@ -66,12 +87,14 @@ impl Writer {
         let inner = Arc::new(Inner {
             pool,
             batch: Arc::new(Mutex::new(Batch {
-                tx: None,
+                conn: None,
+                open: false,
                 abandoned: false,
                 waiters: Vec::new(),
                 closed: false,
             })),
             commit_wanted: Notify::new(),
+            #[cfg(test)]
             commits: AtomicU64::new(0),
         });
         tokio::spawn(committer(inner.clone()));
@@ -83,30 +106,38 @@ impl Writer {
         &self.inner.pool
     }
 
-    /// Starts a write: joins (or opens) the batch's transaction and opens a savepoint.
-    pub(crate) async fn begin(&self) -> Result<WriteGuard, sqlx::Error> {
-        let mut batch = self.inner.batch.clone().lock_owned().await;
+    /// Starts a write: joins (or opens) the batch's transaction, in a savepoint when the
+    /// write has several statements.
+    pub(crate) async fn begin(&self, statements: Statements) -> Result<WriteGuard, sqlx::Error> {
+        let batch = self.inner.batch.clone().lock_owned().await;
+        // From here on, however this ends, the committer hears of it (see `Drop`).
+        let mut guard = WriteGuard {
+            batch: Some(batch),
+            statements,
+            inner: self.inner.clone(),
+        };
+        let batch = guard.batch_mut()?;
         if batch.closed {
             return Err(sqlx::Error::PoolClosed);
         }
-        batch.roll_back_abandoned().await?;
-        if batch.tx.is_none() {
+        batch.settle_abandoned().await?;
+        if batch.conn.is_none() {
+            batch.conn = Some(self.inner.pool.acquire().await?);
+        }
+        if !batch.open {
             // IMMEDIATE takes the write lock at once, so a write that reads first cannot
             // fail with SQLITE_BUSY_SNAPSHOT when another process (the CLI) wrote between.
-            batch.tx = Some(self.inner.pool.begin_with("BEGIN IMMEDIATE").await?);
+            batch.connection()?.execute("BEGIN IMMEDIATE").await?;
+            batch.open = true;
         }
-        batch.connection()?.execute(SAVEPOINT).await?;
-        batch.abandoned = true;
-        Ok(WriteGuard {
-            batch: Some(batch),
-            inner: self.inner.clone(),
-        })
-    }
-
-    /// How many transactions have been committed.
-    #[cfg(test)]
-    pub(crate) fn commits(&self) -> u64 {
-        self.inner.commits.load(Ordering::Relaxed)
+        if statements == Statements::Many {
+            batch.abandoned = true;
+            if let Err(error) = batch.connection()?.execute(SAVEPOINT).await {
+                batch.abandoned = false;
+                return Err(error);
+            }
+        }
+        Ok(guard)
     }
 
     /// Commits what is pending and stops taking writes.
@@ -114,82 +145,137 @@ impl Writer {
         let mut batch = self.inner.batch.lock().await;
         batch.closed = true;
         let _ = batch.commit().await;
+        if let Some(conn) = batch.conn.take() {
+            let _ = conn.detach().close().await;
+        }
         drop(batch);
         self.inner.commit_wanted.notify_one();
         self.inner.pool.close().await;
+    }
+
+    /// How many transactions have been committed.
+    #[cfg(test)]
+    pub(crate) fn commits(&self) -> u64 {
+        self.inner.commits.load(Ordering::Relaxed)
     }
 }
 
 impl Batch {
     fn connection(&mut self) -> Result<&mut SqliteConnection, sqlx::Error> {
-        match self.tx.as_mut() {
-            Some(tx) => Ok(&mut **tx),
-            None => Err(sqlx::Error::WorkerCrashed),
+        match self.conn.as_mut() {
+            Some(conn) => Ok(&mut **conn),
+            None => Err(sqlx::Error::PoolClosed),
         }
     }
 
-    async fn roll_back_abandoned(&mut self) -> Result<(), sqlx::Error> {
-        if self.abandoned {
-            let connection = self.connection()?;
-            connection.execute(ROLLBACK).await?;
-            connection.execute(RELEASE).await?;
-            self.abandoned = false;
+    /// Rolls back an abandoned savepoint; if even that fails, the whole batch.
+    async fn settle_abandoned(&mut self) -> Result<(), sqlx::Error> {
+        if !self.abandoned {
+            return Ok(());
+        }
+        self.abandoned = false;
+        let undone = match self.connection() {
+            Ok(conn) => match conn.execute(ROLLBACK_TO).await {
+                Ok(_) => conn.execute(RELEASE).await.map(|_| ()),
+                Err(error) => Err(error),
+            },
+            Err(error) => Err(error),
+        };
+        if let Err(error) = undone {
+            self.abort(&format!("an abandoned write could not be rolled back: {error}"))
+                .await;
         }
         Ok(())
     }
 
+    /// Rolls the whole batch back and fails its writes.
+    async fn abort(&mut self, reason: &str) {
+        tracing::error!(reason, "rolling back a batch of writes");
+        if let Ok(conn) = self.connection() {
+            // "No transaction is active" is fine: SQLite may have ended it already.
+            let _ = conn.execute("ROLLBACK").await;
+        }
+        self.open = false;
+        self.abandoned = false;
+        for waiter in self.waiters.drain(..) {
+            let _ = waiter.send(Err(reason.to_owned()));
+        }
+    }
+
     /// Commits the open transaction, if any, and tells its writes how it went.
     async fn commit(&mut self) -> CommitResult {
-        let result = match self.roll_back_abandoned().await {
+        if let Err(error) = self.settle_abandoned().await {
+            let reason = format!("settling an abandoned write failed: {error}");
+            self.abort(&reason).await;
+            return Err(reason);
+        }
+        if !self.open {
+            return Ok(());
+        }
+        let committed = match self.connection() {
+            Ok(conn) => conn.execute("COMMIT").await.map(|_| ()),
             Err(error) => Err(error),
-            Ok(()) => match self.tx.take() {
-                Some(tx) => tx.commit().await,
-                None => Ok(()),
-            },
         };
-        let result = result.map_err(|error| error.to_string());
-        if result.is_err() {
-            // A failed commit leaves nothing behind: the next write opens a new transaction.
-            self.tx = None;
-            self.abandoned = false;
+        match committed {
+            Ok(()) => {
+                self.open = false;
+                for waiter in self.waiters.drain(..) {
+                    let _ = waiter.send(Ok(()));
+                }
+                Ok(())
+            }
+            Err(error) => {
+                let reason = format!("commit failed: {error}");
+                self.abort(&reason).await;
+                Err(reason)
+            }
         }
-        for waiter in self.waiters.drain(..) {
-            let _ = waiter.send(result.clone());
-        }
-        result
     }
 }
 
 impl WriteGuard {
-    /// The connection, inside this write's savepoint.
-    pub(crate) fn connection(&mut self) -> Result<&mut SqliteConnection, sqlx::Error> {
-        match self.batch.as_mut() {
-            Some(batch) => batch.connection(),
-            None => Err(sqlx::Error::WorkerCrashed),
-        }
+    fn batch_mut(&mut self) -> Result<&mut Batch, sqlx::Error> {
+        self.batch.as_deref_mut().ok_or(sqlx::Error::PoolClosed)
     }
 
-    /// Ends the write: keeps its statements (`keep`) or rolls them back, then waits for
-    /// the commit that makes them durable.
+    /// The connection, inside the batch's transaction (and this write's savepoint).
+    pub(crate) fn connection(&mut self) -> Result<&mut SqliteConnection, sqlx::Error> {
+        self.batch_mut()?.connection()
+    }
+
+    /// Ends the write: keeps its statements (`keep`) and waits for the commit that makes
+    /// them durable, or rolls them back.
     pub(crate) async fn finish(mut self, keep: bool) -> Result<(), sqlx::Error> {
-        let Some(mut batch) = self.batch.take() else {
-            return Err(sqlx::Error::WorkerCrashed);
-        };
-        let connection = batch.connection()?;
-        if !keep {
-            connection.execute(ROLLBACK).await?;
+        let statements = self.statements;
+        let batch = self.batch_mut()?;
+        if statements == Statements::Many {
+            let ended = match batch.connection() {
+                Ok(conn) => match keep {
+                    true => conn.execute(RELEASE).await.map(|_| ()),
+                    false => match conn.execute(ROLLBACK_TO).await {
+                        Ok(_) => conn.execute(RELEASE).await.map(|_| ()),
+                        Err(error) => Err(error),
+                    },
+                },
+                Err(error) => Err(error),
+            };
+            batch.abandoned = false;
+            if let Err(error) = ended {
+                batch.abort(&format!("ending a write's savepoint failed: {error}")).await;
+                return Err(error);
+            }
         }
-        connection.execute(RELEASE).await?;
-        batch.abandoned = false;
+        if !keep {
+            // Nothing of it stays: nothing to wait for.
+            return Ok(());
+        }
         let (sender, receiver) = oneshot::channel();
         batch.waiters.push(sender);
-        drop(batch);
-        self.inner.commit_wanted.notify_one();
+        // Unlock and wake the committer (`Drop` does both).
+        drop(self);
         match receiver.await {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(message)) => Err(sqlx::Error::Io(std::io::Error::other(format!(
-                "commit failed: {message}"
-            )))),
+            Ok(Err(reason)) => Err(sqlx::Error::Io(std::io::Error::other(reason))),
             Err(_) => Err(sqlx::Error::PoolClosed),
         }
     }
@@ -197,8 +283,9 @@ impl WriteGuard {
 
 impl Drop for WriteGuard {
     fn drop(&mut self) {
-        // Dropped before `finish`: the savepoint stays marked abandoned, and the
-        // committer (or the next write) rolls it back.
+        // Whether finished or dropped half-way (the savepoint then stays marked
+        // abandoned for the next holder to roll back), the open transaction must be
+        // committed or settled: the committer takes care of it.
         if self.batch.take().is_some() {
             self.inner.commit_wanted.notify_one();
         }
@@ -209,14 +296,22 @@ async fn committer(inner: Arc<Inner>) {
     loop {
         inner.commit_wanted.notified().await;
         let mut batch = inner.batch.lock().await;
-        let had_writes = batch.tx.is_some();
+        let had_writes = batch.open;
         let writes = batch.waiters.len() as u64;
-        if let Err(error) = batch.commit().await {
-            tracing::error!(%error, "committing a batch of writes failed");
-        } else if had_writes {
-            inner.commits.fetch_add(1, Ordering::Relaxed);
-            metrics::counter!("insight_sqlite_commits_total").increment(1);
-            metrics::counter!("insight_sqlite_committed_writes_total").increment(writes);
+        let started = std::time::Instant::now();
+        let committed = batch.commit().await;
+        if had_writes {
+            metrics::histogram!("insight_sqlite_commit_seconds").record(started.elapsed().as_secs_f64());
+        }
+        match committed {
+            Err(error) => tracing::error!(%error, "committing a batch of writes failed"),
+            Ok(()) if had_writes => {
+                #[cfg(test)]
+                inner.commits.fetch_add(1, Ordering::Relaxed);
+                metrics::counter!("insight_sqlite_commits_total").increment(1);
+                metrics::counter!("insight_sqlite_committed_writes_total").increment(writes);
+            }
+            Ok(()) => {}
         }
         if batch.closed {
             break;
@@ -245,28 +340,30 @@ mod tests {
         sqlx::query("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)")
             .execute(&write)
             .await?;
-        let read = SqlitePoolOptions::new()
-            .max_connections(2)
-            .connect_with(options)
-            .await?;
+        let read = SqlitePoolOptions::new().max_connections(2).connect_with(options).await?;
         Ok((Writer::start(write), read))
     }
 
-    /// One write as the store's `db!` macro runs it.
-    async fn insert(writer: &Writer, id: i64) -> Result<(), sqlx::Error> {
-        let mut guard = writer.begin().await?;
-        let result = sqlx::query("INSERT INTO notes (id, text) VALUES ($1, 'note')")
+    /// One write as the store's `db!` macro runs it: one insert, or two (the second a
+    /// copy at `id + 1000`) in a savepoint.
+    async fn insert(writer: &Writer, id: i64, statements: Statements) -> Result<(), sqlx::Error> {
+        let mut guard = writer.begin(statements).await?;
+        let mut result = sqlx::query("INSERT INTO notes (id, text) VALUES ($1, 'note')")
             .bind(id)
             .execute(guard.connection()?)
             .await;
+        if statements == Statements::Many && result.is_ok() {
+            result = sqlx::query("INSERT INTO notes (id, text) VALUES ($1, 'copy')")
+                .bind(id + 1000)
+                .execute(guard.connection()?)
+                .await;
+        }
         guard.finish(result.is_ok()).await?;
         result.map(|_| ())
     }
 
     async fn ids(read: &SqlitePool) -> Result<Vec<i64>, sqlx::Error> {
-        sqlx::query_scalar("SELECT id FROM notes ORDER BY id")
-            .fetch_all(read)
-            .await
+        sqlx::query_scalar("SELECT id FROM notes ORDER BY id").fetch_all(read).await
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -276,7 +373,7 @@ mod tests {
         let tasks: Vec<_> = (0..200)
             .map(|id| {
                 let writer = writer.clone();
-                tokio::spawn(async move { insert(&writer, id).await })
+                tokio::spawn(async move { insert(&writer, id, Statements::One).await })
             })
             .collect();
         for task in tasks {
@@ -285,10 +382,7 @@ mod tests {
         // Acknowledged means committed: a reader sees every row at once.
         assert_eq!(ids(&read).await?, (0..200).collect::<Vec<_>>());
         let commits = writer.commits();
-        assert!(
-            (1..200).contains(&commits),
-            "200 concurrent writes took {commits} commits"
-        );
+        assert!((1..200).contains(&commits), "200 concurrent writes took {commits} commits");
         Ok(())
     }
 
@@ -296,21 +390,24 @@ mod tests {
     async fn a_failing_write_rolls_back_alone() -> Result<(), Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
         let (writer, read) = writer(&dir).await?;
-        insert(&writer, 7).await?;
-        // 7 again violates the primary key; its neighbours in the batch must still land.
-        let tasks: Vec<_> = [1, 7, 2, 7, 3]
+        insert(&writer, 7, Statements::One).await?;
+        insert(&writer, 1008, Statements::One).await?;
+        // 7 again violates the primary key; 8's copy (1008) does so after 8 went in, so
+        // its savepoint must undo 8. The neighbours in the batch must still land.
+        let cases = [(1, Statements::One), (7, Statements::One), (2, Statements::Many), (8, Statements::Many)];
+        let tasks: Vec<_> = cases
             .into_iter()
-            .map(|id| {
+            .map(|(id, statements)| {
                 let writer = writer.clone();
-                tokio::spawn(async move { insert(&writer, id).await.is_ok() })
+                tokio::spawn(async move { insert(&writer, id, statements).await.is_ok() })
             })
             .collect();
         let mut outcomes = Vec::new();
         for task in tasks {
             outcomes.push(task.await?);
         }
-        assert_eq!(outcomes, [true, false, true, false, true]);
-        assert_eq!(ids(&read).await?, [1, 2, 3, 7]);
+        assert_eq!(outcomes, [true, false, true, false]);
+        assert_eq!(ids(&read).await?, [1, 2, 7, 1002, 1008]);
         Ok(())
     }
 
@@ -320,12 +417,12 @@ mod tests {
         let (writer, read) = writer(&dir).await?;
         {
             // A write whose request went away after its statement ran, before `finish`.
-            let mut guard = writer.begin().await?;
+            let mut guard = writer.begin(Statements::Many).await?;
             sqlx::query("INSERT INTO notes (id, text) VALUES (1, 'never acknowledged')")
                 .execute(guard.connection()?)
                 .await?;
         }
-        insert(&writer, 2).await?;
+        insert(&writer, 2, Statements::One).await?;
         assert_eq!(ids(&read).await?, [2]);
         // Nothing is left open: another connection can take the write lock.
         let mut other = read.acquire().await?;
@@ -334,13 +431,33 @@ mod tests {
         Ok(())
     }
 
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_batch_that_cannot_be_settled_fails_its_writes_and_the_next_starts_clean()
+    -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let (writer, read) = writer(&dir).await?;
+        {
+            // A write that ends the transaction under the writer's feet, then is dropped:
+            // its savepoint is gone, so rolling it back fails.
+            let mut guard = writer.begin(Statements::Many).await?;
+            sqlx::query("INSERT INTO notes (id, text) VALUES (1, 'lost')")
+                .execute(guard.connection()?)
+                .await?;
+            sqlx::query("ROLLBACK").execute(guard.connection()?).await?;
+        }
+        insert(&writer, 2, Statements::Many).await?;
+        insert(&writer, 3, Statements::One).await?;
+        assert_eq!(ids(&read).await?, [2, 3, 1002]);
+        Ok(())
+    }
+
     #[tokio::test]
     async fn close_commits_what_is_pending_and_refuses_more() -> Result<(), Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
         let (writer, read) = writer(&dir).await?;
-        insert(&writer, 1).await?;
+        insert(&writer, 1, Statements::One).await?;
         writer.close().await;
-        assert!(matches!(insert(&writer, 2).await, Err(sqlx::Error::PoolClosed)));
+        assert!(matches!(insert(&writer, 2, Statements::One).await, Err(sqlx::Error::PoolClosed)));
         assert_eq!(ids(&read).await?, [1]);
         Ok(())
     }
