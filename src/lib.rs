@@ -45,6 +45,10 @@ impl Server {
             )
         })?;
         let settings = Arc::new(settings);
+        {
+            let (store, data_dir) = (store.clone(), settings.data_dir.clone());
+            tokio::spawn(async move { jobs::sweep(&store, &data_dir).await });
+        }
         let stt = ingest::stt::SpeechToText::from_settings(&settings);
         let jobs_wake = Arc::new(tokio::sync::Notify::new());
         let workers = jobs::Workers::start(

@@ -162,10 +162,47 @@ pub fn read(format: Format, bytes: &[u8]) -> Result<Transcript, IngestError> {
 /// The head cut at the last complete UTF-8 character, so a cut through a character does
 /// not make text look binary.
 fn head_text(head: &[u8]) -> &[u8] {
+    if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
+        // UTF-16: whole code units, and not half of a surrogate pair at the end.
+        let mut end = head.len() & !1;
+        if end >= 4 {
+            let last = head.get(end - 2..end).unwrap_or_default();
+            let unit = if head.starts_with(&[0xFF, 0xFE]) {
+                u16::from_le_bytes([last[0], last[1]])
+            } else {
+                u16::from_be_bytes([last[0], last[1]])
+            };
+            if (0xD800..0xDC00).contains(&unit) {
+                end -= 2;
+            }
+        }
+        return head.get(..end).unwrap_or(head);
+    }
     match std::str::from_utf8(head) {
         Ok(_) => head,
         Err(error) if error.error_len().is_none() => head.get(..error.valid_up_to()).unwrap_or(head),
         Err(_) => head,
+    }
+}
+
+/// A file extension for a recording, from its first bytes (speech-to-text providers
+/// go by the name).
+pub fn media_extension(head: &[u8]) -> &'static str {
+    let at = |offset: usize, magic: &[u8]| head.get(offset..offset + magic.len()) == Some(magic);
+    if at(0, b"RIFF") && at(8, b"WAVE") {
+        "wav"
+    } else if at(0, b"OggS") {
+        "ogg"
+    } else if at(0, b"fLaC") {
+        "flac"
+    } else if at(4, b"ftypM4A") {
+        "m4a"
+    } else if at(4, b"ftyp") {
+        "mp4"
+    } else if at(0, &[0x1A, 0x45, 0xDF, 0xA3]) {
+        "webm"
+    } else {
+        "mp3"
     }
 }
 

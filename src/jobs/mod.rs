@@ -6,6 +6,9 @@
 //! is picked up within a second or so.
 
 mod records;
+mod sweep;
+
+pub use sweep::sweep;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -108,17 +111,24 @@ async fn run(context: &Context, job: Job, lease: chrono::Duration) {
                 match store.extend_job(&job, lease).await {
                     Ok(true) => {}
                     Ok(false) => return,
-                    Err(error) => tracing::warn!(job = %job.id, error = %format!("{error:#}"), "extending a job's lease failed; trying again"),
+                    Err(error) => {
+                        tracing::warn!(job = %job.id, error = %format!("{error:#}"), "extending a job's lease failed; trying again")
+                    }
                 }
             }
         })
     };
+    let max_attempts = i32::try_from(context.settings.job_max_attempts).unwrap_or(5);
     let outcome = match job.kind.as_str() {
+        // Claimed more often than allowed: earlier attempts died with their process.
+        _ if job.attempts > max_attempts => Err(JobError::Permanent(format!(
+            "Gave up after {} attempts; the service stopped while working on it each time.",
+            job.attempts - 1
+        ))),
         PROCESS_JOB => records::process(context, &job).await,
         other => Err(JobError::Permanent(format!("no worker knows jobs of kind {other}"))),
     };
     heartbeat.abort();
-    let max_attempts = i32::try_from(context.settings.job_max_attempts).unwrap_or(5);
     let record_job = job.kind == PROCESS_JOB;
     let settled = match outcome {
         Ok(()) => Ok(true),

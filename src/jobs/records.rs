@@ -22,7 +22,8 @@ pub(super) async fn process(context: &Context, job: &Job) -> Result<(), JobError
         return Err(JobError::Permanent(SETTINGS_HINT.to_owned()));
     };
     let path = context.settings.data_dir.join(media_path);
-    let name = work.source_name.as_deref().unwrap_or("recording");
+    // The provider goes by the name's extension: the stored file's is the right one.
+    let name = media_path.rsplit('/').next().unwrap_or(media_path);
     let transcript = stt
         .transcribe(&path, name, work.media_type.as_deref(), work.language.as_deref())
         .await

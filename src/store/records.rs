@@ -306,7 +306,12 @@ impl Store {
     }
 
     /// Marks a speaker as respondent or not. `false` when the record has no such speaker.
-    pub async fn set_speaker_respondent(&self, record_id: Uuid, speaker: &str, respondent: bool) -> anyhow::Result<bool> {
+    pub async fn set_speaker_respondent(
+        &self,
+        record_id: Uuid,
+        speaker: &str,
+        respondent: bool,
+    ) -> anyhow::Result<bool> {
         let at = now();
         Ok(db!(self, write, |conn| {
             let done = sqlx::query("UPDATE utterances SET is_respondent = $1 WHERE record_id = $2 AND speaker = $3")
@@ -413,12 +418,14 @@ impl Store {
     /// After a failed attempt: the job waits until `run_at` and the record is back in the
     /// queue, in one transaction, if the job is still this attempt's.
     pub async fn requeue_record_job(&self, job: &Job, run_at: DateTime<Utc>, error: &str) -> anyhow::Result<bool> {
-        self.settle_record_job(job, Some(run_at), error, RecordStatus::InQueue, None).await
+        self.settle_record_job(job, Some(run_at), error, RecordStatus::InQueue, None)
+            .await
     }
 
     /// After the last attempt: the job failed and the record shows why, in one transaction.
     pub async fn fail_record_job(&self, job: &Job, reason: &str) -> anyhow::Result<bool> {
-        self.settle_record_job(job, None, reason, RecordStatus::Error, Some(reason)).await
+        self.settle_record_job(job, None, reason, RecordStatus::Error, Some(reason))
+            .await
     }
 
     async fn settle_record_job(
@@ -522,5 +529,18 @@ impl Store {
         .fetch_all(pool)
         .await)?;
         Ok(rows.into_iter().map(|(path,)| path).collect())
+    }
+}
+
+impl Store {
+    /// Whether a record points at this recording (`media/...`).
+    pub async fn media_in_use(&self, path: &str) -> anyhow::Result<bool> {
+        let row: Option<(i64,)> = db!(self, read, |pool| sqlx::query_as(
+            "SELECT 1 FROM records WHERE media_path = $1"
+        )
+        .bind(path)
+        .fetch_optional(pool)
+        .await)?;
+        Ok(row.is_some())
     }
 }

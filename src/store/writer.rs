@@ -261,7 +261,9 @@ impl WriteGuard {
             };
             batch.abandoned = false;
             if let Err(error) = ended {
-                batch.abort(&format!("ending a write's savepoint failed: {error}")).await;
+                batch
+                    .abort(&format!("ending a write's savepoint failed: {error}"))
+                    .await;
                 return Err(error);
             }
         }
@@ -340,7 +342,10 @@ mod tests {
         sqlx::query("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)")
             .execute(&write)
             .await?;
-        let read = SqlitePoolOptions::new().max_connections(2).connect_with(options).await?;
+        let read = SqlitePoolOptions::new()
+            .max_connections(2)
+            .connect_with(options)
+            .await?;
         Ok((Writer::start(write), read))
     }
 
@@ -363,7 +368,9 @@ mod tests {
     }
 
     async fn ids(read: &SqlitePool) -> Result<Vec<i64>, sqlx::Error> {
-        sqlx::query_scalar("SELECT id FROM notes ORDER BY id").fetch_all(read).await
+        sqlx::query_scalar("SELECT id FROM notes ORDER BY id")
+            .fetch_all(read)
+            .await
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -382,7 +389,10 @@ mod tests {
         // Acknowledged means committed: a reader sees every row at once.
         assert_eq!(ids(&read).await?, (0..200).collect::<Vec<_>>());
         let commits = writer.commits();
-        assert!((1..200).contains(&commits), "200 concurrent writes took {commits} commits");
+        assert!(
+            (1..200).contains(&commits),
+            "200 concurrent writes took {commits} commits"
+        );
         Ok(())
     }
 
@@ -394,7 +404,12 @@ mod tests {
         insert(&writer, 1008, Statements::One).await?;
         // 7 again violates the primary key; 8's copy (1008) does so after 8 went in, so
         // its savepoint must undo 8. The neighbours in the batch must still land.
-        let cases = [(1, Statements::One), (7, Statements::One), (2, Statements::Many), (8, Statements::Many)];
+        let cases = [
+            (1, Statements::One),
+            (7, Statements::One),
+            (2, Statements::Many),
+            (8, Statements::Many),
+        ];
         let tasks: Vec<_> = cases
             .into_iter()
             .map(|(id, statements)| {
@@ -457,7 +472,10 @@ mod tests {
         let (writer, read) = writer(&dir).await?;
         insert(&writer, 1, Statements::One).await?;
         writer.close().await;
-        assert!(matches!(insert(&writer, 2, Statements::One).await, Err(sqlx::Error::PoolClosed)));
+        assert!(matches!(
+            insert(&writer, 2, Statements::One).await,
+            Err(sqlx::Error::PoolClosed)
+        ));
         assert_eq!(ids(&read).await?, [1]);
         Ok(())
     }

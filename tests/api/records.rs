@@ -205,6 +205,14 @@ async fn files_in_every_text_and_document_format_are_read_faithfully() {
             ("Unknown speaker", None, "Interview with Anna"),
             "Anna",
         ),
+        // Notepad's UTF-16 with a byte order mark and CRLF.
+        (
+            "text_windows_utf16le.txt",
+            "text/plain",
+            "text",
+            ("Unknown speaker", None, "Interview Kundin Spedition"),
+            "Kundin",
+        ),
         // A VTT whose name and declared type lie: recognised from its content.
         (
             "vtt_zoom.vtt",
@@ -215,7 +223,7 @@ async fn files_in_every_text_and_document_format_are_read_faithfully() {
         ),
     ];
     for (name, content_type, format, (speaker, start_ms, text), other) in cases {
-        let file_name = if *content_type == "text/plain" {
+        let file_name = if *content_type == "text/plain" && name.ends_with(".vtt") {
             "notes.txt"
         } else {
             name
@@ -350,6 +358,20 @@ async fn broken_and_foreign_files_are_refused_and_nothing_is_written() {
     let (status, body) = app.post(&path, &user, json!({ "title": "", "text": 5 })).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(error_types(&body), ["string_too_short", "string_type"]);
+    let part = Part::bytes(b"Anna: hi".to_vec()).file_name("a.txt");
+    let form = Form::new().part("file", part).text("language", "english please");
+    let response = app
+        .client
+        .post(app.url(&path))
+        .bearer_auth(&user.token)
+        .multipart(form)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let body: Value = response.json().await.expect("json");
+    assert_eq!(error_locs(&body), [json!(["body", "language"])]);
+
     let (status, body) = app
         .post(&path, &user, json!({ "title": "Only spaces", "text": " \n\t " }))
         .await;
@@ -464,6 +486,16 @@ async fn speakers_can_be_renamed_and_their_role_fixed() {
         )
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    let (status, body) = app
+        .call(
+            Method::PATCH,
+            &format!("/insight/{id}/speaker_name"),
+            Some(&user.token),
+            Some(json!({ "speaker": "Dana", "name": "   " })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(error_types(&body), ["string_too_short"]);
     let (status, body) = app
         .call(
             Method::PATCH,
@@ -681,7 +713,11 @@ async fn recordings_are_transcribed_by_the_configured_provider() {
     assert_eq!(seen[0].authorization.as_deref(), Some("Bearer sk-test-stt"));
     let field = |name: &str| seen[0].fields.iter().find(|(n, ..)| n == name).cloned();
     let (_, file_name, bytes) = field("file").expect("file field");
-    assert_eq!(file_name.as_deref(), Some("call-07.wav"));
+    // The provider goes by the extension: it gets the stored file's name, not the client's.
+    assert!(
+        file_name.as_deref().is_some_and(|name| name.ends_with(".wav")),
+        "{file_name:?}"
+    );
     assert_eq!(bytes, audio, "the recording reaches the provider byte for byte");
     assert_eq!(field("model").map(|f| f.2), Some(b"whisper-large-v3".to_vec()));
     assert_eq!(field("response_format").map(|f| f.2), Some(b"verbose_json".to_vec()));
@@ -826,5 +862,46 @@ async fn search_finds_the_relevant_passages_and_follows_record_changes() {
         .expect("search");
     assert_eq!(hits.len(), 1);
     assert!(retriever.builds() >= 3);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn files_no_record_owns_are_swept_once_a_day_old() {
+    let (addr, _stub) = stt_stub().await;
+    let app = TestApp::start_with(|settings| settings.stt_base_url = Some(format!("http://{addr}/v1"))).await;
+    let user = app.user().await;
+    let project = app.project(&user, "Calls").await;
+    let (status, record) = upload(&app, &user, &project, "call.wav", "audio/wav", wav(), None).await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    wait_for(&app, &user, record["id"].as_str().expect("id"), &["Finished"]).await;
+
+    let two_days_ago = std::time::SystemTime::now() - Duration::from_secs(2 * 24 * 3600);
+    let age = |path: &std::path::Path| {
+        let file = std::fs::File::options().write(true).open(path).expect("open");
+        file.set_modified(two_days_ago).expect("set mtime");
+    };
+    let media = app.data_dir.join("media");
+    let uploads = app.data_dir.join("uploads");
+    std::fs::create_dir_all(&uploads).expect("uploads dir");
+    let owned = std::fs::read_dir(&media)
+        .expect("media")
+        .next()
+        .expect("the recording")
+        .expect("entry")
+        .path();
+    age(&owned);
+    let orphan = media.join("orphan.wav");
+    let cut_off = uploads.join("cut-off.part");
+    let fresh = uploads.join("in-progress.part");
+    for path in [&orphan, &cut_off, &fresh] {
+        std::fs::write(path, b"bytes").expect("write");
+    }
+    age(&orphan);
+    age(&cut_off);
+
+    assert_eq!(insight::jobs::sweep(&app.store, &app.data_dir).await, 2);
+    assert!(owned.exists(), "a record's recording stays, however old");
+    assert!(fresh.exists(), "an upload that may be in progress stays");
+    assert!(!orphan.exists() && !cut_off.exists());
     app.stop().await;
 }

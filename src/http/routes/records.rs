@@ -31,6 +31,18 @@ use crate::store::{NewRecord, RecordContent};
 /// How much of an upload is looked at to recognise its format.
 const HEAD_BYTES: usize = 16 * 1024;
 
+/// Largest text or document read into memory (recordings stream, up to the upload limit).
+const MAX_DOCUMENT_BYTES: u64 = 100 * 1024 * 1024;
+
+/// A BCP 47 language tag, as the JSON schema of `RecordCreate` has it.
+fn is_language_tag(tag: &str) -> bool {
+    let mut parts = tag.split('-');
+    let primary = parts.next().unwrap_or_default();
+    (2..=3).contains(&primary.len())
+        && primary.chars().all(|c| c.is_ascii_alphabetic())
+        && parts.all(|part| (1..=8).contains(&part.len()) && part.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
 /// Interview material as text: a transcript in any text format Insight reads (plain
 /// `Speaker: text` lines, Markdown, WebVTT, SRT, or a JSON export), or notes.
 #[derive(Deserialize, ToSchema)]
@@ -155,13 +167,17 @@ async fn create_record(
     let upload = if content_type.to_ascii_lowercase().starts_with("multipart/form-data") {
         read_multipart(req, &content_type, &app, &mut temp).await?
     } else {
-        let bytes = read_json_body_up_to(req, limit).await.map_err(|error| match error {
+        let bytes = read_json_body_up_to(req, limit.min(MAX_DOCUMENT_BYTES))
+            .await
+            .map_err(|error| {
+                match error {
             ApiError::UnsupportedMediaType(_) => ApiError::UnsupportedMediaType(
                 "Send JSON {\"title\", \"text\"} (Content-Type: application/json) or a file as multipart/form-data."
                     .to_owned(),
             ),
             other => other,
-        })?;
+        }
+            })?;
         let body: RecordCreate = parse_body(&bytes)?;
         Upload {
             title: Some(body.title),
@@ -169,13 +185,20 @@ async fn create_record(
             source: Source::Text(body.text),
         }
     };
-    let record_id = store_upload(&app, project_id, upload, &mut temp).await?;
+    let record_id = match store_upload(&app, project_id, upload, &mut temp).await {
+        Ok(id) => id,
+        // The project was deleted while the upload came in.
+        Err(ApiError::Internal(_)) if app.store.get_project(user.id, project_id).await?.is_none() => {
+            return Err(ApiError::not_found("Project"));
+        }
+        Err(error) => return Err(error),
+    };
     app.jobs_wake.notify_one();
     let record = app
         .store
         .get_record(user.id, record_id)
         .await?
-        .ok_or_else(|| anyhow::anyhow!("record {record_id} vanished after insert"))?;
+        .ok_or_else(|| ApiError::not_found("Record"))?;
     Ok((StatusCode::CREATED, Json(record)))
 }
 
@@ -190,7 +213,15 @@ async fn read_multipart(req: Request, content_type: &str, app: &AppState, temp: 
         )])
     })?;
     let stream = req.into_body().into_data_stream();
-    let mut multipart = multer::Multipart::new(stream, boundary);
+    // Bounded everywhere: the whole body, and the small fields (part headers count too).
+    let constraints = multer::Constraints::new().size_limit(
+        multer::SizeLimit::new()
+            .whole_stream(limit.saturating_add(64 * 1024))
+            .per_field(limit)
+            .for_field("title", 4 * 1024)
+            .for_field("language", 1024),
+    );
+    let mut multipart = multer::Multipart::with_constraints(stream, boundary, constraints);
     let mut title = None;
     let mut language = None;
     let mut file = None;
@@ -217,7 +248,20 @@ async fn read_multipart(req: Request, content_type: &str, app: &AppState, temp: 
                 file = Some((path, name, part_type, head));
             }
             "title" => title = Some(small_text(field, "title", 300, &mut issues).await?),
-            "language" => language = Some(small_text(field, "language", 35, &mut issues).await?),
+            "language" => {
+                let tag = small_text(field, "language", 35, &mut issues).await?;
+                if !tag.is_empty() && !is_language_tag(&tag) {
+                    issues.push(
+                        ValidationIssue::new(
+                            vec![json!("body"), json!("language")],
+                            "string_pattern_mismatch",
+                            "String should be a BCP 47 language tag such as en or de-CH",
+                        )
+                        .with_input(json!(tag)),
+                    );
+                }
+                language = Some(tag);
+            }
             _ => {
                 // Unknown fields are ignored, as in JSON bodies; drain them within the limit.
                 let mut field = field;
@@ -275,7 +319,8 @@ async fn stream_to_file(mut field: multer::Field<'_>, path: &Path, limit: u64) -
             .await
             .map_err(|error| anyhow::anyhow!("cannot write the upload: {error}"))?;
     }
-    out.flush()
+    // On disk before the record that points at it is committed.
+    out.sync_all()
         .await
         .map_err(|error| anyhow::anyhow!("cannot write the upload: {error}"))?;
     Ok(head)
@@ -373,9 +418,17 @@ async fn store_upload(app: &AppState, project_id: Uuid, upload: Upload, temp: &m
                     path,
                     name,
                     content_type,
+                    &head,
                     temp,
                 )
                 .await;
+            }
+            let size = tokio::fs::metadata(&path).await.map(|m| m.len()).unwrap_or(0);
+            if size > MAX_DOCUMENT_BYTES {
+                return Err(ApiError::PayloadTooLarge(format!(
+                    "Text and documents are read up to {MAX_DOCUMENT_BYTES} bytes; this one has {size}. \
+                     Split it, or upload the recording instead."
+                )));
             }
             let bytes = tokio::fs::read(&path)
                 .await
@@ -384,10 +437,20 @@ async fn store_upload(app: &AppState, project_id: Uuid, upload: Upload, temp: &m
         }
     };
     // Documents can take a moment (a long PDF): off the async threads.
-    let transcript: Transcript = tokio::task::spawn_blocking(move || ingest::read(format, &bytes))
-        .await
-        .map_err(|error| anyhow::anyhow!("reading the upload failed: {error}"))?
-        .map_err(|error| ingest_error(error, field))?;
+    let transcript: Transcript = match tokio::task::spawn_blocking(move || ingest::read(format, &bytes)).await {
+        Ok(read) => read.map_err(|error| ingest_error(error, field))?,
+        // A reader that panics on a file has met a file it cannot read.
+        Err(error) if error.is_panic() => {
+            return Err(ingest_error(
+                IngestError::Invalid(format!(
+                    "The {} file could not be read; it may be damaged.",
+                    format.as_str().to_uppercase()
+                )),
+                field,
+            ));
+        }
+        Err(error) => return Err(anyhow::anyhow!("reading the upload failed: {error}").into()),
+    };
     check_limits(app, &transcript, field)?;
     let language = upload.language.or(transcript.language);
     let transcribed = transcribe(transcript.utterances);
@@ -418,6 +481,7 @@ async fn file_recording(
     path: PathBuf,
     name: Option<String>,
     content_type: Option<String>,
+    head: &[u8],
     temp: &mut TempFile,
 ) -> ApiResult<Uuid> {
     if app.stt.is_none() {
@@ -426,12 +490,25 @@ async fn file_recording(
     let folder = app.settings.data_dir.join("media");
     std::fs::create_dir_all(&folder)
         .map_err(|error| anyhow::anyhow!("cannot create the media folder {}: {error}", folder.display()))?;
-    let stored = format!("media/{}", Uuid::new_v4());
-    tokio::fs::rename(&path, app.settings.data_dir.join(&stored))
+    let extension = name
+        .as_deref()
+        .and_then(|name| name.rsplit_once('.'))
+        .map(|(_, extension)| extension.to_ascii_lowercase())
+        .filter(|extension| (1..=5).contains(&extension.len()) && extension.chars().all(|c| c.is_ascii_alphanumeric()))
+        .unwrap_or_else(|| ingest::media_extension(head).to_owned());
+    let stored = format!("media/{}.{extension}", Uuid::new_v4());
+    let target = app.settings.data_dir.join(&stored);
+    tokio::fs::rename(&path, &target)
         .await
         .map_err(|error| anyhow::anyhow!("cannot move the upload into the media folder: {error}"))?;
-    temp.0 = Some(app.settings.data_dir.join(&stored));
-    let id = app
+    // The rename itself must survive a crash, like the record that will point at it.
+    if let Ok(dir) = std::fs::File::open(&folder) {
+        let _ = dir.sync_all();
+    }
+    // From here the file is the record's: were this request dropped while the record
+    // commits, the file must stay (the startup sweep removes it if no record came of it).
+    temp.0 = None;
+    let created = app
         .store
         .create_record(
             project_id,
@@ -446,10 +523,11 @@ async fn file_recording(
                 },
             },
         )
-        .await?;
-    // The record owns the file now.
-    temp.0 = None;
-    Ok(id)
+        .await;
+    if created.is_err() {
+        let _ = tokio::fs::remove_file(&target).await;
+    }
+    Ok(created?)
 }
 
 fn check_limits(app: &AppState, transcript: &Transcript, field: &str) -> ApiResult<()> {
@@ -479,7 +557,7 @@ fn check_limits(app: &AppState, transcript: &Transcript, field: &str) -> ApiResu
 
 /// The title given, else the file's name without its extension, else "Untitled record".
 fn record_name(title: Option<String>, file_name: Option<&str>) -> String {
-    title
+    let name = title
         .map(|t| t.trim().to_owned())
         .filter(|t| !t.is_empty())
         .or_else(|| {
@@ -488,7 +566,8 @@ fn record_name(title: Option<String>, file_name: Option<&str>) -> String {
                 .map(|name| name.rsplit_once('.').map_or(name, |(stem, _)| stem).trim().to_owned())
                 .filter(|name| !name.is_empty())
         })
-        .unwrap_or_else(|| "Untitled record".to_owned())
+        .unwrap_or_else(|| "Untitled record".to_owned());
+    name.chars().take(300).collect()
 }
 
 #[utoipa::path(get, path = "/projects/{project_id}/records", tag = "insight", security(("bearer" = [])),
@@ -564,6 +643,17 @@ async fn rename_speaker(
         return Err(ApiError::not_found("Record"));
     }
     let name = body.name.trim();
+    if name.is_empty() {
+        return Err(ApiError::validation(vec![
+            ValidationIssue::new(
+                vec![json!("body"), json!("name")],
+                "string_too_short",
+                "String should have at least 1 character",
+            )
+            .with_input(json!(body.name))
+            .with_ctx(json!({ "min_length": 1 })),
+        ]));
+    }
     if !app.store.rename_speaker(record_id, &body.speaker, name).await? {
         return Err(no_speaker(&body.speaker));
     }
