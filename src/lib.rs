@@ -3,6 +3,7 @@
 //! `serve` runs everything in one process on one database: the API, the API document,
 //! and (in later modules) the background workers and the respondent page.
 
+pub mod ai;
 pub mod config;
 pub mod domain;
 pub mod error;
@@ -50,12 +51,30 @@ impl Server {
             tokio::spawn(async move { jobs::sweep(&store, &data_dir).await });
         }
         let stt = ingest::stt::SpeechToText::from_settings(&settings);
+        let engine = match settings.ai_kind().map_err(anyhow::Error::msg)? {
+            config::AiKind::Offline => ai::Engine::Offline,
+            config::AiKind::OpenAi => ai::Engine::OpenAi(
+                ai::openai::OpenAiClient::new(ai::openai::OpenAiConfig {
+                    base_url: settings.llm_base_url.clone().unwrap_or_default(),
+                    api_key: settings.llm_api_key.clone().filter(|key| !key.is_empty()),
+                    model: settings.llm_model.clone(),
+                    context_tokens: settings.llm_context_tokens,
+                    max_attempts: settings.llm_max_attempts,
+                    retry_base: std::time::Duration::from_secs_f64(settings.job_retry_base_seconds.min(1.0)),
+                    timeout: std::time::Duration::from_secs(settings.llm_timeout_seconds),
+                    concurrency: settings.llm_concurrency,
+                })
+                .map_err(|error| anyhow::anyhow!("cannot set up the model client: {error}"))?,
+            ),
+        };
+        tracing::info!(engine = engine.name(), "AI engine");
         let jobs_wake = Arc::new(tokio::sync::Notify::new());
         let workers = jobs::Workers::start(
             jobs::Context {
                 store: store.clone(),
                 settings: settings.clone(),
                 stt: stt.clone(),
+                engine,
             },
             jobs_wake.clone(),
         );

@@ -20,7 +20,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the service: API, API document at /docs, background work.
-    Serve(Settings),
+    Serve(Box<Settings>),
     /// Manage users.
     Users {
         #[command(subcommand)]
@@ -112,7 +112,7 @@ fn init_logging(format: LogFormat) {
 
 async fn run(command: Command) -> anyhow::Result<()> {
     match command {
-        Command::Serve(settings) => serve(settings).await,
+        Command::Serve(settings) => serve(*settings).await,
         Command::Openapi => {
             println!("{}", insight::document().to_pretty_json()?);
             Ok(())
@@ -201,6 +201,8 @@ async fn find_user(store: &Store, email: &str) -> anyhow::Result<insight::domain
 }
 
 async fn serve(settings: Settings) -> anyhow::Result<()> {
+    // Settings that depend on each other are checked before anything is touched.
+    settings.ai_kind().map_err(anyhow::Error::msg)?;
     let store = Store::connect(&settings.database_url, settings.db_max_connections).await?;
     if let Some((user, token)) = store.ensure_first_user().await? {
         tracing::info!(email = %user.email, "empty database: created the first user; its token is printed on stdout once");

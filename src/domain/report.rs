@@ -53,3 +53,25 @@ pub struct Report {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
+
+/// Tokens a report's generation used.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ToSchema)]
+pub struct TokenUsage {
+    pub prompt_tokens: i64,
+    pub completion_tokens: i64,
+}
+
+/// Where a report's generation is (`GET .../generation`).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Generation {
+    pub status: ReportStatus,
+    /// From 0 to 1: the share of the report's prompts written.
+    pub progress: f64,
+    /// Why the last attempt failed (while retrying, or for good when `failed`).
+    pub error: Option<String>,
+    /// Attempts made so far.
+    pub attempts: i64,
+    pub started_at: Option<DateTime<Utc>>,
+    pub finished_at: Option<DateTime<Utc>>,
+    pub usage: TokenUsage,
+}

@@ -37,6 +37,15 @@ pub struct AppState {
     pub stt: Option<crate::ingest::stt::SpeechToText>,
 }
 
+impl AppState {
+    /// Tells this instance's workers that work was queued: every idle worker looks now,
+    /// and a busy one looks again when it is done.
+    pub fn wake_workers(&self) {
+        self.jobs_wake.notify_waiters();
+        self.jobs_wake.notify_one();
+    }
+}
+
 /// The API document, exactly as `/openapi.json` serves it.
 pub fn document() -> utoipa::openapi::OpenApi {
     openapi::finish(api_router().split_for_parts().1)

@@ -6,6 +6,7 @@
 //! is picked up within a second or so.
 
 mod records;
+mod reports;
 mod sweep;
 
 pub use sweep::sweep;
@@ -17,8 +18,10 @@ use rand::Rng;
 use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
 
+use crate::ai::Engine;
 use crate::config::Settings;
 use crate::domain::record::PROCESS_JOB;
+use crate::domain::report::GENERATE_JOB;
 use crate::ingest::stt::SpeechToText;
 use crate::store::{Job, Store};
 
@@ -45,6 +48,7 @@ pub struct Context {
     pub store: Store,
     pub settings: Arc<Settings>,
     pub stt: Option<SpeechToText>,
+    pub engine: Engine,
 }
 
 /// The running workers.
@@ -58,7 +62,20 @@ impl Workers {
     /// Starts the workers of this instance.
     pub fn start(context: Context, wake: Arc<Notify>) -> Self {
         let (shutdown, stopped) = watch::channel(false);
-        let tasks = vec![tokio::spawn(work(context, PROCESS_JOB, wake.clone(), stopped))];
+        let mut tasks = vec![tokio::spawn(work(
+            context.clone(),
+            PROCESS_JOB,
+            wake.clone(),
+            stopped.clone(),
+        ))];
+        for _ in 0..context.settings.report_workers {
+            tasks.push(tokio::spawn(work(
+                context.clone(),
+                GENERATE_JOB,
+                wake.clone(),
+                stopped.clone(),
+            )));
+        }
         Self { wake, shutdown, tasks }
     }
 
@@ -126,6 +143,7 @@ async fn run(context: &Context, job: Job, lease: chrono::Duration) {
             job.attempts - 1
         ))),
         PROCESS_JOB => records::process(context, &job).await,
+        GENERATE_JOB => reports::generate(context, &job).await,
         other => Err(JobError::Permanent(format!("no worker knows jobs of kind {other}"))),
     };
     heartbeat.abort();
@@ -138,6 +156,8 @@ async fn run(context: &Context, job: Job, lease: chrono::Duration) {
             let run_at = crate::domain::now() + chrono::Duration::from_std(delay).unwrap_or_default();
             if record_job {
                 context.store.requeue_record_job(&job, run_at, &reason).await
+            } else if job.kind == GENERATE_JOB {
+                context.store.requeue_generation(&job, run_at, &reason).await
             } else {
                 context.store.retry_job(&job, run_at, &reason).await
             }
@@ -146,6 +166,8 @@ async fn run(context: &Context, job: Job, lease: chrono::Duration) {
             tracing::warn!(job = %job.id, kind = %job.kind, attempt = job.attempts, %reason, "job failed for good");
             if record_job {
                 context.store.fail_record_job(&job, &reason).await
+            } else if job.kind == GENERATE_JOB {
+                context.store.fail_generation(&job, &reason).await
             } else {
                 context.store.fail_job(&job, &reason).await
             }

@@ -13,6 +13,7 @@
 //! every acknowledged commit survive a power cut; writes that arrive together share one
 //! commit (`writer.rs`), so durability does not cap throughput at one flush per write.
 
+mod generation;
 mod jobs;
 mod presets;
 mod projects;
@@ -33,6 +34,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use std::future::Future;
 use std::pin::Pin;
 
+pub use generation::{GenerationRefused, GenerationRow, MaterialRow, PromptText, ReportWork};
 pub use jobs::Job;
 pub use presets::ChangeRefused;
 pub use projects::ProjectChanges;
@@ -125,6 +127,7 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
     migration!(1, "0001_foundation"),
     migration!(2, "0002_data_version"),
     migration!(3, "0003_records"),
+    migration!(4, "0004_generation"),
 ];
 
 #[derive(Debug)]

@@ -17,7 +17,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_insight");
 /// How long anything the binary does may take before the test gives up on it.
 const PATIENCE: Duration = Duration::from_secs(30);
 /// Settings the environment of the test run must not leak into the children.
-const SETTINGS: [&str; 16] = [
+const SETTINGS: [&str; 25] = [
     "INSIGHT_ADDR",
     "INSIGHT_DATABASE_URL",
     "INSIGHT_MAX_BODY_BYTES",
@@ -34,6 +34,15 @@ const SETTINGS: [&str; 16] = [
     "INSIGHT_JOB_MAX_ATTEMPTS",
     "INSIGHT_JOB_RETRY_BASE_SECONDS",
     "INSIGHT_JOB_LEASE_SECONDS",
+    "INSIGHT_REPORT_WORKERS",
+    "INSIGHT_AI",
+    "INSIGHT_LLM_BASE_URL",
+    "INSIGHT_LLM_API_KEY",
+    "INSIGHT_LLM_MODEL",
+    "INSIGHT_LLM_CONTEXT_TOKENS",
+    "INSIGHT_LLM_CONCURRENCY",
+    "INSIGHT_LLM_TIMEOUT_SECONDS",
+    "INSIGHT_LLM_MAX_ATTEMPTS",
 ];
 
 /// `insight ARGS` with a clean environment: no inherited settings, plain logs at info.
@@ -440,7 +449,9 @@ async fn users_and_tokens_from_the_command_line() {
 #[tokio::test]
 async fn data_survives_a_kill_and_a_restart() {
     let (database_url, _guard) = fresh_database().await;
-    let mut server = Served::start(&database_url).await;
+    // No report workers: the report stays as written, so both reads can compare it.
+    let settings = [("INSIGHT_REPORT_WORKERS", "0".to_owned())];
+    let mut server = Served::start_with(&database_url, &settings).await;
     let token = server.next_stdout_line().await.expect("first token");
 
     let (status, project) = server
@@ -490,7 +501,7 @@ async fn data_survives_a_kill_and_a_restart() {
     // No graceful shutdown: what the API acknowledged must be on disk.
     assert_eq!(server.kill().await, Vec::<String>::new());
 
-    let server = Served::start(&database_url).await;
+    let server = Served::start_with(&database_url, &settings).await;
     assert_eq!(server.get("/projects/", &token).await, (StatusCode::OK, projects));
     assert_eq!(server.get(&report_path, &token).await, (StatusCode::OK, report.clone()));
     assert_eq!(server.get(&reports, &token).await, (StatusCode::OK, report_list));
@@ -529,6 +540,21 @@ async fn every_bad_setting_stops_the_start_naming_its_variable() {
         ("INSIGHT_DB_MAX_CONNECTIONS", "0"),
         ("INSIGHT_PUBLIC_URL", "ftp://example.org"),
         ("INSIGHT_LOG_FORMAT", "xml"),
+        ("INSIGHT_MAX_UPLOAD_BYTES", "12"),
+        ("INSIGHT_MAX_UTTERANCES", "0"),
+        ("INSIGHT_MAX_DURATION_MINUTES", "forever"),
+        ("INSIGHT_STT_BASE_URL", "whisper.local"),
+        ("INSIGHT_JOB_MAX_ATTEMPTS", "0"),
+        ("INSIGHT_JOB_RETRY_BASE_SECONDS", "-1"),
+        ("INSIGHT_JOB_LEASE_SECONDS", "0"),
+        ("INSIGHT_REPORT_WORKERS", "many"),
+        ("INSIGHT_AI", "magic"),
+        ("INSIGHT_AI", "openai"),
+        ("INSIGHT_LLM_BASE_URL", "localhost:8080"),
+        ("INSIGHT_LLM_CONTEXT_TOKENS", "100"),
+        ("INSIGHT_LLM_CONCURRENCY", "0"),
+        ("INSIGHT_LLM_TIMEOUT_SECONDS", "0"),
+        ("INSIGHT_LLM_MAX_ATTEMPTS", "0"),
     ];
     let mut failures = Vec::new();
     for (name, value) in cases {

@@ -4,6 +4,7 @@
 
 mod cli;
 mod conventions;
+mod generation;
 mod isolation;
 mod openapi;
 mod presets;

@@ -193,7 +193,7 @@ async fn create_record(
         }
         Err(error) => return Err(error),
     };
-    app.jobs_wake.notify_one();
+    app.wake_workers();
     let record = app
         .store
         .get_record(user.id, record_id)

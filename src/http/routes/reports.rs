@@ -13,11 +13,11 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::domain::patch::Patch;
-use crate::domain::report::{ReasoningMode, Report, ReportStatus};
+use crate::domain::report::{Generation, ReasoningMode, Report, ReportStatus, TokenUsage};
 use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, query_bool};
-use crate::store::{NewReport, ReportChanges, Store};
+use crate::store::{GenerationRefused, NewReport, ReportChanges, Store};
 
 /// The fields of a report to generate; see `ReportCreate` for the rule across them.
 #[derive(Deserialize, ToSchema)]
@@ -201,6 +201,7 @@ async fn create_report(
     let id = app.store.create_report(project_id, report).await?;
     let report = app.store.get_report(user.id, project_id, id).await?;
     let report = report.ok_or_else(|| anyhow::anyhow!("report {id} vanished after insert"))?;
+    app.wake_workers();
     Ok((StatusCode::ACCEPTED, Json(report)))
 }
 
@@ -315,9 +316,100 @@ async fn get_public_report(State(app): State<AppState>, Ids(ids): Ids<2>) -> Api
     report.map(Json).ok_or_else(|| ApiError::not_found("Report"))
 }
 
+fn refused(refused: GenerationRefused, action: &str) -> ApiError {
+    match refused {
+        GenerationRefused::NotFound => ApiError::not_found("Report"),
+        GenerationRefused::State(status) => {
+            ApiError::Conflict(format!("The report is {}; it cannot be {action} now.", status.as_str()))
+        }
+    }
+}
+
+/// Generates the report again (its prompts, over its records as they are now).
+#[utoipa::path(post, path = "/projects/{project_id}/reports/{report_id}/regenerate", tag = "project_reports",
+    security(("bearer" = [])),
+    params(("project_id" = Uuid, Path, description = "The project"), ("report_id" = Uuid, Path, description = "The report")),
+    responses(
+        (status = 202, description = "Queued for generation", body = Report),
+        (status = 409, description = "Already queued or being generated", body = crate::error::ErrorBody),
+    ))]
+async fn regenerate_report(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<2>,
+) -> ApiResult<(StatusCode, Json<Report>)> {
+    let [project_id, report_id] = ids;
+    app.store
+        .regenerate_report(user.id, project_id, report_id)
+        .await?
+        .map_err(|why| refused(why, "regenerated"))?;
+    app.wake_workers();
+    let report = app.store.get_report(user.id, project_id, report_id).await?;
+    report
+        .map(|report| (StatusCode::ACCEPTED, Json(report)))
+        .ok_or_else(|| ApiError::not_found("Report"))
+}
+
+/// Cancels a queued or running generation.
+#[utoipa::path(post, path = "/projects/{project_id}/reports/{report_id}/cancel", tag = "project_reports",
+    security(("bearer" = [])),
+    params(("project_id" = Uuid, Path, description = "The project"), ("report_id" = Uuid, Path, description = "The report")),
+    responses(
+        (status = 202, description = "Cancelled; a generation in progress stops at its next step", body = Report),
+        (status = 409, description = "Not queued or being generated", body = crate::error::ErrorBody),
+    ))]
+async fn cancel_report(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<2>,
+) -> ApiResult<(StatusCode, Json<Report>)> {
+    let [project_id, report_id] = ids;
+    app.store
+        .cancel_generation(user.id, project_id, report_id)
+        .await?
+        .map_err(|why| refused(why, "cancelled"))?;
+    let report = app.store.get_report(user.id, project_id, report_id).await?;
+    report
+        .map(|report| (StatusCode::ACCEPTED, Json(report)))
+        .ok_or_else(|| ApiError::not_found("Report"))
+}
+
+/// Where the report's generation is: progress, attempts, the last error, token usage.
+#[utoipa::path(get, path = "/projects/{project_id}/reports/{report_id}/generation", tag = "project_reports",
+    security(("bearer" = [])),
+    params(("project_id" = Uuid, Path, description = "The project"), ("report_id" = Uuid, Path, description = "The report")),
+    responses((status = 200, description = "The generation's state", body = Generation)))]
+async fn get_generation(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<2>,
+) -> ApiResult<Json<Generation>> {
+    let [project_id, report_id] = ids;
+    let row = app
+        .store
+        .generation(user.id, project_id, report_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Report"))?;
+    Ok(Json(Generation {
+        status: ReportStatus::parse(&row.status).unwrap_or(ReportStatus::Failed),
+        progress: row.gen_progress,
+        error: row.gen_error,
+        attempts: row.gen_attempts,
+        started_at: row.gen_started_at,
+        finished_at: row.gen_finished_at,
+        usage: TokenUsage {
+            prompt_tokens: row.gen_prompt_tokens,
+            completion_tokens: row.gen_completion_tokens,
+        },
+    }))
+}
+
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create_report, list_reports))
         .routes(routes!(get_report, update_report, delete_report))
+        .routes(routes!(regenerate_report))
+        .routes(routes!(cancel_report))
+        .routes(routes!(get_generation))
         .routes(routes!(get_public_report))
 }

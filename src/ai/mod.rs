@@ -1,0 +1,139 @@
+//! AI engines: what writes a report section from a prompt and interview material.
+//!
+//! Two engines share these types: the offline engine (deterministic, extractive, no
+//! network) and the OpenAI-compatible engine (any Chat Completions server). The
+//! generator (`jobs::reports`) picks one by `INSIGHT_AI`, gives it a [`Brief`] per
+//! prompt with the [`Source`] utterances of the report's records, and checks every
+//! quote of what comes back against the transcripts (`quotes.rs`).
+
+use uuid::Uuid;
+
+use crate::domain::report::ReasoningMode;
+
+/// One utterance as material for a report, with the record it comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Source {
+    pub record_id: Uuid,
+    /// The record's name, as citations show it: `[record name, mm:ss]`.
+    pub record_name: String,
+    pub utterance_id: i64,
+    pub speaker: String,
+    pub is_respondent: bool,
+    pub start_ms: Option<i64>,
+    pub text: String,
+}
+
+/// What one section of a report is to answer, and the study around it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Brief {
+    /// The prompt's title: the section's heading.
+    pub title: String,
+    /// The prompt's instructions.
+    pub prompt: String,
+    pub research_goals: String,
+    pub interview_guide: String,
+    /// What the reader should know about the study (the report's `context`).
+    pub context: Option<String>,
+    /// More of it (`context_expand`).
+    pub context_expand: Option<String>,
+    /// ISO 639-1 code of the language to write in; `None`: the material's language.
+    pub language: Option<String>,
+    pub mode: ReasoningMode,
+}
+
+/// Tokens an engine used.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Self) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+    }
+}
+
+/// A written section: Markdown whose findings cite `[record name, mm:ss]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Section {
+    pub markdown: String,
+    pub usage: Usage,
+}
+
+/// Why an engine could not write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AiError {
+    /// Worth another attempt later (the model server down, busy, slow).
+    Transient(String),
+    /// Will not get better by trying again (a bad key, an unknown model, a refusal).
+    Permanent(String),
+}
+
+impl std::fmt::Display for AiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Transient(message) | Self::Permanent(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for AiError {}
+
+/// `mm:ss` (or `h:mm:ss` past an hour) of a time in milliseconds.
+pub fn timestamp(ms: i64) -> String {
+    let seconds = ms.max(0) / 1000;
+    let (hours, minutes, seconds) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
+    if hours > 0 {
+        format!("{hours}:{minutes:02}:{seconds:02}")
+    } else {
+        format!("{minutes:02}:{seconds:02}")
+    }
+}
+
+/// The citation of a source: `[record name, mm:ss]`, or `[record name, #id]` (its
+/// utterance number) when the source has no times.
+pub fn citation(source: &Source) -> String {
+    match source.start_ms {
+        Some(ms) => format!("[{}, {}]", source.record_name, timestamp(ms)),
+        None => format!("[{}, #{}]", source.record_name, source.utterance_id),
+    }
+}
+
+pub mod offline;
+pub mod openai;
+pub mod quotes;
+pub mod writer;
+
+/// The engine this instance writes with (`INSIGHT_AI`).
+#[derive(Clone)]
+pub enum Engine {
+    /// Deterministic and extractive; no network.
+    Offline,
+    /// Any OpenAI-compatible Chat Completions server.
+    OpenAi(openai::OpenAiClient),
+}
+
+impl Engine {
+    /// Writes one section of a report.
+    pub async fn write_section(&self, brief: &Brief, sources: &[Source]) -> Result<Section, AiError> {
+        match self {
+            Self::Offline => {
+                let (brief, sources) = (brief.clone(), sources.to_vec());
+                tokio::task::spawn_blocking(move || offline::write_section(&brief, &sources))
+                    .await
+                    .map_err(|error| AiError::Permanent(format!("the offline engine stopped: {error}")))
+            }
+            Self::OpenAi(client) => writer::write_section(client, brief, sources).await,
+        }
+    }
+
+    /// The engine's name, for logs and `/readyz`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Offline => "offline",
+            Self::OpenAi(_) => "openai",
+        }
+    }
+}

@@ -1,0 +1,1019 @@
+//! The offline engine: an extractive section made of verbatim quotes, with no model and no
+//! network, for installations that run without a language model.
+//!
+//! [`write_section`] works in three steps, all deterministic (same input, same output):
+//!
+//! 1. **Ranking.** The utterances of respondents (interviewer questions are not findings; when no
+//!    utterance is marked as a respondent's, all are used) with at least [`MIN_WORDS`] words are
+//!    indexed with BM25 ([`crate::search::bm25`]) in the brief's language (`None`: no stemming).
+//!    The prompt's title and instructions are searched, without the words that describe the
+//!    report rather than its subject ("respondents", "quote", "list"…); the title again, so its
+//!    terms count double; and the research goals, at half weight (they are the study's, not this
+//!    section's). Utterances scoring below [`RELATIVE_CUTOFF`] of the best are dropped.
+//! 2. **Passages.** From each ranked utterance, in order, one passage is quoted: the whole
+//!    utterance when it has at most [`MAX_QUOTE_WORDS`] words, otherwise the one to three
+//!    consecutive whole sentences with the most (IDF-weighted) query terms, and for a single
+//!    run-on sentence a window of [`FRAGMENT_WORDS`] words marked with `…` where it was cut.
+//!    Text with double quotation marks is not quoted (it would break the quote's marks), nor is
+//!    a passage already taken. At most [`MAX_PASSAGES`] passages are kept.
+//! 3. **Themes.** Passages are grouped greedily: the stemmed term (from [`bm25::tokenize`]'s
+//!    analysis) shared by the most unassigned passages, weighted by its IDF over the material (and
+//!    halved for query terms, which every passage tends to share), makes a theme of the passages
+//!    that contain it; repeat up to five times; what is left goes under "Other passages". Fillers
+//!    of speech ("really", "yeah", "thing"…) and short terms do not make themes. A theme is titled
+//!    by up to three of its shared terms, each spelled as the word occurs in its quotes. Themes
+//!    are shown largest first, "Other passages" last. Little material can make a single theme.
+//!
+//! The Markdown has a fixed shape: `## {title}`, a line saying that the section is an extractive
+//! summary by the offline engine, then per theme a `### Theme: …` heading, a count line
+//! ("3 passages from 2 interviews") and up to [`QUOTES_PER_THEME`] quotes as
+//! `> "{verbatim text}" — {speaker} [record name, mm:ss]` (preferring different records). With
+//! nothing relevant it says so ([`NOT_COVERED`]). No other sentence is written: every sentence
+//! is a template line or a respondent's own words (whitespace collapsed), so the quote checker
+//! ([`super::quotes`]) verifies every quote.
+//!
+//! The template lines are English whatever `brief.language` is: they are few and fixed, and the
+//! quotes, which carry the content, stay in the respondents' language. A translated template
+//! would need a table per language; English is what the rest of the interface speaks today.
+//!
+//! The brief's interview guide, context and reasoning mode are not used: they help a model
+//! write, not a ranking choose.
+//!
+//! [`bm25::tokenize`]: crate::search::bm25::tokenize
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::ops::Range;
+
+use unicode_segmentation::UnicodeSegmentation;
+use uuid::Uuid;
+
+use super::quotes::normalize;
+use super::{Brief, Section, Source, Usage, citation};
+use crate::search::bm25::{Analyzer, Document, Index};
+
+/// Passages quoted at most, over all themes.
+pub const MAX_PASSAGES: usize = 30;
+/// Themes at most, "Other passages" included.
+pub const MAX_THEMES: usize = 6;
+/// Quotes shown per theme.
+pub const QUOTES_PER_THEME: usize = 3;
+/// Shorter utterances ("Yes, exactly.") are not findings.
+pub const MIN_WORDS: usize = 4;
+/// Longer utterances are quoted by their most relevant sentences.
+pub const MAX_QUOTE_WORDS: usize = 80;
+/// Words of the window quoted from a single sentence longer than [`MAX_QUOTE_WORDS`].
+pub const FRAGMENT_WORDS: usize = 40;
+/// Utterances scoring below this share of the best score are not relevant enough.
+pub const RELATIVE_CUTOFF: f32 = 0.2;
+/// The line under the heading.
+pub const ENGINE_NOTE: &str = "_Extractive summary made by the offline engine: verbatim quotes from the transcripts, \
+    selected and grouped by shared words, without a language model._";
+/// The line of a section whose prompt the material does not answer.
+pub const NOT_COVERED: &str = "**Not covered.** The material has nothing on this prompt.";
+/// The heading of the passages that share no theme.
+pub const OTHER_PASSAGES: &str = "### Other passages";
+
+/// Sentences per quoted window of a long utterance.
+const MAX_WINDOW_SENTENCES: usize = 3;
+/// Shared themes before "Other passages".
+const MAX_SHARED_THEMES: usize = MAX_THEMES - 1;
+/// Terms in a theme's title.
+const TITLE_TERMS: usize = 3;
+/// Terms shorter than this (in characters) make no theme.
+const MIN_TERM_CHARS: usize = 3;
+/// Weight of the research goals' scores in the ranking (the prompt's and the title's: 1).
+const GOALS_FACTOR: f32 = 0.5;
+/// Theme weight factor of a term of the query.
+const QUERY_TERM_FACTOR: f32 = 0.5;
+
+/// Words of prompts that describe the report, not its subject (English: the prompts are), in
+/// lower case and separated by spaces.
+const META_WORDS: &str = "\
+    answer answers asked cite count describe described each evidence example explain finding \
+    findings give interview interviewee interviewees interviews list many mention mentioned \
+    merge note often order participant participants quote quoted quotes report respondent \
+    respondents said say says section separate show source sources statement statements \
+    summarise summarize summary support supporting tell told verbatim words write";
+
+/// Fillers of spoken English that make poor theme names, in lower case and separated by spaces.
+const FILLERS: &str = "\
+    actually also always back basically bit come could definitely even every get go going \
+    got guess hello honestly just kind know like little lot make maybe mean much need never \
+    ok okay one pretty probably really right said say see sort still stuff sure take thank \
+    thanks thing things think three totally two uh um want way well would yeah yes";
+
+/// Writes a section for `brief` from `sources` (all utterances of the report's records) by
+/// quoting them (see the module docs). Uses no tokens.
+pub fn write_section(brief: &Brief, sources: &[Source]) -> Section {
+    let analyzer = Analyzer::new(brief.language.as_deref());
+    let material = Material::new(sources, &analyzer);
+    let query = Query::new(brief, &material, &analyzer);
+    let passages = material.passages(&query, &analyzer);
+
+    let mut markdown = format!("## {}\n\n{ENGINE_NOTE}\n", one_line(&brief.title));
+    if passages.is_empty() {
+        markdown.push('\n');
+        markdown.push_str(NOT_COVERED);
+        markdown.push('\n');
+    }
+    for theme in themes(&passages, &material, &query) {
+        markdown.push('\n');
+        markdown.push_str(&theme.heading);
+        markdown.push_str("\n\n");
+        let records: BTreeSet<Uuid> = theme
+            .members
+            .iter()
+            .filter_map(|&n| passages.get(n))
+            .map(|passage| passage.source.record_id)
+            .collect();
+        markdown.push_str(&format!(
+            "{} {} from {} {}\n",
+            theme.members.len(),
+            plural(theme.members.len(), "passage", "passages"),
+            records.len(),
+            plural(records.len(), "interview", "interviews"),
+        ));
+        for n in shown(&theme.members, &passages) {
+            let Some(passage) = passages.get(n) else {
+                continue;
+            };
+            let speaker = one_line(&passage.source.speaker);
+            markdown.push_str(&format!("\n> \"{}\" — ", passage.quote));
+            if !speaker.is_empty() {
+                markdown.push_str(&speaker);
+                markdown.push(' ');
+            }
+            markdown.push_str(&citation(passage.source));
+            markdown.push('\n');
+        }
+    }
+    Section {
+        markdown,
+        usage: Usage::default(),
+    }
+}
+
+/// The utterances that may be quoted, indexed.
+struct Material<'a> {
+    candidates: Vec<&'a Source>,
+    index: Index<usize>,
+}
+
+impl<'a> Material<'a> {
+    fn new(sources: &'a [Source], analyzer: &Analyzer) -> Self {
+        let any_respondent = sources.iter().any(|source| source.is_respondent);
+        let candidates: Vec<&Source> = sources
+            .iter()
+            .filter(|source| source.is_respondent || !any_respondent)
+            .filter(|source| source.text.unicode_words().nth(MIN_WORDS - 1).is_some())
+            .collect();
+        let index = Index::build(
+            candidates
+                .iter()
+                .enumerate()
+                .map(|(n, source)| Document::new(n, source.text.as_str())),
+            analyzer.language(),
+        );
+        Self { candidates, index }
+    }
+
+    /// The BM25 inverse document frequency, over the candidates, of the term of `word` (one word
+    /// without apostrophes, as [`salient_terms`] splits them).
+    fn idf(&self, word: &str) -> f32 {
+        let n = self.candidates.len() as f32;
+        let df = self.index.search(word, usize::MAX).len() as f32;
+        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+    }
+
+    /// The passages to quote, most relevant first.
+    fn passages(&self, query: &Query, analyzer: &Analyzer) -> Vec<Passage<'a>> {
+        let mut scores = vec![0.0_f32; self.candidates.len()];
+        for (text, factor) in [(&query.text, 1.0), (&query.title, 1.0), (&query.goals, GOALS_FACTOR)] {
+            for hit in self.index.search(text, usize::MAX) {
+                if let Some(score) = scores.get_mut(hit.key) {
+                    *score += factor * hit.score;
+                }
+            }
+        }
+        let mut ranked: Vec<(f32, usize)> = scores
+            .into_iter()
+            .enumerate()
+            .filter(|&(_, score)| score > 0.0)
+            .map(|(n, score)| (score, n))
+            .collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let best = ranked.first().map_or(0.0, |&(score, _)| score);
+
+        let mut passages = Vec::new();
+        let mut seen = HashSet::new();
+        for (score, n) in ranked {
+            if passages.len() == MAX_PASSAGES || score < best * RELATIVE_CUTOFF {
+                break;
+            }
+            let Some(&source) = self.candidates.get(n) else {
+                continue;
+            };
+            let Some(quote) = quote(&source.text, query, analyzer) else {
+                continue;
+            };
+            if !seen.insert(normalize(&quote)) {
+                continue;
+            }
+            let terms = salient_terms(&quote, analyzer);
+            passages.push(Passage { source, quote, terms });
+        }
+        passages
+    }
+}
+
+/// What to quote of an utterance: all of it, its best sentences, or its best words.
+fn quote(text: &str, query: &Query, analyzer: &Analyzer) -> Option<String> {
+    if text.unicode_words().nth(MAX_QUOTE_WORDS).is_none() && !has_quotation_mark(text) {
+        return Some(one_line(text));
+    }
+    let weight = |slice: &str| -> f32 {
+        let mut terms = analyzer.tokenize(slice);
+        terms.sort_unstable();
+        terms.dedup();
+        terms.iter().filter_map(|term| query.terms.get(term)).sum()
+    };
+
+    // Whole sentences: the best window of one to three.
+    let sentences: Vec<Range<usize>> = text
+        .split_sentence_bound_indices()
+        .filter_map(|(at, sentence)| {
+            let start = at + (sentence.len() - sentence.trim_start().len());
+            let end = at + sentence.trim_end().len();
+            (start < end).then_some(start..end)
+        })
+        .collect();
+    let mut best: Option<(f32, usize, Range<usize>)> = None;
+    for first in 0..sentences.len() {
+        for count in 1..=MAX_WINDOW_SENTENCES {
+            let (Some(from), Some(to)) = (sentences.get(first), sentences.get(first + count - 1)) else {
+                break;
+            };
+            let range = from.start..to.end;
+            let Some(slice) = text.get(range.clone()) else {
+                continue;
+            };
+            let words = slice.unicode_words().count();
+            if !(MIN_WORDS..=MAX_QUOTE_WORDS).contains(&words) || has_quotation_mark(slice) {
+                continue;
+            }
+            let score = weight(slice);
+            // Better: a higher score, then fewer sentences, then earlier (the loop order).
+            let better = |(best, best_count, _): &(f32, usize, Range<usize>)| {
+                score > *best || (score == *best && count < *best_count)
+            };
+            if score > 0.0 && best.as_ref().is_none_or(better) {
+                best = Some((score, count, range));
+            }
+        }
+    }
+    if let Some((_, _, range)) = best {
+        return text.get(range).map(one_line);
+    }
+
+    // A run-on sentence: the best window of words, marked where it was cut.
+    let words: Vec<Range<usize>> = text
+        .unicode_word_indices()
+        .map(|(at, word)| at..at + word.len())
+        .collect();
+    let mut best: Option<(f32, Range<usize>, bool, bool)> = None;
+    for first in 0..words.len().saturating_sub(FRAGMENT_WORDS - 1).max(1) {
+        let Some(last) = (first + FRAGMENT_WORDS).min(words.len()).checked_sub(1) else {
+            break;
+        };
+        let (Some(from), Some(to)) = (words.get(first), words.get(last)) else {
+            break;
+        };
+        let range = from.start..to.end;
+        let Some(slice) = text.get(range.clone()) else {
+            continue;
+        };
+        if last + 1 - first < MIN_WORDS || has_quotation_mark(slice) {
+            continue;
+        }
+        let score = weight(slice);
+        if score > 0.0 && best.as_ref().is_none_or(|(best, ..)| score > *best) {
+            best = Some((score, range, first > 0, last + 1 < words.len()));
+        }
+    }
+    let (_, range, cut_before, cut_after) = best?;
+    let slice = one_line(text.get(range)?);
+    Some(format!(
+        "{}{slice}{}",
+        if cut_before { "… " } else { "" },
+        if cut_after { " …" } else { "" }
+    ))
+}
+
+/// What the section is to be about.
+struct Query {
+    /// Title and prompt, without meta words.
+    text: String,
+    title: String,
+    goals: String,
+    /// Their terms, and the research goals', with their IDF over the material.
+    terms: HashMap<String, f32>,
+}
+
+impl Query {
+    fn new(brief: &Brief, material: &Material, analyzer: &Analyzer) -> Self {
+        let strip = |text: &str| -> String {
+            text.unicode_words()
+                .filter(|word| !is_listed(META_WORDS, word))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let title = strip(&brief.title);
+        let text = format!("{title}\n{}", strip(&brief.prompt));
+        let goals = strip(&brief.research_goals);
+        let mut terms = HashMap::new();
+        for word in text.unicode_words().chain(goals.unicode_words()) {
+            for part in word.split(is_apostrophe) {
+                for term in analyzer.tokenize(part) {
+                    terms.entry(term).or_insert_with(|| material.idf(part));
+                }
+            }
+        }
+        Self {
+            text,
+            title,
+            goals,
+            terms,
+        }
+    }
+}
+
+/// A quote chosen for the section.
+struct Passage<'a> {
+    source: &'a Source,
+    /// Verbatim (whitespace collapsed, `…` where a run-on sentence was cut).
+    quote: String,
+    /// Salient terms of the quote with the words they come from, in order.
+    terms: Vec<(String, String)>,
+}
+
+/// The terms of `text` that may name a theme, each with the word it comes from.
+fn salient_terms(text: &str, analyzer: &Analyzer) -> Vec<(String, String)> {
+    let fillers = matches!(analyzer.language(), None | Some("en"));
+    let mut terms = Vec::new();
+    for word in text.unicode_words() {
+        for part in word.split(is_apostrophe) {
+            if fillers && is_listed(FILLERS, part) {
+                continue;
+            }
+            for term in analyzer.tokenize(part) {
+                if term.chars().count() >= MIN_TERM_CHARS && term.chars().any(char::is_alphabetic) {
+                    terms.push((term, part.to_owned()));
+                }
+            }
+        }
+    }
+    terms
+}
+
+struct Theme {
+    heading: String,
+    /// Passage numbers, best first.
+    members: Vec<usize>,
+}
+
+/// Groups the passages into themes (see the module docs).
+fn themes(passages: &[Passage], material: &Material, query: &Query) -> Vec<Theme> {
+    let term_sets: Vec<BTreeSet<&str>> = passages
+        .iter()
+        .map(|passage| passage.terms.iter().map(|(term, _)| term.as_str()).collect())
+        .collect();
+    let mut idf: HashMap<&str, f32> = HashMap::new();
+    for (term, word) in passages.iter().flat_map(|passage| &passage.terms) {
+        idf.entry(term.as_str()).or_insert_with(|| material.idf(word));
+    }
+    let idf = |term: &str| idf.get(term).copied().unwrap_or_default();
+    let weight = |term: &str| {
+        let factor = if query.terms.contains_key(term) {
+            QUERY_TERM_FACTOR
+        } else {
+            1.0
+        };
+        idf(term) * factor
+    };
+    // The best term among `members`: shared by at least `min` of them, by count × weight.
+    let rank_terms = |members: &[usize], min: usize| -> Vec<&str> {
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for &n in members {
+            for &term in term_sets.get(n).into_iter().flatten() {
+                *counts.entry(term).or_default() += 1;
+            }
+        }
+        let mut ranked: Vec<(f32, usize, &str)> = counts
+            .into_iter()
+            .filter(|&(_, count)| count >= min)
+            .map(|(term, count)| (count as f32 * weight(term), count, term))
+            .collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(b.2)));
+        ranked.into_iter().map(|(_, _, term)| term).collect()
+    };
+    // Up to three terms shared by `min` members (`first` among them), the most frequent first.
+    let title = |members: &[usize], first: Option<&str>, min: usize| -> String {
+        let mut terms: Vec<&str> = first.into_iter().collect();
+        for term in rank_terms(members, min) {
+            if terms.len() == TITLE_TERMS {
+                break;
+            }
+            if !terms.contains(&term) {
+                terms.push(term);
+            }
+        }
+        let count = |term: &str| {
+            members
+                .iter()
+                .filter(|&&n| term_sets.get(n).is_some_and(|terms| terms.contains(term)))
+                .count()
+        };
+        terms.sort_by(|a, b| count(b).cmp(&count(a)).then(idf(b).total_cmp(&idf(a))).then(a.cmp(b)));
+        let words: Vec<String> = terms.iter().map(|term| spelling(term, members, passages)).collect();
+        format!("### Theme: {}", words.join(", "))
+    };
+
+    let mut unassigned: Vec<usize> = (0..passages.len()).collect();
+    let mut themes = Vec::new();
+    while themes.len() < MAX_SHARED_THEMES {
+        let Some(term) = rank_terms(&unassigned, 2).into_iter().next() else {
+            break;
+        };
+        let (members, rest): (Vec<usize>, Vec<usize>) = unassigned
+            .iter()
+            .partition(|&&n| term_sets.get(n).is_some_and(|terms| terms.contains(term)));
+        unassigned = rest;
+        themes.push(Theme {
+            heading: title(&members, Some(term), 2),
+            members,
+        });
+    }
+    // The largest first; equal ones by their best passage.
+    themes.sort_by_key(|theme: &Theme| (std::cmp::Reverse(theme.members.len()), theme.members.first().copied()));
+    if !unassigned.is_empty() {
+        let heading = if themes.is_empty() {
+            title(&unassigned, None, 1)
+        } else {
+            OTHER_PASSAGES.to_owned()
+        };
+        themes.push(Theme {
+            heading,
+            members: unassigned,
+        });
+    }
+    themes
+}
+
+/// How `term` is written in the passages: the most frequent spelling (lower case when it occurs
+/// so, as words at the start of a sentence are capitalised; ties alphabetically).
+fn spelling(term: &str, members: &[usize], passages: &[Passage]) -> String {
+    let mut spellings: BTreeMap<&str, usize> = BTreeMap::new();
+    for passage in members.iter().filter_map(|&n| passages.get(n)) {
+        for (_, word) in passage.terms.iter().filter(|(t, _)| t == term) {
+            *spellings.entry(word.as_str()).or_default() += 1;
+        }
+    }
+    let mut lower: BTreeMap<String, usize> = BTreeMap::new();
+    for (&word, &count) in &spellings {
+        if word.to_lowercase() == word {
+            *lower.entry(word.to_owned()).or_default() += count;
+        }
+    }
+    let pick = |map: Vec<(String, usize)>| {
+        map.into_iter()
+            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+            .map(|(word, _)| word)
+    };
+    let choice = if lower.is_empty() {
+        pick(
+            spellings
+                .into_iter()
+                .map(|(word, count)| (word.to_owned(), count))
+                .collect(),
+        )
+    } else {
+        pick(lower.into_iter().collect())
+    };
+    choice.unwrap_or_else(|| term.to_owned())
+}
+
+/// The passages of a theme to quote: the best of different records first, then the best others;
+/// in order of relevance.
+fn shown(members: &[usize], passages: &[Passage]) -> Vec<usize> {
+    let mut chosen: Vec<usize> = Vec::new();
+    let mut records: HashSet<Uuid> = HashSet::new();
+    for &n in members {
+        if chosen.len() < QUOTES_PER_THEME
+            && let Some(passage) = passages.get(n)
+            && records.insert(passage.source.record_id)
+        {
+            chosen.push(n);
+        }
+    }
+    for &n in members {
+        if chosen.len() < QUOTES_PER_THEME && !chosen.contains(&n) {
+            chosen.push(n);
+        }
+    }
+    chosen.sort_unstable();
+    chosen
+}
+
+/// Whether `word`, in lower case, is in the space-separated `list`.
+fn is_listed(list: &str, word: &str) -> bool {
+    let word = word.to_lowercase();
+    list.split_whitespace().any(|listed| listed == word)
+}
+
+/// The apostrophes at which [`crate::search::bm25`] splits words.
+fn is_apostrophe(c: char) -> bool {
+    matches!(c, '\'' | '\u{2019}' | '\u{02BC}' | '\u{FF07}')
+}
+
+fn has_quotation_mark(text: &str) -> bool {
+    text.contains([
+        '"', '\u{201C}', '\u{201D}', '\u{201E}', '\u{201F}', '\u{00AB}', '\u{00BB}',
+    ])
+}
+
+/// `text` with runs of whitespace (line breaks included) made one space.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn plural<'s>(n: usize, one: &'s str, many: &'s str) -> &'s str {
+    if n == 1 { one } else { many }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::ai::quotes::check_quotes;
+    use crate::domain::report::ReasoningMode;
+
+    const PAIN_POINTS: &str = "List the problems and frustrations respondents described. For each pain point: what \
+       happens, when it happens, what it costs them (time, money, stress), how often it was mentioned, and verbatim \
+       quotes. Order by severity.";
+    const JOBS: &str = "Identify the jobs respondents are trying to get done. Write each as a job statement: 'When \
+       <situation>, I want to <motivation>, so I can <expected outcome>.' Separate functional, emotional and social \
+       jobs, and support each with quotes.";
+    const FEATURES: &str = "List the features and changes respondents asked for, explicitly or implicitly. For each: \
+       the request in a sentence, who asked, the underlying need (why they want it), and quotes. Merge duplicates \
+       and count them.";
+    const GOALS: &str = "Understand how dispatch, product and support teams handle incoming orders, tickets and \
+       releases, where work gets lost or takes too long, and what they would change.";
+
+    fn brief(title: &str, prompt: &str, goals: &str) -> Brief {
+        Brief {
+            title: title.to_owned(),
+            prompt: prompt.to_owned(),
+            research_goals: goals.to_owned(),
+            interview_guide: String::new(),
+            context: None,
+            context_expand: None,
+            language: Some("en".to_owned()),
+            mode: ReasoningMode::Balanced,
+        }
+    }
+
+    fn fixture(name: &str) -> String {
+        let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{path}: {error}"))
+    }
+
+    fn utterance(record: u8, name: &str, id: usize, speaker: &str, interviewer: &str, start_ms: Option<i64>) -> Source {
+        Source {
+            record_id: Uuid::from_bytes([record; 16]),
+            record_name: name.to_owned(),
+            utterance_id: id as i64,
+            speaker: speaker.to_owned(),
+            is_respondent: speaker != interviewer,
+            start_ms,
+            text: String::new(),
+        }
+    }
+
+    /// `Speaker: text` lines of the given speakers; other lines continue the last utterance.
+    fn plain(record: u8, name: &str, text: &str, speakers: &[&str], interviewer: &str) -> Vec<Source> {
+        let mut sources: Vec<Source> = Vec::new();
+        for line in text.lines().map(str::trim).filter(|line| !line.is_empty()) {
+            let turn = line.split_once(": ").filter(|(speaker, _)| speakers.contains(speaker));
+            match (turn, sources.last_mut()) {
+                (Some((speaker, text)), _) => {
+                    let mut source = utterance(record, name, sources.len() + 1, speaker, interviewer, None);
+                    source.text = text.to_owned();
+                    sources.push(source);
+                }
+                (None, Some(last)) => {
+                    last.text.push('\n');
+                    last.text.push_str(line);
+                }
+                (None, None) => {}
+            }
+        }
+        sources
+    }
+
+    /// WebVTT cues as Zoom (`Name: text`) and Teams (`<v Name>text</v>`) write them.
+    fn vtt(record: u8, name: &str, text: &str, interviewer: &str) -> Vec<Source> {
+        let mut sources = Vec::new();
+        let mut lines = text.lines();
+        while let Some(line) = lines.next() {
+            let Some((start, _)) = line.split_once(" --> ") else {
+                continue;
+            };
+            let ms = start.split([':', '.']).fold(0_i64, |acc, part| {
+                let value: i64 = part.trim().parse().unwrap_or_default();
+                if part.len() == 3 {
+                    acc * 1000 + value
+                } else {
+                    acc * 60 + value
+                }
+            });
+            let cue = lines.next().unwrap_or_default();
+            let (speaker, text) = match cue.strip_prefix("<v ") {
+                Some(rest) => rest.trim_end_matches("</v>").split_once('>').unwrap_or_default(),
+                None => cue.split_once(": ").unwrap_or_default(),
+            };
+            let mut source = utterance(record, name, sources.len() + 1, speaker, interviewer, Some(ms));
+            source.text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&");
+            sources.push(source);
+        }
+        sources
+    }
+
+    fn material() -> Vec<Source> {
+        let mut sources = plain(
+            1,
+            "Northwind Logistics",
+            &fixture("text_plain_interview.txt"),
+            &["Interviewer", "Respondent"],
+            "Interviewer",
+        );
+        sources.extend(vtt(2, "Anna Schmidt (Zoom)", &fixture("vtt_zoom.vtt"), "Ben Okafor"));
+        sources.extend(vtt(3, "Priya Raman (Teams)", &fixture("vtt_teams.vtt"), "Ben Okafor"));
+        sources
+    }
+
+    /// The quote and the rest of a quote line, `> "{quote}" — {rest}`.
+    fn quote_line(line: &str) -> Option<(&str, &str)> {
+        let (quote, rest) = line.strip_prefix("> \"")?.rsplit_once("\" — ")?;
+        Some((quote, rest))
+    }
+
+    fn is_count_line(line: &str) -> bool {
+        let words: Vec<&str> = line.split(' ').collect();
+        matches!(
+            words.as_slice(),
+            [n, "passage" | "passages", "from", m, "interview" | "interviews"]
+                if n.parse::<usize>().is_ok_and(|n| n > 0) && m.parse::<usize>().is_ok_and(|m| m > 0)
+        )
+    }
+
+    /// Checks the shape of a section and that every quote is verbatim with the right citation;
+    /// returns the number of themes.
+    fn assert_well_formed(section: &Section, title: &str, sources: &[Source]) -> usize {
+        let markdown = &section.markdown;
+        assert_eq!(section.usage, Usage::default());
+        let mut lines = markdown.lines().filter(|line| !line.trim().is_empty());
+        assert_eq!(lines.next(), Some(format!("## {title}").as_str()), "{markdown}");
+        assert_eq!(lines.next(), Some(ENGINE_NOTE), "{markdown}");
+        let (mut themes, mut quotes) = (0, 0);
+        for line in lines {
+            if line.starts_with("### Theme: ") || line == OTHER_PASSAGES {
+                themes += 1;
+            } else if is_count_line(line) || line == NOT_COVERED {
+            } else if let Some((quote, rest)) = quote_line(line) {
+                quotes += 1;
+                let pieces: Vec<&str> = quote.split('…').map(str::trim).filter(|p| !p.is_empty()).collect();
+                assert!(!pieces.is_empty());
+                let found = sources.iter().any(|source| {
+                    let text = one_line(&source.text);
+                    pieces.iter().all(|piece| text.contains(piece))
+                        && source.is_respondent
+                        && rest == format!("{} {}", source.speaker, citation(source))
+                });
+                assert!(found, "not verbatim or wrongly cited: {line}\n{markdown}");
+            } else {
+                panic!("a line that is neither a template line nor a quote: {line:?}\n{markdown}");
+            }
+        }
+        let checked = check_quotes(markdown, sources);
+        assert_eq!(checked.removed, 0, "{markdown}");
+        assert_eq!(checked.verified, quotes);
+        assert_eq!(&checked.markdown, markdown);
+        assert!(themes <= MAX_THEMES);
+        themes
+    }
+
+    #[test]
+    fn sections_from_the_fixtures_quote_respondents_verbatim() {
+        let sources = material();
+        assert!(sources.len() > 30, "the fixtures parsed: {}", sources.len());
+        for (title, prompt) in [
+            ("Pain points", PAIN_POINTS),
+            ("Frustrations", "What frustrates users?"),
+            ("Jobs and job statements", JOBS),
+            ("Requested features", FEATURES),
+        ] {
+            let section = write_section(&brief(title, prompt, GOALS), &sources);
+            let themes = assert_well_formed(&section, title, &sources);
+            assert!(themes >= 1, "{}", section.markdown);
+            assert!(!section.markdown.contains(NOT_COVERED));
+            assert!(!section.markdown.contains("Ben Okafor ["), "{}", section.markdown);
+            assert!(!section.markdown.contains("Interviewer ["), "{}", section.markdown);
+        }
+    }
+
+    #[test]
+    fn pain_points_find_the_pains_of_the_fixtures() {
+        let sources = material();
+        let goals = "Learn what slows teams down and what problems cost them time.";
+        let section = write_section(&brief("Pain points", PAIN_POINTS, goals), &sources);
+        assert_well_formed(&section, "Pain points", &sources);
+        let markdown = &section.markdown;
+        // The dispatcher's hand sorting and the tester's failed routing tool.
+        assert!(
+            markdown.contains("The problem was: it didn't know our depots."),
+            "{markdown}"
+        );
+        assert!(markdown.contains("[Northwind Logistics, #"), "{markdown}");
+    }
+
+    #[test]
+    fn themes_group_passages_by_shared_words() {
+        let mut sources = Vec::new();
+        let texts = [
+            (
+                "Ada",
+                "The invoices always show the wrong VAT rate for our Austrian customers.",
+            ),
+            (
+                "Ada",
+                "Pricing is confusing, nobody understands the tiers on the pricing page.",
+            ),
+            (
+                "Bo",
+                "Our invoices arrive late and the VAT number is missing from half of them.",
+            ),
+            (
+                "Bo",
+                "The pricing tiers changed twice this year without any warning at all.",
+            ),
+            ("Cy", "Fixing the invoices by hand costs my team a full day each month."),
+            ("Cy", "I like the new dashboard colours, they look fresh."),
+        ];
+        for (n, (speaker, text)) in texts.iter().enumerate() {
+            let record = if *speaker == "Cy" { 2 } else { 1 };
+            let mut source = utterance(record, &format!("Call {record}"), n + 1, speaker, "Interviewer", None);
+            source.text = (*text).to_owned();
+            sources.push(source);
+        }
+        let brief = brief(
+            "Billing problems",
+            "What problems do customers have with invoices, VAT and pricing?",
+            "",
+        );
+        let section = write_section(&brief, &sources);
+        let themes = assert_well_formed(&section, "Billing problems", &sources);
+        let markdown = &section.markdown;
+        assert!(themes >= 2, "{markdown}");
+        assert!(markdown.contains("### Theme: invoices"), "{markdown}");
+        assert!(markdown.contains("3 passages from 2 interviews"), "{markdown}");
+        assert!(markdown.contains("### Theme: pricing, tiers"), "{markdown}");
+        assert!(markdown.contains("2 passages from 1 interview\n"), "{markdown}");
+        // Not relevant to the prompt.
+        assert!(!markdown.contains("dashboard colours"), "{markdown}");
+    }
+
+    #[test]
+    fn output_is_deterministic() {
+        let sources = material();
+        let brief = brief("Pain points", PAIN_POINTS, GOALS);
+        let first = write_section(&brief, &sources);
+        for _ in 0..5 {
+            assert_eq!(write_section(&brief, &sources), first);
+        }
+    }
+
+    #[test]
+    fn nothing_relevant_says_so() {
+        let brief = brief("Pain points", PAIN_POINTS, GOALS);
+        let section = write_section(&brief, &[]);
+        assert_eq!(
+            section.markdown,
+            format!("## Pain points\n\n{ENGINE_NOTE}\n\n{NOT_COVERED}\n")
+        );
+        assert!(section.markdown.contains("The material has nothing on this prompt."));
+        assert_well_formed(&section, "Pain points", &[]);
+
+        // Material about other things, only interviewer questions, only short answers.
+        let sources = material();
+        let pricing = self::brief("Pricing", "What do respondents think of the subscription price?", "");
+        let section = write_section(&pricing, &sources);
+        assert!(section.markdown.contains(NOT_COVERED), "{}", section.markdown);
+        assert_well_formed(&section, "Pricing", &sources);
+
+        let mut question = utterance(1, "Call", 1, "Interviewer", "Interviewer", None);
+        question.text = "What are your biggest pain points with invoices?".to_owned();
+        let mut short = utterance(1, "Call", 2, "Ada", "Interviewer", None);
+        short.text = "Invoices, mostly.".to_owned();
+        let section = write_section(
+            &self::brief("Invoices", "Pain points with invoices", ""),
+            &[question, short],
+        );
+        assert!(section.markdown.contains(NOT_COVERED), "{}", section.markdown);
+    }
+
+    #[test]
+    fn long_utterances_are_quoted_by_whole_sentences() {
+        let filler = "We talked about the weather and the holidays for a while before getting to work. ";
+        let text = format!(
+            "{}The export to Excel breaks every time a report has more than ten thousand rows. {}",
+            filler.repeat(6),
+            filler.repeat(6)
+        );
+        let mut source = utterance(1, "Call", 1, "Ada", "Interviewer", Some(61_000));
+        source.text = text;
+        // Quotation marks in a short utterance: the sentence without them is quoted.
+        let mut marks = utterance(1, "Call", 2, "Ada", "Interviewer", Some(90_000));
+        marks.text = "They call it the \"fast\" export. The Excel export is slow for large reports.".to_owned();
+        let sources = vec![source, marks];
+        let section = write_section(&brief("Export", "Problems with the Excel export", ""), &sources);
+        assert_well_formed(&section, "Export", &sources);
+        let markdown = &section.markdown;
+        assert!(
+            markdown.contains(
+                "> \"The export to Excel breaks every time a report has more than ten thousand rows.\" \
+                — Ada [Call, 01:01]"
+            ),
+            "{markdown}"
+        );
+        assert!(
+            markdown.contains("> \"The Excel export is slow for large reports.\" — Ada [Call, 01:30]"),
+            "{markdown}"
+        );
+    }
+
+    #[test]
+    fn run_on_utterances_are_quoted_by_a_marked_window() {
+        let words = "and then we went through the whole list again ".repeat(10);
+        let text = format!("{words}until the export crashed on the big customer file {words}");
+        let mut source = utterance(1, "Call", 1, "Ada", "Interviewer", None);
+        source.text = text;
+        let sources = vec![source];
+        let section = write_section(&brief("Export", "Export crashes", ""), &sources);
+        assert_well_formed(&section, "Export", &sources);
+        let (quote, _) = section
+            .markdown
+            .lines()
+            .find_map(quote_line)
+            .unwrap_or_else(|| panic!("no quote: {}", section.markdown));
+        assert!(quote.starts_with("… ") && quote.ends_with(" …"), "{quote}");
+        assert!(quote.contains("the export crashed"), "{quote}");
+        assert_eq!(quote.trim_matches(['…', ' ']).unicode_words().count(), FRAGMENT_WORDS);
+    }
+
+    #[test]
+    fn respondents_come_first_but_material_without_any_still_counts() {
+        // No utterance marked as a respondent's: all are used.
+        let mut a = utterance(1, "Notes", 1, "Team", "Team", None);
+        a.text = "The onboarding checklist is too long for new drivers.".to_owned();
+        let section = write_section(&brief("Onboarding", "Onboarding problems", ""), &[a.clone()]);
+        assert!(
+            section.markdown.contains("too long for new drivers"),
+            "{}",
+            section.markdown
+        );
+        // With respondents, the interviewer is never quoted.
+        let mut b = utterance(1, "Notes", 2, "Ada", "Team", None);
+        b.text = "Onboarding took me a week, which felt fine.".to_owned();
+        let section = write_section(&brief("Onboarding", "Onboarding problems", ""), &[a, b]);
+        assert!(
+            !section.markdown.contains("too long for new drivers"),
+            "{}",
+            section.markdown
+        );
+        assert!(
+            section.markdown.contains("Onboarding took me a week"),
+            "{}",
+            section.markdown
+        );
+    }
+
+    #[test]
+    fn other_languages_are_stemmed_and_keep_english_template_lines() {
+        let texts = [
+            "Die Rechnungen kommen jeden Monat zu spät bei uns an.",
+            "Mit der Rechnung stimmt die Mehrwertsteuer fast nie.",
+            "Das Wetter war schön, wir waren im Urlaub.",
+        ];
+        let sources: Vec<Source> = texts
+            .iter()
+            .enumerate()
+            .map(|(n, text)| {
+                let mut source = utterance(1, "Gespräch", n + 1, "Jana", "Interviewer", Some(n as i64 * 30_000));
+                source.text = (*text).to_owned();
+                source
+            })
+            .collect();
+        let mut brief = brief("Rechnungen", "Welche Probleme gibt es mit Rechnungen?", "");
+        brief.language = Some("de".to_owned());
+        let section = write_section(&brief, &sources);
+        assert_well_formed(&section, "Rechnungen", &sources);
+        let markdown = &section.markdown;
+        assert!(markdown.contains("2 passages from 1 interview"), "{markdown}");
+        // Spelled as in the quotes: German nouns keep their capital.
+        assert!(markdown.contains("### Theme: Rechnung\n"), "{markdown}");
+        assert!(!markdown.contains("Wetter"), "{markdown}");
+    }
+
+    #[test]
+    fn thirty_thousand_words_are_fast() {
+        let vocabulary = [
+            "invoice",
+            "pricing",
+            "export",
+            "dashboard",
+            "report",
+            "team",
+            "customer",
+            "slow",
+            "broken",
+            "manual",
+            "spreadsheet",
+            "weekly",
+            "support",
+            "ticket",
+            "release",
+            "planning",
+            "driver",
+            "route",
+            "depot",
+            "order",
+            "frustrating",
+            "problem",
+            "hours",
+            "money",
+            "the",
+            "and",
+            "we",
+            "it",
+            "is",
+            "really",
+            "because",
+            "every",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut sources = Vec::new();
+        let mut words = 0;
+        while words < 30_000 {
+            let n = 4 + (next() % 60) as usize;
+            let mut text = String::new();
+            for i in 0..n {
+                text.push_str(vocabulary[(next() % vocabulary.len() as u64) as usize]);
+                text.push_str(if i % 12 == 11 { ". " } else { " " });
+            }
+            words += n;
+            let record = (sources.len() / 300) as u8;
+            let speaker = if sources.len() % 2 == 0 { "Interviewer" } else { "Ada" };
+            let mut source = utterance(
+                record,
+                &format!("Call {record}"),
+                sources.len(),
+                speaker,
+                "Interviewer",
+                None,
+            );
+            source.text = text.trim_end().to_owned();
+            sources.push(source);
+        }
+        let brief = brief("Pain points", PAIN_POINTS, GOALS);
+        let _ = write_section(&brief, &sources);
+        let started = Instant::now();
+        let section = write_section(&brief, &sources);
+        let elapsed = started.elapsed();
+        assert_well_formed(&section, "Pain points", &sources);
+        // Unoptimised test builds are several times slower than release builds.
+        let limit = if cfg!(debug_assertions) {
+            Duration::from_millis(500)
+        } else {
+            Duration::from_millis(100)
+        };
+        assert!(elapsed < limit, "{elapsed:?}");
+        eprintln!("30,000 words: {elapsed:?}");
+    }
+}

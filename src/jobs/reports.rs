@@ -1,0 +1,102 @@
+//! Generating a report: for each of its prompts, the engine writes a section over the
+//! report's records; every quote is checked against the transcripts; progress and token
+//! usage are noted after each prompt, and a cancelled report stops at the next one.
+
+use super::{Context, JobError};
+use crate::ai::{AiError, Brief, Source, Usage, quotes};
+use crate::domain::report::{ReasoningMode, ReportStatus};
+use crate::store::Job;
+
+pub(super) async fn generate(context: &Context, job: &Job) -> Result<(), JobError> {
+    let store = &context.store;
+    let Some(work) = store.report_work(job.subject_id).await? else {
+        store.complete_job(job).await?;
+        return Ok(());
+    };
+    let status = ReportStatus::parse(&work.status);
+    if work.is_deleted || !matches!(status, Some(ReportStatus::Queued | ReportStatus::Generating)) {
+        // Cancelled, deleted or rewritten by hand meanwhile: nothing to do.
+        store.complete_job(job).await?;
+        return Ok(());
+    }
+    if !store.start_generation(job).await? {
+        return Ok(());
+    }
+    let prompts = store.prompt_texts(work.owner_id, &work.prompts_ids.0).await?;
+    if prompts.is_empty() {
+        return Err(JobError::Permanent(
+            "The report has no prompts left to answer: they were deleted. Choose prompts and regenerate.".to_owned(),
+        ));
+    }
+    let sources: Vec<Source> = store
+        .report_material(work.project_id, &work.records_ids.0)
+        .await?
+        .into_iter()
+        .map(|row| Source {
+            record_id: row.record_id,
+            record_name: row.record_name,
+            utterance_id: row.id,
+            speaker: row.speaker,
+            is_respondent: row.is_respondent,
+            start_ms: row.start_ms,
+            text: row.text,
+        })
+        .collect();
+    let mode = work
+        .reasoning_mode
+        .as_deref()
+        .and_then(ReasoningMode::parse)
+        .unwrap_or(ReasoningMode::Balanced);
+    let mut usage = Usage::default();
+    let mut sections = Vec::with_capacity(prompts.len());
+    for (done, prompt) in prompts.iter().enumerate() {
+        let brief = Brief {
+            title: prompt.title.clone(),
+            prompt: prompt.text.clone(),
+            research_goals: work.research_goals.clone(),
+            interview_guide: work.interview_guide.clone(),
+            context: work.context.clone(),
+            context_expand: work.context_expand.clone(),
+            language: work.report_language.clone(),
+            mode,
+        };
+        let section = context
+            .engine
+            .write_section(&brief, &sources)
+            .await
+            .map_err(|error| match error {
+                AiError::Transient(message) => JobError::Transient(message),
+                AiError::Permanent(message) => JobError::Permanent(message),
+            })?;
+        usage += section.usage;
+        let checked = quotes::check_quotes(&section.markdown, &sources);
+        if checked.removed > 0 {
+            tracing::info!(report = %work.id, removed = checked.removed, "quotes not found in the transcripts were removed");
+        }
+        let markdown = checked.markdown.trim();
+        // Each section under its prompt's heading (the offline engine writes its own).
+        if markdown.starts_with("## ") {
+            sections.push(markdown.to_owned());
+        } else {
+            sections.push(format!("## {}\n\n{markdown}", prompt.title.trim()));
+        }
+        let progress = (done + 1) as f64 / prompts.len() as f64;
+        if !store
+            .generation_progress(job, progress, usage.prompt_tokens, usage.completion_tokens)
+            .await?
+        {
+            // Cancelled or deleted meanwhile (or taken over): stop here.
+            return Ok(());
+        }
+    }
+    let mut content = format!("# {}\n\n", work.title.trim());
+    if sources.is_empty() {
+        content.push_str("_The report's records have no finished material yet._\n\n");
+    }
+    content.push_str(&sections.join("\n\n"));
+    content.push('\n');
+    store
+        .complete_generation(job, &content, usage.prompt_tokens, usage.completion_tokens)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,381 @@
+//! What the report generator reads and writes. Every write of a generation attempt is
+//! guarded by its job's attempt (status `running`, same attempt count): a worker whose
+//! lease ran out cannot overwrite the work of the one that took over.
+
+use chrono::{DateTime, Utc};
+use sqlx::types::Json;
+use uuid::Uuid;
+
+use super::{Job, Store, db};
+use crate::domain::now;
+use crate::domain::record::RecordStatus;
+use crate::domain::report::{GENERATE_JOB, ReportStatus};
+
+/// A report as its generator needs it, with its project's study.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ReportWork {
+    pub id: Uuid,
+    pub owner_id: Uuid,
+    pub project_id: Uuid,
+    pub title: String,
+    pub status: String,
+    pub is_deleted: bool,
+    pub prompts_ids: Json<Vec<Uuid>>,
+    pub records_ids: Json<Vec<Uuid>>,
+    pub context: Option<String>,
+    pub context_expand: Option<String>,
+    pub report_language: Option<String>,
+    pub reasoning_mode: Option<String>,
+    pub research_goals: String,
+    pub interview_guide: String,
+}
+
+/// A prompt's words.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct PromptText {
+    pub id: Uuid,
+    pub title: String,
+    pub text: String,
+}
+
+/// An utterance with its record's name, as report material.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct MaterialRow {
+    pub record_id: Uuid,
+    pub record_name: String,
+    pub id: i64,
+    pub speaker: String,
+    pub is_respondent: bool,
+    pub start_ms: Option<i64>,
+    pub text: String,
+}
+
+/// Where a report's generation is (`GET .../generation`).
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct GenerationRow {
+    pub status: String,
+    pub gen_progress: f64,
+    pub gen_error: Option<String>,
+    pub gen_attempts: i64,
+    pub gen_started_at: Option<DateTime<Utc>>,
+    pub gen_finished_at: Option<DateTime<Utc>>,
+    pub gen_prompt_tokens: i64,
+    pub gen_completion_tokens: i64,
+}
+
+/// Why a regenerate or cancel was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GenerationRefused {
+    NotFound,
+    /// The report is not in a state that allows it (with its status).
+    State(ReportStatus),
+}
+
+const ATTEMPT: &str = "EXISTS (SELECT 1 FROM jobs WHERE id = $1 AND status = 'running' AND attempts = $2)";
+
+impl Store {
+    pub async fn report_work(&self, report_id: Uuid) -> anyhow::Result<Option<ReportWork>> {
+        Ok(db!(self, read, |pool| sqlx::query_as::<_, ReportWork>(
+            "SELECT r.id, p.owner_id, r.project_id, r.title, r.status, r.is_deleted, r.prompts_ids, r.records_ids, \
+             r.context, r.context_expand, r.report_language, r.reasoning_mode, p.research_goals, p.interview_guide \
+             FROM reports r JOIN projects p ON p.id = r.project_id WHERE r.id = $1"
+        )
+        .bind(report_id)
+        .fetch_optional(pool)
+        .await)?)
+    }
+
+    /// The prompts, in the order given, that the owner can see (his and the system's).
+    pub async fn prompt_texts(&self, owner_id: Uuid, ids: &[Uuid]) -> anyhow::Result<Vec<PromptText>> {
+        let mut prompts = Vec::new();
+        for id in ids {
+            let row = db!(self, read, |pool| sqlx::query_as::<_, PromptText>(
+                "SELECT id, title, text FROM prompts WHERE id = $1 AND (owner_id IS NULL OR owner_id = $2)"
+            )
+            .bind(id)
+            .bind(owner_id)
+            .fetch_optional(pool)
+            .await)?;
+            prompts.extend(row);
+        }
+        Ok(prompts)
+    }
+
+    /// The utterances of the project's finished records (those named, or all when none
+    /// are), in record and utterance order.
+    pub async fn report_material(&self, project_id: Uuid, record_ids: &[Uuid]) -> anyhow::Result<Vec<MaterialRow>> {
+        let rows = db!(self, read, |pool| sqlx::query_as::<_, MaterialRow>(
+            "SELECT u.record_id, r.name AS record_name, u.id, u.speaker, u.is_respondent, u.start_ms, u.text \
+             FROM utterances u JOIN records r ON r.id = u.record_id \
+             WHERE r.project_id = $1 AND r.status = $2 ORDER BY r.created_at, r.id, u.id"
+        )
+        .bind(project_id)
+        .bind(RecordStatus::Finished.as_str())
+        .fetch_all(pool)
+        .await)?;
+        Ok(if record_ids.is_empty() {
+            rows
+        } else {
+            rows.into_iter()
+                .filter(|row| record_ids.contains(&row.record_id))
+                .collect()
+        })
+    }
+
+    /// Starts an attempt: `generating`, progress 0, the attempt counted. `false` when the
+    /// report is no longer waiting for this job (cancelled, or the job was taken over).
+    pub async fn start_generation(&self, job: &Job) -> anyhow::Result<bool> {
+        let sql = format!(
+            "UPDATE reports SET status = $3, gen_progress = 0, gen_attempts = $2, gen_error = NULL, \
+             gen_started_at = COALESCE(gen_started_at, $4), gen_finished_at = NULL, updated_at = $4 \
+             WHERE id = $5 AND status IN ($6, $3) AND {ATTEMPT}"
+        );
+        let affected = db!(self, write_one, |conn| sqlx::query(&sql)
+            .bind(job.id)
+            .bind(job.attempts)
+            .bind(ReportStatus::Generating.as_str())
+            .bind(now())
+            .bind(job.subject_id)
+            .bind(ReportStatus::Queued.as_str())
+            .execute(&mut *conn)
+            .await
+            .map(|done| done.rows_affected()))?;
+        Ok(affected == 1)
+    }
+
+    /// Notes progress and the tokens used so far; `false` when the report is no longer
+    /// this attempt's to write (cancelled, deleted, or taken over).
+    pub async fn generation_progress(
+        &self,
+        job: &Job,
+        progress: f64,
+        prompt_tokens: u64,
+        completion_tokens: u64,
+    ) -> anyhow::Result<bool> {
+        let sql = format!(
+            "UPDATE reports SET gen_progress = $3, gen_prompt_tokens = $4, gen_completion_tokens = $5 \
+             WHERE id = $6 AND status = $7 AND NOT is_deleted AND {ATTEMPT}"
+        );
+        let affected = db!(self, write_one, |conn| sqlx::query(&sql)
+            .bind(job.id)
+            .bind(job.attempts)
+            .bind(progress)
+            .bind(i64::try_from(prompt_tokens).unwrap_or(i64::MAX))
+            .bind(i64::try_from(completion_tokens).unwrap_or(i64::MAX))
+            .bind(job.subject_id)
+            .bind(ReportStatus::Generating.as_str())
+            .execute(&mut *conn)
+            .await
+            .map(|done| done.rows_affected()))?;
+        Ok(affected == 1)
+    }
+
+    /// Stores the written report and finishes its job, in one transaction.
+    pub async fn complete_generation(
+        &self,
+        job: &Job,
+        content: &str,
+        prompt_tokens: u64,
+        completion_tokens: u64,
+    ) -> anyhow::Result<bool> {
+        let at = now();
+        let sql = format!(
+            "UPDATE reports SET status = $3, content = $4, gen_progress = 1, gen_error = NULL, gen_finished_at = $5, \
+             gen_prompt_tokens = $6, gen_completion_tokens = $7, updated_at = $5 \
+             WHERE id = $8 AND status = $9 AND {ATTEMPT}"
+        );
+        Ok(db!(self, write, |conn| {
+            let done = sqlx::query(&sql)
+                .bind(job.id)
+                .bind(job.attempts)
+                .bind(ReportStatus::Completed.as_str())
+                .bind(content)
+                .bind(at)
+                .bind(i64::try_from(prompt_tokens).unwrap_or(i64::MAX))
+                .bind(i64::try_from(completion_tokens).unwrap_or(i64::MAX))
+                .bind(job.subject_id)
+                .bind(ReportStatus::Generating.as_str())
+                .execute(&mut *conn)
+                .await?;
+            let finished = sqlx::query(
+                "UPDATE jobs SET status = 'done', locked_until = NULL, updated_at = $1 \
+                 WHERE id = $2 AND status = 'running' AND attempts = $3",
+            )
+            .bind(at)
+            .bind(job.id)
+            .bind(job.attempts)
+            .execute(&mut *conn)
+            .await?;
+            Ok::<_, sqlx::Error>(done.rows_affected() == 1 && finished.rows_affected() == 1)
+        })?)
+    }
+
+    /// After a failed attempt that will be retried: the report stays `generating` (its
+    /// status only moves forward) with the reason noted, and the job waits for `run_at`.
+    pub async fn requeue_generation(&self, job: &Job, run_at: DateTime<Utc>, error: &str) -> anyhow::Result<bool> {
+        self.settle_generation(job, Some(run_at), error, ReportStatus::Generating)
+            .await
+    }
+
+    /// After the last attempt: `failed` with the reason.
+    pub async fn fail_generation(&self, job: &Job, error: &str) -> anyhow::Result<bool> {
+        self.settle_generation(job, None, error, ReportStatus::Failed).await
+    }
+
+    async fn settle_generation(
+        &self,
+        job: &Job,
+        run_at: Option<DateTime<Utc>>,
+        error: &str,
+        status: ReportStatus,
+    ) -> anyhow::Result<bool> {
+        let at = now();
+        Ok(db!(self, write, |conn| {
+            let settled = sqlx::query(
+                "UPDATE jobs SET status = CASE WHEN $1 THEN 'queued' ELSE 'failed' END, run_at = COALESCE($2, run_at), \
+                 locked_until = NULL, last_error = $3, updated_at = $4 \
+                 WHERE id = $5 AND status = 'running' AND attempts = $6",
+            )
+            .bind(run_at.is_some())
+            .bind(run_at)
+            .bind(error)
+            .bind(at)
+            .bind(job.id)
+            .bind(job.attempts)
+            .execute(&mut *conn)
+            .await?;
+            if settled.rows_affected() == 0 {
+                Ok::<_, sqlx::Error>(false)
+            } else {
+                let finished = (status == ReportStatus::Failed).then_some(at);
+                sqlx::query(
+                    "UPDATE reports SET status = $1, gen_error = $2, gen_finished_at = $3, updated_at = $4 \
+                     WHERE id = $5 AND status = $6",
+                )
+                .bind(status.as_str())
+                .bind(error)
+                .bind(finished)
+                .bind(at)
+                .bind(job.subject_id)
+                .bind(ReportStatus::Generating.as_str())
+                .execute(&mut *conn)
+                .await?;
+                Ok(true)
+            }
+        })?)
+    }
+
+    /// Where the owner's report's generation is.
+    pub async fn generation(
+        &self,
+        owner_id: Uuid,
+        project_id: Uuid,
+        report_id: Uuid,
+    ) -> anyhow::Result<Option<GenerationRow>> {
+        Ok(db!(self, read, |pool| sqlx::query_as::<_, GenerationRow>(
+            "SELECT r.status, r.gen_progress, r.gen_error, r.gen_attempts, r.gen_started_at, r.gen_finished_at, \
+             r.gen_prompt_tokens, r.gen_completion_tokens FROM reports r JOIN projects p ON p.id = r.project_id \
+             WHERE r.id = $1 AND r.project_id = $2 AND p.owner_id = $3"
+        )
+        .bind(report_id)
+        .bind(project_id)
+        .bind(owner_id)
+        .fetch_optional(pool)
+        .await)?)
+    }
+
+    /// Queues a new generation of a report that is not being generated, with a fresh job.
+    pub async fn regenerate_report(
+        &self,
+        owner_id: Uuid,
+        project_id: Uuid,
+        report_id: Uuid,
+    ) -> anyhow::Result<Result<(), GenerationRefused>> {
+        let Some(state) = self.generation(owner_id, project_id, report_id).await? else {
+            return Ok(Err(GenerationRefused::NotFound));
+        };
+        let status = ReportStatus::parse(&state.status).unwrap_or(ReportStatus::Failed);
+        if matches!(status, ReportStatus::Queued | ReportStatus::Generating) {
+            return Ok(Err(GenerationRefused::State(status)));
+        }
+        let at = now();
+        let queued = db!(self, write, |conn| {
+            let done = sqlx::query(
+                "UPDATE reports SET status = $1, gen_progress = 0, gen_attempts = 0, gen_error = NULL, \
+                 gen_started_at = NULL, gen_finished_at = NULL, gen_prompt_tokens = 0, gen_completion_tokens = 0, \
+                 updated_at = $2 WHERE id = $3 AND status = $4",
+            )
+            .bind(ReportStatus::Queued.as_str())
+            .bind(at)
+            .bind(report_id)
+            .bind(status.as_str())
+            .execute(&mut *conn)
+            .await?;
+            if done.rows_affected() == 1 {
+                sqlx::query(
+                    "INSERT INTO jobs (id, kind, subject_id, status, attempts, run_at, created_at, updated_at) \
+                     VALUES ($1, $2, $3, 'queued', 0, $4, $4, $4)",
+                )
+                .bind(Uuid::new_v4())
+                .bind(GENERATE_JOB)
+                .bind(report_id)
+                .bind(at)
+                .execute(&mut *conn)
+                .await?;
+            }
+            Ok::<_, sqlx::Error>(done.rows_affected() == 1)
+        })?;
+        // Lost a race with another regenerate or cancel: report the state it is in now.
+        Ok(if queued {
+            Ok(())
+        } else {
+            Err(GenerationRefused::State(ReportStatus::Queued))
+        })
+    }
+
+    /// Cancels a queued or running generation: the report turns `cancelled` and its job
+    /// is withdrawn (a worker on it stops at its next step).
+    pub async fn cancel_generation(
+        &self,
+        owner_id: Uuid,
+        project_id: Uuid,
+        report_id: Uuid,
+    ) -> anyhow::Result<Result<(), GenerationRefused>> {
+        let Some(state) = self.generation(owner_id, project_id, report_id).await? else {
+            return Ok(Err(GenerationRefused::NotFound));
+        };
+        let status = ReportStatus::parse(&state.status).unwrap_or(ReportStatus::Failed);
+        if !matches!(status, ReportStatus::Queued | ReportStatus::Generating) {
+            return Ok(Err(GenerationRefused::State(status)));
+        }
+        let at = now();
+        let cancelled = db!(self, write, |conn| {
+            let done = sqlx::query(
+                "UPDATE reports SET status = $1, gen_finished_at = $2, updated_at = $2 \
+                 WHERE id = $3 AND status IN ($4, $5)",
+            )
+            .bind(ReportStatus::Cancelled.as_str())
+            .bind(at)
+            .bind(report_id)
+            .bind(ReportStatus::Queued.as_str())
+            .bind(ReportStatus::Generating.as_str())
+            .execute(&mut *conn)
+            .await?;
+            sqlx::query(
+                "UPDATE jobs SET status = 'cancelled', locked_until = NULL, updated_at = $1 \
+                 WHERE subject_id = $2 AND kind = $3 AND status IN ('queued', 'running')",
+            )
+            .bind(at)
+            .bind(report_id)
+            .bind(GENERATE_JOB)
+            .execute(&mut *conn)
+            .await?;
+            Ok::<_, sqlx::Error>(done.rows_affected() == 1)
+        })?;
+        Ok(if cancelled {
+            Ok(())
+        } else {
+            Err(GenerationRefused::State(ReportStatus::Completed))
+        })
+    }
+}

@@ -1,0 +1,377 @@
+//! Report generation: the offline engine end to end, regenerate and cancel, the
+//! generation state, and the OpenAI-compatible engine against a local stub of the Chat
+//! Completions API (quotes checked against the transcripts, usage counted, failures).
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::State;
+use axum::routing::post;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::support::{TestApp, TestUser};
+
+const ANNA: &str = "Interviewer: How do you pay for the tool today?\n\
+    Anna: The invoices arrive late and I have to chase finance every month.\n\
+    Interviewer: What would help?\n\
+    Anna: Honestly the pricing page is confusing, I could not tell what the team plan costs.";
+const BEN: &str = "Interviewer: Tell me about onboarding.\n\
+    Ben: Onboarding took three weeks because nobody explained the permissions.\n\
+    Interviewer: And pricing?\n\
+    Ben: The price was fine but the invoices were wrong twice.";
+
+/// A project with two finished interviews; returns the project id.
+async fn study(app: &TestApp, user: &TestUser) -> String {
+    let (status, project) = app
+        .post(
+            "/projects/",
+            user,
+            json!({ "name": "Billing study", "research_goals": "Why do teams churn after the trial?" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{project}");
+    let project = project["id"].as_str().expect("id").to_owned();
+    for (title, text) in [("Anna", ANNA), ("Ben", BEN)] {
+        let (status, record) = app
+            .post(
+                &format!("/projects/{project}/records"),
+                user,
+                json!({ "title": title, "text": text, "language": "en" }),
+            )
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{record}");
+        let id = record["id"].as_str().expect("id").to_owned();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let (_, record) = app.get(&format!("/insight/{id}/"), user).await;
+            if record["status"] == "Finished" {
+                break;
+            }
+            assert!(Instant::now() < deadline, "record not finished: {record}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    project
+}
+
+async fn preset_id(app: &TestApp, user: &TestUser, title: &str) -> String {
+    let (_, presets) = app.get("/presets/system/", user).await;
+    presets
+        .as_array()
+        .expect("presets")
+        .iter()
+        .find(|p| p["title"] == title)
+        .and_then(|p| p["id"].as_str())
+        .unwrap_or_else(|| panic!("no system preset {title}"))
+        .to_owned()
+}
+
+/// Polls the generation until its status is one of `wanted`.
+async fn wait_generation(app: &TestApp, user: &TestUser, report_path: &str, wanted: &[&str]) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, generation) = app.get(&format!("{report_path}/generation"), user).await;
+        assert_eq!(status, StatusCode::OK, "{generation}");
+        if wanted.contains(&generation["status"].as_str().unwrap_or_default()) {
+            return generation;
+        }
+        assert!(Instant::now() < deadline, "generation stuck: {generation}");
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+}
+
+/// Every `"..."` quote of at least four words in `content` occurs in one of the transcripts.
+fn assert_quotes_are_real(content: &str) {
+    let transcripts = format!("{ANNA}\n{BEN}");
+    let mut quotes = 0;
+    for piece in content.split('"').skip(1).step_by(2) {
+        if piece.split_whitespace().count() >= 4 {
+            quotes += 1;
+            assert!(transcripts.contains(piece), "invented quote {piece:?} in\n{content}");
+        }
+    }
+    assert!(quotes > 0, "no quotes in\n{content}");
+}
+
+#[tokio::test]
+async fn the_offline_engine_writes_a_cited_extractive_report() {
+    let app = TestApp::start().await;
+    let user = app.user().await;
+    let project = study(&app, &user).await;
+    let preset = preset_id(&app, &user, "Pain points").await;
+    let (status, report) = app
+        .post(
+            &format!("/projects/{project}/reports"),
+            &user,
+            json!({ "title": "Billing pains", "preset_id": preset }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{report}");
+    assert_eq!(report["status"], "queued");
+    let path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
+
+    let generation = wait_generation(&app, &user, &path, &["completed", "failed"]).await;
+    assert_eq!(generation["status"], "completed", "{generation}");
+    assert_eq!(generation["progress"], 1.0);
+    assert_eq!(generation["attempts"], 1);
+    assert_eq!(generation["error"], Value::Null);
+    assert!(generation["started_at"].is_string() && generation["finished_at"].is_string());
+    assert_eq!(
+        generation["usage"],
+        json!({ "prompt_tokens": 0, "completion_tokens": 0 })
+    );
+
+    let (_, report) = app.get(&path, &user).await;
+    assert_eq!(report["status"], "completed");
+    let content = report["content"].as_str().expect("content");
+    assert!(content.starts_with("# Billing pains\n"), "{content}");
+    let (_, prompts) = app.get("/prompts/", &user).await;
+    for prompt_id in report["prompts_ids"].as_array().expect("prompts") {
+        let title = prompts
+            .as_array()
+            .expect("prompts")
+            .iter()
+            .find(|p| &p["id"] == prompt_id)
+            .and_then(|p| p["title"].as_str())
+            .expect("prompt title");
+        assert!(
+            content.contains(&format!("## {title}")),
+            "no section for {title}:\n{content}"
+        );
+    }
+    assert!(content.contains("[Anna, #") || content.contains("[Ben, #"), "{content}");
+    assert_quotes_are_real(content);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn regenerate_and_cancel_follow_the_status_rules() {
+    // No report workers: reports stay queued until the test says otherwise.
+    let app = TestApp::start_with(|settings| settings.report_workers = 0).await;
+    let user = app.user().await;
+    let stranger = app.user().await;
+    let project = study(&app, &user).await;
+    let preset = preset_id(&app, &user, "Themes").await;
+    let (_, report) = app
+        .post(
+            &format!("/projects/{project}/reports"),
+            &user,
+            json!({ "title": "Themes", "preset_id": preset }),
+        )
+        .await;
+    let path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
+
+    let (status, body) = app
+        .call(Method::POST, &format!("{path}/regenerate"), Some(&user.token), None)
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::CONFLICT,
+        "a queued report is not queued twice: {body}"
+    );
+    for (method, suffix) in [
+        (Method::POST, "/regenerate"),
+        (Method::POST, "/cancel"),
+        (Method::GET, "/generation"),
+    ] {
+        let (status, _) = app
+            .call(method.clone(), &format!("{path}{suffix}"), Some(&stranger.token), None)
+            .await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{method} {suffix} by a stranger");
+    }
+
+    let (status, cancelled) = app
+        .call(Method::POST, &format!("{path}/cancel/"), Some(&user.token), None)
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{cancelled}");
+    assert_eq!(cancelled["status"], "cancelled");
+    let (_, generation) = app.get(&format!("{path}/generation"), &user).await;
+    assert_eq!(generation["status"], "cancelled");
+    assert!(generation["finished_at"].is_string());
+    let (status, _) = app
+        .call(Method::POST, &format!("{path}/cancel"), Some(&user.token), None)
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT, "nothing left to cancel");
+
+    let (status, queued) = app
+        .call(Method::POST, &format!("{path}/regenerate"), Some(&user.token), None)
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{queued}");
+    assert_eq!(queued["status"], "queued");
+    let (_, generation) = app.get(&format!("{path}/generation"), &user).await;
+    assert_eq!(
+        (
+            generation["status"].clone(),
+            generation["attempts"].clone(),
+            generation["progress"].clone()
+        ),
+        (json!("queued"), json!(0), json!(0.0))
+    );
+    let (status, body) = app.get("/projects/not-a-uuid/reports/x/generation", &user).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    app.stop().await;
+}
+
+/// What the Chat Completions stub was asked, and how it answers.
+#[derive(Clone, Default)]
+struct ChatStub {
+    requests: Arc<Mutex<Vec<Value>>>,
+    /// Status to answer with (200: the report text below).
+    status: Arc<Mutex<u16>>,
+}
+
+/// A local server speaking OpenAI's `POST /v1/chat/completions` (JSON, and SSE when
+/// asked), whose answer quotes one real sentence and one invented one.
+async fn chat_stub() -> (SocketAddr, ChatStub) {
+    async fn complete(
+        State(stub): State<ChatStub>,
+        axum::Json(request): axum::Json<Value>,
+    ) -> axum::response::Response {
+        use axum::response::IntoResponse;
+        stub.requests.lock().expect("lock").push(request.clone());
+        let status = *stub.status.lock().expect("lock");
+        if status != 200 {
+            let body = json!({ "error": { "message": "the model is overloaded", "type": "server_error" } });
+            return (StatusCode::from_u16(status).expect("status"), axum::Json(body)).into_response();
+        }
+        let wants_json = request.pointer("/response_format/type") == Some(&json!("json_schema"));
+        let content = if wants_json {
+            json!({ "findings": [ { "finding": "Invoices are a pain.", "quotes": [
+                { "text": "The invoices arrive late and I have to chase finance every month.", "citation": "[Anna, #2]" } ] } ] })
+            .to_string()
+        } else {
+            "## Findings\n\nInvoices frustrate customers.\n\n\
+             > \"The invoices arrive late and I have to chase finance every month.\" [Anna, #2]\n\n\
+             > \"We would pay double if the export worked on Fridays.\" [Ben, #2]\n"
+                .to_owned()
+        };
+        let usage = json!({ "prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150 });
+        if request["stream"] == true {
+            let mut body = String::new();
+            for piece in content.split_inclusive(' ') {
+                let chunk = json!({ "id": "c1", "object": "chat.completion.chunk", "model": request["model"],
+                    "choices": [ { "index": 0, "delta": { "content": piece }, "finish_reason": null } ] });
+                body.push_str(&format!("data: {chunk}\n\n"));
+            }
+            let last = json!({ "id": "c1", "object": "chat.completion.chunk", "model": request["model"],
+                "choices": [ { "index": 0, "delta": {}, "finish_reason": "stop" } ], "usage": usage });
+            body.push_str(&format!("data: {last}\n\ndata: [DONE]\n\n"));
+            return ([("content-type", "text/event-stream")], body).into_response();
+        }
+        axum::Json(json!({
+            "id": "c1", "object": "chat.completion", "model": request["model"],
+            "choices": [ { "index": 0, "message": { "role": "assistant", "content": content }, "finish_reason": "stop" } ],
+            "usage": usage
+        }))
+        .into_response()
+    }
+    let stub = ChatStub {
+        requests: Arc::default(),
+        status: Arc::new(Mutex::new(200)),
+    };
+    let router = axum::Router::new()
+        .route("/v1/chat/completions", post(complete))
+        .with_state(stub.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind stub");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    (addr, stub)
+}
+
+#[tokio::test]
+async fn a_model_report_keeps_real_quotes_and_loses_invented_ones() {
+    let (addr, stub) = chat_stub().await;
+    let app = TestApp::start_with(|settings| {
+        settings.llm_base_url = Some(format!("http://{addr}/v1"));
+        settings.llm_api_key = Some("sk-test-llm".into());
+        settings.llm_model = "stub-model".into();
+    })
+    .await;
+    let user = app.user().await;
+    let project = study(&app, &user).await;
+    let (_, prompt) = app
+        .post(
+            "/prompts/",
+            &user,
+            json!({ "title": "Billing", "text": "What do customers say about invoices?" }),
+        )
+        .await;
+    let (status, report) = app
+        .post(
+            &format!("/projects/{project}/reports"),
+            &user,
+            json!({ "title": "Invoices", "prompts_ids": [prompt["id"]], "report_language": "en", "reasoning_mode": "fast" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{report}");
+    let path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
+    let generation = wait_generation(&app, &user, &path, &["completed", "failed"]).await;
+    assert_eq!(generation["status"], "completed", "{generation}");
+    let calls = stub.requests.lock().expect("lock").len() as i64;
+    assert!(calls >= 1);
+    assert_eq!(generation["usage"]["prompt_tokens"], json!(120 * calls));
+    assert_eq!(generation["usage"]["completion_tokens"], json!(30 * calls));
+
+    let (_, report) = app.get(&path, &user).await;
+    let content = report["content"].as_str().expect("content");
+    assert!(
+        content.contains("The invoices arrive late and I have to chase finance every month."),
+        "{content}"
+    );
+    assert!(
+        !content.contains("We would pay double"),
+        "an invented quote survived:\n{content}"
+    );
+
+    let requests = stub.requests.lock().expect("lock").clone();
+    let first = &requests[0];
+    assert_eq!(first["model"], "stub-model");
+    let prompt_text = first.to_string();
+    assert!(
+        prompt_text.contains("What do customers say about invoices?"),
+        "{prompt_text}"
+    );
+    assert!(
+        prompt_text.contains("Why do teams churn after the trial?"),
+        "research goals go to the model"
+    );
+    assert!(
+        prompt_text.contains("chase finance every month"),
+        "the transcript goes to the model"
+    );
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn a_model_that_stays_down_fails_the_report_with_its_reason() {
+    let (addr, stub) = chat_stub().await;
+    *stub.status.lock().expect("lock") = 500;
+    let app = TestApp::start_with(|settings| {
+        settings.llm_base_url = Some(format!("http://{addr}/v1"));
+        settings.llm_max_attempts = 1;
+        settings.job_max_attempts = 2;
+        settings.job_retry_base_seconds = 0.05;
+    })
+    .await;
+    let user = app.user().await;
+    let project = study(&app, &user).await;
+    let preset = preset_id(&app, &user, "Pain points").await;
+    let (_, report) = app
+        .post(
+            &format!("/projects/{project}/reports"),
+            &user,
+            json!({ "title": "Down", "preset_id": preset }),
+        )
+        .await;
+    let path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
+    let generation = wait_generation(&app, &user, &path, &["failed", "completed"]).await;
+    assert_eq!(generation["status"], "failed", "{generation}");
+    assert_eq!(generation["attempts"], 2);
+    let error = generation["error"].as_str().unwrap_or_default();
+    assert!(error.contains("500") || error.contains("overloaded"), "{error}");
+    let (_, report) = app.get(&path, &user).await;
+    assert_eq!(report["status"], "failed");
+    app.stop().await;
+}
