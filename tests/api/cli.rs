@@ -640,3 +640,96 @@ async fn a_recording_being_transcribed_when_the_server_is_killed_is_finished_aft
     );
     server.kill().await;
 }
+
+#[tokio::test]
+async fn a_report_being_generated_when_the_server_is_killed_completes_exactly_once_after_the_restart() {
+    let (database_url, _guard) = fresh_database().await;
+    let data = tempfile::tempdir().expect("data dir");
+    let (addr, stub) = crate::generation::chat_stub().await;
+    stub.hang.store(true, std::sync::atomic::Ordering::SeqCst);
+    let settings = [
+        ("INSIGHT_LLM_BASE_URL", format!("http://{addr}/v1")),
+        ("INSIGHT_DATA_DIR", data.path().display().to_string()),
+        ("INSIGHT_JOB_LEASE_SECONDS", "1".to_owned()),
+        ("INSIGHT_REPORT_WORKERS", "1".to_owned()),
+    ];
+    let mut server = Served::start_with(&database_url, &settings).await;
+    let token = server.next_stdout_line().await.expect("first token");
+    let (_, project) = server
+        .send(
+            reqwest::Method::POST,
+            "/projects/",
+            &token,
+            json!({ "name": "Billing" }),
+        )
+        .await;
+    let project_id = project["id"].as_str().expect("project id").to_owned();
+    let (status, record) = server
+        .send(
+            reqwest::Method::POST,
+            &format!("/projects/{project_id}/records"),
+            &token,
+            json!({ "title": "Anna", "text": crate::generation::ANNA }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    let record_path = format!("/insight/{}/", record["id"].as_str().expect("id"));
+    let deadline = Instant::now() + PATIENCE;
+    while server.get(&record_path, &token).await.1["status"] != "Finished" {
+        assert!(Instant::now() < deadline, "the record never finished");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (_, prompt) = server
+        .send(
+            reqwest::Method::POST,
+            "/prompts/",
+            &token,
+            json!({ "title": "Billing", "text": "What do customers say about invoices?" }),
+        )
+        .await;
+    let (status, report) = server
+        .send(
+            reqwest::Method::POST,
+            &format!("/projects/{project_id}/reports"),
+            &token,
+            json!({ "title": "Invoices", "prompts_ids": [prompt["id"]], "reasoning_mode": "fast" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{report}");
+    let path = format!("/projects/{project_id}/reports/{}", report["id"].as_str().expect("id"));
+
+    // The model has the request and has not answered: the report is generating.
+    let deadline = Instant::now() + PATIENCE;
+    while stub.requests.lock().expect("lock").is_empty() {
+        assert!(Instant::now() < deadline, "the model was never called");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (_, during) = server.get(&format!("{path}/generation"), &token).await;
+    assert_eq!(during["status"], "generating", "{during}");
+    server.kill().await;
+
+    stub.hang.store(false, std::sync::atomic::Ordering::SeqCst);
+    let server = Served::start_with(&database_url, &settings).await;
+    let deadline = Instant::now() + PATIENCE;
+    let generation = loop {
+        let (_, generation) = server.get(&format!("{path}/generation"), &token).await;
+        if generation["status"] == "completed" {
+            break generation;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "not completed after the restart: {generation}\n{}",
+            server.log()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(generation["attempts"], 2, "{generation}");
+    let (_, report) = server.get(&path, &token).await;
+    let content = report["content"].as_str().expect("content");
+    assert_eq!(content.matches("# Invoices").count(), 1, "written once:\n{content}");
+    assert_eq!(content.matches("chase finance every month").count(), 1, "{content}");
+    // Nothing runs it again: after a while it is still the same report.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    assert_eq!(server.get(&path, &token).await.1, report);
+    server.kill().await;
+}

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::support::{TestApp, TestUser};
 
-const ANNA: &str = "Interviewer: How do you pay for the tool today?\n\
+pub(crate) const ANNA: &str = "Interviewer: How do you pay for the tool today?\n\
     Anna: The invoices arrive late and I have to chase finance every month.\n\
     Interviewer: What would help?\n\
     Anna: Honestly the pricing page is confusing, I could not tell what the team plan costs.";
@@ -216,21 +216,26 @@ async fn regenerate_and_cancel_follow_the_status_rules() {
 
 /// What the Chat Completions stub was asked, and how it answers.
 #[derive(Clone, Default)]
-struct ChatStub {
-    requests: Arc<Mutex<Vec<Value>>>,
+pub(crate) struct ChatStub {
+    pub(crate) requests: Arc<Mutex<Vec<Value>>>,
+    /// While set, requests are taken and never answered (a model at work).
+    pub(crate) hang: Arc<std::sync::atomic::AtomicBool>,
     /// Status to answer with (200: the report text below).
     status: Arc<Mutex<u16>>,
 }
 
 /// A local server speaking OpenAI's `POST /v1/chat/completions` (JSON, and SSE when
 /// asked), whose answer quotes one real sentence and one invented one.
-async fn chat_stub() -> (SocketAddr, ChatStub) {
+pub(crate) async fn chat_stub() -> (SocketAddr, ChatStub) {
     async fn complete(
         State(stub): State<ChatStub>,
         axum::Json(request): axum::Json<Value>,
     ) -> axum::response::Response {
         use axum::response::IntoResponse;
         stub.requests.lock().expect("lock").push(request.clone());
+        if stub.hang.load(std::sync::atomic::Ordering::SeqCst) {
+            std::future::pending::<()>().await;
+        }
         let status = *stub.status.lock().expect("lock");
         if status != 200 {
             let body = json!({ "error": { "message": "the model is overloaded", "type": "server_error" } });
@@ -269,6 +274,7 @@ async fn chat_stub() -> (SocketAddr, ChatStub) {
     }
     let stub = ChatStub {
         requests: Arc::default(),
+        hang: Arc::default(),
         status: Arc::new(Mutex::new(200)),
     };
     let router = axum::Router::new()

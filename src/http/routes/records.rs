@@ -69,10 +69,15 @@ pub struct RecordUpload {
     #[schema(value_type = String, format = Binary)]
     file: Vec<u8>,
     /// The record's name; the file's name when left out.
-    #[schema(max_length = 300)]
+    #[schema(nullable = false, max_length = 300)]
     title: Option<String>,
-    /// BCP 47 tag of the material's language.
-    #[schema(max_length = 35)]
+    /// BCP 47 tag of the material's language, e.g. `en` or `de-CH`.
+    #[schema(
+        nullable = false,
+        min_length = 2,
+        max_length = 35,
+        pattern = "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$"
+    )]
     language: Option<String>,
 }
 
