@@ -148,6 +148,11 @@ async fn run(context: &Context, job: Job, lease: chrono::Duration) {
     };
     heartbeat.abort();
     let record_job = job.kind == PROCESS_JOB;
+    let result = match &outcome {
+        Ok(()) => "done",
+        Err(JobError::Transient(_)) if job.attempts < max_attempts => "retried",
+        Err(_) => "failed",
+    };
     let settled = match outcome {
         Ok(()) => Ok(true),
         Err(JobError::Transient(reason)) if job.attempts < max_attempts => {
@@ -173,6 +178,7 @@ async fn run(context: &Context, job: Job, lease: chrono::Duration) {
             }
         }
     };
+    metrics::counter!("insight_jobs_total", "kind" => job.kind.clone(), "result" => result).increment(1);
     match settled {
         Ok(true) => {}
         // Its lease ran out and another worker has it now: that attempt's outcome counts.

@@ -733,3 +733,110 @@ async fn a_report_being_generated_when_the_server_is_killed_completes_exactly_on
     assert_eq!(server.get(&path, &token).await.1, report);
     server.kill().await;
 }
+
+/// A counter's value in a Prometheus text page (summed over its label sets that match).
+fn metric(page: &str, name: &str, labels: &[&str]) -> f64 {
+    page.lines()
+        .filter(|line| line.starts_with(name) && labels.iter().all(|label| line.contains(label)))
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
+#[tokio::test]
+async fn two_instances_on_one_postgresql_database_share_the_reports_and_write_each_once() {
+    let (database_url, _guard) = fresh_database().await;
+    if !database_url.starts_with("postgres") {
+        eprintln!("SKIPPED: needs PostgreSQL (INSIGHT_TEST_DATABASE_URL); SQLite has one instance");
+        return;
+    }
+    let (addr, stub) = crate::generation::chat_stub().await;
+    stub.delay_ms.store(100, std::sync::atomic::Ordering::SeqCst);
+    let data = tempfile::tempdir().expect("data dir");
+    let settings = [
+        ("INSIGHT_LLM_BASE_URL", format!("http://{addr}/v1")),
+        ("INSIGHT_DATA_DIR", data.path().display().to_string()),
+        ("INSIGHT_REPORT_WORKERS", "2".to_owned()),
+    ];
+    let mut first = Served::start_with(&database_url, &settings).await;
+    let token = first.next_stdout_line().await.expect("first token");
+    let second = Served::start_with(&database_url, &settings).await;
+
+    let (_, project) = first
+        .send(reqwest::Method::POST, "/projects/", &token, json!({ "name": "Shared" }))
+        .await;
+    let project_id = project["id"].as_str().expect("project id").to_owned();
+    let (_, record) = first
+        .send(
+            reqwest::Method::POST,
+            &format!("/projects/{project_id}/records"),
+            &token,
+            json!({ "title": "Anna", "text": crate::generation::ANNA }),
+        )
+        .await;
+    let record_path = format!("/insight/{}/", record["id"].as_str().expect("id"));
+    let deadline = Instant::now() + PATIENCE;
+    while first.get(&record_path, &token).await.1["status"] != "Finished" {
+        assert!(Instant::now() < deadline, "the record never finished");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (_, prompt) = first
+        .send(
+            reqwest::Method::POST,
+            "/prompts/",
+            &token,
+            json!({ "title": "Billing", "text": "Invoices?" }),
+        )
+        .await;
+    let mut paths = Vec::new();
+    for n in 0..50 {
+        let (status, report) = first
+            .send(
+                reqwest::Method::POST,
+                &format!("/projects/{project_id}/reports"),
+                &token,
+                json!({ "title": format!("Report {n}"), "prompts_ids": [prompt["id"]], "reasoning_mode": "fast" }),
+            )
+            .await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{report}");
+        paths.push(format!(
+            "/projects/{project_id}/reports/{}",
+            report["id"].as_str().expect("id")
+        ));
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    for path in &paths {
+        loop {
+            let (_, generation) = second.get(&format!("{path}/generation"), &token).await;
+            if generation["status"] == "completed" {
+                assert_eq!(generation["attempts"], 1, "{path}: {generation}");
+                break;
+            }
+            assert!(Instant::now() < deadline, "{path} not completed: {generation}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    // One model call per report (one prompt, fast): none was written twice.
+    assert_eq!(stub.requests.lock().expect("lock").len(), 50);
+    let done = |page: &str| {
+        metric(
+            page,
+            "insight_jobs_total",
+            &["kind=\"report.generate\"", "result=\"done\""],
+        )
+    };
+    let page = |base: String| async move {
+        let response = reqwest::get(format!("{base}/metrics")).await.expect("metrics");
+        response.text().await.expect("metrics text")
+    };
+    let (by_first, by_second) = (
+        done(&page(first.base.clone()).await),
+        done(&page(second.base.clone()).await),
+    );
+    assert_eq!(by_first + by_second, 50.0, "first {by_first}, second {by_second}");
+    assert!(
+        by_first > 0.0 && by_second > 0.0,
+        "both did some: first {by_first}, second {by_second}"
+    );
+    first.kill().await;
+    second.kill().await;
+}

@@ -220,6 +220,8 @@ pub(crate) struct ChatStub {
     pub(crate) requests: Arc<Mutex<Vec<Value>>>,
     /// While set, requests are taken and never answered (a model at work).
     pub(crate) hang: Arc<std::sync::atomic::AtomicBool>,
+    /// How long each answer takes, in milliseconds.
+    pub(crate) delay_ms: Arc<std::sync::atomic::AtomicU64>,
     /// Status to answer with (200: the report text below).
     status: Arc<Mutex<u16>>,
 }
@@ -235,6 +237,10 @@ pub(crate) async fn chat_stub() -> (SocketAddr, ChatStub) {
         stub.requests.lock().expect("lock").push(request.clone());
         if stub.hang.load(std::sync::atomic::Ordering::SeqCst) {
             std::future::pending::<()>().await;
+        }
+        let delay = stub.delay_ms.load(std::sync::atomic::Ordering::SeqCst);
+        if delay > 0 {
+            tokio::time::sleep(Duration::from_millis(delay)).await;
         }
         let status = *stub.status.lock().expect("lock");
         if status != 200 {
@@ -275,6 +281,7 @@ pub(crate) async fn chat_stub() -> (SocketAddr, ChatStub) {
     let stub = ChatStub {
         requests: Arc::default(),
         hang: Arc::default(),
+        delay_ms: Arc::default(),
         status: Arc::new(Mutex::new(200)),
     };
     let router = axum::Router::new()

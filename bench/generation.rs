@@ -1,0 +1,204 @@
+//! Report generation throughput against a model: 1,000 reports of one prompt each, on
+//! the real server (SQLite file, synchronous=FULL) with the OpenAI-compatible engine,
+//! against a local stub of the Chat Completions API that answers after a fixed latency.
+//! Run with `cargo bench --bench generation`.
+//!
+//! Prints the wall time from the first report queued to the last completed, the ideal
+//! (calls x latency / concurrency), the service's overhead per call ((wall - ideal) x
+//! concurrency / calls) and the process's peak RSS. Settings: `INSIGHT_BENCH_REPORTS`
+//! (default 1000), `INSIGHT_BENCH_LATENCY_MS` (50), `INSIGHT_BENCH_CONCURRENCY` (16).
+//! A report, not a test: it exits 0 unless the run itself fails.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use axum::extract::State;
+use axum::routing::post;
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+
+use insight::{Server, Settings, Store};
+
+fn env_number(name: &str, default: u64) -> anyhow::Result<u64> {
+    match std::env::var(name) {
+        Ok(value) => value.parse().with_context(|| format!("{name} must be a whole number")),
+        Err(_) => Ok(default),
+    }
+}
+
+fn peak_rss_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+#[derive(Clone)]
+struct Stub {
+    latency: Duration,
+    calls: Arc<AtomicU64>,
+}
+
+/// Chat Completions with a fixed latency: a short section quoting the transcript.
+async fn complete(State(stub): State<Stub>, axum::Json(request): axum::Json<Value>) -> axum::Json<Value> {
+    stub.calls.fetch_add(1, Ordering::Relaxed);
+    tokio::time::sleep(stub.latency).await;
+    let content =
+        "Invoices arrive late.\n\n> \"The invoices arrive late and I have to chase finance every month.\" [Anna, #2]";
+    axum::Json(json!({
+        "id": "bench", "object": "chat.completion", "model": request["model"],
+        "choices": [ { "index": 0, "message": { "role": "assistant", "content": content }, "finish_reason": "stop" } ],
+        "usage": { "prompt_tokens": 200, "completion_tokens": 40, "total_tokens": 240 }
+    }))
+}
+
+async fn run() -> anyhow::Result<()> {
+    let reports = env_number("INSIGHT_BENCH_REPORTS", 1000)?;
+    let latency = Duration::from_millis(env_number("INSIGHT_BENCH_LATENCY_MS", 50)?);
+    let concurrency = usize::try_from(env_number("INSIGHT_BENCH_CONCURRENCY", 16)?)?;
+
+    let stub = Stub {
+        latency,
+        calls: Arc::default(),
+    };
+    let router = axum::Router::new()
+        .route("/v1/chat/completions", post(complete))
+        .with_state(stub.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let stub_addr = listener.local_addr()?;
+    tokio::spawn(async move { axum::serve(listener, router).await });
+
+    let dir = tempfile::tempdir()?;
+    let url = format!("sqlite://{}", dir.path().join("bench.db").display());
+    let mut settings = Settings::for_database(&url);
+    settings.data_dir = dir.path().join("data");
+    settings.llm_base_url = Some(format!("http://{stub_addr}/v1"));
+    settings.llm_concurrency = concurrency;
+    settings.report_workers = concurrency;
+    let store = Store::connect(&url, 16).await?;
+    let server = Server::start(settings, store.clone()).await?;
+    let base = format!("http://{}", server.addr);
+    let user = store.add_user("bench@example.org").await?.context("user")?;
+    let (_, token) = store.issue_token(user.id, "bench", None).await?;
+    let client = reqwest::Client::new();
+    let send = |method: reqwest::Method, path: String, body: Option<Value>| {
+        let mut request = client.request(method, format!("{base}{path}")).bearer_auth(&token);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        async move {
+            let response = request.send().await?;
+            let status = response.status();
+            let value: Value = response.json().await.unwrap_or(Value::Null);
+            if !status.is_success() {
+                bail!("{status}: {value}");
+            }
+            anyhow::Ok(value)
+        }
+    };
+
+    let project = send(
+        reqwest::Method::POST,
+        "/projects/".into(),
+        Some(json!({ "name": "Bench" })),
+    )
+    .await?;
+    let project_id = project["id"].as_str().context("project id")?.to_owned();
+    let text = "Interviewer: How do you pay?\nAnna: The invoices arrive late and I have to chase finance every month.";
+    let record = send(
+        reqwest::Method::POST,
+        format!("/projects/{project_id}/records"),
+        Some(json!({ "title": "Anna", "text": text })),
+    )
+    .await?;
+    let record_id = record["id"].as_str().context("record id")?.to_owned();
+    while send(reqwest::Method::GET, format!("/insight/{record_id}/"), None).await?["status"] != "Finished" {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let prompt = send(
+        reqwest::Method::POST,
+        "/prompts/".into(),
+        Some(json!({ "title": "Billing", "text": "What do customers say about invoices?" })),
+    )
+    .await?;
+
+    println!(
+        "Generation benchmark: {reports} reports of one prompt, model stub latency {} ms, concurrency {concurrency} \
+         (report workers and model calls), SQLite",
+        latency.as_millis()
+    );
+    let started = Instant::now();
+    // Queued by 32 clients at once, as a team's tools would.
+    let created: Vec<anyhow::Result<Value>> = futures_util::stream::iter(0..reports)
+        .map(|n| {
+            let body =
+                json!({ "title": format!("Report {n}"), "prompts_ids": [prompt["id"]], "reasoning_mode": "fast" });
+            send(
+                reqwest::Method::POST,
+                format!("/projects/{project_id}/reports"),
+                Some(body),
+            )
+        })
+        .buffer_unordered(32)
+        .collect()
+        .await;
+    let mut ids = Vec::new();
+    for report in created {
+        ids.push(report?["id"].as_str().context("report id")?.to_owned());
+    }
+    let queued = started.elapsed();
+    let list = format!("/projects/{project_id}/reports");
+    loop {
+        let all = send(reqwest::Method::GET, list.clone(), None).await?;
+        let statuses: Vec<&str> = all
+            .as_array()
+            .context("report list")?
+            .iter()
+            .filter_map(|r| r["status"].as_str())
+            .collect();
+        if statuses.contains(&"failed") {
+            bail!("a report failed");
+        }
+        if statuses.iter().filter(|s| **s == "completed").count() == ids.len() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let wall = started.elapsed();
+    let calls = stub.calls.load(Ordering::Relaxed);
+    let ideal = latency.as_secs_f64() * calls as f64 / concurrency as f64;
+    let overhead_ms = (wall.as_secs_f64() - ideal) * concurrency as f64 / calls as f64 * 1000.0;
+    println!(
+        "queued {reports} reports through the API in {:.2} s",
+        queued.as_secs_f64()
+    );
+    println!(
+        "wall {:.2} s for {calls} model calls; ideal {ideal:.2} s; {:.1}% over the ideal (target <= 10%)",
+        wall.as_secs_f64(),
+        (wall.as_secs_f64() / ideal - 1.0) * 100.0
+    );
+    println!("service overhead per call: {overhead_ms:.2} ms (target < 1 ms)");
+    println!(
+        "peak RSS of the process (server, stub and client): {:.1} MB",
+        peak_rss_mb()
+    );
+    server.stop().await?;
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    match run().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("generation benchmark failed: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
