@@ -80,6 +80,10 @@ pub(super) async fn generate(context: &Context, job: &Job) -> Result<(), JobErro
         } else {
             sections.push(format!("## {}\n\n{markdown}", prompt.title.trim()));
         }
+        if done + 1 == prompts.len() {
+            // The last section: completing the report notes it (and checks for a cancel).
+            break;
+        }
         let progress = (done + 1) as f64 / prompts.len() as f64;
         if !store
             .generation_progress(job, progress, usage.prompt_tokens, usage.completion_tokens)

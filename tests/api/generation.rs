@@ -388,3 +388,118 @@ async fn a_model_that_stays_down_fails_the_report_with_its_reason() {
     assert_eq!(report["status"], "failed");
     app.stop().await;
 }
+
+/// A Zoom-style VTT of about three hours (2,800 cues, about 30,000 words).
+fn three_hour_vtt() -> String {
+    let words: Vec<&str> = "so we usually plan the release on friday and the spreadsheet never matches what \
+                            support hears from customers about pricing onboarding exports and the mobile app"
+        .split_whitespace()
+        .collect();
+    let mut out = String::from("WEBVTT\n\n");
+    let mut seed = 7u64;
+    for cue in 0..2_800u64 {
+        let start = cue * 3_857;
+        let stamp = |ms: u64| {
+            format!(
+                "{:02}:{:02}:{:02}.{:03}",
+                ms / 3_600_000,
+                ms / 60_000 % 60,
+                ms / 1000 % 60,
+                ms % 1000
+            )
+        };
+        let speaker = if cue % 3 == 0 { "Ben Okafor" } else { "Anna Schmidt" };
+        let mut text = Vec::new();
+        for _ in 0..11 {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            text.push(words[(seed >> 33) as usize % words.len()]);
+        }
+        out.push_str(&format!(
+            "{}\n{} --> {}\n{speaker}: {}.\n\n",
+            cue + 1,
+            stamp(start),
+            stamp(start + 3_700),
+            text.join(" ")
+        ));
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_three_hour_transcript_is_map_reduced_in_calls_that_fit_the_context() {
+    let (addr, stub) = chat_stub().await;
+    let context_tokens = 8_192;
+    let app = TestApp::start_with(|settings| {
+        settings.llm_base_url = Some(format!("http://{addr}/v1"));
+        settings.llm_context_tokens = context_tokens;
+    })
+    .await;
+    let user = app.user().await;
+    let (_, project) = app.post("/projects/", &user, json!({ "name": "Long call" })).await;
+    let project = project["id"].as_str().expect("id").to_owned();
+    let (status, record) = app
+        .post(
+            &format!("/projects/{project}/records"),
+            &user,
+            json!({ "title": "Three hours", "text": three_hour_vtt(), "language": "en" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    let id = record["id"].as_str().expect("id").to_owned();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while app.get(&format!("/insight/{id}/"), &user).await.1["status"] != "Finished" {
+        assert!(Instant::now() < deadline, "the record never finished");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (_, prompt) = app
+        .post(
+            "/prompts/",
+            &user,
+            json!({ "title": "Planning", "text": "How do they plan releases?" }),
+        )
+        .await;
+    let (_, report) = app
+        .post(
+            &format!("/projects/{project}/reports"),
+            &user,
+            json!({ "title": "Planning", "prompts_ids": [prompt["id"]], "reasoning_mode": "fast" }),
+        )
+        .await;
+    let path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
+    let generation = wait_generation(&app, &user, &path, &["completed", "failed"]).await;
+    assert_eq!(generation["status"], "completed", "{generation}");
+
+    let requests = stub.requests.lock().expect("lock").clone();
+    let words: usize = requests
+        .iter()
+        .map(|request| request["messages"].to_string().split_whitespace().count())
+        .max()
+        .unwrap_or(0);
+    assert!(
+        requests.len() > 2,
+        "30,000 words need several map calls and a reduce: {} calls",
+        requests.len()
+    );
+    for request in &requests {
+        let prompt: String = request["messages"]
+            .as_array()
+            .expect("messages")
+            .iter()
+            .filter_map(|m| m["content"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let tokens = insight::ai::openai::count_tokens(&prompt);
+        let answer = request["max_tokens"]
+            .as_u64()
+            .or(request["max_completion_tokens"].as_u64())
+            .unwrap_or(0) as usize;
+        assert!(
+            tokens + answer <= context_tokens,
+            "a call of {tokens} prompt tokens + {answer} for the answer exceeds {context_tokens}"
+        );
+    }
+    eprintln!("3-hour transcript: {} calls, the largest {words} words", requests.len());
+    app.stop().await;
+}
