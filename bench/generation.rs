@@ -153,25 +153,33 @@ async fn run() -> anyhow::Result<()> {
         ids.push(report?["id"].as_str().context("report id")?.to_owned());
     }
     let queued = started.elapsed();
-    let list = format!("/projects/{project_id}/reports");
+    // Wait on the server's own counter (cheap), not on listing 1,000 reports over and over.
+    let metrics_url = format!("{base}/metrics");
     loop {
-        let all = send(reqwest::Method::GET, list.clone(), None).await?;
-        let statuses: Vec<&str> = all
-            .as_array()
-            .context("report list")?
-            .iter()
-            .filter_map(|r| r["status"].as_str())
-            .collect();
-        if statuses.contains(&"failed") {
-            bail!("a report failed");
-        }
-        if statuses.iter().filter(|s| **s == "completed").count() == ids.len() {
+        let page = client.get(&metrics_url).send().await?.text().await?;
+        let settled: f64 = page
+            .lines()
+            .filter(|line| line.starts_with("insight_jobs_total") && line.contains("report.generate"))
+            .filter(|line| line.contains("result=\"done\"") || line.contains("result=\"failed\""))
+            .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum();
+        if settled >= ids.len() as f64 {
             break;
         }
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let wall = started.elapsed();
     let calls = stub.calls.load(Ordering::Relaxed);
+    let all = send(reqwest::Method::GET, format!("/projects/{project_id}/reports"), None).await?;
+    let completed = all
+        .as_array()
+        .context("report list")?
+        .iter()
+        .filter(|r| r["status"] == "completed")
+        .count();
+    if completed != ids.len() {
+        bail!("{completed} of {} reports completed", ids.len());
+    }
     let ideal = latency.as_secs_f64() * calls as f64 / concurrency as f64;
     let overhead_ms = (wall.as_secs_f64() - ideal) * concurrency as f64 / calls as f64 * 1000.0;
     println!(
