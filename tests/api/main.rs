@@ -6,6 +6,7 @@ mod cli;
 mod conventions;
 mod generation;
 mod isolation;
+mod model;
 mod openapi;
 mod presets;
 mod projects;
