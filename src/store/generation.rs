@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::{Job, Store, db};
+use super::{Job, Store, db, settle_job};
 use crate::domain::now;
 use crate::domain::record::RecordStatus;
 use crate::domain::report::{GENERATE_JOB, ReportStatus};
@@ -231,20 +231,7 @@ impl Store {
     ) -> anyhow::Result<bool> {
         let at = now();
         Ok(db!(self, write, |conn| {
-            let settled = sqlx::query(
-                "UPDATE jobs SET status = CASE WHEN $1 THEN 'queued' ELSE 'failed' END, run_at = COALESCE($2, run_at), \
-                 locked_until = NULL, last_error = $3, updated_at = $4 \
-                 WHERE id = $5 AND status = 'running' AND attempts = $6",
-            )
-            .bind(run_at.is_some())
-            .bind(run_at)
-            .bind(error)
-            .bind(at)
-            .bind(job.id)
-            .bind(job.attempts)
-            .execute(&mut *conn)
-            .await?;
-            if settled.rows_affected() == 0 {
+            if !settle_job!(conn, job, run_at, error, at) {
                 Ok::<_, sqlx::Error>(false)
             } else {
                 let finished = (status == ReportStatus::Failed).then_some(at);

@@ -30,6 +30,29 @@ const CLAIM_POSTGRES: &str = "UPDATE jobs SET status = 'running', attempts = att
      OR (status = 'running' AND locked_until < $2)) ORDER BY run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) \
      RETURNING id, kind, subject_id, attempts";
 
+/// Inside a write: puts the job back in the queue for `run_at` (or fails it when there is
+/// none), noting `error`, if it is still this attempt's. Evaluates to whether it was.
+macro_rules! settle_job {
+    ($conn:expr, $job:expr, $run_at:expr, $error:expr, $at:expr) => {
+        sqlx::query(
+            "UPDATE jobs SET status = CASE WHEN $1 THEN 'queued' ELSE 'failed' END, run_at = COALESCE($2, run_at), \
+             locked_until = NULL, last_error = $3, updated_at = $4 \
+             WHERE id = $5 AND status = 'running' AND attempts = $6",
+        )
+        .bind($run_at.is_some())
+        .bind($run_at)
+        .bind($error)
+        .bind($at)
+        .bind($job.id)
+        .bind($job.attempts)
+        .execute(&mut *$conn)
+        .await?
+        .rows_affected()
+            == 1
+    };
+}
+pub(crate) use settle_job;
+
 impl Store {
     /// Claims the next due job of `kind` for `lease`, if there is one.
     pub async fn claim_job(&self, kind: &str, lease: chrono::Duration) -> anyhow::Result<Option<Job>> {

@@ -36,6 +36,7 @@ use std::pin::Pin;
 
 pub use generation::{GenerationRefused, GenerationRow, MaterialRow, PromptText, ReportWork};
 pub use jobs::Job;
+use jobs::settle_job;
 pub use presets::ChangeRefused;
 pub use projects::ProjectChanges;
 pub use records::{NewRecord, ProjectUtterance, RecordContent, RecordVersion, RecordWork};
