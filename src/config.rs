@@ -78,7 +78,7 @@ pub struct Settings {
     #[arg(long, env = "INSIGHT_JOB_LEASE_SECONDS", default_value_t = 60, value_parser = parse_job_lease_seconds)]
     pub job_lease_seconds: u64,
 
-    /// Reports this instance generates at once [env: INSIGHT_REPORT_WORKERS].
+    /// Reports this instance generates at once, plus one persona writer; 0: neither [env: INSIGHT_REPORT_WORKERS].
     #[arg(long, env = "INSIGHT_REPORT_WORKERS", default_value_t = 4, value_parser = parse_report_workers)]
     pub report_workers: usize,
 
@@ -115,6 +115,20 @@ pub struct Settings {
     /// job's own retries [env: INSIGHT_LLM_MAX_ATTEMPTS].
     #[arg(long, env = "INSIGHT_LLM_MAX_ATTEMPTS", default_value_t = 3, value_parser = parse_llm_max_attempts)]
     pub llm_max_attempts: u32,
+
+    /// Web search for chat answers (`use_web`): `searxng`, `brave` or `tavily`; unset, no
+    /// web search and `use_web` gets 503 [env: INSIGHT_SEARCH_PROVIDER].
+    #[arg(long, env = "INSIGHT_SEARCH_PROVIDER", value_parser = parse_search_provider)]
+    pub search_provider: Option<SearchProvider>,
+
+    /// The search provider's base URL; the only address web search calls. Required for
+    /// `searxng`; defaults to the vendor's API for `brave` and `tavily` [env: INSIGHT_SEARCH_BASE_URL].
+    #[arg(long, env = "INSIGHT_SEARCH_BASE_URL", value_parser = parse_search_base_url)]
+    pub search_base_url: Option<String>,
+
+    /// The search provider's API key (Brave, Tavily) [env: INSIGHT_SEARCH_API_KEY].
+    #[arg(long, env = "INSIGHT_SEARCH_API_KEY", hide_env_values = true)]
+    pub search_api_key: Option<String>,
 }
 
 /// Which AI engine writes.
@@ -122,6 +136,17 @@ pub struct Settings {
 pub enum AiKind {
     Offline,
     OpenAi,
+}
+
+/// Which web search provider answers `use_web`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchProvider {
+    /// A SearXNG instance (`/search?format=json`).
+    Searxng,
+    /// Brave Search API.
+    Brave,
+    /// Tavily Search API.
+    Tavily,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,6 +184,9 @@ impl Settings {
             llm_concurrency: 4,
             llm_timeout_seconds: 300,
             llm_max_attempts: 3,
+            search_provider: None,
+            search_base_url: None,
+            search_api_key: None,
         }
     }
 }
@@ -322,6 +350,27 @@ fn parse_llm_timeout_seconds(value: &str) -> Result<u64, String> {
         "--llm-timeout-seconds",
         1..=86_400,
     )
+}
+
+fn parse_search_provider(value: &str) -> Result<SearchProvider, String> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "searxng" => Ok(SearchProvider::Searxng),
+        "brave" => Ok(SearchProvider::Brave),
+        "tavily" => Ok(SearchProvider::Tavily),
+        _ => Err(format!(
+            "INSIGHT_SEARCH_PROVIDER (--search-provider) must be searxng, brave or tavily, not {value:?}"
+        )),
+    }
+}
+
+fn parse_search_base_url(value: &str) -> Result<String, String> {
+    if value.starts_with("http://") || value.starts_with("https://") {
+        Ok(value.trim_end_matches('/').to_owned())
+    } else {
+        Err(format!(
+            "INSIGHT_SEARCH_BASE_URL (--search-base-url) must be an http:// or https:// URL, not {value:?}"
+        ))
+    }
 }
 
 fn parse_llm_max_attempts(value: &str) -> Result<u32, String> {

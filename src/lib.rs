@@ -5,6 +5,7 @@
 
 pub mod ai;
 pub mod config;
+pub mod conversation;
 pub mod domain;
 pub mod error;
 pub mod http;
@@ -68,13 +69,14 @@ impl Server {
             ),
         };
         tracing::info!(engine = engine.name(), "AI engine");
+        let web = search::web::WebSearch::from_settings(&settings).map_err(anyhow::Error::msg)?;
         let jobs_wake = Arc::new(tokio::sync::Notify::new());
         let workers = jobs::Workers::start(
             jobs::Context {
                 store: store.clone(),
                 settings: settings.clone(),
                 stt: stt.clone(),
-                engine,
+                engine: engine.clone(),
             },
             jobs_wake.clone(),
         );
@@ -84,10 +86,20 @@ impl Server {
             project_lists: Arc::default(),
             jobs_wake,
             stt,
+            engine,
+            retriever: Arc::default(),
+            web,
         };
         let app = http::app(state);
         let (shutdown, signal) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(async move {
+            // Small writes (an SSE event, a short answer) go out at once, not after the
+            // peer's delayed ACK.
+            let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                if let Err(error) = tcp.set_nodelay(true) {
+                    tracing::debug!(%error, "cannot set TCP_NODELAY");
+                }
+            });
             axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
                 .with_graceful_shutdown(async move {
                     let _ = signal.await;

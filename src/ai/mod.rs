@@ -101,8 +101,11 @@ pub fn citation(source: &Source) -> String {
     }
 }
 
+pub mod chat;
 pub mod offline;
 pub mod openai;
+pub mod persona;
+pub mod persona_model;
 pub mod quotes;
 pub mod writer;
 
@@ -126,6 +129,48 @@ impl Engine {
                     .map_err(|error| AiError::Permanent(format!("the offline engine stopped: {error}")))
             }
             Self::OpenAi(client) => writer::write_section(client, brief, sources).await,
+        }
+    }
+
+    /// Answers a question from its material, streaming the answer's text.
+    pub async fn answer(
+        &self,
+        question: &chat::Question,
+        on_stream: &mut (dyn FnMut(chat::Stream<'_>) + Send),
+    ) -> Result<chat::Answer, AiError> {
+        match self {
+            Self::Offline => {
+                let answer = chat::offline_answer(question);
+                for line in answer.content.split_inclusive('\n') {
+                    on_stream(chat::Stream::Text(line));
+                }
+                Ok(answer)
+            }
+            Self::OpenAi(client) => chat::model_answer(client, question, on_stream).await,
+        }
+    }
+
+    /// The persona of a record's respondent.
+    pub async fn persona(
+        &self,
+        record_name: &str,
+        utterances: &[crate::domain::record::Utterance],
+        language: Option<&str>,
+    ) -> Result<(crate::domain::persona::Persona, Usage), AiError> {
+        match self {
+            Self::Offline => {
+                let (name, utterances, language) =
+                    (record_name.to_owned(), utterances.to_vec(), language.map(str::to_owned));
+                tokio::task::spawn_blocking(move || {
+                    (
+                        persona::offline_persona(&name, &utterances, language.as_deref()),
+                        Usage::default(),
+                    )
+                })
+                .await
+                .map_err(|error| AiError::Permanent(format!("the offline engine stopped: {error}")))
+            }
+            Self::OpenAi(client) => persona_model::model_persona(client, record_name, utterances, language).await,
         }
     }
 

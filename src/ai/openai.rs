@@ -113,6 +113,15 @@ impl Message {
     }
 }
 
+/// What a streamed answer delivers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece<'a> {
+    /// The next piece of the answer's text.
+    Text(&'a str),
+    /// An attempt failed and the call is tried again: the text so far is void.
+    Restart,
+}
+
 /// One Chat Completions call.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ChatRequest {
@@ -260,21 +269,43 @@ impl OpenAiClient {
         request: &ChatRequest,
         mut on_delta: impl FnMut(&str) + Send,
     ) -> Result<ChatAnswer, AiError> {
-        self.run(request, Some(&mut on_delta)).await
+        self.run(
+            request,
+            Some(&mut |piece: Piece<'_>| {
+                if let Piece::Text(text) = piece {
+                    on_delta(text);
+                }
+            }),
+        )
+        .await
+    }
+
+    /// [`chat_stream`](Self::chat_stream) that also says when a failed attempt is
+    /// retried: [`Piece::Restart`] means that the text so far is void and the answer
+    /// streams again from its start.
+    pub async fn chat_stream_pieces(
+        &self,
+        request: &ChatRequest,
+        mut on_piece: impl FnMut(Piece<'_>) + Send,
+    ) -> Result<ChatAnswer, AiError> {
+        self.run(request, Some(&mut on_piece)).await
     }
 
     async fn run(
         &self,
         request: &ChatRequest,
-        mut on_delta: Option<&mut (dyn FnMut(&str) + Send)>,
+        mut on_piece: Option<&mut (dyn FnMut(Piece<'_>) + Send)>,
     ) -> Result<ChatAnswer, AiError> {
         let attempts = self.inner.config.max_attempts.max(1);
         let mut attempt = 1;
         let mut adaptations = 0;
         loop {
-            let body = self.body(request, on_delta.is_some());
-            let outcome = match on_delta.as_deref_mut() {
-                Some(on_delta) => self.stream_attempt(request, &body, on_delta).await,
+            let body = self.body(request, on_piece.is_some());
+            let outcome = match on_piece.as_deref_mut() {
+                Some(on_piece) => {
+                    self.stream_attempt(request, &body, &mut |text: &str| on_piece(Piece::Text(text)))
+                        .await
+                }
                 None => self.attempt(request, &body).await,
             };
             let (message, retry_after) = match outcome {
@@ -307,6 +338,9 @@ impl OpenAiClient {
                 "model call failed; retrying"
             );
             tokio::time::sleep(wait).await;
+            if let Some(on_piece) = on_piece.as_deref_mut() {
+                on_piece(Piece::Restart);
+            }
             attempt += 1;
         }
     }

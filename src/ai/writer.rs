@@ -23,7 +23,7 @@ use crate::domain::report::ReasoningMode;
 
 /// Share of the context window left unused: other models' tokenizers count more
 /// tokens than `o200k_base` for the same text.
-const MARGIN_PERCENT: usize = 10;
+pub(crate) const MARGIN_PERCENT: usize = 10;
 /// Tokens a chat template adds around each message.
 const MESSAGE_TOKENS: usize = 8;
 /// The least room for material that makes a call worth it.
@@ -33,7 +33,7 @@ const MAX_CONDENSE_ROUNDS: usize = 3;
 /// Marks an utterance cut to fit a chunk.
 const TRUNCATED: &str = " […truncated]";
 /// The blocks that hold data in a user message.
-const BLOCK_TAGS: [&str; 3] = ["transcripts", "findings", "draft"];
+const BLOCK_TAGS: [&str; 5] = ["transcripts", "findings", "draft", "reports", "web"];
 
 /// What a reasoning mode spends.
 #[derive(Debug, Clone, Copy)]
@@ -105,16 +105,16 @@ pub async fn write_section(client: &OpenAiClient, brief: &Brief, sources: &[Sour
 
 /// One utterance as a line of material.
 #[derive(Debug, Clone)]
-struct Line {
-    text: String,
-    tokens: usize,
-    citation: String,
+pub(crate) struct Line {
+    pub(crate) text: String,
+    pub(crate) tokens: usize,
+    pub(crate) citation: String,
     /// Where the utterance's own words start in `text`.
     words_from: usize,
 }
 
 impl Line {
-    fn new(source: &Source) -> Self {
+    pub(crate) fn new(source: &Source) -> Self {
         let speaker = one_line(source.speaker.trim());
         let speaker = if speaker.is_empty() {
             "Speaker".to_owned()
@@ -138,7 +138,7 @@ impl Line {
     }
 
     /// The line cut to at most `max` tokens, marked as truncated.
-    fn truncated(&self, max: usize) -> Self {
+    pub(crate) fn truncated(&self, max: usize) -> Self {
         let marker = count_tokens(TRUNCATED);
         let boundaries: Vec<usize> = self.text.char_indices().map(|(index, _)| index).collect();
         let (mut low, mut high) = (0, boundaries.len());
@@ -163,7 +163,7 @@ impl Line {
 }
 
 /// The text on one line.
-fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     text.split(['\n', '\r'])
         .map(str::trim)
         .filter(|part| !part.is_empty())
@@ -173,7 +173,7 @@ fn one_line(text: &str) -> String {
 
 /// The text with anything that would open or close one of the data blocks made inert
 /// (`<` becomes `‹`), so material cannot end its block and speak as the prompt.
-fn defuse(text: &str) -> String {
+pub(crate) fn defuse(text: &str) -> String {
     let lower = text.to_ascii_lowercase();
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
@@ -285,7 +285,7 @@ fn block(material: Material, content: &str) -> String {
 }
 
 /// Tokens of a request's messages, as a chat template lays them out.
-fn prompt_tokens(messages: &[Message]) -> usize {
+pub(crate) fn prompt_tokens(messages: &[Message]) -> usize {
     messages
         .iter()
         .map(|message| count_tokens(&message.content) + MESSAGE_TOKENS)
@@ -787,7 +787,7 @@ fn language_instruction(code: Option<&str>) -> String {
 }
 
 /// The English name of a language by its ISO 639-1 code.
-fn language_name(code: &str) -> Option<&'static str> {
+pub(crate) fn language_name(code: &str) -> Option<&'static str> {
     Some(match code {
         "ar" => "Arabic",
         "bg" => "Bulgarian",

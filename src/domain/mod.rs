@@ -2,7 +2,9 @@
 //! these are what the store returns and what the API serialises, field for field as the
 //! interface document lists them.
 
+pub mod chat;
 pub mod patch;
+pub mod persona;
 pub mod preset;
 pub mod project;
 pub mod record;

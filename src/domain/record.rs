@@ -51,6 +51,9 @@ pub struct Record {
     /// What the material was read as: `text`, `markdown`, `vtt`, `srt`, `docx`, `pdf`,
     /// `json` or `audio`.
     pub source_format: String,
+    /// Whether the record's persona can be read without a token
+    /// (`GET /insight/public/{rec_id}/persona-report`).
+    pub is_public: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }

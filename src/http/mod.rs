@@ -35,6 +35,12 @@ pub struct AppState {
     pub jobs_wake: Arc<tokio::sync::Notify>,
     /// The speech-to-text provider, when one is configured.
     pub stt: Option<crate::ingest::stt::SpeechToText>,
+    /// The engine that answers chat questions and writes personas.
+    pub engine: crate::ai::Engine,
+    /// Search over the projects' utterances.
+    pub retriever: Arc<crate::search::Retriever>,
+    /// The web search provider, when one is configured.
+    pub web: Option<crate::search::web::WebSearch>,
 }
 
 impl AppState {
@@ -55,6 +61,8 @@ fn api_router() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .merge(routes::projects::router())
         .merge(routes::records::router())
+        .merge(routes::chat::router())
+        .merge(routes::agent::router())
         .merge(routes::reports::router())
         .merge(routes::prompts::router())
         .merge(routes::presets::router())

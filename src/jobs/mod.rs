@@ -5,6 +5,7 @@
 //! so work queued by another instance, a retry coming due, or a job whose worker died
 //! is picked up within a second or so.
 
+mod personas;
 mod records;
 mod reports;
 mod sweep;
@@ -20,6 +21,7 @@ use tokio::task::JoinHandle;
 
 use crate::ai::Engine;
 use crate::config::Settings;
+use crate::domain::persona::PERSONA_JOB;
 use crate::domain::record::PROCESS_JOB;
 use crate::domain::report::GENERATE_JOB;
 use crate::ingest::stt::SpeechToText;
@@ -68,6 +70,15 @@ impl Workers {
             wake.clone(),
             stopped.clone(),
         ))];
+        // Personas are AI work like reports: `INSIGHT_REPORT_WORKERS=0` stops both.
+        if context.settings.report_workers > 0 {
+            tasks.push(tokio::spawn(work(
+                context.clone(),
+                PERSONA_JOB,
+                wake.clone(),
+                stopped.clone(),
+            )));
+        }
         for _ in 0..context.settings.report_workers {
             tasks.push(tokio::spawn(work(
                 context.clone(),
@@ -144,6 +155,7 @@ async fn run(context: &Context, job: Job, lease: chrono::Duration) {
         ))),
         PROCESS_JOB => records::process(context, &job).await,
         GENERATE_JOB => reports::generate(context, &job).await,
+        PERSONA_JOB => personas::write(context, &job).await,
         other => Err(JobError::Permanent(format!("no worker knows jobs of kind {other}"))),
     };
     heartbeat.abort();

@@ -7,6 +7,7 @@
 //! nothing needs to be stored, and a new or restarted instance rebuilds what it needs.
 
 pub mod bm25;
+pub mod web;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -37,12 +38,24 @@ struct ProjectIndex {
     built: u64,
 }
 
-/// The indexes of recently searched projects.
+/// The index of one record's utterances, at one version of the record.
+struct RecordIndex {
+    version: chrono::DateTime<chrono::Utc>,
+    utterances: Vec<crate::domain::record::Utterance>,
+    index: bm25::Index<usize>,
+    built: u64,
+}
+
+/// The indexes of recently searched projects and records.
 #[derive(Default)]
 pub struct Retriever {
     projects: Mutex<HashMap<Uuid, Arc<ProjectIndex>>>,
+    records: Mutex<HashMap<Uuid, Arc<RecordIndex>>>,
     builds: std::sync::atomic::AtomicU64,
 }
+
+/// Records whose own indexes are kept; the least recently built goes first.
+const KEPT_RECORDS: usize = 256;
 
 impl Retriever {
     /// The `limit` passages of the owner's project most relevant to `query`, best first;
@@ -79,6 +92,78 @@ impl Retriever {
                 score,
             })
             .collect())
+    }
+
+    /// The `limit` passages of one record most relevant to `query`, best first. The
+    /// caller has read the record (and checked its owner): `version` is its
+    /// `updated_at`, and the record's own index is rebuilt when it moves.
+    pub async fn search_record(
+        &self,
+        store: &Store,
+        record: &crate::domain::record::Record,
+        query: &str,
+        limit: usize,
+    ) -> anyhow::Result<Vec<Passage>> {
+        let cached = self
+            .lock_records()
+            .get(&record.id)
+            .filter(|index| index.version == record.updated_at)
+            .cloned();
+        let index = match cached {
+            Some(index) => index,
+            None => {
+                let utterances = store.utterances(record.id).await?;
+                let language = record.language.clone();
+                let built = self.builds.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                let version = record.updated_at;
+                let index = Arc::new(
+                    tokio::task::spawn_blocking(move || {
+                        let index = bm25::Index::build(
+                            utterances
+                                .iter()
+                                .enumerate()
+                                .map(|(i, u)| bm25::Document::new(i, u.text.as_str())),
+                            language.as_deref(),
+                        );
+                        RecordIndex {
+                            version,
+                            utterances,
+                            index,
+                            built,
+                        }
+                    })
+                    .await?,
+                );
+                let mut records = self.lock_records();
+                if records.len() >= KEPT_RECORDS && !records.contains_key(&record.id) {
+                    let oldest = records.iter().min_by_key(|(_, index)| index.built).map(|(id, _)| *id);
+                    if let Some(oldest) = oldest {
+                        records.remove(&oldest);
+                    }
+                }
+                records.insert(record.id, index.clone());
+                index
+            }
+        };
+        Ok(index
+            .index
+            .search(query, limit)
+            .into_iter()
+            .filter_map(|hit| index.utterances.get(hit.key).map(|u| (u, hit.score)))
+            .map(|(u, score)| Passage {
+                record_id: record.id,
+                utterance_id: u.id,
+                speaker: u.speaker.clone(),
+                is_respondent: u.is_respondent,
+                start_ms: u.start_ms,
+                text: u.text.clone(),
+                score,
+            })
+            .collect())
+    }
+
+    fn lock_records(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, Arc<RecordIndex>>> {
+        self.records.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// How many indexes were built so far (for tests and metrics).

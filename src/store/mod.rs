@@ -13,8 +13,10 @@
 //! every acknowledged commit survive a power cut; writes that arrive together share one
 //! commit (`writer.rs`), so durability does not cap throughput at one flush per write.
 
+mod chat;
 mod generation;
 mod jobs;
+mod personas;
 mod presets;
 mod projects;
 mod records;
@@ -34,9 +36,11 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use std::future::Future;
 use std::pin::Pin;
 
+pub use chat::{Exchange, ThreadOwner, ThreadTarget};
 pub use generation::{GenerationRefused, GenerationRow, MaterialRow, PromptText, ReportWork};
 pub use jobs::Job;
 use jobs::settle_job;
+pub use personas::{PersonaJobState, StoredPersona};
 pub use presets::ChangeRefused;
 pub use projects::ProjectChanges;
 pub use records::{NewRecord, ProjectUtterance, RecordContent, RecordVersion, RecordWork};
@@ -129,6 +133,7 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
     migration!(2, "0002_data_version"),
     migration!(3, "0003_records"),
     migration!(4, "0004_generation"),
+    migration!(5, "0005_conversations"),
 ];
 
 #[derive(Debug)]

@@ -23,6 +23,7 @@ struct RecordRow {
     respondents_count: i64,
     respondent_names: Json<Vec<String>>,
     source_format: String,
+    is_public: bool,
     created_at: DateTime<Utc>,
     updated_at: DateTime<Utc>,
 }
@@ -42,6 +43,7 @@ impl From<RecordRow> for Record {
             respondents_count: row.respondents_count,
             respondent_names: row.respondent_names.0,
             source_format: row.source_format,
+            is_public: row.is_public,
             created_at: row.created_at,
             updated_at: row.updated_at,
         }
@@ -72,8 +74,8 @@ impl From<UtteranceRow> for Utterance {
 }
 
 const SELECT_RECORD: &str = "SELECT r.id, r.project_id, r.name, r.status, r.error, r.language, r.duration_seconds, \
-     r.word_count, r.participants_count, r.respondents_count, r.respondent_names, r.source_format, r.created_at, \
-     r.updated_at FROM records r JOIN projects p ON p.id = r.project_id";
+     r.word_count, r.participants_count, r.respondents_count, r.respondent_names, r.source_format, r.is_public, \
+     r.created_at, r.updated_at FROM records r JOIN projects p ON p.id = r.project_id";
 
 /// Rows per multi-row insert: 7 parameters each, well under SQLite's limit of 32,766.
 const UTTERANCES_PER_INSERT: usize = 500;
@@ -257,6 +259,56 @@ impl Store {
         Ok(row.map(Record::from))
     }
 
+    /// A record, whoever owns it (for background work).
+    pub async fn record_by_id(&self, record_id: Uuid) -> anyhow::Result<Option<Record>> {
+        let sql = format!("{SELECT_RECORD} WHERE r.id = $1");
+        let row = db!(self, read, |pool| sqlx::query_as::<_, RecordRow>(&sql)
+            .bind(record_id)
+            .fetch_optional(pool)
+            .await)?;
+        Ok(row.map(Record::from))
+    }
+
+    /// A record marked public, whoever asks.
+    pub async fn get_public_record(&self, record_id: Uuid) -> anyhow::Result<Option<Record>> {
+        let sql = format!("{SELECT_RECORD} WHERE r.id = $1 AND r.is_public = $2");
+        let row = db!(self, read, |pool| sqlx::query_as::<_, RecordRow>(&sql)
+            .bind(record_id)
+            .bind(true)
+            .fetch_optional(pool)
+            .await)?;
+        Ok(row.map(Record::from))
+    }
+
+    /// Renames a record or makes it public or private; `None` when the owner has no
+    /// such record. A rename changes the record (its persona is written again); the
+    /// public flag does not.
+    pub async fn update_record(
+        &self,
+        owner_id: Uuid,
+        record_id: Uuid,
+        name: Option<&str>,
+        is_public: Option<bool>,
+    ) -> anyhow::Result<Option<Record>> {
+        let affected = db!(self, write_one, |conn| sqlx::query(
+            "UPDATE records SET name = COALESCE($1, name), is_public = COALESCE($2, is_public), \
+             updated_at = CASE WHEN $1 IS NULL OR $1 = name THEN updated_at ELSE $3 END \
+             WHERE id = $4 AND project_id IN (SELECT id FROM projects WHERE owner_id = $5)"
+        )
+        .bind(name)
+        .bind(is_public)
+        .bind(now())
+        .bind(record_id)
+        .bind(owner_id)
+        .execute(&mut *conn)
+        .await
+        .map(|done| done.rows_affected()))?;
+        if affected == 0 {
+            return Ok(None);
+        }
+        self.get_record(owner_id, record_id).await
+    }
+
     /// A record's utterances in order (ownership is the caller's to check).
     pub async fn utterances(&self, record_id: Uuid) -> anyhow::Result<Vec<Utterance>> {
         let rows = db!(self, read, |pool| {
@@ -410,6 +462,8 @@ impl Store {
                     .bind(record_id)
                     .execute(&mut *conn)
                     .await?;
+                // Its persona is written in the background from now on.
+                super::personas::queue_persona!(conn, record_id, at);
                 Ok(true)
             }
         })?)

@@ -2,6 +2,7 @@
 //! default and against PostgreSQL when `INSIGHT_TEST_DATABASE_URL` names a database
 //! (each test then creates its own fresh database next to it).
 
+mod chat;
 mod cli;
 mod conventions;
 mod generation;

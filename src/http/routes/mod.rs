@@ -1,5 +1,7 @@
 //! One module per tag: request types, handlers, and `router()` at the bottom.
 
+pub mod agent;
+pub mod chat;
 pub mod presets;
 pub mod projects;
 pub mod prompts;

@@ -81,6 +81,19 @@ pub struct RecordUpload {
     language: Option<String>,
 }
 
+/// Changes to a record: a field left out (or null) stays as it is.
+#[derive(Deserialize, ToSchema)]
+pub struct RecordUpdate {
+    #[serde(default)]
+    #[schema(required = false, min_length = 1, max_length = 300)]
+    pub name: Option<String>,
+    /// Whether the record's persona can be read without a token, at
+    /// `GET /insight/public/{rec_id}/persona-report`.
+    #[serde(default)]
+    #[schema(required = false)]
+    pub is_public: Option<bool>,
+}
+
 /// Renames a speaker everywhere in the record.
 #[derive(Deserialize, ToSchema)]
 pub struct SpeakerName {
@@ -630,6 +643,35 @@ async fn delete_record(
     Ok(StatusCode::NO_CONTENT)
 }
 
+#[utoipa::path(patch, path = "/insight/{rec_id}/", tag = "insight", security(("bearer" = [])),
+    params(("rec_id" = Uuid, Path, description = "The record")),
+    request_body = RecordUpdate,
+    responses((status = 200, description = "The record, renamed or made public or private", body = Record)))]
+async fn update_record(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    IdsAndJson(ids, body): IdsAndJson<1, RecordUpdate>,
+) -> ApiResult<Json<Record>> {
+    let [record_id] = ids;
+    let name = body.name.as_deref().map(str::trim);
+    if name.is_some_and(str::is_empty) {
+        return Err(ApiError::validation(vec![
+            ValidationIssue::new(
+                vec![json!("body"), json!("name")],
+                "string_too_short",
+                "String should have at least 1 character",
+            )
+            .with_input(json!(body.name))
+            .with_ctx(json!({ "min_length": 1 })),
+        ]));
+    }
+    app.store
+        .update_record(user.id, record_id, name, body.is_public)
+        .await?
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("Record"))
+}
+
 fn no_speaker(speaker: &str) -> ApiError {
     ApiError::NotFound(format!("The record has no speaker named {speaker:?}"))
 }
@@ -691,7 +733,7 @@ async fn set_speaker_respondent(
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create_record, list_records))
-        .routes(routes!(get_record, delete_record))
+        .routes(routes!(get_record, update_record, delete_record))
         .routes(routes!(rename_speaker))
         .routes(routes!(set_speaker_respondent))
 }

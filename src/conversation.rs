@@ -1,0 +1,253 @@
+//! Answering in a conversation, apart from the HTTP request that asked.
+//!
+//! The handler gathers the material (retrieved passages, report excerpts, web results)
+//! and the thread's history, then [`spawn`]s the answer: a task that streams the
+//! engine's text as [`Event`]s, checks the answer's quotes against the transcripts,
+//! and stores the question with its answer in one transaction. The task does not
+//! depend on the client: one that disconnects mid-answer still finds the whole answer
+//! in the thread's history.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use axum::http::StatusCode;
+use tokio::sync::mpsc;
+use uuid::Uuid;
+
+use crate::ai::chat::{Answer, Question, ReportExcerpt, Stream};
+use crate::ai::quotes::check_quotes;
+use crate::ai::{Engine, Source};
+use crate::domain::chat::{ChatMessage, Citation, RecordCitation, UtteranceCitation, WebCitation};
+use crate::domain::report::{Report, ReportStatus};
+use crate::search::Passage;
+use crate::search::bm25;
+use crate::store::{Exchange, Store, ThreadTarget};
+
+/// What an answer's task reports.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// The next piece of the answer's text.
+    Delta(String),
+    /// The model server failed mid-answer and the answer starts again: the text so far
+    /// is void.
+    Reset,
+    /// The stored answer.
+    Done(ChatMessage),
+    /// Why there is no answer; the question was not stored.
+    Error(StatusCode, String),
+}
+
+/// How an answer's citations name their passages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CitationStyle {
+    /// Utterances of the one record the chat is about.
+    Utterance,
+    /// Utterances of a project's records, with the record named.
+    Record,
+}
+
+/// A question ready to be answered.
+pub struct Pending {
+    pub target: ThreadTarget,
+    pub question: Question,
+    pub style: CitationStyle,
+    /// For the research assistant: the project the thread now answers about.
+    pub project_id: Option<Uuid>,
+    pub asked_at: chrono::DateTime<chrono::Utc>,
+}
+
+/// Starts answering; the events come through the returned receiver, and the answer is
+/// stored whether or not anyone still listens.
+pub fn spawn(engine: Engine, store: Store, pending: Pending) -> mpsc::UnboundedReceiver<Event> {
+    let (events, receiver) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let started = Instant::now();
+        let event = answer(&engine, &store, pending, &events).await;
+        let result = match &event {
+            Event::Done(_) => "answered",
+            _ => "failed",
+        };
+        metrics::counter!("insight_chat_answers_total", "engine" => engine.name(), "result" => result).increment(1);
+        metrics::histogram!("insight_chat_answer_seconds", "engine" => engine.name())
+            .record(started.elapsed().as_secs_f64());
+        let _ = events.send(event);
+    });
+    receiver
+}
+
+async fn answer(engine: &Engine, store: &Store, pending: Pending, events: &mpsc::UnboundedSender<Event>) -> Event {
+    let mut on_stream = |piece: Stream<'_>| {
+        let _ = events.send(match piece {
+            Stream::Text(text) => Event::Delta(text.to_owned()),
+            Stream::Restart => Event::Reset,
+        });
+    };
+    let answer = match engine.answer(&pending.question, &mut on_stream).await {
+        Ok(answer) => answer,
+        Err(error) => {
+            tracing::warn!(error = %error, "a chat answer failed");
+            return Event::Error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!("The model could not answer: {error} The question was not stored; send it again."),
+            );
+        }
+    };
+    let content = match engine {
+        // The offline engine quotes passages as they stand.
+        Engine::Offline => answer.content.clone(),
+        Engine::OpenAi(_) => match checked(store, &pending.question, &answer).await {
+            Ok(content) => content,
+            Err(error) => {
+                tracing::error!(error = %format!("{error:#}"), "reading transcripts to check an answer failed");
+                return Event::Error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "The answer could not be checked against the transcripts; the question was not stored. Send it \
+                     again."
+                        .into(),
+                );
+            }
+        },
+    };
+    let exchange = Exchange {
+        question: pending.question.message.clone(),
+        asked_at: pending.asked_at,
+        citations: citations(&pending.question, &answer, pending.style),
+        answer: content,
+        project_id: pending.project_id,
+    };
+    match store.add_exchange(&pending.target, &exchange).await {
+        Ok(Some(message)) => Event::Done(message),
+        Ok(None) => Event::Error(
+            StatusCode::NOT_FOUND,
+            "The thread was deleted while the answer was written; the answer was not stored.".into(),
+        ),
+        Err(error) => {
+            tracing::error!(error = %format!("{error:#}"), "storing a chat answer failed");
+            Event::Error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "The answer could not be stored; send the question again.".into(),
+            )
+        }
+    }
+}
+
+/// The answer's Markdown with every quote checked against the transcripts of the
+/// records its passages come from.
+async fn checked(store: &Store, question: &Question, answer: &Answer) -> anyhow::Result<String> {
+    let names: HashMap<Uuid, &str> = question
+        .passages
+        .iter()
+        .map(|source| (source.record_id, source.record_name.as_str()))
+        .collect();
+    let ids: Vec<Uuid> = names.keys().copied().collect();
+    let sources: Vec<Source> = store
+        .utterances_of(&ids)
+        .await?
+        .into_iter()
+        .map(|u| Source {
+            record_id: u.record_id,
+            record_name: names.get(&u.record_id).copied().unwrap_or_default().to_owned(),
+            utterance_id: u.id,
+            speaker: u.speaker,
+            is_respondent: u.is_respondent,
+            start_ms: u.start_ms,
+            text: u.text,
+        })
+        .collect();
+    let checked = check_quotes(&answer.content, &sources);
+    if checked.removed > 0 {
+        tracing::info!(
+            removed = checked.removed,
+            "quotes not found in the transcripts were removed from an answer"
+        );
+    }
+    Ok(checked.markdown)
+}
+
+/// What the answer cites, passages first.
+fn citations(question: &Question, answer: &Answer, style: CitationStyle) -> Vec<Citation> {
+    let passages = answer
+        .passages
+        .iter()
+        .filter_map(|&n| question.passages.get(n))
+        .map(|source| match style {
+            CitationStyle::Utterance => Citation::Utterance(UtteranceCitation {
+                utterance_id: source.utterance_id,
+                start_ms: source.start_ms,
+                speaker: source.speaker.clone(),
+                quote: source.text.clone(),
+            }),
+            CitationStyle::Record => Citation::Record(RecordCitation {
+                record_id: source.record_id,
+                record_name: source.record_name.clone(),
+                utterance_id: source.utterance_id,
+                start_ms: source.start_ms,
+                speaker: source.speaker.clone(),
+                quote: source.text.clone(),
+            }),
+        });
+    let web = answer.web.iter().filter_map(|&n| question.web.get(n)).map(|result| {
+        Citation::Web(WebCitation {
+            url: result.url.clone(),
+            title: result.title.clone(),
+        })
+    });
+    passages.chain(web).collect()
+}
+
+/// Retrieved passages as engine sources, with their records' names.
+pub fn sources(passages: Vec<Passage>, names: &HashMap<Uuid, String>) -> Vec<Source> {
+    passages
+        .into_iter()
+        .map(|p| Source {
+            record_name: names.get(&p.record_id).cloned().unwrap_or_else(|| "Record".to_owned()),
+            record_id: p.record_id,
+            utterance_id: p.utterance_id,
+            speaker: p.speaker,
+            is_respondent: p.is_respondent,
+            start_ms: p.start_ms,
+            text: p.text,
+        })
+        .collect()
+}
+
+/// Most report excerpts an answer gets.
+const EXCERPTS: usize = 3;
+
+/// The paragraphs of the completed reports (those covering `record`, when given) most
+/// relevant to `query`.
+pub fn report_excerpts(reports: &[Report], record: Option<Uuid>, query: &str) -> Vec<ReportExcerpt> {
+    let paragraphs: Vec<(&str, &str)> = reports
+        .iter()
+        .filter(|report| report.status == ReportStatus::Completed && !report.is_deleted)
+        .filter(|report| record.is_none_or(|id| report.records_ids.is_empty() || report.records_ids.contains(&id)))
+        .flat_map(|report| {
+            let content = report.content.as_deref().unwrap_or_default();
+            content
+                .split("\n\n")
+                .map(str::trim)
+                .filter(|paragraph| paragraph.split_whitespace().count() >= 5)
+                .map(move |paragraph| (report.title.as_str(), paragraph))
+        })
+        .collect();
+    if paragraphs.is_empty() {
+        return Vec::new();
+    }
+    let index = bm25::Index::build(
+        paragraphs
+            .iter()
+            .enumerate()
+            .map(|(n, (_, text))| bm25::Document::new(n, text)),
+        None,
+    );
+    index
+        .search(query, EXCERPTS)
+        .into_iter()
+        .filter(|hit| hit.score > 0.0)
+        .filter_map(|hit| paragraphs.get(hit.key))
+        .map(|(title, text)| ReportExcerpt {
+            report_title: (*title).to_owned(),
+            text: (*text).to_owned(),
+        })
+        .collect()
+}

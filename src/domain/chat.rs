@@ -1,0 +1,200 @@
+//! Conversations: chat about one record (spec operation 2) and the research assistant
+//! across a project. Threads have integer ids; messages are kept in order with the
+//! citations of each answer.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::patch::Patch;
+
+super::string_enum! {
+    /// What an answer draws on: the record's transcript, the project's reports that
+    /// cover it, or both.
+    SearchScope { All = "all", Transcript = "transcript", Report = "report" }
+}
+
+super::string_enum! {
+    /// Who wrote a message.
+    MessageType { User = "user", Assistant = "assistant" }
+}
+
+super::string_enum! {
+    /// How much effort the research assistant spends: `thinking` asks the model to
+    /// reason at length.
+    AgentMode { Fast = "fast", Thinking = "thinking" }
+}
+
+/// Where a thread belongs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThreadKind {
+    /// Chat about one record.
+    Record,
+    /// The research assistant.
+    Agent,
+}
+
+impl ThreadKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Record => "record",
+            Self::Agent => "agent",
+        }
+    }
+}
+
+/// How a chat answer searches.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+pub struct SearchSettings {
+    /// Whether web search is used for the answer (needs `INSIGHT_SEARCH_PROVIDER`; 503
+    /// without). Default false.
+    #[serde(default)]
+    #[schema(required = false, default = false)]
+    pub use_web: bool,
+    /// Default `all`.
+    #[serde(default)]
+    #[schema(required = false, nullable = false)]
+    pub search_scope: Option<SearchScope>,
+}
+
+/// A question about a record (spec operation 2).
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+pub struct ChatMessageCreate {
+    #[serde(default)]
+    #[schema(required = false)]
+    pub search_settings: Option<SearchSettings>,
+    #[schema(min_length = 1, max_length = 20000)]
+    pub message: String,
+    /// The thread to continue; none starts a new one.
+    #[serde(default)]
+    #[schema(required = false)]
+    pub thread_id: Option<i64>,
+}
+
+/// A question to the research assistant.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+pub struct AgentChatCreate {
+    #[schema(min_length = 1, max_length = 20000)]
+    pub message: String,
+    /// The thread to continue; none starts a new one.
+    #[serde(default)]
+    #[schema(required = false)]
+    pub thread_id: Option<i64>,
+    /// The project to answer about; for a new thread, or to point a thread at another
+    /// project. Default: the thread's project.
+    #[serde(default)]
+    #[schema(required = false)]
+    pub project_id: Option<Uuid>,
+    /// Default `fast`.
+    #[serde(default)]
+    #[schema(required = false, nullable = false)]
+    pub reasoning_mode: Option<AgentMode>,
+}
+
+/// A new research assistant thread.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+pub struct AgentThreadCreate {
+    #[serde(default)]
+    #[schema(required = false, min_length = 1, max_length = 200)]
+    pub title: Option<String>,
+    #[serde(default)]
+    #[schema(required = false)]
+    pub project_id: Option<Uuid>,
+}
+
+/// Changes to a research assistant thread: a field left out stays as it is.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+pub struct AgentThreadUpdate {
+    #[serde(default)]
+    #[schema(value_type = Option<String>, required = false, min_length = 1, max_length = 200)]
+    pub title: Patch<String>,
+    /// `null` detaches the thread from its project.
+    #[serde(default)]
+    #[schema(value_type = Option<Uuid>, required = false)]
+    pub project_id: Patch<Uuid>,
+}
+
+/// A passage of a record an answer rests on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct UtteranceCitation {
+    pub utterance_id: i64,
+    pub start_ms: Option<i64>,
+    pub speaker: String,
+    /// The utterance's words.
+    pub quote: String,
+}
+
+/// A passage of one of a project's records (research assistant answers).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct RecordCitation {
+    pub record_id: Uuid,
+    pub record_name: String,
+    pub utterance_id: i64,
+    pub start_ms: Option<i64>,
+    pub speaker: String,
+    pub quote: String,
+}
+
+/// A web page an answer rests on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct WebCitation {
+    pub url: String,
+    pub title: String,
+}
+
+/// What an answer cites.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum Citation {
+    Record(RecordCitation),
+    Utterance(UtteranceCitation),
+    Web(WebCitation),
+}
+
+/// One message of a thread. A chat answer is the `assistant` message.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct ChatMessage {
+    pub id: Uuid,
+    pub message_type: MessageType,
+    /// Markdown. An answer cites its passages as `[record name, mm:ss]` and web pages
+    /// as links; every quoted sentence is in the transcript.
+    pub content: String,
+    pub created_at: DateTime<Utc>,
+    pub thread_id: i64,
+    pub citations: Vec<Citation>,
+}
+
+/// A conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct ChatThread {
+    pub id: i64,
+    /// The record a record chat is about (null for the research assistant).
+    pub record_id: Option<Uuid>,
+    /// The project the research assistant answers about.
+    pub project_id: Option<Uuid>,
+    /// The first question, shortened, unless renamed.
+    pub title: String,
+    pub messages_count: i64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A thread's messages, oldest first.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct ChatHistory {
+    /// Null when the record has no thread yet.
+    pub thread_id: Option<i64>,
+    pub messages: Vec<ChatMessage>,
+}
+
+/// A thread's title from its first question: its first line, at most 80 characters.
+pub fn thread_title(question: &str) -> String {
+    let line = question.trim().lines().next().unwrap_or("").trim();
+    let mut title: String = line.chars().take(80).collect();
+    if line.chars().count() > 80 {
+        title = title.trim_end().to_owned();
+        title.push('…');
+    }
+    if title.is_empty() { "New chat".to_owned() } else { title }
+}

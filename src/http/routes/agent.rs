@@ -1,0 +1,292 @@
+//! The research assistant (tag `agent`): questions across a project's records and
+//! reports, answered with citations that name the record, and drafts of research goals
+//! and interview guides. Answers stream as the record chat's do (see `chat.rs`).
+
+use std::collections::HashMap;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+use super::chat::{empty_message, follow_up_query, respond, turns, wants_stream};
+use crate::ai::chat::{ProjectBrief, Question, Subject};
+use crate::conversation::{self, CitationStyle, Pending};
+use crate::domain::chat::{
+    AgentChatCreate, AgentMode, AgentThreadCreate, AgentThreadUpdate, ChatHistory, ChatMessage, ChatThread, ThreadKind,
+    thread_title,
+};
+use crate::domain::patch::Patch;
+use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::http::AppState;
+use crate::http::extract::{CurrentUser, ValidJson};
+use crate::store::{ThreadOwner, ThreadTarget};
+
+/// Passages of the project's records an answer gets.
+const PASSAGES: usize = 12;
+
+async fn owned_thread(app: &AppState, owner_id: Uuid, thread_id: i64) -> ApiResult<ChatThread> {
+    app.store
+        .chat_thread(owner_id, ThreadKind::Agent, thread_id, None)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Thread"))
+}
+
+async fn check_project(app: &AppState, owner_id: Uuid, project_id: Uuid) -> ApiResult<()> {
+    app.store
+        .get_project(owner_id, project_id)
+        .await?
+        .map(|_| ())
+        .ok_or_else(|| ApiError::not_found("Project"))
+}
+
+#[utoipa::path(post, path = "/agent/chat", tag = "agent", security(("bearer" = [])),
+    request_body = AgentChatCreate,
+    responses(
+        (status = 200, description = "The answer, stored in the thread with the question; citations name the \
+         record. With `Accept: text/event-stream`: `delta` events, then a `done` event carrying this object",
+         content((ChatMessage = "application/json"), (String = "text/event-stream"))),
+        (status = 404, description = "No such thread or project", body = ErrorBody),
+        (status = 503, description = "The model failed", body = ErrorBody)))]
+async fn agent_chat(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    ValidJson(body): ValidJson<AgentChatCreate>,
+) -> ApiResult<Response> {
+    if body.message.trim().is_empty() {
+        return Err(empty_message());
+    }
+    let thread = match body.thread_id {
+        Some(thread_id) => Some(owned_thread(&app, user.id, thread_id).await?),
+        None => None,
+    };
+    let project_id = body.project_id.or(thread.as_ref().and_then(|t| t.project_id));
+    let project = match project_id {
+        Some(project_id) => Some(
+            app.store
+                .get_project(user.id, project_id)
+                .await?
+                .ok_or_else(|| ApiError::not_found("Project"))?,
+        ),
+        None => None,
+    };
+    let history = match &thread {
+        Some(thread) => turns(&app.store.chat_messages(thread.id).await?),
+        None => Vec::new(),
+    };
+    let message = body.message.trim().to_owned();
+    let (brief, passages, reports) = match &project {
+        Some(project) => {
+            let records = app.store.list_records(user.id, project.id).await?;
+            let names: HashMap<Uuid, String> = records.iter().map(|r| (r.id, r.name.clone())).collect();
+            let mut found = app
+                .retriever
+                .search(&app.store, user.id, project.id, None, &message, PASSAGES)
+                .await?;
+            if found.is_empty()
+                && let Some(query) = follow_up_query(&message, &history)
+            {
+                found = app
+                    .retriever
+                    .search(&app.store, user.id, project.id, None, &query, PASSAGES)
+                    .await?;
+            }
+            let reports = app.store.list_reports(user.id, project.id, true).await?;
+            let brief = ProjectBrief {
+                name: project.name.clone(),
+                description: project.description.clone(),
+                research_goals: project.research_goals.clone(),
+                interview_guide: project.interview_guide.clone(),
+                records_count: records.len(),
+            };
+            (
+                Some(brief),
+                conversation::sources(found, &names),
+                conversation::report_excerpts(&reports, None, &message),
+            )
+        }
+        None => (None, Vec::new(), Vec::new()),
+    };
+    let target = match &thread {
+        Some(thread) => ThreadTarget::Existing {
+            owner_id: user.id,
+            thread_id: thread.id,
+        },
+        None => ThreadTarget::New {
+            owner: ThreadOwner {
+                owner_id: user.id,
+                kind: ThreadKind::Agent,
+                record_id: None,
+                project_id,
+            },
+            title: thread_title(&message),
+        },
+    };
+    let question = Question {
+        message,
+        history,
+        subject: Subject::Project(brief),
+        passages,
+        reports,
+        web: Vec::new(),
+        thinking: body.reasoning_mode == Some(AgentMode::Thinking),
+        language: None,
+    };
+    let events = conversation::spawn(
+        app.engine.clone(),
+        app.store.clone(),
+        Pending {
+            target,
+            question,
+            style: CitationStyle::Record,
+            project_id,
+            asked_at: crate::domain::now(),
+        },
+    );
+    Ok(respond(wants_stream(&headers), events).await)
+}
+
+#[utoipa::path(get, path = "/agent/threads", tag = "agent", security(("bearer" = [])),
+    responses((status = 200, description = "The research assistant's threads, most recently active first",
+        body = Vec<ChatThread>)))]
+async fn list_threads(CurrentUser(user): CurrentUser, State(app): State<AppState>) -> ApiResult<Json<Vec<ChatThread>>> {
+    Ok(Json(app.store.chat_threads(user.id, ThreadKind::Agent, None).await?))
+}
+
+#[utoipa::path(post, path = "/agent/threads", tag = "agent", security(("bearer" = [])),
+    request_body = AgentThreadCreate,
+    responses((status = 201, description = "A new, empty thread", body = ChatThread),
+        (status = 404, description = "No such project", body = ErrorBody)))]
+async fn create_thread(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    ValidJson(body): ValidJson<AgentThreadCreate>,
+) -> ApiResult<(StatusCode, Json<ChatThread>)> {
+    if let Some(project_id) = body.project_id {
+        check_project(&app, user.id, project_id).await?;
+    }
+    let title = body
+        .title
+        .as_deref()
+        .map(str::trim)
+        .filter(|title| !title.is_empty())
+        .unwrap_or("New chat");
+    let owner = ThreadOwner {
+        owner_id: user.id,
+        kind: ThreadKind::Agent,
+        record_id: None,
+        project_id: body.project_id,
+    };
+    Ok((
+        StatusCode::CREATED,
+        Json(app.store.create_chat_thread(owner, title).await?),
+    ))
+}
+
+/// The `{thread_id}` path parameter, as an integer.
+fn thread_path(raw: &str) -> ApiResult<i64> {
+    raw.parse::<i64>().map_err(|_| {
+        ApiError::validation(vec![
+            crate::error::ValidationIssue::new(
+                vec![serde_json::json!("path"), serde_json::json!("thread_id")],
+                "int_parsing",
+                "Input should be a valid integer, unable to parse string as an integer",
+            )
+            .with_input(serde_json::json!(raw)),
+        ])
+    })
+}
+
+#[utoipa::path(get, path = "/agent/threads/{thread_id}", tag = "agent", security(("bearer" = [])),
+    params(("thread_id" = i64, Path, description = "The thread")),
+    responses((status = 200, description = "The thread", body = ChatThread),
+        (status = 404, description = "No such thread", body = ErrorBody)))]
+async fn get_thread(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    params: axum::extract::RawPathParams,
+) -> ApiResult<Json<ChatThread>> {
+    let thread_id = thread_path(first(&params))?;
+    Ok(Json(owned_thread(&app, user.id, thread_id).await?))
+}
+
+fn first(params: &axum::extract::RawPathParams) -> &str {
+    params.iter().next().map(|(_, value)| value).unwrap_or_default()
+}
+
+#[utoipa::path(patch, path = "/agent/threads/{thread_id}", tag = "agent", security(("bearer" = [])),
+    params(("thread_id" = i64, Path, description = "The thread")),
+    request_body = AgentThreadUpdate,
+    responses((status = 200, description = "The thread, renamed or pointed at another project", body = ChatThread),
+        (status = 404, description = "No such thread or project", body = ErrorBody)))]
+async fn update_thread(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    params: axum::extract::RawPathParams,
+    ValidJson(body): ValidJson<AgentThreadUpdate>,
+) -> ApiResult<Json<ChatThread>> {
+    let thread_id = thread_path(first(&params))?;
+    owned_thread(&app, user.id, thread_id).await?;
+    if let Patch::Value(project_id) = body.project_id {
+        check_project(&app, user.id, project_id).await?;
+    }
+    let title = match body.title {
+        Patch::Value(title) if !title.trim().is_empty() => Patch::Value(title.trim().to_owned()),
+        _ => Patch::Missing,
+    };
+    app.store
+        .update_agent_thread(user.id, thread_id, &title, &body.project_id)
+        .await?
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("Thread"))
+}
+
+#[utoipa::path(delete, path = "/agent/threads/{thread_id}", tag = "agent", security(("bearer" = [])),
+    params(("thread_id" = i64, Path, description = "The thread")),
+    responses((status = 204, description = "Deleted with its messages"),
+        (status = 404, description = "No such thread", body = ErrorBody)))]
+async fn delete_thread(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    params: axum::extract::RawPathParams,
+) -> ApiResult<StatusCode> {
+    let thread_id = thread_path(first(&params))?;
+    if app
+        .store
+        .delete_chat_thread(user.id, ThreadKind::Agent, thread_id)
+        .await?
+    {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::not_found("Thread"))
+    }
+}
+
+#[utoipa::path(get, path = "/agent/threads/{thread_id}/history", tag = "agent", security(("bearer" = [])),
+    params(("thread_id" = i64, Path, description = "The thread")),
+    responses((status = 200, description = "The thread's messages, oldest first", body = ChatHistory),
+        (status = 404, description = "No such thread", body = ErrorBody)))]
+async fn thread_history(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    params: axum::extract::RawPathParams,
+) -> ApiResult<Json<ChatHistory>> {
+    let thread_id = thread_path(first(&params))?;
+    owned_thread(&app, user.id, thread_id).await?;
+    Ok(Json(ChatHistory {
+        thread_id: Some(thread_id),
+        messages: app.store.chat_messages(thread_id).await?,
+    }))
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(agent_chat))
+        .routes(routes!(list_threads, create_thread))
+        .routes(routes!(get_thread, update_thread, delete_thread))
+        .routes(routes!(thread_history))
+}

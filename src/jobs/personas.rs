@@ -1,0 +1,36 @@
+//! Writing a record's persona: read the record as it is now, have the engine write the
+//! persona, and store it with the version of the record it was written from.
+
+use super::{Context, JobError};
+use crate::ai::AiError;
+use crate::domain::record::RecordStatus;
+use crate::store::Job;
+
+pub async fn write(context: &Context, job: &Job) -> Result<(), JobError> {
+    let Some(record) = context.store.record_by_id(job.subject_id).await? else {
+        // Deleted since: nothing to write.
+        context.store.complete_job(job).await?;
+        return Ok(());
+    };
+    if record.status != RecordStatus::Finished {
+        // Queued again when the record finishes.
+        context.store.complete_job(job).await?;
+        return Ok(());
+    }
+    let utterances = context.store.utterances(record.id).await?;
+    let (persona, usage) = context
+        .engine
+        .persona(&record.name, &utterances, record.language.as_deref())
+        .await
+        .map_err(|error| match error {
+            AiError::Transient(message) => JobError::Transient(message),
+            AiError::Permanent(message) => JobError::Permanent(message),
+        })?;
+    let markdown = crate::ai::persona::render_markdown(&persona);
+    tracing::info!(record = %record.id, prompt_tokens = usage.prompt_tokens, completion_tokens = usage.completion_tokens, "persona written");
+    context
+        .store
+        .complete_persona_job(job, record.updated_at, &persona, &markdown)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,164 @@
+//! Personas: one per record, written from a version of it (its `updated_at`). The job
+//! that writes one is queued when the record finishes processing, or when a persona is
+//! asked for and none is current; at most one such job waits or runs per record.
+
+use chrono::{DateTime, Utc};
+use sqlx::types::Json;
+use uuid::Uuid;
+
+use super::{Job, Store, db, settle_job};
+use crate::domain::now;
+use crate::domain::persona::Persona;
+
+/// A stored persona and the record version it was written from.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct StoredPersona {
+    pub record_version: DateTime<Utc>,
+    pub persona: Json<Persona>,
+    pub markdown: String,
+    pub generated_at: DateTime<Utc>,
+}
+
+/// Where the latest persona job of a record is.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct PersonaJobState {
+    pub status: String,
+    pub last_error: Option<String>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// Inside a write: queues a persona job for the record unless one waits or runs.
+macro_rules! queue_persona {
+    ($conn:expr, $record_id:expr, $at:expr) => {
+        sqlx::query(
+            "INSERT INTO jobs (id, kind, subject_id, status, attempts, run_at, created_at, updated_at) \
+             SELECT $1, $2, $3, 'queued', 0, $4, $4, $4 WHERE NOT EXISTS \
+             (SELECT 1 FROM jobs WHERE subject_id = $3 AND kind = $2 AND status IN ('queued', 'running'))",
+        )
+        .bind(Uuid::new_v4())
+        .bind(crate::domain::persona::PERSONA_JOB)
+        .bind($record_id)
+        .bind($at)
+        .execute(&mut *$conn)
+        .await?
+    };
+}
+pub(crate) use queue_persona;
+
+impl Store {
+    /// The record's stored persona, current or not.
+    pub async fn persona(&self, record_id: Uuid) -> anyhow::Result<Option<StoredPersona>> {
+        Ok(db!(self, read, |pool| sqlx::query_as::<_, StoredPersona>(
+            "SELECT record_version, persona, markdown, generated_at FROM personas WHERE record_id = $1"
+        )
+        .bind(record_id)
+        .fetch_optional(pool)
+        .await)?)
+    }
+
+    /// The latest persona job of the record.
+    pub async fn persona_job(&self, record_id: Uuid) -> anyhow::Result<Option<PersonaJobState>> {
+        Ok(db!(self, read, |pool| sqlx::query_as::<_, PersonaJobState>(
+            "SELECT status, last_error, updated_at FROM jobs WHERE subject_id = $1 AND kind = $2 \
+             ORDER BY created_at DESC, id DESC LIMIT 1"
+        )
+        .bind(record_id)
+        .bind(crate::domain::persona::PERSONA_JOB)
+        .fetch_optional(pool)
+        .await)?)
+    }
+
+    /// Queues the record's persona job unless one waits or runs.
+    pub async fn queue_persona(&self, record_id: Uuid) -> anyhow::Result<()> {
+        let at = now();
+        db!(self, write_one, |conn| {
+            queue_persona!(conn, record_id, at);
+            Ok::<_, sqlx::Error>(())
+        })?;
+        Ok(())
+    }
+
+    /// Stores a persona written from the record at `record_version`, replacing any.
+    pub async fn save_persona(
+        &self,
+        record_id: Uuid,
+        record_version: DateTime<Utc>,
+        persona: &Persona,
+        markdown: &str,
+    ) -> anyhow::Result<DateTime<Utc>> {
+        let at = now();
+        db!(self, write_one, |conn| upsert_persona!(
+            conn,
+            record_id,
+            record_version,
+            persona,
+            markdown,
+            at
+        ))?;
+        Ok(at)
+    }
+
+    /// Stores the persona a job wrote and completes the job, in one transaction; `false`
+    /// (and nothing stored) when the job is no longer this attempt's.
+    pub async fn complete_persona_job(
+        &self,
+        job: &Job,
+        record_version: DateTime<Utc>,
+        persona: &Persona,
+        markdown: &str,
+    ) -> anyhow::Result<bool> {
+        let at = now();
+        Ok(db!(self, write, |conn| {
+            let done = sqlx::query(
+                "UPDATE jobs SET status = 'done', locked_until = NULL, updated_at = $1 \
+                 WHERE id = $2 AND status = 'running' AND attempts = $3",
+            )
+            .bind(at)
+            .bind(job.id)
+            .bind(job.attempts)
+            .execute(&mut *conn)
+            .await?
+            .rows_affected()
+                == 1;
+            if done {
+                upsert_persona!(conn, job.subject_id, record_version, persona, markdown, at)?;
+            }
+            Ok::<_, sqlx::Error>(done)
+        })?)
+    }
+
+    /// After a failed attempt: back in the queue for `run_at`, or failed for good when
+    /// `run_at` is `None`.
+    pub async fn settle_persona_job(
+        &self,
+        job: &Job,
+        run_at: Option<DateTime<Utc>>,
+        error: &str,
+    ) -> anyhow::Result<bool> {
+        let at = now();
+        Ok(db!(self, write_one, |conn| Ok::<_, sqlx::Error>(settle_job!(
+            conn, job, run_at, error, at
+        )))?)
+    }
+}
+
+/// Inside a write: stores the record's persona, replacing any.
+macro_rules! upsert_persona {
+    ($conn:expr, $record_id:expr, $version:expr, $persona:expr, $markdown:expr, $at:expr) => {
+        sqlx::query(
+            "INSERT INTO personas (record_id, record_version, persona, markdown, generated_at) \
+             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (record_id) DO UPDATE SET \
+             record_version = excluded.record_version, persona = excluded.persona, \
+             markdown = excluded.markdown, generated_at = excluded.generated_at",
+        )
+        .bind($record_id)
+        .bind($version)
+        .bind(Json($persona))
+        .bind($markdown)
+        .bind($at)
+        .execute(&mut *$conn)
+        .await
+        .map(|done| done.rows_affected())
+    };
+}
+use upsert_persona;
