@@ -53,14 +53,61 @@ pub struct Pending {
     pub style: CitationStyle,
     /// For the research assistant: the project the thread now answers about.
     pub project_id: Option<Uuid>,
+    /// The records (id and name) whose transcripts a quote in the answer may come from:
+    /// the chat's record, or the project's records.
+    pub transcripts: Vec<(Uuid, String)>,
     pub asked_at: chrono::DateTime<chrono::Utc>,
 }
 
+/// Answers a user may have in the making at once; more get 429. An answer goes on when
+/// its client leaves, so without a limit a client could start any number of them.
+pub const ANSWERS_PER_USER: usize = 4;
+
+/// The answers in the making, per user.
+#[derive(Debug, Default)]
+pub struct InFlight(std::sync::Mutex<HashMap<Uuid, usize>>);
+
+/// One answer's place among its user's answers in the making; freed when dropped.
+#[derive(Debug)]
+pub struct Slot {
+    answers: std::sync::Arc<InFlight>,
+    user: Uuid,
+}
+
+impl InFlight {
+    /// A place for one more answer of `user`, unless he has [`ANSWERS_PER_USER`].
+    pub fn take(answers: &std::sync::Arc<Self>, user: Uuid) -> Option<Slot> {
+        let mut counts = answers.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let count = counts.entry(user).or_default();
+        if *count >= ANSWERS_PER_USER {
+            return None;
+        }
+        *count += 1;
+        Some(Slot {
+            answers: answers.clone(),
+            user,
+        })
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut counts = self.answers.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(count) = counts.get_mut(&self.user) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                counts.remove(&self.user);
+            }
+        }
+    }
+}
+
 /// Starts answering; the events come through the returned receiver, and the answer is
-/// stored whether or not anyone still listens.
-pub fn spawn(engine: Engine, store: Store, pending: Pending) -> mpsc::UnboundedReceiver<Event> {
+/// stored whether or not anyone still listens. `slot` is held until the answer is done.
+pub fn spawn(engine: Engine, store: Store, pending: Pending, slot: Slot) -> mpsc::UnboundedReceiver<Event> {
     let (events, receiver) = mpsc::unbounded_channel();
     tokio::spawn(async move {
+        let _slot = slot;
         let started = Instant::now();
         let event = answer(&engine, &store, pending, &events).await;
         let result = match &event {
@@ -95,7 +142,7 @@ async fn answer(engine: &Engine, store: &Store, pending: Pending, events: &mpsc:
     let content = match engine {
         // The offline engine quotes passages as they stand.
         Engine::Offline => answer.content.clone(),
-        Engine::OpenAi(_) => match checked(store, &pending.question, &answer).await {
+        Engine::OpenAi(_) => match checked(store, &pending, &answer).await {
             Ok(content) => content,
             Err(error) => {
                 tracing::error!(error = %format!("{error:#}"), "reading transcripts to check an answer failed");
@@ -131,16 +178,21 @@ async fn answer(engine: &Engine, store: &Store, pending: Pending, events: &mpsc:
     }
 }
 
-/// The answer's Markdown with every quote checked against the transcripts of the
-/// records its passages come from.
-async fn checked(store: &Store, question: &Question, answer: &Answer) -> anyhow::Result<String> {
-    let names: HashMap<Uuid, &str> = question
-        .passages
+/// The answer's Markdown with every quote checked against the material it could come
+/// from: the transcripts of the conversation's records, and the report excerpts and web
+/// snippets it was given. Without any transcript (the research assistant with no
+/// project) there is no testimony to check, and the answer stands as written.
+async fn checked(store: &Store, pending: &Pending, answer: &Answer) -> anyhow::Result<String> {
+    if pending.transcripts.is_empty() {
+        return Ok(answer.content.clone());
+    }
+    let names: HashMap<Uuid, &str> = pending
+        .transcripts
         .iter()
-        .map(|source| (source.record_id, source.record_name.as_str()))
+        .map(|(id, name)| (*id, name.as_str()))
         .collect();
     let ids: Vec<Uuid> = names.keys().copied().collect();
-    let sources: Vec<Source> = store
+    let mut sources: Vec<Source> = store
         .utterances_of(&ids)
         .await?
         .into_iter()
@@ -154,11 +206,23 @@ async fn checked(store: &Store, question: &Question, answer: &Answer) -> anyhow:
             text: u.text,
         })
         .collect();
+    let other = |name: &str, text: &str| Source {
+        record_id: Uuid::nil(),
+        record_name: name.to_owned(),
+        utterance_id: 0,
+        speaker: String::new(),
+        is_respondent: false,
+        start_ms: None,
+        text: text.to_owned(),
+    };
+    let question = &pending.question;
+    sources.extend(question.reports.iter().map(|r| other(&r.report_title, &r.text)));
+    sources.extend(question.web.iter().map(|w| other(&w.title, &w.snippet)));
     let checked = check_quotes(&answer.content, &sources);
     if checked.removed > 0 {
         tracing::info!(
             removed = checked.removed,
-            "quotes not found in the transcripts were removed from an answer"
+            "quotes not found in the material were removed from an answer"
         );
     }
     Ok(checked.markdown)
@@ -250,4 +314,24 @@ pub fn report_excerpts(reports: &[Report], record: Option<Uuid>, query: &str) ->
             text: (*text).to_owned(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_user_has_a_few_answers_in_the_making_and_gets_places_back() {
+        let answers = std::sync::Arc::new(InFlight::default());
+        let (anna, ben) = (Uuid::new_v4(), Uuid::new_v4());
+        let mut slots: Vec<Slot> = (0..ANSWERS_PER_USER)
+            .map(|_| InFlight::take(&answers, anna).expect("a place"))
+            .collect();
+        assert!(InFlight::take(&answers, anna).is_none());
+        assert!(InFlight::take(&answers, ben).is_some(), "another user is not held up");
+        slots.pop();
+        assert!(InFlight::take(&answers, anna).is_some());
+        drop(slots);
+        assert!(answers.0.lock().expect("lock").is_empty());
+    }
 }

@@ -89,6 +89,7 @@ impl Server {
             engine,
             retriever: Arc::default(),
             web,
+            answers: Arc::default(),
         };
         let app = http::app(state);
         let (shutdown, signal) = tokio::sync::oneshot::channel::<()>();

@@ -3,12 +3,13 @@
 ALTER TABLE records ADD COLUMN is_public INTEGER NOT NULL DEFAULT 0;
 
 -- A conversation: about one record (`record`) or a project (`agent`). Ids are integers.
+-- A research assistant thread outlives the project it was about (it keeps its history).
 CREATE TABLE chat_threads (
     id          INTEGER PRIMARY KEY AUTOINCREMENT,
     owner_id    BLOB NOT NULL REFERENCES users(id) ON DELETE CASCADE,
     kind        TEXT NOT NULL,
     record_id   BLOB REFERENCES records(id) ON DELETE CASCADE,
-    project_id  BLOB REFERENCES projects(id) ON DELETE CASCADE,
+    project_id  BLOB REFERENCES projects(id) ON DELETE SET NULL,
     title       TEXT NOT NULL,
     created_at  TEXT NOT NULL,
     updated_at  TEXT NOT NULL
@@ -37,3 +38,7 @@ CREATE TABLE personas (
     markdown        TEXT NOT NULL,
     generated_at    TEXT NOT NULL
 );
+
+-- At most one persona job waits or runs per record, also when two instances queue one
+-- at the same moment.
+CREATE UNIQUE INDEX jobs_one_persona ON jobs(subject_id) WHERE kind = 'persona.write' AND status IN ('queued', 'running');

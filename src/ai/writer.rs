@@ -179,6 +179,7 @@ pub(crate) fn defuse(text: &str) -> String {
     let mut last = 0;
     for (index, _) in lower.match_indices('<') {
         let rest = &lower[index + 1..];
+        let rest = rest.trim_start();
         let rest = rest.strip_prefix('/').unwrap_or(rest).trim_start();
         if BLOCK_TAGS.iter().any(|tag| rest.starts_with(tag)) {
             out.push_str(&text[last..index]);

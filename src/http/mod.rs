@@ -41,6 +41,8 @@ pub struct AppState {
     pub retriever: Arc<crate::search::Retriever>,
     /// The web search provider, when one is configured.
     pub web: Option<crate::search::web::WebSearch>,
+    /// Chat answers in the making, per user.
+    pub answers: Arc<crate::conversation::InFlight>,
 }
 
 impl AppState {

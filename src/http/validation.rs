@@ -50,6 +50,10 @@ where
             .and_then(|f| fields.iter().position(|known| known == f))
             .unwrap_or(usize::MAX)
     });
+    if issues.is_empty() {
+        // No database stores a NUL character in text (PostgreSQL refuses it).
+        nul_issues(&value, &mut vec![json!("body")], &mut issues);
+    }
     if !issues.is_empty() {
         return Err(ApiError::validation(issues));
     }
@@ -61,6 +65,31 @@ where
             &err.to_string(),
         )])
     })
+}
+
+/// A `value_error` for every string of `value` that holds a NUL character.
+fn nul_issues(value: &Value, loc: &mut Vec<Value>, issues: &mut Vec<ValidationIssue>) {
+    match value {
+        Value::String(text) if text.contains('\0') => issues.push(
+            ValidationIssue::value_error(loc.clone(), "text must not contain NUL (\\u0000) characters")
+                .with_input(value.clone()),
+        ),
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                loc.push(json!(index));
+                nul_issues(item, loc, issues);
+                loc.pop();
+            }
+        }
+        Value::Object(fields) => {
+            for (name, field) in fields {
+                loc.push(json!(name));
+                nul_issues(field, loc, issues);
+                loc.pop();
+            }
+        }
+        _ => {}
+    }
 }
 
 /// serde_json reports line and column (1-based); pydantic reports a position.
@@ -322,6 +351,22 @@ mod tests {
         assert_eq!(pointer_loc(&value, "/ids/1"), vec![json!("ids"), json!(1)]);
         assert_eq!(pointer_loc(&value, "/0/x"), vec![json!("0"), json!("x")]);
         assert_eq!(pointer_loc(&value, ""), Vec::<Value>::new());
+    }
+
+    #[test]
+    fn nul_characters_are_refused_where_they_are() {
+        let mut issues = Vec::new();
+        let value = json!({"title": "a\0b", "tags": ["ok", "x\0"], "n": 1});
+        nul_issues(&value, &mut vec![json!("body")], &mut issues);
+        let locs: Vec<Vec<Value>> = issues.iter().map(|issue| issue.loc.clone()).collect();
+        assert_eq!(
+            locs,
+            vec![
+                vec![json!("body"), json!("title")],
+                vec![json!("body"), json!("tags"), json!(1)]
+            ]
+        );
+        assert!(issues.iter().all(|issue| issue.kind == "value_error"));
     }
 
     #[test]

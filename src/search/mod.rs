@@ -41,6 +41,8 @@ struct ProjectIndex {
 /// The index of one record's utterances, at one version of the record.
 struct RecordIndex {
     version: chrono::DateTime<chrono::Utc>,
+    /// Text bytes of its utterances: what it weighs, roughly.
+    bytes: usize,
     utterances: Vec<crate::domain::record::Utterance>,
     index: bm25::Index<usize>,
     built: u64,
@@ -56,6 +58,9 @@ pub struct Retriever {
 
 /// Records whose own indexes are kept; the least recently built goes first.
 const KEPT_RECORDS: usize = 256;
+/// Text bytes of the records whose own indexes are kept (the indexes weigh a few times
+/// more); past it the least recently built go first.
+const KEPT_RECORD_BYTES: usize = 64 * 1024 * 1024;
 
 impl Retriever {
     /// The `limit` passages of the owner's project most relevant to `query`, best first;
@@ -116,6 +121,7 @@ impl Retriever {
                 let language = record.language.clone();
                 let built = self.builds.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 let version = record.updated_at;
+                let bytes = utterances.iter().map(|u| u.text.len() + u.speaker.len()).sum();
                 let index = Arc::new(
                     tokio::task::spawn_blocking(move || {
                         let index = bm25::Index::build(
@@ -127,6 +133,7 @@ impl Retriever {
                         );
                         RecordIndex {
                             version,
+                            bytes,
                             utterances,
                             index,
                             built,
@@ -135,13 +142,20 @@ impl Retriever {
                     .await?,
                 );
                 let mut records = self.lock_records();
-                if records.len() >= KEPT_RECORDS && !records.contains_key(&record.id) {
-                    let oldest = records.iter().min_by_key(|(_, index)| index.built).map(|(id, _)| *id);
-                    if let Some(oldest) = oldest {
-                        records.remove(&oldest);
-                    }
-                }
                 records.insert(record.id, index.clone());
+                while records.len() > KEPT_RECORDS
+                    || records.values().map(|index| index.bytes).sum::<usize>() > KEPT_RECORD_BYTES
+                {
+                    let oldest = records
+                        .iter()
+                        .filter(|(id, _)| **id != record.id)
+                        .min_by_key(|(_, index)| index.built)
+                        .map(|(id, _)| *id);
+                    match oldest {
+                        Some(oldest) => records.remove(&oldest),
+                        None => break,
+                    };
+                }
                 index
             }
         };

@@ -27,18 +27,22 @@ pub struct PersonaJobState {
     pub updated_at: DateTime<Utc>,
 }
 
-/// Inside a write: queues a persona job for the record unless one waits or runs.
+/// Inside a write: queues a persona job for the record unless one waits or runs, or one
+/// finished since the record's version `$version` (its persona is written).
 macro_rules! queue_persona {
-    ($conn:expr, $record_id:expr, $at:expr) => {
+    ($conn:expr, $record_id:expr, $version:expr, $at:expr) => {
         sqlx::query(
             "INSERT INTO jobs (id, kind, subject_id, status, attempts, run_at, created_at, updated_at) \
              SELECT $1, $2, $3, 'queued', 0, $4, $4, $4 WHERE NOT EXISTS \
-             (SELECT 1 FROM jobs WHERE subject_id = $3 AND kind = $2 AND status IN ('queued', 'running'))",
+             (SELECT 1 FROM jobs WHERE subject_id = $3 AND kind = $2 \
+              AND (status IN ('queued', 'running') OR (status = 'done' AND updated_at >= $5))) \
+             ON CONFLICT DO NOTHING",
         )
         .bind(Uuid::new_v4())
         .bind(crate::domain::persona::PERSONA_JOB)
         .bind($record_id)
         .bind($at)
+        .bind($version)
         .execute(&mut *$conn)
         .await?
     };
@@ -68,11 +72,12 @@ impl Store {
         .await)?)
     }
 
-    /// Queues the record's persona job unless one waits or runs.
-    pub async fn queue_persona(&self, record_id: Uuid) -> anyhow::Result<()> {
+    /// Queues the record's persona job unless one waits or runs, or one finished since
+    /// `record_version` (the record's `updated_at`).
+    pub async fn queue_persona(&self, record_id: Uuid, record_version: DateTime<Utc>) -> anyhow::Result<()> {
         let at = now();
         db!(self, write_one, |conn| {
-            queue_persona!(conn, record_id, at);
+            queue_persona!(conn, record_id, record_version, at);
             Ok::<_, sqlx::Error>(())
         })?;
         Ok(())

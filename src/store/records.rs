@@ -463,7 +463,7 @@ impl Store {
                     .execute(&mut *conn)
                     .await?;
                 // Its persona is written in the background from now on.
-                super::personas::queue_persona!(conn, record_id, at);
+                super::personas::queue_persona!(conn, record_id, at, at);
                 Ok(true)
             }
         })?)

@@ -48,12 +48,16 @@ enum Mode {
     Answer { text: String, gap: Duration },
     /// Answers every call with this status.
     Fail(u16),
+    /// The first call's stream breaks off after `keep` words; later calls stream `text`.
+    CutOnce { text: String, keep: usize },
 }
 
 #[derive(Clone)]
 struct ModelStub {
     requests: Arc<Mutex<Vec<Value>>>,
     mode: Arc<Mutex<Mode>>,
+    /// How long a persona (structured output) call takes.
+    persona_delay: Arc<Mutex<Duration>>,
 }
 
 impl ModelStub {
@@ -99,14 +103,23 @@ async fn model_stub(text: &str) -> (SocketAddr, ModelStub) {
         stub.requests.lock().expect("lock").push(request.clone());
         let mode = stub.mode.lock().expect("lock").clone();
         let usage = json!({ "prompt_tokens": 50, "completion_tokens": 20, "total_tokens": 70 });
-        let (text, gap) = match mode {
+        let (text, gap, keep) = match mode {
             Mode::Fail(status) => {
                 let body = json!({ "error": { "message": "the model is overloaded", "type": "server_error" } });
                 return (StatusCode::from_u16(status).expect("status"), axum::Json(body)).into_response();
             }
-            Mode::Answer { text, gap } => (text, gap),
+            Mode::Answer { text, gap } => (text, gap, None),
+            Mode::CutOnce { text, keep } => {
+                stub.set(Mode::Answer {
+                    text: text.clone(),
+                    gap: Duration::ZERO,
+                });
+                (text, Duration::ZERO, Some(keep))
+            }
         };
         if request.pointer("/response_format/type") == Some(&json!("json_schema")) {
+            let delay = *stub.persona_delay.lock().expect("lock");
+            tokio::time::sleep(delay).await;
             return axum::Json(json!({
                 "id": "p1", "object": "chat.completion", "model": request["model"],
                 "choices": [ { "index": 0, "message": { "role": "assistant", "content": stub_persona().to_string() },
@@ -126,7 +139,11 @@ async fn model_stub(text: &str) -> (SocketAddr, ModelStub) {
             .collect();
         let last = json!({ "id": "c1", "object": "chat.completion.chunk", "model": model,
             "choices": [ { "index": 0, "delta": {}, "finish_reason": "stop" } ], "usage": usage });
-        chunks.push(format!("data: {last}\n\ndata: [DONE]\n\n"));
+        match keep {
+            // The connection closes before [DONE].
+            Some(keep) => chunks.truncate(keep),
+            None => chunks.push(format!("data: {last}\n\ndata: [DONE]\n\n")),
+        }
         let body = futures_util::stream::iter(chunks).then(move |chunk| async move {
             tokio::time::sleep(gap).await;
             Ok::<_, std::convert::Infallible>(chunk)
@@ -143,6 +160,7 @@ async fn model_stub(text: &str) -> (SocketAddr, ModelStub) {
             text: text.to_owned(),
             gap: Duration::ZERO,
         })),
+        persona_delay: Arc::default(),
     };
     let router = axum::Router::new()
         .route("/v1/chat/completions", post(complete))
@@ -154,10 +172,14 @@ async fn model_stub(text: &str) -> (SocketAddr, ModelStub) {
 }
 
 async fn model_app(addr: SocketAddr) -> TestApp {
+    model_app_with(addr, 1).await
+}
+
+async fn model_app_with(addr: SocketAddr, attempts: u32) -> TestApp {
     TestApp::start_with(|settings| {
         settings.llm_base_url = Some(format!("http://{addr}/v1"));
         settings.llm_model = "stub-model".into();
-        settings.llm_max_attempts = 1;
+        settings.llm_max_attempts = attempts;
         settings.job_retry_base_seconds = 0.05;
     })
     .await
@@ -374,7 +396,30 @@ async fn chat_refuses_bad_input_strangers_and_unknown_threads() {
             json!({ "message": [], "thread_id": 1.5, "search_settings": { "use_web": 1 } }),
         )
         .await;
-    assert_eq!(error["detail"].as_array().map(Vec::len), Some(3), "{error}");
+    assert_eq!(
+        error_locs(&error),
+        vec![
+            json!(["body", "search_settings", "use_web"]),
+            json!(["body", "message"]),
+            json!(["body", "thread_id"])
+        ],
+        "{error}"
+    );
+    assert_eq!(error_types(&error), ["bool_type", "string_type", "int_type"], "{error}");
+    // A whole number written as 3.0 is a thread id, as pydantic takes it.
+    let (status, error) = app
+        .post(&path, &anna, json!({ "message": "hi", "thread_id": 424242.0 }))
+        .await;
+    assert_eq!(
+        (status, error["detail"].clone()),
+        (StatusCode::NOT_FOUND, json!("Thread not found"))
+    );
+    let (status, error) = app.post(&path, &anna, json!({ "message": "nul\0here" })).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{error}");
+    assert_eq!(
+        (error_locs(&error), error_types(&error)),
+        (vec![json!(["body", "message"])], vec!["value_error".to_owned()])
+    );
     let (status, error) = app
         .call_raw(
             Method::POST,
@@ -891,11 +936,13 @@ async fn the_offline_persona_comes_from_the_respondents_words_and_can_be_public(
 #[tokio::test]
 async fn a_model_persona_is_written_in_the_background_with_checked_quotes() {
     let (addr, stub) = model_stub("unused").await;
+    *stub.persona_delay.lock().expect("lock") = Duration::from_millis(1500);
     let app = model_app(addr).await;
     let user = app.user().await;
     let (_, record) = interview(&app, &user, ANNA).await;
     let path = format!("/insight/{record}/persona-report");
     let deadline = Instant::now() + Duration::from_secs(20);
+    let mut pending = 0;
     let body = loop {
         let response = app
             .client
@@ -913,9 +960,11 @@ async fn a_model_persona_is_written_in_the_background_with_checked_quotes() {
         assert_eq!(status, StatusCode::ACCEPTED, "{body}");
         assert_eq!(body, json!({ "record_id": record, "status": "generating" }));
         assert!(retry_after.is_some());
+        pending += 1;
         assert!(Instant::now() < deadline, "the persona was never written");
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
+    assert!(pending > 0, "the model takes 1.5 s: the persona was 202 first");
     assert_persona(&body, &record);
     assert_eq!(body["persona"]["role"], "finance lead");
     assert_eq!(
@@ -988,6 +1037,57 @@ async fn the_research_assistant_answers_across_a_project_and_drafts_a_guide() {
         (status, created["project_id"].clone()),
         (StatusCode::CREATED, Value::Null)
     );
+    let planning = format!("/agent/threads/{}", created["id"]);
+    let (status, pointed) = app
+        .call(
+            Method::PATCH,
+            &planning,
+            Some(&anna.token),
+            Some(json!({ "project_id": project })),
+        )
+        .await;
+    assert_eq!(
+        (status, pointed["project_id"].clone()),
+        (StatusCode::OK, json!(project))
+    );
+    let (_, detached) = app
+        .call(
+            Method::PATCH,
+            &planning,
+            Some(&anna.token),
+            Some(json!({ "project_id": null })),
+        )
+        .await;
+    assert_eq!(
+        (detached["project_id"].clone(), detached["title"].clone()),
+        (Value::Null, json!("Planning"))
+    );
+    let (status, error) = app
+        .call(
+            Method::PATCH,
+            &planning,
+            Some(&anna.token),
+            Some(json!({ "title": "  " })),
+        )
+        .await;
+    assert_eq!(
+        (status, error_types(&error)),
+        (StatusCode::UNPROCESSABLE_ENTITY, vec!["string_too_short".to_owned()])
+    );
+    let (bob_project, _) = interview(&app, &bob, ANNA).await;
+    let (status, _) = app
+        .post("/agent/threads", &anna, json!({ "project_id": bob_project }))
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "a stranger's project");
+    let (status, _) = app
+        .call(
+            Method::PATCH,
+            &planning,
+            Some(&anna.token),
+            Some(json!({ "project_id": bob_project })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "a stranger's project");
 
     // Strangers, unknown ids and bad input.
     for (method, path) in [
@@ -1030,5 +1130,140 @@ async fn the_research_assistant_answers_across_a_project_and_drafts_a_guide() {
     assert_eq!(status, StatusCode::NO_CONTENT);
     let (status, _) = app.get(&format!("/agent/threads/{thread}"), &anna).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn a_stream_that_breaks_off_is_reset_and_answered_again() {
+    let answer = format!("She has to chase finance: \"{REAL_QUOTE}\" [Anna, #2]");
+    let (addr, stub) = model_stub(&answer).await;
+    let app = model_app_with(addr, 2).await;
+    let user = app.user().await;
+    let (_, record) = interview(&app, &user, ANNA).await;
+    stub.set(Mode::CutOnce {
+        text: answer.clone(),
+        keep: 3,
+    });
+    let events = stream_events(&app, &user, &record, json!({ "message": "What about invoices?" })).await;
+    let names: Vec<&str> = events.iter().map(|(name, _, _)| name.as_str()).collect();
+    let reset = names.iter().position(|n| *n == "reset").expect("a reset event");
+    assert_eq!(&names[..reset], ["delta", "delta", "delta"], "{names:?}");
+    assert_eq!(names.last(), Some(&"done"));
+    let after: String = events[reset + 1..]
+        .iter()
+        .filter(|(name, _, _)| name == "delta")
+        .map(|(_, data, _)| data["text"].as_str().expect("text"))
+        .collect();
+    assert_eq!(after, answer, "the text after the reset is the whole answer");
+    assert_eq!(events.last().expect("done").1["content"], json!(answer));
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn report_excerpts_go_to_the_model_and_their_quotes_stand() {
+    let report_quote = "Honestly the pricing page is confusing, I could not tell what the team plan costs.";
+    let answer = format!("The report says pricing confuses: \"{report_quote}\" [Anna, #4]");
+    let (addr, stub) = model_stub(&answer).await;
+    let app = model_app(addr).await;
+    let user = app.user().await;
+    let (project, record) = interview(&app, &user, ANNA).await;
+    let report = app.report(&user, &project).await;
+    let content = format!("## Pricing\n\nBuyers find the pricing page hard to read: \"{report_quote}\" [Anna, #4]");
+    let (status, body) = app
+        .put(
+            &format!("/projects/{project}/reports/{report}"),
+            &user,
+            json!({ "status": "completed", "content": content, "records_ids": [record] }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, reply) = app
+        .post(
+            &format!("/insight/{record}/chat/"),
+            &user,
+            json!({ "message": "What does the report say about the pricing page?", "search_settings": { "search_scope": "report" } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{reply}");
+    assert_eq!(
+        reply["content"],
+        json!(answer),
+        "a quote the report holds is not removed"
+    );
+    let requests = stub.chat_requests();
+    let user_message = requests.last().expect("a call")["messages"][1]["content"]
+        .as_str()
+        .expect("content")
+        .to_owned();
+    assert!(
+        user_message.contains("<reports>") && user_message.contains("hard to read"),
+        "{user_message}"
+    );
+    assert!(
+        !user_message.contains("<transcripts>"),
+        "scope report leaves the transcript out: {user_message}"
+    );
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn a_user_gets_429_with_too_many_answers_in_the_making() {
+    let answer = "Still thinking about it, word by word, slowly.";
+    let (addr, stub) = model_stub(answer).await;
+    stub.set(Mode::Answer {
+        text: answer.to_owned(),
+        gap: Duration::from_millis(150),
+    });
+    let app = model_app(addr).await;
+    let (user, other) = (app.user().await, app.user().await);
+    let (_, record) = interview(&app, &user, ANNA).await;
+    let path = format!("/insight/{record}/chat/");
+    let mut streams = Vec::new();
+    for n in 0..4 {
+        let response = app
+            .client
+            .post(app.url(&path))
+            .bearer_auth(&user.token)
+            .header("accept", "text/event-stream")
+            .json(&json!({ "message": format!("Question {n} about invoices") }))
+            .send()
+            .await
+            .expect("sent");
+        assert_eq!(response.status(), StatusCode::OK);
+        streams.push(response);
+    }
+    let response = app
+        .client
+        .post(app.url(&path))
+        .bearer_auth(&user.token)
+        .json(&json!({ "message": "One more" }))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert!(response.headers().get("retry-after").is_some());
+    let (_, other_record) = interview(&app, &other, ANNA).await;
+    let (status, _) = app
+        .post(
+            &format!("/insight/{other_record}/chat/"),
+            &other,
+            json!({ "message": "invoices" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "another user is not held up");
+    drop(streams);
+    // The four answers go on without their clients, then there is room again.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (status, _) = app.post(&path, &user, json!({ "message": "And now?" })).await;
+        if status == StatusCode::OK {
+            break;
+        }
+        assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+        assert!(Instant::now() < deadline, "the answers never finished");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (_, threads) = app.get(&format!("{path}threads/"), &user).await;
+    assert_eq!(threads.as_array().map(Vec::len), Some(5), "every answer was stored");
     app.stop().await;
 }

@@ -12,7 +12,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use super::chat::{empty_message, follow_up_query, respond, turns, wants_stream};
+use super::chat::{busy, empty_message, follow_up_query, respond, turns, wants_stream};
 use crate::ai::chat::{ProjectBrief, Question, Subject};
 use crate::conversation::{self, CitationStyle, Pending};
 use crate::domain::chat::{
@@ -50,6 +50,8 @@ async fn check_project(app: &AppState, owner_id: Uuid, project_id: Uuid) -> ApiR
          record. With `Accept: text/event-stream`: `delta` events, then a `done` event carrying this object",
          content((ChatMessage = "application/json"), (String = "text/event-stream"))),
         (status = 404, description = "No such thread or project", body = ErrorBody),
+        (status = 429, description = "Too many answers of this user in the making; wait `Retry-After` seconds",
+         body = ErrorBody),
         (status = 503, description = "The model failed", body = ErrorBody)))]
 async fn agent_chat(
     CurrentUser(user): CurrentUser,
@@ -79,10 +81,11 @@ async fn agent_chat(
         None => Vec::new(),
     };
     let message = body.message.trim().to_owned();
-    let (brief, passages, reports) = match &project {
+    let (brief, passages, reports, transcripts) = match &project {
         Some(project) => {
             let records = app.store.list_records(user.id, project.id).await?;
             let names: HashMap<Uuid, String> = records.iter().map(|r| (r.id, r.name.clone())).collect();
+            let transcripts: Vec<(Uuid, String)> = records.iter().map(|r| (r.id, r.name.clone())).collect();
             let mut found = app
                 .retriever
                 .search(&app.store, user.id, project.id, None, &message, PASSAGES)
@@ -107,9 +110,10 @@ async fn agent_chat(
                 Some(brief),
                 conversation::sources(found, &names),
                 conversation::report_excerpts(&reports, None, &message),
+                transcripts,
             )
         }
-        None => (None, Vec::new(), Vec::new()),
+        None => (None, Vec::new(), Vec::new(), Vec::new()),
     };
     let target = match &thread {
         Some(thread) => ThreadTarget::Existing {
@@ -125,6 +129,9 @@ async fn agent_chat(
             },
             title: thread_title(&message),
         },
+    };
+    let Some(slot) = conversation::InFlight::take(&app.answers, user.id) else {
+        return Ok(busy());
     };
     let question = Question {
         message,
@@ -144,8 +151,10 @@ async fn agent_chat(
             question,
             style: CitationStyle::Record,
             project_id,
+            transcripts,
             asked_at: crate::domain::now(),
         },
+        slot,
     );
     Ok(respond(wants_stream(&headers), events).await)
 }
@@ -169,12 +178,10 @@ async fn create_thread(
     if let Some(project_id) = body.project_id {
         check_project(&app, user.id, project_id).await?;
     }
-    let title = body
-        .title
-        .as_deref()
-        .map(str::trim)
-        .filter(|title| !title.is_empty())
-        .unwrap_or("New chat");
+    if let Some(title) = body.title.as_deref().filter(|title| title.trim().is_empty()) {
+        return Err(blank_title(title));
+    }
+    let title = body.title.as_deref().map_or("New chat", str::trim);
     let owner = ThreadOwner {
         owner_id: user.id,
         kind: ThreadKind::Agent,
@@ -185,6 +192,18 @@ async fn create_thread(
         StatusCode::CREATED,
         Json(app.store.create_chat_thread(owner, title).await?),
     ))
+}
+
+fn blank_title(title: &str) -> ApiError {
+    ApiError::validation(vec![
+        crate::error::ValidationIssue::new(
+            vec![serde_json::json!("body"), serde_json::json!("title")],
+            "string_too_short",
+            "String should have at least 1 character",
+        )
+        .with_input(serde_json::json!(title))
+        .with_ctx(serde_json::json!({ "min_length": 1 })),
+    ])
 }
 
 /// The `{thread_id}` path parameter, as an integer.
@@ -235,7 +254,8 @@ async fn update_thread(
         check_project(&app, user.id, project_id).await?;
     }
     let title = match body.title {
-        Patch::Value(title) if !title.trim().is_empty() => Patch::Value(title.trim().to_owned()),
+        Patch::Value(title) if title.trim().is_empty() => return Err(blank_title(&title)),
+        Patch::Value(title) => Patch::Value(title.trim().to_owned()),
         _ => Patch::Missing,
     };
     app.store

@@ -114,6 +114,22 @@ pub(crate) fn follow_up_query(message: &str, history: &[Turn]) -> Option<String>
         .map(|turn| format!("{message} {}", turn.content))
 }
 
+/// The 429 for a user with [`conversation::ANSWERS_PER_USER`] answers in the making.
+pub(crate) fn busy() -> Response {
+    let mut response = (
+        StatusCode::TOO_MANY_REQUESTS,
+        Json(ErrorBody {
+            detail: format!(
+                "You have {} answers in the making already; send this question when one is done.",
+                conversation::ANSWERS_PER_USER
+            ),
+        }),
+    )
+        .into_response();
+    response.headers_mut().insert(RETRY_AFTER, HeaderValue::from(2u64));
+    response
+}
+
 pub(crate) fn empty_message() -> ApiError {
     ApiError::validation(vec![
         ValidationIssue::new(
@@ -140,6 +156,8 @@ async fn owned_record(app: &AppState, owner_id: Uuid, record_id: Uuid) -> ApiRes
          text/event-stream`: `delta` events, then a `done` event carrying this object (or an `error` event)",
          content((ChatMessage = "application/json"), (String = "text/event-stream"))),
         (status = 404, description = "No such record or thread", body = ErrorBody),
+        (status = 429, description = "Too many answers of this user in the making; wait `Retry-After` seconds",
+         body = ErrorBody),
         (status = 503, description = "`use_web` without a web search provider, or the model or search provider \
          failed", body = ErrorBody)))]
 async fn chat(
@@ -196,27 +214,41 @@ async fn chat(
     };
     let message = body.message.trim().to_owned();
     let names = HashMap::from([(record.id, record.name.clone())]);
-    let mut passages = Vec::new();
-    if scope != SearchScope::Report {
-        let mut found = app
+    // The record's passages and the project's reports, read at once.
+    let passages = async {
+        if scope == SearchScope::Report {
+            return anyhow::Ok(Vec::new());
+        }
+        let found = app
             .retriever
             .search_record(&app.store, &record, &message, PASSAGES)
             .await?;
-        if found.is_empty()
-            && let Some(query) = follow_up_query(&message, &history)
-        {
-            found = app
-                .retriever
-                .search_record(&app.store, &record, &query, PASSAGES)
-                .await?;
+        match follow_up_query(&message, &history) {
+            Some(query) if found.is_empty() => app.retriever.search_record(&app.store, &record, &query, PASSAGES).await,
+            _ => Ok(found),
         }
-        passages = conversation::sources(found, &names);
-    }
-    let reports = if scope == SearchScope::Transcript {
-        Vec::new()
-    } else {
+    };
+    let reports = async {
+        if scope == SearchScope::Transcript {
+            return anyhow::Ok(Vec::new());
+        }
         let reports = app.store.list_reports(user.id, record.project_id, true).await?;
-        conversation::report_excerpts(&reports, Some(record_id), &message)
+        Ok(conversation::report_excerpts(&reports, Some(record_id), &message))
+    };
+    let (passages, reports) = tokio::join!(passages, reports);
+    let passages = conversation::sources(passages?, &names);
+    let reports = reports?;
+    // Quotes in an answer come from this transcript or, through the reports, from any of
+    // the project's.
+    let transcripts = if reports.is_empty() {
+        vec![(record.id, record.name.clone())]
+    } else {
+        app.store
+            .list_records(user.id, record.project_id)
+            .await?
+            .into_iter()
+            .map(|r| (r.id, r.name))
+            .collect()
     };
     let web = match web_search {
         Some(web) => web
@@ -224,6 +256,9 @@ async fn chat(
             .await
             .map_err(|error| ApiError::Unavailable(format!("Web search failed: {error}")))?,
         None => Vec::new(),
+    };
+    let Some(slot) = conversation::InFlight::take(&app.answers, user.id) else {
+        return Ok(busy());
     };
     let question = Question {
         message,
@@ -245,8 +280,10 @@ async fn chat(
             question,
             style: CitationStyle::Utterance,
             project_id: None,
+            transcripts,
             asked_at: crate::domain::now(),
         },
+        slot,
     );
     Ok(respond(wants_stream(&headers), events).await)
 }
@@ -350,9 +387,12 @@ async fn new_thread(
     Ok((StatusCode::CREATED, Json(thread)))
 }
 
+/// How long after a failed persona job a request queues it again.
+const PERSONA_RETRY_COOLDOWN_SECONDS: i64 = 300;
+
 /// The persona of a record: stored and current, written now (offline engine), or
-/// queued (202).
-async fn persona_of(app: &AppState, record: &Record) -> ApiResult<Response> {
+/// queued (202). `public` answers strangers: no provider's or processing's messages.
+async fn persona_of(app: &AppState, record: &Record, public: bool) -> ApiResult<Response> {
     let pending = || {
         let mut response = (
             StatusCode::ACCEPTED,
@@ -369,6 +409,11 @@ async fn persona_of(app: &AppState, record: &Record) -> ApiResult<Response> {
     };
     match record.status {
         RecordStatus::Finished => {}
+        RecordStatus::Error if public => {
+            return Err(ApiError::conflict(
+                "The record could not be processed, so it has no transcript to write a persona from.",
+            ));
+        }
         RecordStatus::Error => {
             return Err(ApiError::conflict(format!(
                 "The record could not be processed, so it has no transcript to write a persona from: {}",
@@ -408,17 +453,38 @@ async fn persona_of(app: &AppState, record: &Record) -> ApiResult<Response> {
         return Ok(report(persona, markdown, generated_at));
     }
     let job = app.store.persona_job(record.id).await?;
-    app.store.queue_persona(record.id).await?;
-    app.wake_workers();
-    if let Some(job) = job
-        && job.status == "failed"
-        && job.updated_at >= record.updated_at
+    // The job may have finished since the persona was looked at.
+    if job
+        .as_ref()
+        .is_some_and(|job| job.status == "done" && job.updated_at >= record.updated_at)
+        && let Some(stored) = app.store.persona(record.id).await?
+        && stored.record_version == record.updated_at
     {
-        return Err(ApiError::Unavailable(format!(
-            "The persona could not be written ({}); it is being tried again.",
-            job.last_error.as_deref().unwrap_or("unknown error")
-        )));
+        return Ok(report(stored.persona.0, stored.markdown, stored.generated_at));
     }
+    if let Some(job) = job.filter(|job| job.status == "failed" && job.updated_at >= record.updated_at) {
+        // Failed for this version of the record: tried again after a pause, not at every
+        // poll (each attempt costs model calls).
+        let again_at = job.updated_at + chrono::Duration::seconds(PERSONA_RETRY_COOLDOWN_SECONDS);
+        let wait = (again_at - crate::domain::now()).num_seconds();
+        if wait > 0 {
+            let reason = if public {
+                String::new()
+            } else {
+                format!(" ({})", job.last_error.as_deref().unwrap_or("unknown error"))
+            };
+            let mut response = ApiError::Unavailable(format!(
+                "The persona could not be written{reason}; it will be tried again in {wait} s."
+            ))
+            .into_response();
+            response
+                .headers_mut()
+                .insert(RETRY_AFTER, HeaderValue::from(wait as u64));
+            return Ok(response);
+        }
+    }
+    app.store.queue_persona(record.id, record.updated_at).await?;
+    app.wake_workers();
     pending()
 }
 
@@ -430,7 +496,7 @@ async fn persona_of(app: &AppState, record: &Record) -> ApiResult<Response> {
          body = PersonaPending),
         (status = 404, description = "No such record", body = ErrorBody),
         (status = 409, description = "The record could not be processed", body = ErrorBody),
-        (status = 503, description = "The model failed; it is being tried again", body = ErrorBody)))]
+        (status = 503, description = "The model failed; tried again after `Retry-After` seconds", body = ErrorBody)))]
 async fn persona_report(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
@@ -438,7 +504,7 @@ async fn persona_report(
 ) -> ApiResult<Response> {
     let [record_id] = ids;
     let record = owned_record(&app, user.id, record_id).await?;
-    persona_of(&app, &record).await
+    persona_of(&app, &record, false).await
 }
 
 #[utoipa::path(get, path = "/insight/public/{rec_id}/persona-report", tag = "insight_public",
@@ -449,7 +515,7 @@ async fn persona_report(
          body = PersonaPending),
         (status = 404, description = "No such public record", body = ErrorBody),
         (status = 409, description = "The record could not be processed", body = ErrorBody),
-        (status = 503, description = "The model failed; it is being tried again", body = ErrorBody)))]
+        (status = 503, description = "The model failed; tried again after `Retry-After` seconds", body = ErrorBody)))]
 async fn public_persona_report(State(app): State<AppState>, Ids(ids): Ids<1>) -> ApiResult<Response> {
     let [record_id] = ids;
     let record = app
@@ -457,7 +523,7 @@ async fn public_persona_report(State(app): State<AppState>, Ids(ids): Ids<1>) ->
         .get_public_record(record_id)
         .await?
         .ok_or_else(|| ApiError::not_found("Record"))?;
-    persona_of(&app, &record).await
+    persona_of(&app, &record, true).await
 }
 
 pub fn router() -> OpenApiRouter<AppState> {
