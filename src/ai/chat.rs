@@ -204,31 +204,40 @@ const OFFLINE_QUOTE_CHARS: usize = 600;
 /// The offline engine's answer: the passages quoted verbatim with their citations, then
 /// report excerpts and web results; or drafts of research goals and a guide when asked.
 pub fn offline_answer(question: &Question) -> Answer {
-    let mut content = String::new();
+    let mut parts: Vec<String> = Vec::new();
     let mut passages = Vec::new();
     let mut web = Vec::new();
     if let (Subject::Project(project), Some(draft)) = (&question.subject, draft_request(&question.message)) {
-        content.push_str(&offline_draft(project.as_ref(), draft));
-        content.push('\n');
-    }
-    if content.is_empty() {
-        content.push_str(OFFLINE_NOTE);
-        content.push_str("\n\n");
+        parts.push(offline_draft(project.as_ref(), draft));
+    } else {
+        parts.push(OFFLINE_NOTE.to_owned());
         if let Subject::Project(None) = question.subject {
-            content.push_str(
+            parts.push(
                 "No project is chosen for this conversation: send `project_id` to ask about a project's interviews \
-                 and reports.\n",
+                 and reports."
+                    .to_owned(),
             );
         } else if question.passages.is_empty() && question.reports.is_empty() {
-            content.push_str(
+            parts.push(
                 "Nothing in the material matches your question. Try other words, for example the ones the \
-                 respondent would use.\n",
+                 respondent would use."
+                    .to_owned(),
             );
         }
     }
-    if !question.passages.is_empty() {
-        content.push_str("\n**What was said**\n\n");
-        for (index, source) in question.passages.iter().enumerate().take(OFFLINE_PASSAGES) {
+    // The respondents' words answer; the interviewer's only when nothing else matches.
+    let respondents: Vec<usize> = (0..question.passages.len())
+        .filter(|&n| question.passages[n].is_respondent)
+        .collect();
+    let shown: Vec<usize> = if respondents.is_empty() {
+        (0..question.passages.len()).collect()
+    } else {
+        respondents
+    };
+    if !shown.is_empty() {
+        let mut part = "**What was said**\n".to_owned();
+        for index in shown.into_iter().take(OFFLINE_PASSAGES) {
+            let source = &question.passages[index];
             let speaker = one_line(&source.speaker);
             let text = one_line(&source.text);
             let text = if text.chars().count() > OFFLINE_QUOTE_CHARS {
@@ -238,36 +247,37 @@ pub fn offline_answer(question: &Question) -> Answer {
             } else {
                 text
             };
-            content.push_str(&format!("- **{speaker}**: \"{text}\" {}\n", citation(source)));
+            part.push_str(&format!("\n- **{speaker}**: \"{text}\" {}", citation(source)));
             passages.push(index);
         }
+        parts.push(part);
     }
     if !question.reports.is_empty() {
-        content.push_str("\n**From the reports**\n\n");
+        let mut part = "**From the reports**".to_owned();
         for excerpt in &question.reports {
-            content.push_str(&format!("*{}*\n\n", one_line(&excerpt.report_title)));
+            part.push_str(&format!("\n\n*{}*\n", one_line(&excerpt.report_title)));
             for line in excerpt.text.trim().lines() {
-                content.push_str("> ");
-                content.push_str(line);
-                content.push('\n');
+                part.push_str("\n> ");
+                part.push_str(line);
             }
-            content.push('\n');
         }
+        parts.push(part);
     }
     if !question.web.is_empty() {
-        content.push_str("\n**From the web**\n\n");
+        let mut part = "**From the web**\n".to_owned();
         for (index, result) in question.web.iter().enumerate() {
-            content.push_str(&format!(
-                "- [{}]({}): {}\n",
+            part.push_str(&format!(
+                "\n- [{}]({}): {}",
                 link_text(&result.title),
                 result.url,
                 one_line(&result.snippet)
             ));
             web.push(index);
         }
+        parts.push(part);
     }
     Answer {
-        content: content.trim().to_owned(),
+        content: parts.join("\n\n"),
         passages,
         web,
         usage: Usage::default(),
@@ -278,27 +288,30 @@ fn link_text(title: &str) -> String {
     one_line(title).replace(['[', ']'], "")
 }
 
-/// Drafts of research goals and an interview guide from the project's own words.
+/// Drafts of research goals and an interview guide from a template, in the project's
+/// own words where it has them (its description).
 fn offline_draft(project: Option<&ProjectBrief>, draft: DraftRequest) -> String {
-    let topic = project
-        .map(|p| {
-            let description = one_line(&p.description);
-            if description.is_empty() {
-                one_line(&p.name)
-            } else {
-                description
-            }
-        })
-        .filter(|topic| !topic.is_empty())
-        .unwrap_or_else(|| "the topic of the study".to_owned());
-    let mut out = format!(
-        "*A starting draft from a template, filled in with the project's description (\"{topic}\"); no language model \
-         was used. Edit it to fit the study.*\n"
-    );
+    let description = project.map(|p| one_line(&p.description)).unwrap_or_default();
+    let (topic, source) = if description.is_empty() {
+        (
+            "the subject of this study".to_owned(),
+            "; give the project a description to have it filled in".to_owned(),
+        )
+    } else {
+        (description, ", filled in with the project's description".to_owned())
+    };
+    let mut out =
+        format!("*A starting draft from a template{source}; no language model was used. Edit it to fit the study.*\n");
+    if let Some(project) = project {
+        let goals = project.research_goals.trim();
+        if !goals.is_empty() && draft.goals {
+            out.push_str(&format!("\nThe project's research goals so far: {}\n", one_line(goals)));
+        }
+    }
     if draft.goals || !draft.guide {
         out.push_str(&format!(
             "\n## Research goals\n\n\
-             1. Understand who runs into {topic}: their role, their context, and what they are trying to get done.\n\
+             1. Understand who deals with {topic}: their role, their context, and what they are trying to get done.\n\
              2. Learn how they handle it today: the steps, tools and workarounds, and what each costs them.\n\
              3. Find the moments that hurt most, how often they happen, and what they lead to.\n\
              4. Learn what a better way would have to do for them, and how they would judge it.\n\
@@ -311,7 +324,7 @@ fn offline_draft(project: Option<&ProjectBrief>, draft: DraftRequest) -> String 
              **Warm-up (5 min)**\n\
              1. Tell me a little about your role and what a typical week looks like.\n\n\
              **Context (10 min)**\n\
-             2. When did {topic} last come up for you? Walk me through what happened.\n\
+             2. Think of the last time you dealt with {topic}. Walk me through what happened.\n\
              3. Who else was involved, and what did each of you do?\n\n\
              **Today's way (15 min)**\n\
              4. How do you handle it today, step by step? What tools do you use?\n\
@@ -701,9 +714,20 @@ mod tests {
                 .contains("\"The price is too high for us.\" [Interview Anna, 01:02]")
         );
         assert!(answer.content.contains("No language model was used"));
-        assert_eq!(answer.passages, vec![0, 1]);
+        assert_eq!(answer.passages, vec![0], "the respondent answers, not the interviewer");
+        assert!(!answer.content.contains("Why is that?"));
+        assert!(!answer.content.contains("\n\n\n"), "{}", answer.content);
         let checked = super::super::quotes::check_quotes(&answer.content, &q.passages);
         assert_eq!(checked.removed, 0, "{}", answer.content);
+        // With only the interviewer's words matching, those are shown.
+        let only = question(vec![source(
+            4,
+            Some(70_000),
+            "Interviewer",
+            false,
+            "Why is the price high?",
+        )]);
+        assert_eq!(offline_answer(&only).passages, vec![0]);
     }
 
     #[test]
