@@ -169,9 +169,14 @@ pub struct ChatMessage {
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct ChatThread {
     pub id: i64,
-    /// The record a record chat is about (null for the research assistant).
+    /// The record a record chat is about (left out for the research assistant).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false)]
     pub record_id: Option<Uuid>,
-    /// The project the research assistant answers about.
+    /// The project the research assistant answers about (left out when it has none, and
+    /// for a record chat).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false)]
     pub project_id: Option<Uuid>,
     /// The first question, shortened, unless renamed.
     pub title: String,
@@ -183,7 +188,9 @@ pub struct ChatThread {
 /// A thread's messages, oldest first.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct ChatHistory {
-    /// Null when the record has no thread yet.
+    /// Left out when the record has no thread yet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false)]
     pub thread_id: Option<i64>,
     pub messages: Vec<ChatMessage>,
 }

@@ -50,15 +50,15 @@ where
             .and_then(|f| fields.iter().position(|known| known == f))
             .unwrap_or(usize::MAX)
     });
-    if issues.is_empty() {
-        // No database stores a NUL character in text (PostgreSQL refuses it).
-        nul_issues(&value, &mut vec![json!("body")], &mut issues);
-    }
     if !issues.is_empty() {
         return Err(ApiError::validation(issues));
     }
     // The schema and the type come from one derive, so this holds; if they ever drift
     // the client still gets a 422, never a 500.
+    // No database stores a NUL character in text (PostgreSQL refuses it), and it means
+    // nothing in text: it is dropped.
+    let mut value = value;
+    drop_nul(&mut value);
     serde_json::from_value(value).map_err(|err| {
         ApiError::validation(vec![ValidationIssue::value_error(
             vec![json!("body")],
@@ -67,27 +67,12 @@ where
     })
 }
 
-/// A `value_error` for every string of `value` that holds a NUL character.
-fn nul_issues(value: &Value, loc: &mut Vec<Value>, issues: &mut Vec<ValidationIssue>) {
+/// `value` with every NUL character taken out of its strings.
+fn drop_nul(value: &mut Value) {
     match value {
-        Value::String(text) if text.contains('\0') => issues.push(
-            ValidationIssue::value_error(loc.clone(), "text must not contain NUL (\\u0000) characters")
-                .with_input(value.clone()),
-        ),
-        Value::Array(items) => {
-            for (index, item) in items.iter().enumerate() {
-                loc.push(json!(index));
-                nul_issues(item, loc, issues);
-                loc.pop();
-            }
-        }
-        Value::Object(fields) => {
-            for (name, field) in fields {
-                loc.push(json!(name));
-                nul_issues(field, loc, issues);
-                loc.pop();
-            }
-        }
+        Value::String(text) if text.contains('\0') => text.retain(|c| c != '\0'),
+        Value::Array(items) => items.iter_mut().for_each(drop_nul),
+        Value::Object(fields) => fields.values_mut().for_each(drop_nul),
         _ => {}
     }
 }
@@ -354,19 +339,10 @@ mod tests {
     }
 
     #[test]
-    fn nul_characters_are_refused_where_they_are() {
-        let mut issues = Vec::new();
-        let value = json!({"title": "a\0b", "tags": ["ok", "x\0"], "n": 1});
-        nul_issues(&value, &mut vec![json!("body")], &mut issues);
-        let locs: Vec<Vec<Value>> = issues.iter().map(|issue| issue.loc.clone()).collect();
-        assert_eq!(
-            locs,
-            vec![
-                vec![json!("body"), json!("title")],
-                vec![json!("body"), json!("tags"), json!(1)]
-            ]
-        );
-        assert!(issues.iter().all(|issue| issue.kind == "value_error"));
+    fn nul_characters_are_dropped_from_text() {
+        let mut value = json!({"title": "a\0b", "tags": ["ok", "x\0"], "n": 1});
+        drop_nul(&mut value);
+        assert_eq!(value, json!({"title": "ab", "tags": ["ok", "x"], "n": 1}));
     }
 
     #[test]

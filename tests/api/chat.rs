@@ -414,12 +414,15 @@ async fn chat_refuses_bad_input_strangers_and_unknown_threads() {
         (status, error["detail"].clone()),
         (StatusCode::NOT_FOUND, json!("Thread not found"))
     );
-    let (status, error) = app.post(&path, &anna, json!({ "message": "nul\0here" })).await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{error}");
-    assert_eq!(
-        (error_locs(&error), error_types(&error)),
-        (vec![json!(["body", "message"])], vec!["value_error".to_owned()])
-    );
+    let (status, answer) = app
+        .post(&path, &anna, json!({ "message": "invoices\0 and finance" }))
+        .await;
+    assert_eq!(status, StatusCode::OK, "a NUL character is dropped: {answer}");
+    let (_, history) = app
+        .get(&format!("{path}?thread_id={}", answer["thread_id"]), &anna)
+        .await;
+    assert_eq!(history["messages"][0]["content"], "invoices and finance");
+
     let (status, error) = app
         .call_raw(
             Method::POST,
@@ -1265,5 +1268,76 @@ async fn a_user_gets_429_with_too_many_answers_in_the_making() {
     }
     let (_, threads) = app.get(&format!("{path}threads/"), &user).await;
     assert_eq!(threads.as_array().map(Vec::len), Some(5), "every answer was stored");
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn offline_chat_and_persona_on_real_exports_quote_real_utterances() {
+    let app = TestApp::start().await;
+    let user = app.user().await;
+    let project = app.project(&user, "Support study").await;
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for (file, question) in [
+        ("vtt_teams.vtt", "How do support tickets reach the team?"),
+        ("docx_teams_transcript.docx", "What about onboarding?"),
+        ("srt_interview.srt", "How many orders do they pick on Black Friday?"),
+    ] {
+        let bytes = std::fs::read(fixtures.join(file)).expect("fixture");
+        let part = reqwest::multipart::Part::bytes(bytes).file_name(file.to_owned());
+        let response = app
+            .client
+            .post(app.url(&format!("/projects/{project}/records")))
+            .bearer_auth(&user.token)
+            .multipart(reqwest::multipart::Form::new().part("file", part))
+            .send()
+            .await
+            .expect("upload");
+        assert_eq!(response.status(), StatusCode::CREATED, "{file}");
+        let record: Value = response.json().await.expect("record");
+        let id = record["id"].as_str().expect("id").to_owned();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let detail = loop {
+            let (_, detail) = app.get(&format!("/insight/{id}/"), &user).await;
+            if detail["status"] == "Finished" {
+                break detail;
+            }
+            assert!(Instant::now() < deadline, "{file} not finished: {detail}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        let utterances = detail["utterances"].as_array().expect("utterances");
+        let (status, answer) = app
+            .post(&format!("/insight/{id}/chat/"), &user, json!({ "message": question }))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{file}: {answer}");
+        let citations = answer["citations"].as_array().expect("citations");
+        assert!(!citations.is_empty(), "{file}: {answer}");
+        for citation in citations {
+            let utterance = utterances
+                .iter()
+                .find(|u| u["id"] == citation["utterance_id"])
+                .unwrap_or_else(|| panic!("{file}: {citation}"));
+            assert_eq!(
+                (&citation["quote"], &citation["speaker"], &citation["start_ms"]),
+                (&utterance["text"], &utterance["speaker"], &utterance["start_ms"]),
+                "{file}"
+            );
+        }
+        let (status, persona) = app.get(&format!("/insight/{id}/persona-report"), &user).await;
+        assert_eq!(status, StatusCode::OK, "{file}: {persona}");
+        for quote in persona["persona"]["quotes"].as_array().expect("quotes") {
+            let utterance = utterances
+                .iter()
+                .find(|u| u["id"] == quote["utterance_id"])
+                .unwrap_or_else(|| panic!("{file}: {quote}"));
+            assert_eq!(utterance["is_respondent"], true, "{file}: {quote}");
+            assert!(
+                utterance["text"]
+                    .as_str()
+                    .expect("text")
+                    .contains(quote["text"].as_str().expect("quote")),
+                "{file}: {quote}"
+            );
+        }
+    }
     app.stop().await;
 }
