@@ -291,3 +291,55 @@ async fn a_real_model_streams_its_answer() {
         answer.finish_reason
     );
 }
+
+#[tokio::test]
+async fn a_chat_answer_from_a_real_model_streams_and_is_stored() {
+    let Some((base_url, model)) = model_server() else {
+        return;
+    };
+    let app = TestApp::start_with(|settings| {
+        settings.llm_base_url = Some(base_url.clone());
+        settings.llm_model = model.clone();
+        settings.llm_context_tokens = 4096;
+        settings.llm_concurrency = 1;
+        settings.llm_timeout_seconds = CALL_TIMEOUT.as_secs();
+        settings.llm_max_attempts = 1;
+        // No persona in the background: the one model slot is the chat's.
+        settings.report_workers = 0;
+    })
+    .await;
+    let user = app.user().await;
+    let (_, record) = interview(&app, &user).await;
+    let response = app
+        .client
+        .post(app.url(&format!("/insight/{record}/chat/")))
+        .bearer_auth(&user.token)
+        .header("accept", "text/event-stream")
+        .json(&json!({ "message": "What does Anna say about the invoices?" }))
+        .timeout(CALL_TIMEOUT)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), StatusCode::OK);
+    let body = response.text().await.expect("the stream");
+    let events: Vec<(&str, Value)> = body
+        .split("\n\n")
+        .filter_map(|event| {
+            let name = event.lines().find_map(|l| l.strip_prefix("event: "))?;
+            let data = event.lines().find_map(|l| l.strip_prefix("data: "))?;
+            Some((name, serde_json::from_str(data).expect("event data is JSON")))
+        })
+        .collect();
+    let (last, done) = events.last().expect("events");
+    assert_eq!(*last, "done", "{body}");
+    assert!(events.iter().filter(|(name, _)| *name == "delta").count() > 1, "{body}");
+    let content = done["content"].as_str().expect("content");
+    assert!(!content.trim().is_empty());
+    let (_, history) = app.get(&format!("/insight/{record}/chat/"), &user).await;
+    assert_eq!(history["messages"][1], *done, "the stored answer is the one streamed");
+    eprintln!(
+        "model chat answer ({} citations):\n{content}",
+        done["citations"].as_array().map_or(0, Vec::len)
+    );
+    app.stop().await;
+}
