@@ -170,6 +170,22 @@ impl Store {
         Ok(rows.into_iter().map(Report::from).collect())
     }
 
+    /// The completed reports (archived ones too) of the project that holds one of the
+    /// owner's records, in one query that needs only the record's id.
+    pub async fn completed_reports_around(&self, owner_id: Uuid, record_id: Uuid) -> anyhow::Result<Vec<Report>> {
+        let sql = format!(
+            "{SELECT_REPORT} WHERE r.project_id = (SELECT project_id FROM records WHERE id = $1) \
+             AND p.owner_id = $2 AND NOT r.is_deleted AND r.status = $3 ORDER BY r.created_at DESC, r.id DESC"
+        );
+        let rows = db!(self, read, |pool| sqlx::query_as::<_, ReportRow>(&sql)
+            .bind(record_id)
+            .bind(owner_id)
+            .bind(crate::domain::report::ReportStatus::Completed.as_str())
+            .fetch_all(pool)
+            .await)?;
+        Ok(rows.into_iter().map(Report::from).collect())
+    }
+
     /// A report of one of the owner's projects, deleted ones included (they can be restored).
     pub async fn get_report(
         &self,

@@ -170,7 +170,17 @@ async fn chat(
     if body.message.trim().is_empty() {
         return Err(empty_message());
     }
-    let record = owned_record(&app, user.id, record_id).await?;
+    let settings = body.search_settings.clone().unwrap_or_default();
+    let scope = settings.search_scope.unwrap_or(SearchScope::All);
+    // The record and its project's reports, read at once.
+    let reports = async {
+        if scope == SearchScope::Transcript {
+            return anyhow::Ok(Vec::new());
+        }
+        app.store.completed_reports_around(user.id, record_id).await
+    };
+    let (record, reports) = tokio::join!(owned_record(&app, user.id, record_id), reports);
+    let (record, reports) = (record?, reports?);
     let (target, history) = match body.thread_id {
         Some(thread_id) => {
             app.store
@@ -199,8 +209,6 @@ async fn chat(
             Vec::new(),
         ),
     };
-    let settings = body.search_settings.unwrap_or_default();
-    let scope = settings.search_scope.unwrap_or(SearchScope::All);
     let web_search = match (settings.use_web, &app.web) {
         (false, _) => None,
         (true, Some(web)) => Some(web),
@@ -214,30 +222,24 @@ async fn chat(
     };
     let message = body.message.trim().to_owned();
     let names = HashMap::from([(record.id, record.name.clone())]);
-    // The record's passages and the project's reports, read at once.
-    let passages = async {
-        if scope == SearchScope::Report {
-            return anyhow::Ok(Vec::new());
-        }
+    let passages = if scope == SearchScope::Report {
+        Vec::new()
+    } else {
         let found = app
             .retriever
             .search_record(&app.store, &record, &message, PASSAGES)
             .await?;
         match follow_up_query(&message, &history) {
-            Some(query) if found.is_empty() => app.retriever.search_record(&app.store, &record, &query, PASSAGES).await,
-            _ => Ok(found),
+            Some(query) if found.is_empty() => {
+                app.retriever
+                    .search_record(&app.store, &record, &query, PASSAGES)
+                    .await?
+            }
+            _ => found,
         }
     };
-    let reports = async {
-        if scope == SearchScope::Transcript {
-            return anyhow::Ok(Vec::new());
-        }
-        let reports = app.store.list_reports(user.id, record.project_id, true).await?;
-        Ok(conversation::report_excerpts(&reports, Some(record_id), &message))
-    };
-    let (passages, reports) = tokio::join!(passages, reports);
-    let passages = conversation::sources(passages?, &names);
-    let reports = reports?;
+    let passages = conversation::sources(passages, &names);
+    let reports = conversation::report_excerpts(&reports, Some(record_id), &message);
     // Quotes in an answer come from this transcript or, through the reports, from any of
     // the project's.
     let transcripts = if reports.is_empty() {
