@@ -16,7 +16,7 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 /// One problem of a request, as pydantic reports it.
@@ -69,6 +69,27 @@ impl ValidationIssue {
     pub fn with_ctx(mut self, ctx: Value) -> Self {
         self.ctx = Some(ctx);
         self
+    }
+
+    /// A text field that is empty once trimmed, reported as pydantic reports an empty one.
+    pub fn blank(field: &str, input: &str) -> Self {
+        Self::new(
+            vec![json!("body"), json!(field)],
+            "string_too_short",
+            "String should have at least 1 character",
+        )
+        .with_input(json!(input))
+        .with_ctx(json!({ "min_length": 1 }))
+    }
+
+    /// A path or query parameter that is not a whole number.
+    pub fn not_an_integer(loc: Vec<Value>, input: &str) -> Self {
+        Self::new(
+            loc,
+            "int_parsing",
+            "Input should be a valid integer, unable to parse string as an integer",
+        )
+        .with_input(json!(input))
     }
 
     /// A rule that the schema cannot express (a referenced prompt that does not exist,

@@ -185,15 +185,19 @@ pub(crate) async fn read_json_body_up_to(req: Request, limit: u64) -> Result<Byt
         .map_err(|_| too_large())
 }
 
-/// A boolean query parameter, read as FastAPI reads one.
-pub fn query_bool(query: Option<&str>, name: &str) -> Result<Option<bool>, ApiError> {
-    let Some(raw) = query
+/// The raw value of the query parameter `name`, if the query has it.
+pub fn query_param<'q>(query: Option<&'q str>, name: &str) -> Option<&'q str> {
+    query
         .unwrap_or("")
         .split('&')
         .filter_map(|pair| pair.split_once('=').or(Some((pair, ""))))
         .find(|(key, _)| *key == name)
         .map(|(_, value)| value)
-    else {
+}
+
+/// A boolean query parameter, read as FastAPI reads one.
+pub fn query_bool(query: Option<&str>, name: &str) -> Result<Option<bool>, ApiError> {
+    let Some(raw) = query_param(query, name) else {
         return Ok(None);
     };
     match raw.to_ascii_lowercase().as_str() {

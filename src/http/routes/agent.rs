@@ -12,7 +12,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use super::chat::{busy, empty_message, follow_up_query, respond, turns, wants_stream};
+use super::chat::{blank_message, busy, follow_up_query, respond, turns, wants_stream};
 use crate::ai::chat::{ProjectBrief, Question, Subject};
 use crate::conversation::{self, CitationStyle, Pending};
 use crate::domain::chat::{
@@ -60,7 +60,7 @@ async fn agent_chat(
     ValidJson(body): ValidJson<AgentChatCreate>,
 ) -> ApiResult<Response> {
     if body.message.trim().is_empty() {
-        return Err(empty_message());
+        return Err(blank_message(&body.message));
     }
     let thread = match body.thread_id {
         Some(thread_id) => Some(owned_thread(&app, user.id, thread_id).await?),
@@ -195,28 +195,16 @@ async fn create_thread(
 }
 
 fn blank_title(title: &str) -> ApiError {
-    ApiError::validation(vec![
-        crate::error::ValidationIssue::new(
-            vec![serde_json::json!("body"), serde_json::json!("title")],
-            "string_too_short",
-            "String should have at least 1 character",
-        )
-        .with_input(serde_json::json!(title))
-        .with_ctx(serde_json::json!({ "min_length": 1 })),
-    ])
+    ApiError::validation(vec![crate::error::ValidationIssue::blank("title", title)])
 }
 
 /// The `{thread_id}` path parameter, as an integer.
 fn thread_path(raw: &str) -> ApiResult<i64> {
     raw.parse::<i64>().map_err(|_| {
-        ApiError::validation(vec![
-            crate::error::ValidationIssue::new(
-                vec![serde_json::json!("path"), serde_json::json!("thread_id")],
-                "int_parsing",
-                "Input should be a valid integer, unable to parse string as an integer",
-            )
-            .with_input(serde_json::json!(raw)),
-        ])
+        ApiError::validation(vec![crate::error::ValidationIssue::not_an_integer(
+            vec![serde_json::json!("path"), serde_json::json!("thread_id")],
+            raw,
+        )])
     })
 }
 

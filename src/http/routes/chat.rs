@@ -34,7 +34,7 @@ use crate::domain::persona::{PersonaPending, PersonaReport};
 use crate::domain::record::{Record, RecordStatus};
 use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
 use crate::http::AppState;
-use crate::http::extract::{CurrentUser, Ids, IdsAndJson};
+use crate::http::extract::{CurrentUser, Ids, IdsAndJson, query_param};
 use crate::store::{ThreadOwner, ThreadTarget};
 
 /// Passages of the record an answer gets.
@@ -130,15 +130,8 @@ pub(crate) fn busy() -> Response {
     response
 }
 
-pub(crate) fn empty_message() -> ApiError {
-    ApiError::validation(vec![
-        ValidationIssue::new(
-            vec![json!("body"), json!("message")],
-            "string_too_short",
-            "String should have at least 1 character",
-        )
-        .with_ctx(json!({ "min_length": 1 })),
-    ])
+pub(crate) fn blank_message(message: &str) -> ApiError {
+    ApiError::validation(vec![ValidationIssue::blank("message", message)])
 }
 
 async fn owned_record(app: &AppState, owner_id: Uuid, record_id: Uuid) -> ApiResult<Record> {
@@ -168,7 +161,7 @@ async fn chat(
 ) -> ApiResult<Response> {
     let [record_id] = ids;
     if body.message.trim().is_empty() {
-        return Err(empty_message());
+        return Err(blank_message(&body.message));
     }
     let settings = body.search_settings.clone().unwrap_or_default();
     let scope = settings.search_scope.unwrap_or(SearchScope::All);
@@ -292,25 +285,14 @@ async fn chat(
 
 /// The `thread_id` query parameter, as FastAPI reads an optional integer.
 pub(crate) fn query_thread_id(uri: &Uri) -> ApiResult<Option<i64>> {
-    let Some(raw) = uri
-        .query()
-        .unwrap_or("")
-        .split('&')
-        .filter_map(|pair| pair.split_once('=').or(Some((pair, ""))))
-        .find(|(key, _)| *key == "thread_id")
-        .map(|(_, value)| value)
-    else {
+    let Some(raw) = query_param(uri.query(), "thread_id") else {
         return Ok(None);
     };
     raw.trim().parse::<i64>().map(Some).map_err(|_| {
-        ApiError::validation(vec![
-            ValidationIssue::new(
-                vec![json!("query"), json!("thread_id")],
-                "int_parsing",
-                "Input should be a valid integer, unable to parse string as an integer",
-            )
-            .with_input(json!(raw)),
-        ])
+        ApiError::validation(vec![ValidationIssue::not_an_integer(
+            vec![json!("query"), json!("thread_id")],
+            raw,
+        )])
     })
 }
 

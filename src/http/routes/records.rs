@@ -654,16 +654,8 @@ async fn update_record(
 ) -> ApiResult<Json<Record>> {
     let [record_id] = ids;
     let name = body.name.as_deref().map(str::trim);
-    if name.is_some_and(str::is_empty) {
-        return Err(ApiError::validation(vec![
-            ValidationIssue::new(
-                vec![json!("body"), json!("name")],
-                "string_too_short",
-                "String should have at least 1 character",
-            )
-            .with_input(json!(body.name))
-            .with_ctx(json!({ "min_length": 1 })),
-        ]));
+    if let Some(blank) = body.name.as_deref().filter(|name| name.trim().is_empty()) {
+        return Err(ApiError::validation(vec![ValidationIssue::blank("name", blank)]));
     }
     app.store
         .update_record(user.id, record_id, name, body.is_public)
@@ -691,15 +683,7 @@ async fn rename_speaker(
     }
     let name = body.name.trim();
     if name.is_empty() {
-        return Err(ApiError::validation(vec![
-            ValidationIssue::new(
-                vec![json!("body"), json!("name")],
-                "string_too_short",
-                "String should have at least 1 character",
-            )
-            .with_input(json!(body.name))
-            .with_ctx(json!({ "min_length": 1 })),
-        ]));
+        return Err(ApiError::validation(vec![ValidationIssue::blank("name", &body.name)]));
     }
     if !app.store.rename_speaker(record_id, &body.speaker, name).await? {
         return Err(no_speaker(&body.speaker));
