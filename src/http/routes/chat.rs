@@ -393,15 +393,13 @@ async fn persona_of(app: &AppState, record: &Record, public: bool) -> ApiResult<
     };
     match record.status {
         RecordStatus::Finished => {}
-        RecordStatus::Error if public => {
-            return Err(ApiError::conflict(
-                "The record could not be processed, so it has no transcript to write a persona from.",
-            ));
-        }
         RecordStatus::Error => {
+            let why = match (public, record.error.as_deref()) {
+                (false, Some(error)) => format!(": {error}"),
+                _ => ".".to_owned(),
+            };
             return Err(ApiError::conflict(format!(
-                "The record could not be processed, so it has no transcript to write a persona from: {}",
-                record.error.as_deref().unwrap_or("unknown error")
+                "The record could not be processed, so it has no transcript to write a persona from{why}"
             )));
         }
         // Written once the record is processed.
