@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::{Job, Store, db, settle_job};
+use super::{Job, Store, db};
 use crate::domain::now;
 use crate::domain::persona::Persona;
 
@@ -130,20 +130,6 @@ impl Store {
             }
             Ok::<_, sqlx::Error>(done)
         })?)
-    }
-
-    /// After a failed attempt: back in the queue for `run_at`, or failed for good when
-    /// `run_at` is `None`.
-    pub async fn settle_persona_job(
-        &self,
-        job: &Job,
-        run_at: Option<DateTime<Utc>>,
-        error: &str,
-    ) -> anyhow::Result<bool> {
-        let at = now();
-        Ok(db!(self, write_one, |conn| Ok::<_, sqlx::Error>(settle_job!(
-            conn, job, run_at, error, at
-        )))?)
     }
 }
 

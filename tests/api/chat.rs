@@ -29,15 +29,7 @@ async fn interview(app: &TestApp, user: &TestUser, text: &str) -> (String, Strin
         .await;
     assert_eq!(status, StatusCode::CREATED, "{record}");
     let id = record["id"].as_str().expect("id").to_owned();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let (_, record) = app.get(&format!("/insight/{id}/"), user).await;
-        if record["status"] == "Finished" {
-            break;
-        }
-        assert!(Instant::now() < deadline, "record not finished: {record}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    app.wait_finished(user, &id).await;
     (project, id)
 }
 
@@ -1295,15 +1287,7 @@ async fn offline_chat_and_persona_on_real_exports_quote_real_utterances() {
         assert_eq!(response.status(), StatusCode::CREATED, "{file}");
         let record: Value = response.json().await.expect("record");
         let id = record["id"].as_str().expect("id").to_owned();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let detail = loop {
-            let (_, detail) = app.get(&format!("/insight/{id}/"), &user).await;
-            if detail["status"] == "Finished" {
-                break detail;
-            }
-            assert!(Instant::now() < deadline, "{file} not finished: {detail}");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        };
+        let detail = app.wait_finished(&user, &id).await;
         let utterances = detail["utterances"].as_array().expect("utterances");
         let (status, answer) = app
             .post(&format!("/insight/{id}/chat/"), &user, json!({ "message": question }))

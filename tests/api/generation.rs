@@ -43,15 +43,7 @@ async fn study(app: &TestApp, user: &TestUser) -> String {
             .await;
         assert_eq!(status, StatusCode::CREATED, "{record}");
         let id = record["id"].as_str().expect("id").to_owned();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let (_, record) = app.get(&format!("/insight/{id}/"), user).await;
-            if record["status"] == "Finished" {
-                break;
-            }
-            assert!(Instant::now() < deadline, "record not finished: {record}");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        app.wait_finished(user, &id).await;
     }
     project
 }

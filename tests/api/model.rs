@@ -77,15 +77,7 @@ async fn interview(app: &TestApp, user: &TestUser) -> (String, String) {
         .await;
     assert_eq!(status, StatusCode::CREATED, "{record}");
     let record = record["id"].as_str().expect("record id").to_owned();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let (_, body) = app.get(&format!("/insight/{record}/"), user).await;
-        if body["status"] == "Finished" {
-            break;
-        }
-        assert!(Instant::now() < deadline, "record not finished: {body}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    app.wait_finished(user, &record).await;
     (project, record)
 }
 

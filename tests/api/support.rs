@@ -185,6 +185,20 @@ impl TestApp {
         self.call(Method::DELETE, path, Some(&user.token), None).await
     }
 
+    /// Polls a record until it is `Finished` (failing after 30 s) and returns it with its
+    /// utterances.
+    pub async fn wait_finished(&self, user: &TestUser, record_id: &str) -> Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let (_, record) = self.get(&format!("/insight/{record_id}/"), user).await;
+            if record["status"] == "Finished" {
+                return record;
+            }
+            assert!(std::time::Instant::now() < deadline, "record not finished: {record}");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
     /// Creates a project and returns its id.
     pub async fn project(&self, user: &TestUser, name: &str) -> String {
         let (status, body) = self.post("/projects/", user, serde_json::json!({ "name": name })).await;
