@@ -129,6 +129,21 @@ pub struct Settings {
     /// The search provider's API key (Brave, Tavily) [env: INSIGHT_SEARCH_API_KEY].
     #[arg(long, env = "INSIGHT_SEARCH_API_KEY", hide_env_values = true)]
     pub search_api_key: Option<String>,
+
+    /// The instance's secret (32 or more characters), from which interview links are derived; when
+    /// unset, a random key kept in INSIGHT_DATA_DIR/secret.key (made on first start) [env: INSIGHT_SECRET_KEY].
+    #[arg(long, env = "INSIGHT_SECRET_KEY", hide_env_values = true, value_parser = parse_secret_key)]
+    pub secret_key: Option<crate::secret::KeyMaterial>,
+
+    /// Requests per minute one client address may make to the public interview endpoints and
+    /// pages; more get 429 [env: INSIGHT_PUBLIC_RATE_PER_MINUTE].
+    #[arg(long, env = "INSIGHT_PUBLIC_RATE_PER_MINUTE", default_value_t = 120, value_parser = parse_public_rate)]
+    pub public_rate_per_minute: u32,
+
+    /// Requests one client address may make at once before the per-minute rate applies
+    /// [env: INSIGHT_PUBLIC_RATE_BURST].
+    #[arg(long, env = "INSIGHT_PUBLIC_RATE_BURST", default_value_t = 30, value_parser = parse_public_rate_burst)]
+    pub public_rate_burst: u32,
 }
 
 /// Which AI engine writes.
@@ -187,6 +202,9 @@ impl Settings {
             search_provider: None,
             search_base_url: None,
             search_api_key: None,
+            secret_key: None,
+            public_rate_per_minute: 120,
+            public_rate_burst: 30,
         }
     }
 }
@@ -213,6 +231,27 @@ fn parse_public_url(value: &str) -> Result<String, String> {
             "INSIGHT_PUBLIC_URL (--public-url) must be an http:// or https:// URL, not {value:?}"
         ))
     }
+}
+
+fn parse_secret_key(value: &str) -> Result<crate::secret::KeyMaterial, String> {
+    if value.chars().count() >= 32 {
+        Ok(crate::secret::KeyMaterial::new(value))
+    } else {
+        Err("INSIGHT_SECRET_KEY (--secret-key) must be at least 32 characters long".into())
+    }
+}
+
+fn parse_public_rate(value: &str) -> Result<u32, String> {
+    parse_number(
+        value,
+        "INSIGHT_PUBLIC_RATE_PER_MINUTE",
+        "--public-rate-per-minute",
+        1..=1_000_000,
+    )
+}
+
+fn parse_public_rate_burst(value: &str) -> Result<u32, String> {
+    parse_number(value, "INSIGHT_PUBLIC_RATE_BURST", "--public-rate-burst", 1..=100_000)
 }
 
 /// A whole number within `range`, or a sentence naming the variable and the range.

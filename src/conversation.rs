@@ -23,16 +23,17 @@ use crate::search::Passage;
 use crate::search::bm25;
 use crate::store::{Exchange, Store, ThreadTarget};
 
-/// What an answer's task reports.
+/// What an answer's task reports; `T` is what a finished answer is (a chat message,
+/// an interviewer's turn).
 #[derive(Debug, Clone)]
-pub enum Event {
+pub enum Event<T = ChatMessage> {
     /// The next piece of the answer's text.
     Delta(String),
     /// The model server failed mid-answer and the answer starts again: the text so far
     /// is void.
     Reset,
     /// The stored answer.
-    Done(ChatMessage),
+    Done(T),
     /// Why there is no answer; the question was not stored.
     Error(StatusCode, String),
 }

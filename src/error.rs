@@ -124,6 +124,9 @@ pub enum ApiError {
     NotFound(String),
     #[error("{0}")]
     Conflict(String),
+    /// The resource was there but is no longer usable (an expired interview link).
+    #[error("{0}")]
+    Gone(String),
     #[error("{0}")]
     PayloadTooLarge(String),
     #[error("{0}")]
@@ -164,6 +167,7 @@ impl ApiError {
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::Conflict(_) => StatusCode::CONFLICT,
+            Self::Gone(_) => StatusCode::GONE,
             Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -200,6 +204,7 @@ impl IntoResponse for ApiError {
             Self::Forbidden(detail)
             | Self::NotFound(detail)
             | Self::Conflict(detail)
+            | Self::Gone(detail)
             | Self::PayloadTooLarge(detail)
             | Self::UnsupportedMediaType(detail)
             | Self::Unavailable(detail) => (status, axum::Json(ErrorBody { detail })).into_response(),

@@ -10,8 +10,10 @@ pub mod domain;
 pub mod error;
 pub mod http;
 pub mod ingest;
+pub mod interview;
 pub mod jobs;
 pub mod search;
+pub mod secret;
 pub mod store;
 
 use std::net::SocketAddr;
@@ -51,6 +53,10 @@ impl Server {
             let (store, data_dir) = (store.clone(), settings.data_dir.clone());
             tokio::spawn(async move { jobs::sweep(&store, &data_dir).await });
         }
+        let secret = Arc::new(secret::SecretKey::load(
+            settings.secret_key.as_ref(),
+            &settings.data_dir,
+        )?);
         let stt = ingest::stt::SpeechToText::from_settings(&settings);
         let engine = match settings.ai_kind().map_err(anyhow::Error::msg)? {
             config::AiKind::Offline => ai::Engine::Offline,
@@ -80,6 +86,18 @@ impl Server {
             },
             jobs_wake.clone(),
         );
+        let public_rate = http::ratelimit::PublicRate::new(&settings);
+        {
+            // Ends with the server: it holds the limiter only while it clears it.
+            let rate = Arc::downgrade(&public_rate);
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+                    let Some(rate) = rate.upgrade() else { return };
+                    rate.forget_idle();
+                }
+            });
+        }
         let state = AppState {
             store: store.clone(),
             settings,
@@ -90,6 +108,8 @@ impl Server {
             retriever: Arc::default(),
             web,
             answers: Arc::default(),
+            secret,
+            public_rate: public_rate.clone(),
         };
         let app = http::app(state);
         let (shutdown, signal) = tokio::sync::oneshot::channel::<()>();

@@ -33,7 +33,16 @@ const MAX_CONDENSE_ROUNDS: usize = 3;
 /// Marks an utterance cut to fit a chunk.
 const TRUNCATED: &str = " […truncated]";
 /// The blocks that hold data in a user message.
-const BLOCK_TAGS: [&str; 5] = ["transcripts", "findings", "draft", "reports", "web"];
+const BLOCK_TAGS: [&str; 8] = [
+    "transcripts",
+    "findings",
+    "draft",
+    "reports",
+    "web",
+    "research_goals",
+    "interview_guide",
+    "topics_told_to_the_respondent",
+];
 
 /// What a reasoning mode spends.
 #[derive(Debug, Clone, Copy)]

@@ -3,6 +3,7 @@
 //! interface document lists them.
 
 pub mod chat;
+pub mod interview;
 pub mod patch;
 pub mod persona;
 pub mod preset;

@@ -195,6 +195,24 @@ pub fn query_param<'q>(query: Option<&'q str>, name: &str) -> Option<&'q str> {
         .map(|(_, value)| value)
 }
 
+/// A UUID query parameter.
+pub fn query_uuid(query: Option<&str>, name: &str) -> Result<Option<Uuid>, ApiError> {
+    let Some(raw) = query_param(query, name) else {
+        return Ok(None);
+    };
+    Uuid::parse_str(raw).map(Some).map_err(|err| {
+        ApiError::validation(vec![
+            ValidationIssue::new(
+                vec![json!("query"), json!(name)],
+                "uuid_parsing",
+                format!("Input should be a valid UUID, {err}"),
+            )
+            .with_input(json!(raw))
+            .with_ctx(json!({ "error": err.to_string() })),
+        ])
+    })
+}
+
 /// A boolean query parameter, read as FastAPI reads one.
 pub fn query_bool(query: Option<&str>, name: &str) -> Result<Option<bool>, ApiError> {
     let Some(raw) = query_param(query, name) else {

@@ -5,6 +5,7 @@ pub mod cache;
 pub mod extract;
 pub mod metrics;
 pub mod openapi;
+pub mod ratelimit;
 pub mod routes;
 pub mod validation;
 
@@ -43,6 +44,10 @@ pub struct AppState {
     pub web: Option<crate::search::web::WebSearch>,
     /// Chat answers in the making, per user.
     pub answers: Arc<crate::conversation::InFlight>,
+    /// The instance key interview links are derived from.
+    pub secret: Arc<crate::secret::SecretKey>,
+    /// The rate limit of the public interview endpoints.
+    pub public_rate: Arc<ratelimit::PublicRate>,
 }
 
 impl AppState {
@@ -65,6 +70,7 @@ fn api_router() -> OpenApiRouter<AppState> {
         .merge(routes::records::router())
         .merge(routes::chat::router())
         .merge(routes::agent::router())
+        .merge(routes::interviews::router())
         .merge(routes::reports::router())
         .merge(routes::prompts::router())
         .merge(routes::presets::router())
@@ -78,11 +84,14 @@ pub fn app(state: AppState) -> Router {
     let (router, doc) = api_router().split_for_parts();
     let doc = openapi::finish(doc);
     let paths = PathMatcher::new(doc.paths.paths.keys());
+    let public_rate = state.public_rate.clone();
     let router: Router = router
+        .merge(routes::interview_page::router())
         .merge(SwaggerUi::new("/docs").url("/openapi.json", doc))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .route_layer(axum::middleware::from_fn(metrics::track))
+        .layer(axum::middleware::from_fn_with_state(public_rate, ratelimit::limit))
         .layer(CompressionLayer::new())
         .layer(CatchPanicLayer::custom(|_| internal_error()))
         .layer(TraceLayer::new_for_http())

@@ -79,6 +79,7 @@ impl Workers {
                 stopped.clone(),
             )));
         }
+        tasks.push(tokio::spawn(watch_interviews(context.store.clone(), stopped.clone())));
         for _ in 0..context.settings.report_workers {
             tasks.push(tokio::spawn(work(
                 context.clone(),
@@ -97,6 +98,23 @@ impl Workers {
         for task in self.tasks {
             task.abort();
             let _ = task.await;
+        }
+    }
+}
+
+/// How often interviews are checked for a time that ran out.
+const INTERVIEW_WATCH: Duration = Duration::from_secs(5);
+
+/// Closes interviews whose respondent went away when their time runs out (their
+/// transcript becomes a record), and marks links that expired unused.
+async fn watch_interviews(store: Store, mut stopped: watch::Receiver<bool>) {
+    loop {
+        if let Err(error) = crate::interview::close_overdue(&store).await {
+            tracing::warn!(error = %format!("{error:#}"), "closing overdue interviews failed; trying again");
+        }
+        tokio::select! {
+            () = tokio::time::sleep(INTERVIEW_WATCH) => {}
+            _ = stopped.changed() => return,
         }
     }
 }

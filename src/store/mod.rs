@@ -15,6 +15,7 @@
 
 mod chat;
 mod generation;
+mod interviews;
 mod jobs;
 mod personas;
 mod presets;
@@ -38,6 +39,7 @@ use std::pin::Pin;
 
 pub use chat::{Exchange, ThreadOwner, ThreadTarget};
 pub use generation::{GenerationRefused, GenerationRow, MaterialRow, PromptText, ReportWork};
+pub use interviews::{NewRoom, NewTurn, PublicRoom, StoredRoom, StoredTurn, TurnRefused};
 pub use jobs::Job;
 use jobs::settle_job;
 pub use personas::{PersonaJobState, StoredPersona};
@@ -134,6 +136,7 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
     migration!(3, "0003_records"),
     migration!(4, "0004_generation"),
     migration!(5, "0005_conversations"),
+    migration!(6, "0006_interviews"),
 ];
 
 #[derive(Debug)]

@@ -78,7 +78,7 @@ const SELECT_RECORD: &str = "SELECT r.id, r.project_id, r.name, r.status, r.erro
      r.created_at, r.updated_at FROM records r JOIN projects p ON p.id = r.project_id";
 
 /// Rows per multi-row insert: 7 parameters each, well under SQLite's limit of 32,766.
-const UTTERANCES_PER_INSERT: usize = 500;
+pub(super) const UTTERANCES_PER_INSERT: usize = 500;
 
 /// A record to create.
 #[derive(Debug, Clone)]
@@ -111,7 +111,7 @@ pub struct RecordWork {
 }
 
 /// Summary columns from utterances: `(participants, respondents, respondent names)`.
-fn summary(utterances: &[Utterance]) -> (i64, i64, Vec<String>) {
+pub(super) fn summary(utterances: &[Utterance]) -> (i64, i64, Vec<String>) {
     let speakers = speakers(utterances);
     let names: Vec<String> = speakers
         .iter()
@@ -124,7 +124,7 @@ fn summary(utterances: &[Utterance]) -> (i64, i64, Vec<String>) {
 /// Inserts utterances in chunks of multi-row `INSERT`s.
 macro_rules! insert_utterances {
     ($conn:expr, $record_id:expr, $utterances:expr) => {
-        for chunk in $utterances.chunks(UTTERANCES_PER_INSERT) {
+        for chunk in $utterances.chunks($crate::store::records::UTTERANCES_PER_INSERT) {
             let mut sql = String::from(
                 "INSERT INTO utterances (record_id, id, speaker, is_respondent, start_ms, end_ms, text) VALUES ",
             );
@@ -159,6 +159,7 @@ macro_rules! insert_utterances {
         }
     };
 }
+pub(super) use insert_utterances;
 
 /// Recomputes a record's speaker summary from its utterances, inside the write.
 macro_rules! refresh_summary {
@@ -185,51 +186,61 @@ macro_rules! refresh_summary {
     };
 }
 
+/// Writes a new record in `InQueue`, its utterances and its processing job, inside the
+/// caller's transaction.
+macro_rules! insert_record {
+    ($conn:expr, $id:expr, $project_id:expr, $record:expr, $at:expr) => {
+        let record: &NewRecord = $record;
+        let (utterances, word_count, duration, media_path, media_type) = match &record.content {
+            RecordContent::Transcript(t) => (t.utterances.as_slice(), t.word_count, t.duration_seconds, None, None),
+            RecordContent::Media { path, media_type } => (&[][..], 0, None, Some(path), media_type.as_ref()),
+        };
+        let (participants, respondents, names) = $crate::store::records::summary(utterances);
+        sqlx::query(
+            "INSERT INTO records (id, project_id, name, status, language, duration_seconds, word_count, \
+             source_format, source_name, media_path, media_type, participants_count, respondents_count, \
+             respondent_names, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)",
+        )
+        .bind($id)
+        .bind($project_id)
+        .bind(&record.name)
+        .bind(RecordStatus::InQueue.as_str())
+        .bind(&record.language)
+        .bind(duration)
+        .bind(word_count)
+        .bind(&record.source_format)
+        .bind(&record.source_name)
+        .bind(media_path)
+        .bind(media_type)
+        .bind(participants)
+        .bind(respondents)
+        .bind(Json(&names))
+        .bind($at)
+        .execute(&mut *$conn)
+        .await?;
+        $crate::store::records::insert_utterances!($conn, $id, utterances);
+        sqlx::query(
+            "INSERT INTO jobs (id, kind, subject_id, status, attempts, run_at, created_at, updated_at) \
+             VALUES ($1, $2, $3, 'queued', 0, $4, $4, $4)",
+        )
+        .bind(Uuid::new_v4())
+        .bind(PROCESS_JOB)
+        .bind($id)
+        .bind($at)
+        .execute(&mut *$conn)
+        .await?;
+    };
+}
+pub(super) use insert_record;
+
 impl Store {
     /// Creates a record in `InQueue` with its processing job.
     pub async fn create_record(&self, project_id: Uuid, record: NewRecord) -> anyhow::Result<Uuid> {
         let id = Uuid::new_v4();
         let at = now();
-        let (utterances, word_count, duration, media_path, media_type) = match &record.content {
-            RecordContent::Transcript(t) => (t.utterances.as_slice(), t.word_count, t.duration_seconds, None, None),
-            RecordContent::Media { path, media_type } => (&[][..], 0, None, Some(path), media_type.as_ref()),
-        };
-        let (participants, respondents, names) = summary(utterances);
         db!(self, write, |conn| {
-            sqlx::query(
-                "INSERT INTO records (id, project_id, name, status, language, duration_seconds, word_count, \
-                 source_format, source_name, media_path, media_type, participants_count, respondents_count, \
-                 respondent_names, created_at, updated_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)",
-            )
-            .bind(id)
-            .bind(project_id)
-            .bind(&record.name)
-            .bind(RecordStatus::InQueue.as_str())
-            .bind(&record.language)
-            .bind(duration)
-            .bind(word_count)
-            .bind(&record.source_format)
-            .bind(&record.source_name)
-            .bind(media_path)
-            .bind(media_type)
-            .bind(participants)
-            .bind(respondents)
-            .bind(Json(&names))
-            .bind(at)
-            .execute(&mut *conn)
-            .await?;
-            insert_utterances!(conn, id, utterances);
-            sqlx::query(
-                "INSERT INTO jobs (id, kind, subject_id, status, attempts, run_at, created_at, updated_at) \
-                 VALUES ($1, $2, $3, 'queued', 0, $4, $4, $4)",
-            )
-            .bind(Uuid::new_v4())
-            .bind(PROCESS_JOB)
-            .bind(id)
-            .bind(at)
-            .execute(&mut *conn)
-            .await?;
+            insert_record!(conn, id, project_id, &record, at);
             Ok::<_, sqlx::Error>(())
         })?;
         Ok(id)

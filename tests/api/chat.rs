@@ -35,7 +35,7 @@ async fn interview(app: &TestApp, user: &TestUser, text: &str) -> (String, Strin
 
 /// How the model stub answers.
 #[derive(Clone)]
-enum Mode {
+pub(crate) enum Mode {
     /// Streams `text` word by word, `gap` apart.
     Answer { text: String, gap: Duration },
     /// Answers every call with this status.
@@ -45,7 +45,7 @@ enum Mode {
 }
 
 #[derive(Clone)]
-struct ModelStub {
+pub(crate) struct ModelStub {
     requests: Arc<Mutex<Vec<Value>>>,
     mode: Arc<Mutex<Mode>>,
     /// How long a persona (structured output) call takes.
@@ -53,7 +53,7 @@ struct ModelStub {
 }
 
 impl ModelStub {
-    fn set(&self, mode: Mode) {
+    pub(crate) fn set(&self, mode: Mode) {
         *self.mode.lock().expect("lock") = mode;
     }
 
@@ -62,7 +62,7 @@ impl ModelStub {
     }
 
     /// The chat calls (not the persona's structured-output calls).
-    fn chat_requests(&self) -> Vec<Value> {
+    pub(crate) fn chat_requests(&self) -> Vec<Value> {
         let mut requests = self.requests();
         requests.retain(|r| r.get("response_format").is_none());
         requests
@@ -86,7 +86,7 @@ fn stub_persona() -> Value {
 
 /// A local OpenAI-compatible `POST /v1/chat/completions`: SSE streams word by word,
 /// JSON for schema requests (the persona), or a failure status.
-async fn model_stub(text: &str) -> (SocketAddr, ModelStub) {
+pub(crate) async fn model_stub(text: &str) -> (SocketAddr, ModelStub) {
     async fn complete(
         State(stub): State<ModelStub>,
         axum::Json(request): axum::Json<Value>,
@@ -163,7 +163,7 @@ async fn model_stub(text: &str) -> (SocketAddr, ModelStub) {
     (addr, stub)
 }
 
-async fn model_app(addr: SocketAddr) -> TestApp {
+pub(crate) async fn model_app(addr: SocketAddr) -> TestApp {
     model_app_with(addr, 1).await
 }
 

@@ -2,10 +2,12 @@
 //! default and against PostgreSQL when `INSIGHT_TEST_DATABASE_URL` names a database
 //! (each test then creates its own fresh database next to it).
 
+mod browser;
 mod chat;
 mod cli;
 mod conventions;
 mod generation;
+mod interviews;
 mod isolation;
 mod model;
 mod openapi;

@@ -55,7 +55,10 @@ pub(crate) fn wants_stream(headers: &HeaderMap) -> bool {
 
 /// The answer to a question as the client asked for it: a stream of events, or the
 /// stored message as JSON once it is there.
-pub(crate) async fn respond(stream: bool, mut events: mpsc::UnboundedReceiver<Event>) -> Response {
+pub(crate) async fn respond<T: serde::Serialize + Send + 'static>(
+    stream: bool,
+    mut events: mpsc::UnboundedReceiver<Event<T>>,
+) -> Response {
     if stream {
         let events = futures_util::stream::unfold((events, false), |(mut events, ended)| async move {
             if ended {

@@ -2,6 +2,8 @@
 
 pub mod agent;
 pub mod chat;
+pub mod interview_page;
+pub mod interviews;
 pub mod presets;
 pub mod projects;
 pub mod prompts;

@@ -1,0 +1,246 @@
+//! AI-led interviews: rooms a researcher makes in bulk, each opened by one respondent
+//! through its link, and the turns of the conversation with the interviewer.
+
+use chrono::{DateTime, Duration, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::patch::Patch;
+
+super::string_enum! {
+    /// `pending` until the respondent joins, `active` during the interview, then
+    /// `completed` (its transcript is the record `record_id`); `expired` when nobody
+    /// joined before `expires_at`; `cancelled` by its owner.
+    RoomStatus {
+        Pending = "pending",
+        Active = "active",
+        Completed = "completed",
+        Expired = "expired",
+        Cancelled = "cancelled",
+    }
+}
+
+/// The language of a room when none is given.
+pub const DEFAULT_LANGUAGE: &str = "en";
+
+/// An interview room as every room endpoint returns it.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Room {
+    pub id: Uuid,
+    pub project_id: Uuid,
+    /// The record of the transcript, once the interview is `completed`.
+    pub record_id: Option<Uuid>,
+    /// The secret in the respondent's link; whoever has it can take the interview.
+    pub access_token: String,
+    /// The link to send the respondent (`INSIGHT_PUBLIC_URL/interview/{access_token}`).
+    pub url: String,
+    pub room_name: String,
+    /// Who took the interview, once someone joined.
+    pub respondent_email: Option<String>,
+    pub max_duration_minutes: i64,
+    pub status: RoomStatus,
+    /// The interview's language (BCP 47, e.g. `en`, `de`, `pt-BR`).
+    pub language: String,
+    /// What the respondent is told the interview is about.
+    pub topics_for_respondent: Option<String>,
+    /// Used instead of the project's research goals.
+    pub research_goals_override: Option<String>,
+    /// Used instead of the project's interview guide.
+    pub interview_guide_override: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub completed_at: Option<DateTime<Utc>>,
+    pub expires_at: DateTime<Utc>,
+}
+
+impl Room {
+    /// When the interview must end: its duration after it started, and never after the
+    /// link expires.
+    pub fn ends_at(&self) -> Option<DateTime<Utc>> {
+        let started = self.started_at?;
+        Some((started + Duration::minutes(self.max_duration_minutes)).min(self.expires_at))
+    }
+}
+
+/// The status a room shows at `at`: a room nobody joined before its expiry is `expired`
+/// whether or not the sweep has written that yet.
+pub fn status_at(status: RoomStatus, expires_at: DateTime<Utc>, at: DateTime<Utc>) -> RoomStatus {
+    if status == RoomStatus::Pending && at >= expires_at {
+        RoomStatus::Expired
+    } else {
+        status
+    }
+}
+
+/// Rooms to make (`POST /api/interviews/rooms`).
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+pub struct RoomCreate {
+    pub project_id: Uuid,
+    /// How many rooms (links) to make. Default 1.
+    #[serde(default)]
+    #[schema(required = false, nullable = false, minimum = 1, maximum = 100, default = 1)]
+    pub count: Option<i64>,
+    /// Default: the project's name, numbered when several rooms are made.
+    #[serde(default)]
+    #[schema(required = false, min_length = 1, max_length = 200)]
+    pub room_name: Option<String>,
+    /// Default 30.
+    #[serde(default)]
+    #[schema(required = false, nullable = false, minimum = 1, maximum = 240, default = 30)]
+    pub max_duration_minutes: Option<i64>,
+    /// Days the links stay open. Default 7.
+    #[serde(default)]
+    #[schema(required = false, nullable = false, minimum = 1, maximum = 90, default = 7)]
+    pub expires_in_days: Option<i64>,
+    /// Default `en`.
+    #[serde(default)]
+    #[schema(
+        required = false,
+        min_length = 2,
+        max_length = 35,
+        pattern = "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$"
+    )]
+    pub language: Option<String>,
+    #[serde(default)]
+    #[schema(required = false, max_length = 5000)]
+    pub topics_for_respondent: Option<String>,
+    #[serde(default)]
+    #[schema(required = false, max_length = 50000)]
+    pub research_goals_override: Option<String>,
+    #[serde(default)]
+    #[schema(required = false, max_length = 50000)]
+    pub interview_guide_override: Option<String>,
+}
+
+/// Rooms just made.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RoomsCreated {
+    pub rooms: Vec<Room>,
+}
+
+/// Changes to a `pending` room: a field left out stays as it is; `null` clears an
+/// optional text.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+pub struct RoomUpdate {
+    #[serde(default)]
+    #[schema(value_type = Option<String>, required = false, min_length = 1, max_length = 200)]
+    pub room_name: Patch<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<i64>, required = false, minimum = 1, maximum = 240)]
+    pub max_duration_minutes: Patch<i64>,
+    /// Moves the expiry to this many days from now.
+    #[serde(default)]
+    #[schema(value_type = Option<i64>, required = false, minimum = 1, maximum = 90)]
+    pub expires_in_days: Patch<i64>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>, required = false, min_length = 2, max_length = 35,
+        pattern = "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")]
+    pub language: Patch<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>, required = false, max_length = 5000)]
+    pub topics_for_respondent: Patch<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>, required = false, max_length = 50000)]
+    pub research_goals_override: Patch<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>, required = false, max_length = 50000)]
+    pub interview_guide_override: Patch<String>,
+}
+
+/// What a respondent may read about a room before joining (spec operation 3). Nothing
+/// here names the owner.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct RoomInfo {
+    pub room_name: String,
+    pub max_duration_minutes: i64,
+    pub status: RoomStatus,
+    pub project_name: String,
+    pub expires_at: DateTime<Utc>,
+    pub language: String,
+    /// Empty when the researcher gave none.
+    pub topics_for_respondent: String,
+}
+
+/// A respondent joining (`POST /api/interviews/join/{access_token}`).
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+pub struct JoinRequest {
+    /// The respondent's address; the same address rejoins an active interview.
+    #[schema(min_length = 3, max_length = 254)]
+    pub email: String,
+}
+
+/// One turn of an interview as the respondent sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct TranscriptTurn {
+    pub from_respondent: bool,
+    pub text: String,
+    pub at: DateTime<Utc>,
+}
+
+/// The answer to joining: the session to send messages with and the conversation so
+/// far (for a new session, the interviewer's opening).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct JoinAnswer {
+    pub session_id: String,
+    pub room_name: String,
+    pub max_duration_minutes: i64,
+    /// The interviewer's latest message.
+    pub message: String,
+    /// When the interview ends at the latest.
+    pub ends_at: DateTime<Utc>,
+    pub language: String,
+    pub transcript: Vec<TranscriptTurn>,
+}
+
+/// A respondent's answer (`POST /api/interviews/join/{access_token}/messages`).
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+pub struct MessageRequest {
+    #[schema(min_length = 1, max_length = 200)]
+    pub session_id: String,
+    #[schema(min_length = 1, max_length = 10000)]
+    pub text: String,
+}
+
+/// The interviewer's next turn.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct TurnAnswer {
+    pub message: String,
+    /// The interview is over (the guide is done or the time is up): the room is
+    /// `completed` and its transcript is a record.
+    pub done: bool,
+    pub ends_at: DateTime<Utc>,
+}
+
+/// The respondent leaving (`POST /api/interviews/join/{access_token}/leave`).
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+pub struct LeaveRequest {
+    #[schema(min_length = 1, max_length = 200)]
+    pub session_id: String,
+}
+
+/// The interview is over.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct LeaveAnswer {
+    pub status: RoomStatus,
+    /// The interviewer's goodbye.
+    pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pending_room_past_its_expiry_shows_as_expired() {
+        let expires = Utc::now();
+        let before = expires - Duration::seconds(1);
+        assert_eq!(status_at(RoomStatus::Pending, expires, before), RoomStatus::Pending);
+        assert_eq!(status_at(RoomStatus::Pending, expires, expires), RoomStatus::Expired);
+        assert_eq!(status_at(RoomStatus::Active, expires, expires), RoomStatus::Active);
+        assert_eq!(
+            status_at(RoomStatus::Completed, expires, expires),
+            RoomStatus::Completed
+        );
+    }
+}

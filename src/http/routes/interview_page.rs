@@ -1,0 +1,97 @@
+//! The respondent's page (`GET /interview/{access_token}`) and its script and style.
+//! Not part of the API document: it is HTML for people, served under a strict
+//! Content-Security-Policy, never cached (the link is the respondent's key) and never
+//! sent on as a referrer.
+
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::header::{ACCEPT_LANGUAGE, CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+
+use super::interviews::room_info;
+use crate::domain::now;
+use crate::error::ApiError;
+use crate::http::AppState;
+use crate::interview::{self, page};
+
+fn with_headers(
+    status: StatusCode,
+    content_type: &'static str,
+    body: impl Into<String>,
+    cache: &'static str,
+) -> Response {
+    let mut response = (status, body.into()).into_response();
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    headers.insert(
+        CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(page::CONTENT_SECURITY_POLICY),
+    );
+    headers.insert(REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    headers.insert(
+        HeaderName::from_static("x-content-type-options"),
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static(cache));
+    response
+}
+
+async fn respondent_page(State(app): State<AppState>, Path(token): Path<String>, headers: HeaderMap) -> Response {
+    let found = app
+        .store
+        .room_by_token_hash(&interview::token_hash(&token))
+        .await
+        .map_err(ApiError::from);
+    match found {
+        Ok(Some(room)) => {
+            let info = room_info(&room, now());
+            let html = page::render(&page::PageRoom {
+                token: &token,
+                room_name: &info.room_name,
+                project_name: &info.project_name,
+                status: info.status.as_str(),
+                language: &info.language,
+                topics_for_respondent: &info.topics_for_respondent,
+                max_duration_minutes: info.max_duration_minutes,
+            });
+            with_headers(StatusCode::OK, "text/html; charset=utf-8", html, "no-store")
+        }
+        Ok(None) => {
+            let language = headers.get(ACCEPT_LANGUAGE).and_then(|value| value.to_str().ok());
+            with_headers(
+                StatusCode::NOT_FOUND,
+                "text/html; charset=utf-8",
+                page::render_not_found(language),
+                "no-store",
+            )
+        }
+        Err(error) => error.into_response(),
+    }
+}
+
+async fn script() -> Response {
+    with_headers(
+        StatusCode::OK,
+        "text/javascript; charset=utf-8",
+        page::SCRIPT,
+        "public, max-age=300",
+    )
+}
+
+async fn style() -> Response {
+    with_headers(
+        StatusCode::OK,
+        "text/css; charset=utf-8",
+        page::STYLE,
+        "public, max-age=300",
+    )
+}
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/interview/assets/interview.js", get(script))
+        .route("/interview/assets/interview.css", get(style))
+        .route("/interview/{access_token}", get(respondent_page))
+}

@@ -1,0 +1,724 @@
+//! The page a respondent opens from an interview link. It shows the room and runs the
+//! conversation against the public join API from `assets/interview.js`.
+//!
+//! The HTML is written by hand so the page needs no template engine: everything that
+//! comes from a room passes through `escape_html`. The page is served under a strict
+//! Content-Security-Policy, so it has no inline script or style; the script reads the
+//! token and language from `data-*` attributes on `<body>` and its strings from a JSON
+//! block.
+
+use serde::Serialize;
+
+/// What the page shows of a room.
+pub struct PageRoom<'a> {
+    /// The access token (URL-safe base64 characters only, but escaped anyway).
+    pub token: &'a str,
+    pub room_name: &'a str,
+    pub project_name: &'a str,
+    /// `pending` | `active` | `completed` | `expired` | `cancelled`.
+    pub status: &'a str,
+    /// A BCP 47 tag; a primary subtag the page has no text for falls back to English.
+    pub language: &'a str,
+    /// Shown under the header when not empty.
+    pub topics_for_respondent: &'a str,
+    pub max_duration_minutes: i64,
+}
+
+pub const SCRIPT: &str = include_str!("assets/interview.js");
+pub const STYLE: &str = include_str!("assets/interview.css");
+
+/// The Content-Security-Policy header value the page is served with.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; media-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+const SCRIPT_URL: &str = "/interview/assets/interview.js";
+const STYLE_URL: &str = "/interview/assets/interview.css";
+
+/// The full HTML document for a room: the join form while the room can still be
+/// joined, otherwise only the message that says why not.
+pub fn render(room: &PageRoom<'_>) -> String {
+    let known = supported(room.language);
+    let text = known.unwrap_or(&EN);
+    let room_name = if room.room_name.trim().is_empty() {
+        text.interview
+    } else {
+        room.room_name
+    };
+    let title = if room.project_name.trim().is_empty() {
+        room_name.to_owned()
+    } else {
+        format!("{room_name} – {}", room.project_name)
+    };
+    let (state, content) = match room.status {
+        "pending" | "active" => ("join", join_view(text)),
+        "completed" => ("completed", closed_view(text.script.completed)),
+        "expired" => ("expired", closed_view(text.expired)),
+        "cancelled" => ("cancelled", closed_view(text.cancelled)),
+        _ => ("unavailable", closed_view(text.unavailable)),
+    };
+    // Speech engines do better with the room's region ("de-AT") than with the bare
+    // language the page text is in; a language without page text is spoken as English.
+    let speech_lang = match known {
+        Some(_) => room.language.trim().replace('_', "-"),
+        None => "en".to_owned(),
+    };
+    let body_attributes = format!(
+        r#" data-state="{state}" data-token="{}" data-status="{}" data-lang="{}""#,
+        escape_html(room.token),
+        escape_html(room.status),
+        escape_html(&speech_lang),
+    );
+    let body = format!(
+        "{header}\n<main>\n{content}</main>\n",
+        header = header(text, room_name, room),
+    );
+    document(text, &title, &body_attributes, &body, true)
+}
+
+/// The page for a token that names no room, in the first language of `accept_language`
+/// (an `Accept-Language` header value) the page has text for, else in English.
+pub fn render_not_found(accept_language: Option<&str>) -> String {
+    let text = accept_language.and_then(preferred).unwrap_or(&EN);
+    let body = format!(
+        "<main class=\"notice\">\n<h1>{}</h1>\n<p>{}</p>\n</main>\n",
+        escape_html(text.not_found_title),
+        escape_html(text.not_found_body),
+    );
+    document(text, text.not_found_title, "", &body, false)
+}
+
+/// Makes `value` safe as HTML text and as a quoted attribute value.
+pub fn escape_html(value: &str) -> String {
+    let mut escaped = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            '\'' => escaped.push_str("&#39;"),
+            _ => escaped.push(c),
+        }
+    }
+    escaped
+}
+
+/// JSON for a `<script type="application/json">` block. The HTML parser ends the block
+/// at the first `</script` whatever the JSON means, so no `<` may appear literally.
+fn script_json<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value)
+        .expect("the page strings serialize")
+        .replace('<', "\\u003c")
+}
+
+fn document(text: &Text, title: &str, body_attributes: &str, body: &str, with_script: bool) -> String {
+    let script = if with_script {
+        format!(
+            "<script type=\"application/json\" id=\"strings\">{}</script>\n<script src=\"{SCRIPT_URL}\" defer></script>\n",
+            script_json(&text.script)
+        )
+    } else {
+        String::new()
+    };
+    // `no-referrer` because the URL holds the access token.
+    format!(
+        r#"<!DOCTYPE html>
+<html lang="{lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex, nofollow">
+<title>{title}</title>
+<link rel="stylesheet" href="{STYLE_URL}">
+{script}</head>
+<body{body_attributes}>
+{body}</body>
+</html>
+"#,
+        lang = text.lang,
+        title = escape_html(title),
+    )
+}
+
+fn header(text: &Text, room_name: &str, room: &PageRoom<'_>) -> String {
+    let project = if room.project_name.trim().is_empty() {
+        String::new()
+    } else {
+        format!("<p class=\"project\">{}</p>\n", escape_html(room.project_name))
+    };
+    let topics = if room.topics_for_respondent.trim().is_empty() {
+        String::new()
+    } else {
+        format!(
+            "<section class=\"topics\" aria-labelledby=\"topics-heading\">\n<h2 id=\"topics-heading\">{}</h2>\n<p>{}</p>\n</section>\n",
+            escape_html(text.topics),
+            escape_html(room.topics_for_respondent.trim()),
+        )
+    };
+    format!(
+        "<header class=\"room\">\n<h1>{}</h1>\n{project}<p class=\"duration\">{}</p>\n{topics}</header>",
+        escape_html(room_name),
+        escape_html(&(text.about_minutes)(room.max_duration_minutes)),
+    )
+}
+
+fn closed_view(message: &str) -> String {
+    format!(
+        "<div id=\"state\" class=\"state closed\" role=\"status\">{}</div>\n",
+        escape_html(message)
+    )
+}
+
+/// The join form, and the conversation the script reveals once joined.
+fn join_view(text: &Text) -> String {
+    let t = |s: &str| escape_html(s);
+    format!(
+        r#"<section id="join-section" class="join" aria-labelledby="join-heading">
+<h2 id="join-heading">{join_heading}</h2>
+<p>{join_intro}</p>
+<form id="join-form">
+<label for="email">{email_label}</label>
+<input id="email" name="email" type="email" autocomplete="email" required autocapitalize="off" spellcheck="false">
+<button id="join" type="submit" class="primary">{join}</button>
+</form>
+<p class="consent">{consent}</p>
+</section>
+<section id="interview" class="interview" aria-labelledby="interview-heading" hidden>
+<div class="bar">
+<h2 id="interview-heading">{conversation}</h2>
+<div id="timer-box" class="timer-box" hidden><span id="timer-label">{time_left}</span> <div id="timer" role="timer" aria-labelledby="timer-label">--:--</div></div>
+</div>
+<div id="log" class="log" role="log" aria-live="polite" aria-labelledby="interview-heading"></div>
+<div id="typing" class="typing" aria-live="polite"></div>
+<form id="answer">
+<label for="message">{message_label}</label>
+<textarea id="message" name="message" rows="3" aria-describedby="message-hint"></textarea>
+<p id="message-hint" class="hint">{message_hint}</p>
+<div class="actions">
+<button id="mic" type="button" class="mic" aria-pressed="false" hidden>{mic}</button>
+<button id="send" type="submit" class="primary">{send}</button>
+</div>
+</form>
+<div class="controls">
+<div id="speak-control" class="speak" hidden><input id="speak" type="checkbox" autocomplete="off"> <label for="speak">{speak}</label></div>
+<button id="leave" type="button" class="leave">{leave}</button>
+</div>
+</section>
+<div id="error" class="error" role="alert"></div>
+<div id="state" class="state" role="status"></div>
+<noscript><p class="error">{noscript}</p></noscript>
+"#,
+        join_heading = t(text.join_heading),
+        join_intro = t(text.join_intro),
+        email_label = t(text.email_label),
+        join = t(text.join),
+        consent = t(text.consent),
+        conversation = t(text.conversation),
+        time_left = t(text.time_left),
+        leave = t(text.script.leave),
+        message_label = t(text.message_label),
+        message_hint = t(text.message_hint),
+        mic = t(text.mic),
+        send = t(text.send),
+        speak = t(text.speak),
+        noscript = t(text.noscript),
+    )
+}
+
+/// The page text for `tag`'s primary subtag, if the page has it.
+fn supported(tag: &str) -> Option<&'static Text> {
+    let primary = tag.trim().split(['-', '_']).next().unwrap_or_default();
+    LANGUAGES
+        .iter()
+        .copied()
+        .find(|text| text.lang.eq_ignore_ascii_case(primary))
+}
+
+/// The first language of an `Accept-Language` value the page has text for, taking the
+/// `q` weights into account (ties keep the header's order; `q=0` means "not this one").
+fn preferred(accept_language: &str) -> Option<&'static Text> {
+    let mut tags: Vec<(f32, &str)> = accept_language
+        .split(',')
+        .filter_map(|item| {
+            let mut parts = item.split(';');
+            let tag = parts.next()?.trim();
+            let weight = match parts.find_map(|p| p.trim().strip_prefix("q=")) {
+                Some(q) => q.trim().parse::<f32>().ok()?,
+                None => 1.0,
+            };
+            (weight > 0.0).then_some((weight, tag))
+        })
+        .collect();
+    tags.sort_by(|a, b| b.0.total_cmp(&a.0));
+    tags.into_iter().find_map(|(_, tag)| supported(tag))
+}
+
+/// Everything the page says in one language.
+struct Text {
+    lang: &'static str,
+    about_minutes: fn(i64) -> String,
+    interview: &'static str,
+    topics: &'static str,
+    join_heading: &'static str,
+    join_intro: &'static str,
+    email_label: &'static str,
+    join: &'static str,
+    consent: &'static str,
+    conversation: &'static str,
+    time_left: &'static str,
+    message_label: &'static str,
+    message_hint: &'static str,
+    send: &'static str,
+    mic: &'static str,
+    speak: &'static str,
+    expired: &'static str,
+    cancelled: &'static str,
+    unavailable: &'static str,
+    noscript: &'static str,
+    not_found_title: &'static str,
+    not_found_body: &'static str,
+    script: ScriptText,
+}
+
+/// The part of `Text` the script shows; the page renders some of it too.
+#[derive(Serialize)]
+struct ScriptText {
+    typing: &'static str,
+    connection_lost: &'static str,
+    error: &'static str,
+    confirm_leave: &'static str,
+    leave: &'static str,
+    completed: &'static str,
+    interviewer: &'static str,
+    you: &'static str,
+    mic_error: &'static str,
+}
+
+static LANGUAGES: [&Text; 5] = [&EN, &DE, &FR, &ES, &RU];
+
+static EN: Text = Text {
+    lang: "en",
+    about_minutes: |n| match n {
+        1 => "About 1 minute".to_owned(),
+        _ => format!("About {n} minutes"),
+    },
+    interview: "Interview",
+    topics: "Topics",
+    join_heading: "Join the interview",
+    join_intro: "Enter your email address to begin. If you have already started, the same address takes you back to where you left off.",
+    email_label: "Email address",
+    join: "Start interview",
+    consent: "Your answers are recorded for research by the project team.",
+    conversation: "Conversation",
+    time_left: "Time left",
+    message_label: "Your answer",
+    message_hint: "Enter sends, Shift+Enter starts a new line.",
+    send: "Send",
+    mic: "Dictate",
+    speak: "Read questions aloud",
+    expired: "This interview link has expired.",
+    cancelled: "This interview was cancelled.",
+    unavailable: "This interview is not available.",
+    noscript: "This page needs JavaScript to run the interview. Please turn it on and reload the page.",
+    not_found_title: "This link is not valid",
+    not_found_body: "Please check that you opened the whole link you received, or ask the person who sent it for a new one.",
+    script: ScriptText {
+        typing: "The interviewer is typing…",
+        connection_lost: "The connection was lost. Please try again.",
+        error: "Something went wrong. Please try again.",
+        confirm_leave: "Really end?",
+        leave: "End interview",
+        completed: "This interview is complete. Thank you!",
+        interviewer: "Interviewer",
+        you: "You",
+        mic_error: "Dictation is not available. Please type your answer.",
+    },
+};
+
+static DE: Text = Text {
+    lang: "de",
+    about_minutes: |n| match n {
+        1 => "Etwa 1 Minute".to_owned(),
+        _ => format!("Etwa {n} Minuten"),
+    },
+    interview: "Interview",
+    topics: "Themen",
+    join_heading: "Am Interview teilnehmen",
+    join_intro: "Geben Sie Ihre E-Mail-Adresse ein, um zu beginnen. Wenn Sie schon begonnen haben, geht es mit derselben Adresse dort weiter, wo Sie aufgehört haben.",
+    email_label: "E-Mail-Adresse",
+    join: "Interview starten",
+    consent: "Ihre Antworten werden vom Projektteam für Forschungszwecke aufgezeichnet.",
+    conversation: "Gespräch",
+    time_left: "Verbleibende Zeit",
+    message_label: "Ihre Antwort",
+    message_hint: "Eingabe sendet, Umschalt+Eingabe beginnt eine neue Zeile.",
+    send: "Senden",
+    mic: "Diktieren",
+    speak: "Fragen vorlesen",
+    expired: "Dieser Interview-Link ist abgelaufen.",
+    cancelled: "Dieses Interview wurde abgesagt.",
+    unavailable: "Dieses Interview ist nicht verfügbar.",
+    noscript: "Diese Seite braucht JavaScript, um das Interview zu führen. Bitte aktivieren Sie es und laden Sie die Seite neu.",
+    not_found_title: "Dieser Link ist ungültig",
+    not_found_body: "Bitte prüfen Sie, ob Sie den vollständigen Link geöffnet haben, oder bitten Sie die Person, die ihn Ihnen geschickt hat, um einen neuen.",
+    script: ScriptText {
+        typing: "Der Interviewer schreibt…",
+        connection_lost: "Die Verbindung wurde unterbrochen. Bitte versuchen Sie es noch einmal.",
+        error: "Etwas ist schiefgelaufen. Bitte versuchen Sie es noch einmal.",
+        confirm_leave: "Wirklich beenden?",
+        leave: "Interview beenden",
+        completed: "Das Interview ist abgeschlossen. Vielen Dank!",
+        interviewer: "Interviewer",
+        you: "Sie",
+        mic_error: "Diktieren ist nicht verfügbar. Bitte tippen Sie Ihre Antwort.",
+    },
+};
+
+// French puts a narrow no-break space (U+202F) before "?" and "!".
+static FR: Text = Text {
+    lang: "fr",
+    about_minutes: |n| match n {
+        0 | 1 => format!("Environ {n} minute"),
+        _ => format!("Environ {n} minutes"),
+    },
+    interview: "Entretien",
+    topics: "Thèmes",
+    join_heading: "Rejoindre l’entretien",
+    join_intro: "Saisissez votre adresse e-mail pour commencer. Si vous avez déjà commencé, la même adresse vous permet de reprendre là où vous en étiez.",
+    email_label: "Adresse e-mail",
+    join: "Commencer l’entretien",
+    consent: "Vos réponses sont enregistrées par l’équipe du projet à des fins de recherche.",
+    conversation: "Conversation",
+    time_left: "Temps restant",
+    message_label: "Votre réponse",
+    message_hint: "Entrée pour envoyer, Maj+Entrée pour aller à la ligne.",
+    send: "Envoyer",
+    mic: "Dicter",
+    speak: "Lire les questions à voix haute",
+    expired: "Ce lien d’entretien a expiré.",
+    cancelled: "Cet entretien a été annulé.",
+    unavailable: "Cet entretien n’est pas disponible.",
+    noscript: "Cette page a besoin de JavaScript pour mener l’entretien. Veuillez l’activer, puis recharger la page.",
+    not_found_title: "Ce lien n’est pas valide",
+    not_found_body: "Vérifiez que vous avez ouvert le lien complet que vous avez reçu, ou demandez-en un nouveau à la personne qui vous l’a envoyé.",
+    script: ScriptText {
+        typing: "L’intervieweur écrit…",
+        connection_lost: "La connexion a été perdue. Veuillez réessayer.",
+        error: "Une erreur s’est produite. Veuillez réessayer.",
+        confirm_leave: "Vraiment terminer\u{202f}?",
+        leave: "Terminer l’entretien",
+        completed: "Cet entretien est terminé. Merci\u{202f}!",
+        interviewer: "Intervieweur",
+        you: "Vous",
+        mic_error: "La dictée n’est pas disponible. Veuillez saisir votre réponse.",
+    },
+};
+
+static ES: Text = Text {
+    lang: "es",
+    about_minutes: |n| match n {
+        1 => "Aproximadamente 1 minuto".to_owned(),
+        _ => format!("Aproximadamente {n} minutos"),
+    },
+    interview: "Entrevista",
+    topics: "Temas",
+    join_heading: "Unirse a la entrevista",
+    join_intro: "Introduzca su dirección de correo electrónico para empezar. Si ya había empezado, con la misma dirección continuará donde lo dejó.",
+    email_label: "Correo electrónico",
+    join: "Empezar la entrevista",
+    consent: "El equipo del proyecto registra sus respuestas con fines de investigación.",
+    conversation: "Conversación",
+    time_left: "Tiempo restante",
+    message_label: "Su respuesta",
+    message_hint: "Intro envía, Mayús+Intro inserta un salto de línea.",
+    send: "Enviar",
+    mic: "Dictar",
+    speak: "Leer las preguntas en voz alta",
+    expired: "Este enlace de entrevista ha caducado.",
+    cancelled: "Esta entrevista se ha cancelado.",
+    unavailable: "Esta entrevista no está disponible.",
+    noscript: "Esta página necesita JavaScript para realizar la entrevista. Actívelo y vuelva a cargar la página.",
+    not_found_title: "Este enlace no es válido",
+    not_found_body: "Compruebe que ha abierto el enlace completo que recibió o pida uno nuevo a la persona que se lo envió.",
+    script: ScriptText {
+        typing: "El entrevistador está escribiendo…",
+        connection_lost: "Se ha perdido la conexión. Inténtelo de nuevo.",
+        error: "Algo ha salido mal. Inténtelo de nuevo.",
+        confirm_leave: "¿Seguro que quiere terminar?",
+        leave: "Terminar la entrevista",
+        completed: "La entrevista ha terminado. ¡Gracias!",
+        interviewer: "Entrevistador",
+        you: "Usted",
+        mic_error: "El dictado no está disponible. Escriba su respuesta.",
+    },
+};
+
+static RU: Text = Text {
+    lang: "ru",
+    // "Около" takes the genitive: "минуты" after 1, 21, 31… (but not 11), else "минут".
+    about_minutes: |n| {
+        let unit = if n % 10 == 1 && n % 100 != 11 {
+            "минуты"
+        } else {
+            "минут"
+        };
+        format!("Около {n} {unit}")
+    },
+    interview: "Интервью",
+    topics: "Темы",
+    join_heading: "Присоединиться к интервью",
+    join_intro: "Введите адрес электронной почты, чтобы начать. Если вы уже начали, с тем же адресом вы продолжите с того места, где остановились.",
+    email_label: "Адрес электронной почты",
+    join: "Начать интервью",
+    consent: "Команда проекта записывает ваши ответы для исследования.",
+    conversation: "Беседа",
+    time_left: "Осталось",
+    message_label: "Ваш ответ",
+    message_hint: "Enter — отправить, Shift+Enter — новая строка.",
+    send: "Отправить",
+    mic: "Голосовой ввод",
+    speak: "Читать вопросы вслух",
+    expired: "Срок действия этой ссылки на интервью истёк.",
+    cancelled: "Это интервью отменено.",
+    unavailable: "Это интервью недоступно.",
+    noscript: "Для интервью на этой странице нужен JavaScript. Включите его и перезагрузите страницу.",
+    not_found_title: "Эта ссылка недействительна",
+    not_found_body: "Проверьте, что вы открыли ссылку полностью, или попросите у отправителя новую.",
+    script: ScriptText {
+        typing: "Интервьюер печатает…",
+        connection_lost: "Соединение потеряно. Попробуйте ещё раз.",
+        error: "Что-то пошло не так. Попробуйте ещё раз.",
+        confirm_leave: "Точно завершить?",
+        leave: "Завершить интервью",
+        completed: "Интервью завершено. Спасибо!",
+        interviewer: "Интервьюер",
+        you: "Вы",
+        mic_error: "Голосовой ввод недоступен. Пожалуйста, напечатайте ответ.",
+    },
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn room<'a>(status: &'a str, language: &'a str) -> PageRoom<'a> {
+        PageRoom {
+            token: "tok_EN-123",
+            room_name: "Checkout study",
+            project_name: "Shop",
+            status,
+            language,
+            topics_for_respondent: "Shipping, returns",
+            max_duration_minutes: 30,
+        }
+    }
+
+    /// The contents of the strings block, as the script's `JSON.parse` sees them.
+    fn strings_block(html: &str) -> &str {
+        let open = "<script type=\"application/json\" id=\"strings\">";
+        let start = html.find(open).expect("a strings block") + open.len();
+        let end = start + html[start..].find("</script>").expect("the block closes");
+        &html[start..end]
+    }
+
+    #[test]
+    fn escape_html_escapes_the_five_characters() {
+        assert_eq!(
+            escape_html(r#"<a href="x" title='y'>&amp;</a>"#),
+            "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;"
+        );
+        assert_eq!(escape_html("Grüße, привет"), "Grüße, привет");
+        assert_eq!(escape_html(""), "");
+    }
+
+    #[test]
+    fn room_fields_are_escaped() {
+        let html = render(&PageRoom {
+            token: "a\"b<c>",
+            room_name: "<script>alert('room')</script>",
+            project_name: "\"Quoted\" & <b>bold</b>",
+            status: "active",
+            language: "en",
+            topics_for_respondent: "<img src=x onerror=alert(1)> 'topics'",
+            max_duration_minutes: 30,
+        });
+        assert!(!html.contains("<script>alert"), "{html}");
+        assert!(!html.contains("<b>bold"));
+        assert!(!html.contains("<img"));
+        assert!(html.contains("<h1>&lt;script&gt;alert(&#39;room&#39;)&lt;/script&gt;</h1>"));
+        assert!(html.contains("&quot;Quoted&quot; &amp; &lt;b&gt;bold&lt;/b&gt;"));
+        assert!(html.contains("&lt;img src=x onerror=alert(1)&gt; &#39;topics&#39;"));
+        assert!(html.contains(r#"data-token="a&quot;b&lt;c&gt;""#));
+    }
+
+    #[test]
+    fn each_language_renders_its_own_text() {
+        for (language, label) in [
+            ("en", "Email address"),
+            ("de", "E-Mail-Adresse"),
+            ("fr", "Adresse e-mail"),
+            ("es", "Correo electrónico"),
+            ("ru", "Адрес электронной почты"),
+        ] {
+            let html = render(&room("pending", language));
+            assert!(html.contains(&format!("<html lang=\"{language}\">")), "{language}");
+            assert!(
+                html.contains(&format!("<label for=\"email\">{label}</label>")),
+                "{language}"
+            );
+            assert!(html.contains(&format!("data-lang=\"{language}\"")), "{language}");
+        }
+    }
+
+    #[test]
+    fn a_regional_tag_uses_its_language_and_keeps_the_region_for_speech() {
+        let html = render(&room("active", "de-AT"));
+        assert!(html.contains("<html lang=\"de\">"));
+        assert!(html.contains("data-lang=\"de-AT\""));
+        assert!(html.contains("Etwa 30 Minuten"));
+    }
+
+    #[test]
+    fn an_unknown_language_falls_back_to_english() {
+        for language in ["pt", "", "zz-ZZ"] {
+            let html = render(&room("active", language));
+            assert!(html.contains("<html lang=\"en\">"), "{language:?}");
+            assert!(html.contains("data-lang=\"en\""), "{language:?}");
+            assert!(
+                html.contains("<label for=\"email\">Email address</label>"),
+                "{language:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn joinable_rooms_show_the_form_and_consent() {
+        for status in ["pending", "active"] {
+            let html = render(&room(status, "en"));
+            assert!(html.contains("data-state=\"join\""));
+            assert!(html.contains(r#"<input id="email" name="email" type="email" autocomplete="email" required"#));
+            assert!(html.contains("<button id=\"join\""));
+            assert!(html.contains("Your answers are recorded for research by the project team."));
+        }
+    }
+
+    #[test]
+    fn closed_rooms_show_only_their_message() {
+        for (status, message) in [
+            ("completed", "This interview is complete. Thank you!"),
+            ("expired", "This interview link has expired."),
+            ("cancelled", "This interview was cancelled."),
+            ("archived", "This interview is not available."),
+        ] {
+            let html = render(&room(status, "en"));
+            assert!(html.contains(message), "{status}");
+            assert!(!html.contains("id=\"email\""), "{status}");
+            assert!(!html.contains("<form"), "{status}");
+        }
+        assert!(render(&room("expired", "ru")).contains("data-state=\"expired\""));
+        assert!(render(&room("cancelled", "es")).contains("Esta entrevista se ha cancelado."));
+    }
+
+    #[test]
+    fn the_strings_block_cannot_end_the_script_element() {
+        for text in LANGUAGES {
+            let html = render(&room("active", text.lang));
+            let block = strings_block(&html);
+            assert!(!block.contains('<'), "{}", text.lang);
+            let strings: serde_json::Value = serde_json::from_str(block).unwrap();
+            assert_eq!(strings["leave"], text.script.leave);
+        }
+        let json = script_json(&"</script><script>alert(1)</script>");
+        assert!(!json.to_ascii_lowercase().contains("</script"));
+        assert_eq!(
+            serde_json::from_str::<String>(&json).unwrap(),
+            "</script><script>alert(1)</script>"
+        );
+    }
+
+    #[test]
+    fn the_page_has_no_inline_script_or_style() {
+        let html = render(&room("active", "fr"));
+        assert!(!html.contains("style="));
+        assert!(!html.contains("<style"));
+        let handler = html.split(" on").skip(1).find(|rest| {
+            let name_end = rest.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(rest.len());
+            name_end > 0 && rest[name_end..].starts_with('=')
+        });
+        assert_eq!(handler, None, "no inline event handlers");
+        assert_eq!(html.matches("<script").count(), 2);
+        assert!(html.contains(&format!("<script src=\"{SCRIPT_URL}\" defer></script>")));
+        assert!(html.contains(&format!("<link rel=\"stylesheet\" href=\"{STYLE_URL}\">")));
+        assert!(!html.contains("http://") && !html.contains("https://"));
+    }
+
+    #[test]
+    fn every_element_the_script_looks_up_is_on_the_page() {
+        let html = render(&room("active", "en"));
+        let ids: Vec<&str> = SCRIPT
+            .split("$(\"")
+            .skip(1)
+            .map(|rest| &rest[..rest.find('"').unwrap()])
+            .collect();
+        assert!(ids.len() > 10, "{ids:?}");
+        for id in ids {
+            assert!(html.contains(&format!(" id=\"{id}\"")), "#{id} is missing");
+        }
+    }
+
+    #[test]
+    fn script_strings_are_all_used_by_the_script() {
+        let strings: serde_json::Value = serde_json::from_str(&script_json(&EN.script)).unwrap();
+        for key in strings.as_object().unwrap().keys() {
+            assert!(SCRIPT.contains(&format!("S.{key}")), "S.{key} is never used");
+        }
+    }
+
+    #[test]
+    fn minutes_agree_with_their_number() {
+        assert_eq!((EN.about_minutes)(1), "About 1 minute");
+        assert_eq!((EN.about_minutes)(45), "About 45 minutes");
+        assert_eq!((FR.about_minutes)(1), "Environ 1 minute");
+        assert_eq!((RU.about_minutes)(1), "Около 1 минуты");
+        assert_eq!((RU.about_minutes)(11), "Около 11 минут");
+        assert_eq!((RU.about_minutes)(21), "Около 21 минуты");
+        assert_eq!((RU.about_minutes)(30), "Около 30 минут");
+    }
+
+    #[test]
+    fn empty_topics_and_project_are_left_out() {
+        let html = render(&PageRoom {
+            topics_for_respondent: "  ",
+            project_name: "",
+            room_name: "",
+            ..room("active", "es")
+        });
+        assert!(!html.contains("topics-heading"));
+        assert!(!html.contains("class=\"project\""));
+        assert!(html.contains("<h1>Entrevista</h1>"));
+        assert!(html.contains("<title>Entrevista</title>"));
+    }
+
+    #[test]
+    fn not_found_follows_accept_language() {
+        let html = render_not_found(Some("de-DE,de;q=0.9,en;q=0.8"));
+        assert!(html.contains("<html lang=\"de\">"));
+        assert!(html.contains("Dieser Link ist ungültig"));
+        assert!(!html.contains("<script"));
+
+        let cases = [
+            (None, "en"),
+            (Some(""), "en"),
+            (Some("pt-BR,pt;q=0.9"), "en"),
+            (Some("pt-BR, ru;q=0.5, fr;q=0.7"), "fr"),
+            (Some("fr;q=0, es"), "es"),
+            (Some("*;q=0.1, RU"), "ru"),
+        ];
+        for (header, lang) in cases {
+            assert!(
+                render_not_found(header).contains(&format!("<html lang=\"{lang}\">")),
+                "{header:?}"
+            );
+        }
+    }
+}
