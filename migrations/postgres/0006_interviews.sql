@@ -27,12 +27,15 @@ CREATE INDEX interview_rooms_open ON interview_rooms(status, expires_at);
 
 -- One turn of an interview, stored as it happens. `step` is the interviewer's place in
 -- the guide (the offline interviewer's state); NULL on the respondent's turns.
+-- `message_id` is the respondent client's id of a message, so a message sent again
+-- after its answer was lost is recognised and not stored twice.
 CREATE TABLE interview_turns (
     room_id          UUID NOT NULL REFERENCES interview_rooms(id) ON DELETE CASCADE,
     position         BIGINT NOT NULL,
     from_respondent  BOOLEAN NOT NULL,
     text             TEXT NOT NULL,
     step             BIGINT,
+    message_id       TEXT,
     follow_up        BOOLEAN NOT NULL DEFAULT FALSE,
     at               TIMESTAMPTZ NOT NULL,
     PRIMARY KEY (room_id, position)

@@ -200,6 +200,12 @@ pub struct MessageRequest {
     pub session_id: String,
     #[schema(min_length = 1, max_length = 10000)]
     pub text: String,
+    /// The client's id of this message (any string it makes up, e.g. a UUID). A
+    /// message sent again with the same id, because its answer was lost on the way, is
+    /// not stored twice: the answer it got is sent again.
+    #[serde(default)]
+    #[schema(required = false, min_length = 1, max_length = 100)]
+    pub message_id: Option<String>,
 }
 
 /// The interviewer's next turn.

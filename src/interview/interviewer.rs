@@ -253,6 +253,7 @@ mod tests {
             text: text.into(),
             step,
             follow_up,
+            message_id: None,
             at: Utc::now(),
         }
     }

@@ -129,6 +129,7 @@ pub async fn close(store: &Store, room: &StoredRoom, last_words: Option<&str>) -
             text: text.to_owned(),
             step: None,
             follow_up: false,
+            message_id: None,
             at: now(),
         };
         match store.add_turn(room.id, &turn, None).await {
@@ -207,6 +208,7 @@ async fn take_turn(
         text: next.text.clone(),
         step: Some(next.step),
         follow_up: next.follow_up,
+        message_id: None,
         at: now(),
     };
     let expected = turns.last().map_or(1, |turn| turn.position + 1);
@@ -311,6 +313,7 @@ mod tests {
             text: text.into(),
             step: None,
             follow_up: false,
+            message_id: None,
             at: started + Duration::seconds(seconds),
         };
         let record = transcript_record(

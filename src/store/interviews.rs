@@ -96,6 +96,8 @@ pub struct StoredTurn {
     pub step: Option<i64>,
     /// Whether this interviewer turn asked for more on the same question.
     pub follow_up: bool,
+    /// The respondent client's id of the message, when it sent one.
+    pub message_id: Option<String>,
     pub at: DateTime<Utc>,
 }
 
@@ -106,6 +108,7 @@ pub struct NewTurn {
     pub text: String,
     pub step: Option<i64>,
     pub follow_up: bool,
+    pub message_id: Option<String>,
     pub at: DateTime<Utc>,
 }
 
@@ -130,7 +133,8 @@ const SELECT_ROOM: &str = "SELECT r.id, r.project_id, r.record_id, r.token_nonce
      r.interview_guide_override, r.created_at, r.started_at, r.completed_at, r.expires_at \
      FROM interview_rooms r JOIN projects p ON p.id = r.project_id";
 
-const SELECT_TURN: &str = "SELECT position, from_respondent, text, step, follow_up, at FROM interview_turns";
+const SELECT_TURN: &str =
+    "SELECT position, from_respondent, text, step, follow_up, message_id, at FROM interview_turns";
 
 impl Store {
     /// Makes rooms, created `at`, in one transaction.
@@ -313,8 +317,8 @@ impl Store {
                 Ok(Err(TurnRefused::Clash))
             } else {
                 let inserted = sqlx::query(
-                    "INSERT INTO interview_turns (room_id, position, from_respondent, text, step, follow_up, at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
+                    "INSERT INTO interview_turns (room_id, position, from_respondent, text, step, follow_up, message_id, \
+                     at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING",
                 )
                 .bind(room_id)
                 .bind(position)
@@ -322,6 +326,7 @@ impl Store {
                 .bind(&turn.text)
                 .bind(turn.step)
                 .bind(turn.follow_up)
+                .bind(&turn.message_id)
                 .bind(turn.at)
                 .execute(&mut *conn)
                 .await?;

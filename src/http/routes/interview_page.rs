@@ -89,8 +89,18 @@ async fn style() -> Response {
     )
 }
 
+/// Browsers ask for an icon on every page; "none" beats a logged 404.
+async fn favicon() -> Response {
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    response
+        .headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static("public, max-age=86400"));
+    response
+}
+
 pub fn router() -> Router<AppState> {
     Router::new()
+        .route("/favicon.ico", get(favicon))
         .route("/interview/assets/interview.js", get(script))
         .route("/interview/assets/interview.css", get(style))
         .route("/interview/{access_token}", get(respondent_page))

@@ -26,7 +26,7 @@ use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson, query_uuid};
 use crate::interview::{self, NONCE_BYTES, phrases::phrases};
-use crate::store::{NewRoom, NewTurn, PublicRoom, StoredRoom, TurnRefused};
+use crate::store::{NewRoom, NewTurn, PublicRoom, StoredRoom, StoredTurn, TurnRefused};
 
 /// The room as its owner sees it, link included.
 pub(crate) fn owner_view(app: &AppState, room: &StoredRoom, at: DateTime<Utc>) -> Room {
@@ -234,6 +234,32 @@ async fn join_info(State(app): State<AppState>, Path(token): Path<String>) -> Ap
     Ok(Json(room_info(&room, now())))
 }
 
+/// Whether a message is one sent before: `(stored, its answer)`. With the client's
+/// `message_id`, the turn with that id and the interviewer's answer after it, if any.
+/// Without one, only a message the same as the last turn, which no answer followed (the
+/// interviewer failed): a respondent may say the same thing twice, but not before the
+/// interviewer answered the first time.
+fn already_sent(turns: &[StoredTurn], message_id: &Option<String>, text: &str) -> (bool, Option<String>) {
+    match message_id {
+        Some(id) => match turns
+            .iter()
+            .rposition(|turn| turn.from_respondent && turn.message_id.as_ref() == Some(id))
+        {
+            Some(index) => {
+                let answer = turns.get(index + 1).filter(|turn| !turn.from_respondent);
+                (true, answer.map(|turn| turn.text.clone()))
+            }
+            None => (false, None),
+        },
+        None => (
+            turns
+                .last()
+                .is_some_and(|last| last.from_respondent && last.text == text),
+            None,
+        ),
+    }
+}
+
 /// The room of a respondent's session, checked: active, and the session its
 /// respondent's.
 async fn session_room(app: &AppState, token: &str, session_id: &str) -> ApiResult<PublicRoom> {
@@ -376,15 +402,8 @@ async fn message(
         return Err(closed(status));
     }
     let mut turns = app.store.turns(room.room.id).await?;
-    let answered = match turns.as_slice() {
-        // Sent again after its answer was lost on the way: the stored answer, not a
-        // second copy of the question.
-        [.., asked, reply] if asked.from_respondent && asked.text == text && !reply.from_respondent => {
-            Some(reply.text.clone())
-        }
-        _ => None,
-    };
-    if let Some(reply) = answered {
+    let (stored, answer) = already_sent(&turns, &body.message_id, text);
+    if let Some(reply) = answer {
         let done = app.store.get_room_status(room.room.id).await?.as_deref() == Some("completed");
         return Ok(Json(TurnAnswer {
             message: reply,
@@ -393,16 +412,13 @@ async fn message(
         })
         .into_response());
     }
-    // Sent again after the interviewer failed: the question is stored already.
-    let stored = turns
-        .last()
-        .is_some_and(|last| last.from_respondent && last.text == text);
     if !stored {
         let turn = NewTurn {
             from_respondent: true,
             text: text.to_owned(),
             step: None,
             follow_up: false,
+            message_id: body.message_id.clone(),
             at,
         };
         match app.store.add_turn(room.room.id, &turn, None).await {

@@ -50,6 +50,9 @@
   let leaveArmedTimer = 0;
   let leaveArmedAt = 0;
   let lastQuestion = "";
+  // The message whose answer did not arrive, so that sending it again reuses its id and
+  // the server answers it once (it may have stored it before the connection dropped).
+  let unsent = null;
 
   class ApiError extends Error {
     constructor(status, message) {
@@ -220,6 +223,13 @@
 
   // --- Messages ------------------------------------------------------------------
 
+  // getRandomValues works on plain http too, unlike crypto.randomUUID.
+  function newMessageId() {
+    const bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
   function setWaiting(on) {
     waiting = on;
     el.send.disabled = on;
@@ -232,12 +242,15 @@
     if (!text || waiting || ended || !session) return;
     clearError();
     stopDictation();
+    const messageId = unsent && unsent.text === text ? unsent.id : newMessageId();
+    unsent = { text, id: messageId };
     const turn = addTurn(true, text);
     turn.classList.add("pending");
     el.message.value = "";
     setWaiting(true);
     try {
-      const data = await post("/messages", { session_id: session.session_id, text });
+      const data = await post("/messages", { session_id: session.session_id, text, message_id: messageId });
+      unsent = null;
       if (ended) return;
       turn.classList.remove("pending");
       addQuestion(data.message);
