@@ -144,7 +144,33 @@ pub struct Settings {
     /// [env: INSIGHT_PUBLIC_RATE_BURST].
     #[arg(long, env = "INSIGHT_PUBLIC_RATE_BURST", default_value_t = 30, value_parser = parse_public_rate_burst)]
     pub public_rate_burst: u32,
+
+    /// Allow webhook endpoints on plain `http://` URLs (default: https only) [env: INSIGHT_WEBHOOKS_ALLOW_HTTP].
+    #[arg(long, env = "INSIGHT_WEBHOOKS_ALLOW_HTTP", default_value_t = false, value_parser = parse_webhooks_allow_http, action = clap::ArgAction::Set)]
+    pub webhooks_allow_http: bool,
+
+    /// Allow webhook deliveries to loopback, private and link-local addresses (default: refused,
+    /// checked on the address each delivery connects to) [env: INSIGHT_WEBHOOKS_ALLOW_PRIVATE].
+    #[arg(long, env = "INSIGHT_WEBHOOKS_ALLOW_PRIVATE", default_value_t = false, value_parser = parse_webhooks_allow_private, action = clap::ArgAction::Set)]
+    pub webhooks_allow_private: bool,
+
+    /// Seconds between a failed webhook delivery and each retry, comma-separated; after the last
+    /// the delivery fails and its endpoint is marked failing [env: INSIGHT_WEBHOOKS_RETRY_SCHEDULE].
+    #[arg(long, env = "INSIGHT_WEBHOOKS_RETRY_SCHEDULE", default_value = "5,300,1800,7200,18000,36000,36000", value_parser = parse_retry_schedule)]
+    pub webhooks_retry_schedule: RetrySchedule,
+
+    /// Longest wait for a webhook receiver's answer, in seconds [env: INSIGHT_WEBHOOKS_TIMEOUT_SECONDS].
+    #[arg(long, env = "INSIGHT_WEBHOOKS_TIMEOUT_SECONDS", default_value_t = 15, value_parser = parse_webhooks_timeout)]
+    pub webhooks_timeout_seconds: u64,
+
+    /// Webhook deliveries this instance sends at once [env: INSIGHT_WEBHOOKS_CONCURRENCY].
+    #[arg(long, env = "INSIGHT_WEBHOOKS_CONCURRENCY", default_value_t = 32, value_parser = parse_webhooks_concurrency)]
+    pub webhooks_concurrency: usize,
 }
+
+/// Delays between a failed delivery and its retries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetrySchedule(pub Vec<std::time::Duration>);
 
 /// Which AI engine writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -205,6 +231,12 @@ impl Settings {
             secret_key: None,
             public_rate_per_minute: 120,
             public_rate_burst: 30,
+            webhooks_allow_http: false,
+            webhooks_allow_private: false,
+            webhooks_retry_schedule: parse_retry_schedule("5,300,1800,7200,18000,36000,36000")
+                .expect("the default schedule is valid"),
+            webhooks_timeout_seconds: 15,
+            webhooks_concurrency: 32,
         }
     }
 }
@@ -239,6 +271,64 @@ fn parse_secret_key(value: &str) -> Result<crate::secret::KeyMaterial, String> {
     } else {
         Err("INSIGHT_SECRET_KEY (--secret-key) must be at least 32 characters long".into())
     }
+}
+
+fn parse_flag(value: &str, variable: &str, flag: &str) -> Result<bool, String> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" => Ok(true),
+        "false" | "0" | "no" | "off" | "" => Ok(false),
+        _ => Err(format!("{variable} ({flag}) must be true or false, not {value:?}")),
+    }
+}
+
+fn parse_webhooks_allow_http(value: &str) -> Result<bool, String> {
+    parse_flag(value, "INSIGHT_WEBHOOKS_ALLOW_HTTP", "--webhooks-allow-http")
+}
+
+fn parse_webhooks_allow_private(value: &str) -> Result<bool, String> {
+    parse_flag(value, "INSIGHT_WEBHOOKS_ALLOW_PRIVATE", "--webhooks-allow-private")
+}
+
+fn parse_retry_schedule(value: &str) -> Result<RetrySchedule, String> {
+    let bad = || {
+        format!(
+            "INSIGHT_WEBHOOKS_RETRY_SCHEDULE (--webhooks-retry-schedule) must be 1 to 20 comma-separated delays in \
+             seconds, each from 0.01 to 86400, e.g. 5,300,1800; not {value:?}"
+        )
+    };
+    let delays = value
+        .split(',')
+        .map(|part| {
+            part.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|seconds| (0.01..=86_400.0).contains(seconds))
+                .map(std::time::Duration::from_secs_f64)
+                .ok_or_else(bad)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if delays.is_empty() || delays.len() > 20 {
+        return Err(bad());
+    }
+    Ok(RetrySchedule(delays))
+}
+
+fn parse_webhooks_timeout(value: &str) -> Result<u64, String> {
+    parse_number(
+        value,
+        "INSIGHT_WEBHOOKS_TIMEOUT_SECONDS",
+        "--webhooks-timeout-seconds",
+        1..=300,
+    )
+}
+
+fn parse_webhooks_concurrency(value: &str) -> Result<usize, String> {
+    parse_number(
+        value,
+        "INSIGHT_WEBHOOKS_CONCURRENCY",
+        "--webhooks-concurrency",
+        1..=1024,
+    )
 }
 
 fn parse_public_rate(value: &str) -> Result<u32, String> {

@@ -15,6 +15,7 @@ pub mod jobs;
 pub mod search;
 pub mod secret;
 pub mod store;
+pub mod webhooks;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -83,6 +84,7 @@ impl Server {
                 settings: settings.clone(),
                 stt: stt.clone(),
                 engine: engine.clone(),
+                secret: secret.clone(),
             },
             jobs_wake.clone(),
         );

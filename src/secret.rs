@@ -85,14 +85,19 @@ impl SecretKey {
     }
 
     /// HMAC-SHA256 of `parts` (each length-prefixed, so no two lists give the same
-    /// input) for one `purpose`, URL-safe base64 of its first `bytes` bytes.
-    pub fn derive(&self, purpose: &str, parts: &[&[u8]], bytes: usize) -> String {
+    /// input) for one `purpose`.
+    pub fn derive_bytes(&self, purpose: &str, parts: &[&[u8]]) -> [u8; 32] {
         let mut mac = Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes a key of any length");
         for part in std::iter::once(purpose.as_bytes()).chain(parts.iter().copied()) {
             mac.update(&(part.len() as u64).to_be_bytes());
             mac.update(part);
         }
-        let digest = mac.finalize().into_bytes();
+        mac.finalize().into_bytes().into()
+    }
+
+    /// [`derive_bytes`](Self::derive_bytes), URL-safe base64 of its first `bytes` bytes.
+    pub fn derive(&self, purpose: &str, parts: &[&[u8]], bytes: usize) -> String {
+        let digest = self.derive_bytes(purpose, parts);
         URL_SAFE_NO_PAD.encode(&digest[..bytes.min(digest.len())])
     }
 }

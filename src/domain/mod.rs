@@ -12,6 +12,7 @@ pub mod record;
 pub mod report;
 pub mod system_presets;
 pub mod user;
+pub mod webhook;
 
 use chrono::{DateTime, SubsecRound, Utc};
 

@@ -71,6 +71,7 @@ fn api_router() -> OpenApiRouter<AppState> {
         .merge(routes::chat::router())
         .merge(routes::agent::router())
         .merge(routes::interviews::router())
+        .merge(routes::webhooks::router())
         .merge(routes::reports::router())
         .merge(routes::prompts::router())
         .merge(routes::presets::router())

@@ -51,6 +51,8 @@ pub struct Context {
     pub settings: Arc<Settings>,
     pub stt: Option<SpeechToText>,
     pub engine: Engine,
+    /// The instance key (webhook secrets are derived from it).
+    pub secret: Arc<crate::secret::SecretKey>,
 }
 
 /// The running workers.
@@ -80,6 +82,11 @@ impl Workers {
             )));
         }
         tasks.push(tokio::spawn(watch_interviews(context.store.clone(), stopped.clone())));
+        match crate::webhooks::Dispatcher::new(context.store.clone(), context.secret.clone(), context.settings.clone())
+        {
+            Ok(dispatcher) => tasks.push(tokio::spawn(dispatcher.run(stopped.clone()))),
+            Err(error) => tracing::error!(%error, "cannot start sending webhooks"),
+        }
         for _ in 0..context.settings.report_workers {
             tasks.push(tokio::spawn(work(
                 context.clone(),

@@ -10,6 +10,7 @@ use super::{Job, Store, db, settle_job};
 use crate::domain::now;
 use crate::domain::record::RecordStatus;
 use crate::domain::report::{GENERATE_JOB, ReportStatus};
+use crate::domain::webhook::EventType;
 
 /// A report as its generator needs it, with its project's study.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -72,6 +73,26 @@ pub enum GenerationRefused {
 }
 
 const ATTEMPT: &str = "EXISTS (SELECT 1 FROM jobs WHERE id = $1 AND status = 'running' AND attempts = $2)";
+
+/// Inside a write: queues `report.completed` or `report.failed` for a report.
+macro_rules! queue_report_event {
+    ($conn:expr, $report_id:expr, $event:expr, $error:expr, $at:expr) => {{
+        let (project_id, title, status): (Uuid, String, String) =
+            sqlx::query_as("SELECT project_id, title, status FROM reports WHERE id = $1")
+                .bind($report_id)
+                .fetch_one(&mut *$conn)
+                .await?;
+        super::webhooks::queue_event!(
+            $conn,
+            project_id,
+            $event,
+            serde_json::json!({
+                "report_id": $report_id, "project_id": project_id, "title": title, "status": status, "error": $error,
+            }),
+            $at
+        );
+    }};
+}
 
 impl Store {
     pub async fn report_work(&self, report_id: Uuid) -> anyhow::Result<Option<ReportWork>> {
@@ -184,7 +205,7 @@ impl Store {
              gen_prompt_tokens = $6, gen_completion_tokens = $7, updated_at = $5 \
              WHERE id = $8 AND status = $9 AND {ATTEMPT}"
         );
-        Ok(db!(self, write, |conn| {
+        let completed = db!(self, write, |conn| {
             let done = sqlx::query(&sql)
                 .bind(job.id)
                 .bind(job.attempts)
@@ -206,8 +227,13 @@ impl Store {
             .bind(job.attempts)
             .execute(&mut *conn)
             .await?;
+            if done.rows_affected() == 1 {
+                queue_report_event!(conn, job.subject_id, EventType::ReportCompleted, None::<&str>, at);
+            }
             Ok::<_, sqlx::Error>(done.rows_affected() == 1 && finished.rows_affected() == 1)
-        })?)
+        })?;
+        self.outbox_queued();
+        Ok(completed)
     }
 
     /// After a failed attempt that will be retried: the report stays `generating` (its
@@ -230,12 +256,12 @@ impl Store {
         status: ReportStatus,
     ) -> anyhow::Result<bool> {
         let at = now();
-        Ok(db!(self, write, |conn| {
+        let settled = db!(self, write, |conn| {
             if !settle_job!(conn, job, run_at, error, at) {
                 Ok::<_, sqlx::Error>(false)
             } else {
                 let finished = (status == ReportStatus::Failed).then_some(at);
-                sqlx::query(
+                let changed = sqlx::query(
                     "UPDATE reports SET status = $1, gen_error = $2, gen_finished_at = $3, updated_at = $4 \
                      WHERE id = $5 AND status = $6",
                 )
@@ -247,9 +273,16 @@ impl Store {
                 .bind(ReportStatus::Generating.as_str())
                 .execute(&mut *conn)
                 .await?;
+                if status == ReportStatus::Failed && changed.rows_affected() == 1 {
+                    queue_report_event!(conn, job.subject_id, EventType::ReportFailed, Some(error), at);
+                }
                 Ok(true)
             }
-        })?)
+        })?;
+        if status == ReportStatus::Failed {
+            self.outbox_queued();
+        }
+        Ok(settled)
     }
 
     /// Where the owner's report's generation is.

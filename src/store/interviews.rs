@@ -355,7 +355,7 @@ impl Store {
         let at = now();
         let record_id = Uuid::new_v4();
         let sql = format!("{SELECT_TURN} WHERE room_id = $1 ORDER BY position");
-        Ok(db!(self, write, |conn| {
+        let completed = db!(self, write, |conn| {
             let completed = sqlx::query(
                 "UPDATE interview_rooms SET status = 'completed', completed_at = $1, updated_at = $1 \
                  WHERE id = $2 AND status = 'active'",
@@ -379,9 +379,23 @@ impl Store {
                     .bind(room.id)
                     .execute(&mut *conn)
                     .await?;
+                super::webhooks::queue_event!(
+                    conn,
+                    room.project_id,
+                    crate::domain::webhook::EventType::InterviewCompleted,
+                    serde_json::json!({
+                        "room_id": room.id, "project_id": room.project_id, "record_id": record_id,
+                        "room_name": room.room_name, "respondent_email": room.respondent_email,
+                    }),
+                    at
+                );
                 Ok(Some(record_id))
             }
-        })?)
+        })?;
+        if completed.is_some() {
+            self.outbox_queued();
+        }
+        Ok(completed)
     }
 
     /// Active rooms, for the watch that closes interviews whose time is up.

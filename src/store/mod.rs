@@ -23,6 +23,7 @@ mod projects;
 mod records;
 mod reports;
 mod users;
+mod webhooks;
 mod writer;
 
 use std::borrow::Cow;
@@ -48,6 +49,7 @@ pub use projects::ProjectChanges;
 pub use records::{NewRecord, ProjectUtterance, RecordContent, RecordVersion, RecordWork};
 pub use reports::{NewReport, ReportChanges};
 pub use users::FIRST_ADMIN_EMAIL;
+pub use webhooks::{Attempt, ClaimedDelivery};
 
 #[derive(Debug, Clone)]
 enum Db {
@@ -66,6 +68,8 @@ pub enum Backend {
 #[derive(Debug, Clone)]
 pub struct Store {
     db: Db,
+    /// Told when this instance queued webhook deliveries, so they go out at once.
+    outbox: std::sync::Arc<tokio::sync::Notify>,
 }
 
 /// Runs `$body` with `$pool` bound to a reader pool (the one pool on PostgreSQL).
@@ -137,6 +141,7 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
     migration!(4, "0004_generation"),
     migration!(5, "0005_conversations"),
     migration!(6, "0006_interviews"),
+    migration!(7, "0007_webhooks"),
 ];
 
 #[derive(Debug)]
@@ -195,7 +200,10 @@ impl Store {
                 .context("cannot connect to the PostgreSQL database in INSIGHT_DATABASE_URL")?;
             Db::Postgres(pool)
         };
-        let store = Self { db };
+        let store = Self {
+            db,
+            outbox: std::sync::Arc::default(),
+        };
         store.migrate().await?;
         Ok(store)
     }
@@ -217,6 +225,16 @@ impl Store {
         self.seed_system_presets()
             .await
             .context("writing the system presets failed")
+    }
+
+    /// Wakes this instance's webhook dispatcher: deliveries were queued.
+    pub(crate) fn outbox_queued(&self) {
+        self.outbox.notify_one();
+    }
+
+    /// Waits until this instance queues webhook deliveries.
+    pub async fn outbox_changed(&self) {
+        self.outbox.notified().await;
     }
 
     /// Whether the database answers (for `/readyz`).

@@ -433,7 +433,7 @@ impl Store {
     ) -> anyhow::Result<bool> {
         let at = now();
         let record_id = job.subject_id;
-        Ok(db!(self, write, |conn| {
+        let finished = db!(self, write, |conn| {
             let claimed = sqlx::query(
                 "UPDATE jobs SET status = 'done', locked_until = NULL, updated_at = $1 \
                  WHERE id = $2 AND status = 'running' AND attempts = $3",
@@ -475,9 +475,25 @@ impl Store {
                     .await?;
                 // Its persona is written in the background from now on.
                 super::personas::queue_persona!(conn, record_id, at, at);
+                let (project_id, name): (Uuid, String) =
+                    sqlx::query_as("SELECT project_id, name FROM records WHERE id = $1")
+                        .bind(record_id)
+                        .fetch_one(&mut *conn)
+                        .await?;
+                super::webhooks::queue_event!(
+                    conn,
+                    project_id,
+                    crate::domain::webhook::EventType::RecordFinished,
+                    serde_json::json!({ "record_id": record_id, "project_id": project_id, "name": name, "status": "Finished" }),
+                    at
+                );
                 Ok(true)
             }
-        })?)
+        })?;
+        if finished {
+            self.outbox_queued();
+        }
+        Ok(finished)
     }
 
     /// After a failed attempt: the job waits until `run_at` and the record is back in the

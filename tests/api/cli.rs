@@ -17,7 +17,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_insight");
 /// How long anything the binary does may take before the test gives up on it.
 const PATIENCE: Duration = Duration::from_secs(30);
 /// Settings the environment of the test run must not leak into the children.
-const SETTINGS: [&str; 25] = [
+const SETTINGS: [&str; 36] = [
     "INSIGHT_ADDR",
     "INSIGHT_DATABASE_URL",
     "INSIGHT_MAX_BODY_BYTES",
@@ -43,6 +43,17 @@ const SETTINGS: [&str; 25] = [
     "INSIGHT_LLM_CONCURRENCY",
     "INSIGHT_LLM_TIMEOUT_SECONDS",
     "INSIGHT_LLM_MAX_ATTEMPTS",
+    "INSIGHT_SEARCH_PROVIDER",
+    "INSIGHT_SEARCH_BASE_URL",
+    "INSIGHT_SEARCH_API_KEY",
+    "INSIGHT_SECRET_KEY",
+    "INSIGHT_PUBLIC_RATE_PER_MINUTE",
+    "INSIGHT_PUBLIC_RATE_BURST",
+    "INSIGHT_WEBHOOKS_ALLOW_HTTP",
+    "INSIGHT_WEBHOOKS_ALLOW_PRIVATE",
+    "INSIGHT_WEBHOOKS_RETRY_SCHEDULE",
+    "INSIGHT_WEBHOOKS_TIMEOUT_SECONDS",
+    "INSIGHT_WEBHOOKS_CONCURRENCY",
 ];
 
 /// `insight ARGS` with a clean environment: no inherited settings, plain logs at info.
@@ -122,6 +133,13 @@ impl Served {
     async fn start_with(database_url: &str, settings: &[(&str, String)]) -> Self {
         let mut command = command(&["serve", "--addr", "127.0.0.1:0"]);
         command.env("INSIGHT_DATABASE_URL", database_url);
+        // One data folder per database (its secret key included), outside the checkout,
+        // so a restart on the same database finds the same folder.
+        let folder = uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, database_url.as_bytes());
+        command.env(
+            "INSIGHT_DATA_DIR",
+            std::env::temp_dir().join(format!("insight-cli-{folder}")),
+        );
         for (name, value) in settings {
             command.env(name, value);
         }

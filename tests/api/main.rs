@@ -16,3 +16,4 @@ mod projects;
 mod records;
 mod reports;
 mod support;
+mod webhooks;

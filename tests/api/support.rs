@@ -94,6 +94,24 @@ impl TestApp {
         }
     }
 
+    /// Stops the server and starts a new one on the same database and data folder (so
+    /// the same instance key), with `configure` applied to fresh settings.
+    pub async fn restart(&mut self, configure: impl FnOnce(&mut Settings)) {
+        if let Some(server) = self.server.take() {
+            server.stop().await.expect("stop server");
+        }
+        let mut settings = Settings::for_database(&self.database_url);
+        settings.db_max_connections = 4;
+        configure(&mut settings);
+        settings.data_dir = self.data_dir.clone();
+        self.store = Store::connect(&self.database_url, settings.db_max_connections)
+            .await
+            .expect("open store");
+        let server = Server::start(settings, self.store.clone()).await.expect("start server");
+        self.base = format!("http://{}", server.addr);
+        self.server = Some(server);
+    }
+
     pub async fn stop(mut self) {
         if let Some(server) = self.server.take() {
             server.stop().await.expect("stop server");

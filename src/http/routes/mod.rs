@@ -10,3 +10,4 @@ pub mod prompts;
 pub mod records;
 pub mod reports;
 pub mod system;
+pub mod webhooks;

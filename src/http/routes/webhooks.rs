@@ -1,0 +1,132 @@
+//! Outgoing webhooks (tag `webhooks`): a researcher registers endpoints for the events
+//! of his projects; each gets its own signing secret, shown once. See `crate::webhooks`
+//! for how deliveries are signed, retried and kept from private addresses.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use rand::RngCore;
+use serde_json::json;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+use crate::domain::webhook::{Delivery, Endpoint, EndpointCreate, EndpointCreated, EventType};
+use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
+use crate::http::AppState;
+use crate::http::extract::{CurrentUser, Ids, ValidJson};
+use crate::webhooks::{address, endpoint_secret};
+
+/// Endpoints one user may have.
+const ENDPOINTS_PER_USER: i64 = 20;
+/// Deliveries the log shows.
+const LOG_LENGTH: i64 = 100;
+
+async fn owned_endpoint(app: &AppState, owner_id: Uuid, id: Uuid) -> ApiResult<Endpoint> {
+    app.store
+        .get_endpoint(owner_id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Webhook endpoint"))
+}
+
+#[utoipa::path(post, path = "/webhooks/endpoints", tag = "webhooks", security(("bearer" = [])),
+    request_body = EndpointCreate,
+    responses(
+        (status = 201, description = "The endpoint with its signing secret, shown this once", body = EndpointCreated),
+        (status = 409, description = "The caller has 20 endpoints already", body = ErrorBody)))]
+async fn create_endpoint(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    ValidJson(body): ValidJson<EndpointCreate>,
+) -> ApiResult<(StatusCode, Json<EndpointCreated>)> {
+    let settings = &app.settings;
+    let url = address::check_url(
+        body.url.trim(),
+        settings.webhooks_allow_http,
+        settings.webhooks_allow_private,
+    )
+    .map_err(|reason| {
+        ApiError::validation(vec![
+            ValidationIssue::value_error(vec![json!("body"), json!("url")], &format!("the URL {reason}"))
+                .with_input(json!(body.url)),
+        ])
+    })?;
+    if app.store.count_endpoints(user.id).await? >= ENDPOINTS_PER_USER {
+        return Err(ApiError::conflict(format!(
+            "You have {ENDPOINTS_PER_USER} webhook endpoints already; delete one first."
+        )));
+    }
+    let mut events = body.events.unwrap_or_else(|| EventType::ALL.to_vec());
+    events.sort_by_key(|event| EventType::ALL.iter().position(|e| e == event));
+    events.dedup();
+    let id = Uuid::new_v4();
+    let mut nonce = vec![0u8; 16];
+    rand::rng().fill_bytes(&mut nonce);
+    let endpoint = app
+        .store
+        .create_endpoint(
+            user.id,
+            id,
+            url.as_str(),
+            body.description.as_deref().unwrap_or("").trim(),
+            &events,
+            &nonce,
+        )
+        .await?;
+    let (secret, _) = endpoint_secret(&app.secret, id, &nonce);
+    Ok((StatusCode::CREATED, Json(EndpointCreated { endpoint, secret })))
+}
+
+#[utoipa::path(get, path = "/webhooks/endpoints", tag = "webhooks", security(("bearer" = [])),
+    responses((status = 200, description = "The caller's endpoints, newest first (never their secrets)",
+        body = Vec<Endpoint>)))]
+async fn list_endpoints(CurrentUser(user): CurrentUser, State(app): State<AppState>) -> ApiResult<Json<Vec<Endpoint>>> {
+    Ok(Json(app.store.list_endpoints(user.id).await?))
+}
+
+#[utoipa::path(get, path = "/webhooks/endpoints/{endpoint_id}", tag = "webhooks", security(("bearer" = [])),
+    params(("endpoint_id" = Uuid, Path, description = "The endpoint")),
+    responses((status = 200, description = "The endpoint", body = Endpoint)))]
+async fn get_endpoint(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+) -> ApiResult<Json<Endpoint>> {
+    Ok(Json(owned_endpoint(&app, user.id, ids[0]).await?))
+}
+
+#[utoipa::path(delete, path = "/webhooks/endpoints/{endpoint_id}", tag = "webhooks", security(("bearer" = [])),
+    params(("endpoint_id" = Uuid, Path, description = "The endpoint")),
+    responses((status = 204, description = "Deleted, with its deliveries (pending ones are not sent)")))]
+async fn delete_endpoint(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+) -> ApiResult<StatusCode> {
+    if app.store.delete_endpoint(user.id, ids[0]).await? {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::not_found("Webhook endpoint"))
+    }
+}
+
+#[utoipa::path(get, path = "/webhooks/endpoints/{endpoint_id}/deliveries", tag = "webhooks",
+    security(("bearer" = [])),
+    params(("endpoint_id" = Uuid, Path, description = "The endpoint")),
+    responses((status = 200, description = "The endpoint's latest 100 deliveries, newest first: status, \
+        attempts, the receiver's last answer", body = Vec<Delivery>)))]
+async fn deliveries(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+) -> ApiResult<Json<Vec<Delivery>>> {
+    let endpoint = owned_endpoint(&app, user.id, ids[0]).await?;
+    Ok(Json(app.store.deliveries(endpoint.id, LOG_LENGTH).await?))
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create_endpoint, list_endpoints))
+        .routes(routes!(get_endpoint, delete_endpoint))
+        .routes(routes!(deliveries))
+}

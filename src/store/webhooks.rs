@@ -1,0 +1,376 @@
+//! Webhook endpoints and the outbox of their deliveries. An event is queued with
+//! [`queue_event!`] inside the transaction of the change it tells of, one delivery per
+//! subscribed endpoint of the project's owner, so no event is lost or sent for a change
+//! that did not commit. Dispatchers claim due deliveries with a lease, as workers claim
+//! jobs (`SKIP LOCKED` on PostgreSQL), so any number of instances share the sending.
+
+use chrono::{DateTime, Utc};
+use sqlx::types::Json;
+use uuid::Uuid;
+
+use super::{Db, Store, db};
+use crate::domain::now;
+use crate::domain::webhook::{Delivery, DeliveryStatus, Endpoint, EndpointStatus, EventType};
+
+/// Inside a write: queues `$event` (an [`EventType`]) with `$data` (a JSON value) for
+/// every endpoint of the owner of project `$project_id` that subscribes to it.
+macro_rules! queue_event {
+    ($conn:expr, $project_id:expr, $event:expr, $data:expr, $at:expr) => {{
+        let event: $crate::domain::webhook::EventType = $event;
+        let endpoints: Vec<(uuid::Uuid, sqlx::types::Json<Vec<String>>)> = sqlx::query_as(
+            "SELECT e.id, e.events FROM webhook_endpoints e JOIN projects p ON p.owner_id = e.owner_id \
+             WHERE p.id = $1",
+        )
+        .bind($project_id)
+        .fetch_all(&mut *$conn)
+        .await?;
+        let subscribed: Vec<uuid::Uuid> = endpoints
+            .into_iter()
+            .filter(|(_, events)| events.0.iter().any(|name| name == event.as_str()))
+            .map(|(id, _)| id)
+            .collect();
+        if !subscribed.is_empty() {
+            let event_id = format!("msg_{}", uuid::Uuid::new_v4().simple());
+            let payload = serde_json::json!({
+                "type": event.as_str(),
+                "timestamp": $at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+                "data": $data,
+            })
+            .to_string();
+            for endpoint in subscribed {
+                sqlx::query(
+                    "INSERT INTO webhook_deliveries (id, endpoint_id, event_id, event_type, payload, status, attempts, \
+                     next_attempt_at, created_at) VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $6)",
+                )
+                .bind(uuid::Uuid::new_v4())
+                .bind(endpoint)
+                .bind(&event_id)
+                .bind(event.as_str())
+                .bind(&payload)
+                .bind($at)
+                .execute(&mut *$conn)
+                .await?;
+            }
+        }
+    }};
+}
+pub(crate) use queue_event;
+
+#[derive(sqlx::FromRow)]
+struct EndpointRow {
+    id: Uuid,
+    url: String,
+    description: String,
+    events: Json<Vec<String>>,
+    status: String,
+    failing_since: Option<DateTime<Utc>>,
+    created_at: DateTime<Utc>,
+}
+
+impl From<EndpointRow> for Endpoint {
+    fn from(row: EndpointRow) -> Self {
+        Self {
+            id: row.id,
+            url: row.url,
+            description: row.description,
+            events: row.events.0.iter().filter_map(|name| EventType::parse(name)).collect(),
+            status: EndpointStatus::parse(&row.status).unwrap_or(EndpointStatus::Active),
+            failing_since: row.failing_since,
+            created_at: row.created_at,
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct DeliveryRow {
+    id: Uuid,
+    event_id: String,
+    event_type: String,
+    status: String,
+    attempts: i32,
+    last_status: Option<i32>,
+    last_error: Option<String>,
+    created_at: DateTime<Utc>,
+    next_attempt_at: DateTime<Utc>,
+    delivered_at: Option<DateTime<Utc>>,
+}
+
+impl From<DeliveryRow> for Delivery {
+    fn from(row: DeliveryRow) -> Self {
+        let status = DeliveryStatus::parse(&row.status).unwrap_or(DeliveryStatus::Failed);
+        Self {
+            id: row.id,
+            event_id: row.event_id,
+            event_type: EventType::parse(&row.event_type).unwrap_or(EventType::RecordFinished),
+            status,
+            attempts: row.attempts,
+            last_status: row.last_status,
+            last_error: row.last_error,
+            created_at: row.created_at,
+            next_attempt_at: (status == DeliveryStatus::Pending).then_some(row.next_attempt_at),
+            delivered_at: row.delivered_at,
+        }
+    }
+}
+
+/// A delivery claimed for one attempt.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ClaimedDelivery {
+    pub id: Uuid,
+    pub endpoint_id: Uuid,
+    pub event_id: String,
+    pub payload: String,
+    /// Attempts so far, this one included.
+    pub attempts: i32,
+    pub created_at: DateTime<Utc>,
+    pub url: String,
+    pub secret_nonce: Vec<u8>,
+}
+
+/// How an attempt went.
+#[derive(Debug, Clone)]
+pub enum Attempt {
+    Delivered {
+        status: i32,
+    },
+    /// Try again at `retry_at`, or give up when `None`.
+    Failed {
+        status: Option<i32>,
+        error: String,
+        retry_at: Option<DateTime<Utc>>,
+    },
+}
+
+const SELECT_ENDPOINT: &str =
+    "SELECT id, url, description, events, status, failing_since, created_at FROM webhook_endpoints";
+
+const CLAIM: &str = "UPDATE webhook_deliveries SET attempts = attempts + 1, locked_until = $1 \
+     WHERE id IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $2 \
+     AND (locked_until IS NULL OR locked_until < $2) ORDER BY next_attempt_at LIMIT $3{LOCK}) \
+     RETURNING id, endpoint_id, event_id, payload, attempts, created_at";
+
+impl Store {
+    /// Registers an endpoint.
+    pub async fn create_endpoint(
+        &self,
+        owner_id: Uuid,
+        id: Uuid,
+        url: &str,
+        description: &str,
+        events: &[EventType],
+        secret_nonce: &[u8],
+    ) -> anyhow::Result<Endpoint> {
+        let at = now();
+        let names: Vec<&str> = events.iter().map(|event| event.as_str()).collect();
+        db!(self, write_one, |conn| sqlx::query(
+            "INSERT INTO webhook_endpoints (id, owner_id, url, description, events, secret_nonce, status, \
+             created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, 'active', $7, $7)"
+        )
+        .bind(id)
+        .bind(owner_id)
+        .bind(url)
+        .bind(description)
+        .bind(Json(&names))
+        .bind(secret_nonce)
+        .bind(at)
+        .execute(&mut *conn)
+        .await
+        .map(|done| done.rows_affected()))?;
+        Ok(Endpoint {
+            id,
+            url: url.to_owned(),
+            description: description.to_owned(),
+            events: events.to_vec(),
+            status: EndpointStatus::Active,
+            failing_since: None,
+            created_at: at,
+        })
+    }
+
+    pub async fn list_endpoints(&self, owner_id: Uuid) -> anyhow::Result<Vec<Endpoint>> {
+        let sql = format!("{SELECT_ENDPOINT} WHERE owner_id = $1 ORDER BY created_at DESC, id");
+        let rows = db!(self, read, |pool| sqlx::query_as::<_, EndpointRow>(&sql)
+            .bind(owner_id)
+            .fetch_all(pool)
+            .await)?;
+        Ok(rows.into_iter().map(Endpoint::from).collect())
+    }
+
+    pub async fn get_endpoint(&self, owner_id: Uuid, id: Uuid) -> anyhow::Result<Option<Endpoint>> {
+        let sql = format!("{SELECT_ENDPOINT} WHERE owner_id = $1 AND id = $2");
+        let row = db!(self, read, |pool| sqlx::query_as::<_, EndpointRow>(&sql)
+            .bind(owner_id)
+            .bind(id)
+            .fetch_optional(pool)
+            .await)?;
+        Ok(row.map(Endpoint::from))
+    }
+
+    pub async fn count_endpoints(&self, owner_id: Uuid) -> anyhow::Result<i64> {
+        Ok(db!(self, read, |pool| sqlx::query_scalar::<_, i64>(
+            "SELECT COUNT(*) FROM webhook_endpoints WHERE owner_id = $1"
+        )
+        .bind(owner_id)
+        .fetch_one(pool)
+        .await)?)
+    }
+
+    /// Removes an endpoint and its deliveries; `false` when it is not the owner's.
+    pub async fn delete_endpoint(&self, owner_id: Uuid, id: Uuid) -> anyhow::Result<bool> {
+        let deleted = db!(self, write_one, |conn| sqlx::query(
+            "DELETE FROM webhook_endpoints WHERE owner_id = $1 AND id = $2"
+        )
+        .bind(owner_id)
+        .bind(id)
+        .execute(&mut *conn)
+        .await
+        .map(|done| done.rows_affected()))?;
+        Ok(deleted == 1)
+    }
+
+    /// The endpoint's latest deliveries, newest first.
+    pub async fn deliveries(&self, endpoint_id: Uuid, limit: i64) -> anyhow::Result<Vec<Delivery>> {
+        let rows = db!(self, read, |pool| {
+            sqlx::query_as::<_, DeliveryRow>(
+            "SELECT id, event_id, event_type, status, attempts, last_status, last_error, created_at, next_attempt_at, \
+             delivered_at FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at DESC, event_id DESC LIMIT $2"
+        )
+        .bind(endpoint_id)
+        .bind(limit)
+        .fetch_all(pool)
+        .await
+        })?;
+        Ok(rows.into_iter().map(Delivery::from).collect())
+    }
+
+    /// Claims up to `limit` due deliveries for `lease`, with their endpoints.
+    pub async fn claim_deliveries(&self, limit: i64, lease: chrono::Duration) -> anyhow::Result<Vec<ClaimedDelivery>> {
+        let at = now();
+        let sql = CLAIM.replace(
+            "{LOCK}",
+            match self.db {
+                Db::Sqlite { .. } => "",
+                Db::Postgres(_) => " FOR UPDATE SKIP LOCKED",
+            },
+        );
+        #[derive(sqlx::FromRow)]
+        struct Claimed {
+            id: Uuid,
+            endpoint_id: Uuid,
+            event_id: String,
+            payload: String,
+            attempts: i32,
+            created_at: DateTime<Utc>,
+        }
+        let claimed = db!(self, write_one, |conn| sqlx::query_as::<_, Claimed>(&sql)
+            .bind(at + lease)
+            .bind(at)
+            .bind(limit)
+            .fetch_all(&mut *conn)
+            .await)?;
+        if claimed.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut endpoint_ids: Vec<Uuid> = claimed.iter().map(|c| c.endpoint_id).collect();
+        endpoint_ids.sort_unstable();
+        endpoint_ids.dedup();
+        let mut endpoints = std::collections::HashMap::new();
+        for id in endpoint_ids {
+            let row: Option<(String, Vec<u8>)> = db!(self, read, |pool| sqlx::query_as(
+                "SELECT url, secret_nonce FROM webhook_endpoints WHERE id = $1"
+            )
+            .bind(id)
+            .fetch_optional(pool)
+            .await)?;
+            if let Some(row) = row {
+                endpoints.insert(id, row);
+            }
+        }
+        Ok(claimed
+            .into_iter()
+            .filter_map(|c| {
+                let (url, secret_nonce) = endpoints.get(&c.endpoint_id)?.clone();
+                Some(ClaimedDelivery {
+                    id: c.id,
+                    endpoint_id: c.endpoint_id,
+                    event_id: c.event_id,
+                    payload: c.payload,
+                    attempts: c.attempts,
+                    created_at: c.created_at,
+                    url,
+                    secret_nonce,
+                })
+            })
+            .collect())
+    }
+
+    /// Records how an attempt went, if the delivery is still this attempt's; the
+    /// endpoint turns `failing` when a delivery is given up on, `active` on a success.
+    pub async fn settle_delivery(&self, delivery: &ClaimedDelivery, attempt: &Attempt) -> anyhow::Result<bool> {
+        let at = now();
+        let (status, code, error, next) = match attempt {
+            Attempt::Delivered { status } => (DeliveryStatus::Delivered, Some(*status), None, None),
+            Attempt::Failed {
+                status,
+                error,
+                retry_at: Some(retry_at),
+            } => (DeliveryStatus::Pending, *status, Some(error.as_str()), Some(*retry_at)),
+            Attempt::Failed {
+                status,
+                error,
+                retry_at: None,
+            } => (DeliveryStatus::Failed, *status, Some(error.as_str()), None),
+        };
+        Ok(db!(self, write, |conn| {
+            let settled = sqlx::query(
+                "UPDATE webhook_deliveries SET status = $1, last_status = $2, last_error = $3, \
+                 next_attempt_at = COALESCE($4, next_attempt_at), locked_until = NULL, delivered_at = $5 \
+                 WHERE id = $6 AND status = 'pending' AND attempts = $7",
+            )
+            .bind(status.as_str())
+            .bind(code)
+            .bind(error)
+            .bind(next)
+            .bind((status == DeliveryStatus::Delivered).then_some(at))
+            .bind(delivery.id)
+            .bind(delivery.attempts)
+            .execute(&mut *conn)
+            .await?;
+            if settled.rows_affected() == 1 {
+                match status {
+                    DeliveryStatus::Delivered => {
+                        sqlx::query(
+                            "UPDATE webhook_endpoints SET status = 'active', failing_since = NULL, updated_at = $1 \
+                             WHERE id = $2 AND status <> 'active'",
+                        )
+                        .bind(at)
+                        .bind(delivery.endpoint_id)
+                        .execute(&mut *conn)
+                        .await?;
+                    }
+                    DeliveryStatus::Failed => {
+                        sqlx::query(
+                            "UPDATE webhook_endpoints SET status = 'failing', failing_since = $1, updated_at = $1 \
+                             WHERE id = $2 AND status <> 'failing'",
+                        )
+                        .bind(at)
+                        .bind(delivery.endpoint_id)
+                        .execute(&mut *conn)
+                        .await?;
+                    }
+                    DeliveryStatus::Pending => {}
+                }
+            }
+            Ok::<_, sqlx::Error>(settled.rows_affected() == 1)
+        })?)
+    }
+
+    /// When the next pending delivery is due, to sleep until then.
+    pub async fn next_delivery_due(&self) -> anyhow::Result<Option<DateTime<Utc>>> {
+        Ok(db!(self, read, |pool| sqlx::query_scalar::<_, Option<DateTime<Utc>>>(
+            "SELECT MIN(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending'"
+        )
+        .fetch_one(pool)
+        .await)?)
+    }
+}

@@ -1,0 +1,403 @@
+//! Outgoing webhooks: endpoints, signed deliveries checked by an independent
+//! implementation of the Standard Webhooks scheme, retries with growing delays, giving
+//! up, a restart with deliveries pending, and the address checks.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::routing::post;
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use hmac::{Hmac, Mac};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use sha2::Sha256;
+
+use crate::support::{TestApp, TestUser, assert_validation_body, error_locs, error_types};
+
+/// What the receiver got: headers, body, when.
+#[derive(Clone, Debug)]
+struct Received {
+    headers: HeaderMap,
+    body: String,
+    at: Instant,
+}
+
+/// A local receiver: records every request and answers with the next status of its
+/// script (then 200).
+#[derive(Clone, Default)]
+struct Receiver {
+    received: Arc<Mutex<Vec<Received>>>,
+    script: Arc<Mutex<Vec<u16>>>,
+}
+
+impl Receiver {
+    async fn start() -> (String, Self) {
+        async fn receive(State(receiver): State<Receiver>, headers: HeaderMap, body: String) -> StatusCode {
+            receiver.received.lock().unwrap().push(Received {
+                headers,
+                body,
+                at: Instant::now(),
+            });
+            let mut script = receiver.script.lock().unwrap();
+            let status = if script.is_empty() { 200 } else { script.remove(0) };
+            StatusCode::from_u16(status).unwrap()
+        }
+        let receiver = Receiver::default();
+        let router = axum::Router::new()
+            .route("/hooks/{name}", post(receive))
+            .with_state(receiver.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        (format!("http://{addr}"), receiver)
+    }
+
+    fn answer(&self, statuses: &[u16]) {
+        *self.script.lock().unwrap() = statuses.to_vec();
+    }
+
+    fn received(&self) -> Vec<Received> {
+        self.received.lock().unwrap().clone()
+    }
+
+    /// Waits until `count` requests came in (failing after 20 s).
+    async fn wait_for(&self, count: usize) -> Vec<Received> {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let received = self.received();
+            if received.len() >= count {
+                return received;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{} of {count} deliveries came",
+                received.len()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+/// Checks a delivery as a receiver following the Standard Webhooks specification
+/// would, with its own HMAC: returns the event.
+fn verify(secret: &str, received: &Received) -> Value {
+    let header = |name: &str| {
+        received.headers[name]
+            .to_str()
+            .unwrap_or_else(|_| panic!("{name} is text"))
+            .to_owned()
+    };
+    let id = header("webhook-id");
+    let timestamp = header("webhook-timestamp");
+    let seconds: i64 = timestamp.parse().expect("unix seconds");
+    assert!(
+        (chrono::Utc::now().timestamp() - seconds).abs() < 300,
+        "a fresh timestamp"
+    );
+    let key = STANDARD
+        .decode(secret.strip_prefix("whsec_").expect("whsec_ prefix"))
+        .expect("base64 secret");
+    let mut mac = Hmac::<Sha256>::new_from_slice(&key).unwrap();
+    mac.update(format!("{id}.{timestamp}.{}", received.body).as_bytes());
+    let expected = format!("v1,{}", STANDARD.encode(mac.finalize().into_bytes()));
+    let signatures = header("webhook-signature");
+    assert!(
+        signatures.split(' ').any(|signature| signature == expected),
+        "{signatures} is not {expected}"
+    );
+    assert!(
+        received.headers["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("application/json")
+    );
+    serde_json::from_str(&received.body).expect("a JSON body")
+}
+
+async fn endpoint(app: &TestApp, user: &TestUser, body: Value) -> Value {
+    let (status, created) = app.post("/webhooks/endpoints", user, body).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    created
+}
+
+async fn text_record(app: &TestApp, user: &TestUser, project: &str) -> String {
+    let (status, record) = app
+        .post(
+            &format!("/projects/{project}/records"),
+            user,
+            json!({ "title": "Call with Ana", "text": "Interviewer: How do you book?\nAna: On my phone, late at night." }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    record["id"].as_str().unwrap().to_owned()
+}
+
+fn local(settings: &mut insight::Settings, schedule: &str) {
+    settings.webhooks_allow_http = true;
+    settings.webhooks_allow_private = true;
+    settings.webhooks_retry_schedule = insight::config::RetrySchedule(
+        schedule
+            .split(',')
+            .map(|s| Duration::from_secs_f64(s.parse().unwrap()))
+            .collect(),
+    );
+}
+
+#[tokio::test]
+async fn endpoints_are_checked_and_their_secret_shown_once() {
+    let app = TestApp::start().await;
+    let user = app.user().await;
+    let stranger = app.user().await;
+    for (body, kind) in [
+        (json!({}), "missing"),
+        (json!({ "url": "http://hooks.example.com/x" }), "value_error"),
+        (json!({ "url": "https://127.0.0.1/x" }), "value_error"),
+        (json!({ "url": "https://localhost:9/x" }), "value_error"),
+        (json!({ "url": "nonsense" }), "value_error"),
+        (
+            json!({ "url": "https://hooks.example.com/x", "events": ["record.deleted"] }),
+            "enum",
+        ),
+        (
+            json!({ "url": "https://hooks.example.com/x", "events": [] }),
+            "too_short",
+        ),
+    ] {
+        let (status, error) = app.post("/webhooks/endpoints", &user, body.clone()).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}: {error}");
+        assert_validation_body(&error);
+        assert!(error_types(&error).contains(&kind.to_owned()), "{body}: {error}");
+    }
+    let (_, error) = app
+        .post(
+            "/webhooks/endpoints",
+            &user,
+            json!({ "url": "http://hooks.example.com/x" }),
+        )
+        .await;
+    assert_eq!(error_locs(&error), [json!(["body", "url"])]);
+    assert!(error.to_string().contains("INSIGHT_WEBHOOKS_ALLOW_HTTP"), "{error}");
+
+    let created = endpoint(
+        &app,
+        &user,
+        json!({ "url": "https://hooks.example.com/insight", "events": ["report.failed", "record.finished"],
+                "description": "Slack bridge" }),
+    )
+    .await;
+    let secret = created["secret"].as_str().unwrap();
+    assert!(secret.starts_with("whsec_") && STANDARD.decode(&secret[6..]).unwrap().len() == 32);
+    assert_eq!(created["events"], json!(["record.finished", "report.failed"]));
+    assert_eq!(created["status"], "active");
+    let id = created["id"].as_str().unwrap();
+    let (status, listed) = app.get("/webhooks/endpoints", &user).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert!(listed[0].get("secret").is_none(), "the secret is shown once: {listed}");
+    let (_, got) = app.get(&format!("/webhooks/endpoints/{id}"), &user).await;
+    assert!(got.get("secret").is_none() && got["description"] == "Slack bridge");
+    let (status, log) = app.get(&format!("/webhooks/endpoints/{id}/deliveries"), &user).await;
+    assert_eq!((status, log), (StatusCode::OK, json!([])));
+    // Nobody else sees or deletes it.
+    for (method, path) in [
+        (Method::GET, format!("/webhooks/endpoints/{id}")),
+        (Method::GET, format!("/webhooks/endpoints/{id}/deliveries")),
+        (Method::DELETE, format!("/webhooks/endpoints/{id}")),
+    ] {
+        let (status, _) = app.call(method, &path, Some(&stranger.token), None).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+    }
+    let (_, theirs) = app.get("/webhooks/endpoints", &stranger).await;
+    assert_eq!(theirs, json!([]));
+    let (status, _) = app.delete(&format!("/webhooks/endpoints/{id}"), &user).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (status, _) = app.get(&format!("/webhooks/endpoints/{id}"), &user).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = app.call(Method::GET, "/webhooks/endpoints", None, None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn events_are_signed_sent_to_subscribers_and_retried_with_growing_delays() {
+    let (base, receiver) = Receiver::start().await;
+    let (other_base, other) = Receiver::start().await;
+    let app = TestApp::start_with(|settings| local(settings, "0.2,0.8,5")).await;
+    let user = app.user().await;
+    let all = endpoint(&app, &user, json!({ "url": format!("{base}/hooks/all") })).await;
+    let reports_only = endpoint(
+        &app,
+        &user,
+        json!({ "url": format!("{other_base}/hooks/reports"), "events": ["report.completed"] }),
+    )
+    .await;
+    // Another user's changes never reach this user's endpoints.
+    let stranger = app.user().await;
+    let theirs = app.project(&stranger, "Theirs").await;
+    text_record(&app, &stranger, &theirs).await;
+
+    receiver.answer(&[500, 503]);
+    let project = app.project(&user, "Booking").await;
+    let record = text_record(&app, &user, &project).await;
+    app.wait_finished(&user, &record).await;
+    let attempts = receiver.wait_for(3).await;
+    let secret = all["secret"].as_str().unwrap();
+    let events: Vec<Value> = attempts.iter().map(|received| verify(secret, received)).collect();
+    let id = attempts[0].headers["webhook-id"].clone();
+    assert!(
+        attempts.iter().all(|received| received.headers["webhook-id"] == id),
+        "one id on every attempt"
+    );
+    assert_eq!(events[0], events[2], "the same body every time");
+    assert_eq!(events[0]["type"], "record.finished");
+    assert_eq!(events[0]["data"]["record_id"], record.as_str());
+    assert_eq!(events[0]["data"]["project_id"], project.as_str());
+    assert_eq!(events[0]["data"]["name"], "Call with Ana");
+    let first = attempts[1].at - attempts[0].at;
+    let second = attempts[2].at - attempts[1].at;
+    assert!(
+        first >= Duration::from_millis(150) && second > first,
+        "{first:?} then {second:?}"
+    );
+
+    let (_, log) = app
+        .get(
+            &format!("/webhooks/endpoints/{}/deliveries", all["id"].as_str().unwrap()),
+            &user,
+        )
+        .await;
+    assert_eq!(log.as_array().unwrap().len(), 1, "{log}");
+    assert_eq!(log[0]["status"], "delivered");
+    assert_eq!(log[0]["attempts"], 3);
+    assert_eq!(log[0]["last_status"], 200);
+    assert_eq!(log[0]["event_type"], "record.finished");
+    assert_eq!(log[0]["event_id"], id.to_str().unwrap());
+
+    // A report is written: both endpoints hear of it; the record only went to `all`.
+    let report = app.report(&user, &project).await;
+    let got = other.wait_for(1).await;
+    let event = verify(reports_only["secret"].as_str().unwrap(), &got[0]);
+    assert_eq!(event["type"], "report.completed");
+    assert_eq!(event["data"]["report_id"], report.as_str());
+    assert_eq!(event["data"]["status"], "completed");
+    let received = receiver.wait_for(4).await;
+    assert_eq!(verify(secret, &received[3])["type"], "report.completed");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(other.received().len(), 1, "only what it subscribed to");
+    assert_eq!(receiver.received().len(), 4, "nothing of the other user's");
+
+    // An interview ends: `interview.completed` names its record.
+    let (_, rooms) = app
+        .post("/api/interviews/rooms", &user, json!({ "project_id": project }))
+        .await;
+    let token = rooms["rooms"][0]["access_token"].as_str().unwrap();
+    let (_, joined) = app
+        .call(
+            Method::POST,
+            &format!("/api/interviews/join/{token}"),
+            None,
+            Some(json!({ "email": "ana@example.com" })),
+        )
+        .await;
+    app.call(
+        Method::POST,
+        &format!("/api/interviews/join/{token}/leave"),
+        None,
+        Some(json!({ "session_id": joined["session_id"] })),
+    )
+    .await;
+    let received = receiver.wait_for(5).await;
+    let event = verify(secret, &received[4]);
+    assert_eq!(event["type"], "interview.completed", "{event}");
+    assert_eq!(event["data"]["room_id"], rooms["rooms"][0]["id"]);
+    assert!(event["data"]["record_id"].is_string());
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn a_delivery_that_never_succeeds_fails_and_marks_its_endpoint_failing() {
+    let (base, receiver) = Receiver::start().await;
+    let app = TestApp::start_with(|settings| local(settings, "0.05,0.05")).await;
+    let user = app.user().await;
+    let created = endpoint(&app, &user, json!({ "url": format!("{base}/hooks/down") })).await;
+    receiver.answer(&[503; 10]);
+    let project = app.project(&user, "Booking").await;
+    let record = text_record(&app, &user, &project).await;
+    app.wait_finished(&user, &record).await;
+    receiver.wait_for(3).await;
+    let id = created["id"].as_str().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let log = loop {
+        let (_, log) = app.get(&format!("/webhooks/endpoints/{id}/deliveries"), &user).await;
+        if log[0]["status"] == "failed" {
+            break log;
+        }
+        assert!(Instant::now() < deadline, "not failed: {log}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(log[0]["attempts"], 3);
+    assert_eq!(log[0]["last_status"], 503);
+    assert!(log[0]["last_error"].as_str().unwrap().contains("503"), "{log}");
+    assert!(log[0]["next_attempt_at"].is_null());
+    let (_, endpoint) = app.get(&format!("/webhooks/endpoints/{id}"), &user).await;
+    assert_eq!(endpoint["status"], "failing");
+    assert!(endpoint["failing_since"].is_string());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(receiver.received().len(), 3, "no attempt after the last");
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn pending_deliveries_survive_a_restart_and_private_addresses_are_checked_when_sending() {
+    let (base, receiver) = Receiver::start().await;
+    let mut app = TestApp::start_with(|settings| local(settings, "0.3,0.3,0.3,0.3,0.3,0.3")).await;
+    let user = app.user().await;
+    let created = endpoint(&app, &user, json!({ "url": format!("{base}/hooks/later") })).await;
+    receiver.answer(&[503]);
+    let project = app.project(&user, "Booking").await;
+    let record = text_record(&app, &user, &project).await;
+    app.wait_finished(&user, &record).await;
+    receiver.wait_for(1).await;
+
+    // Restarted where private addresses are not allowed: the next attempt is refused
+    // before anything is sent.
+    app.restart(|settings| {
+        local(settings, "0.3,0.3,0.3,0.3,0.3,0.3");
+        settings.webhooks_allow_private = false;
+    })
+    .await;
+    let id = created["id"].as_str().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, log) = app.get(&format!("/webhooks/endpoints/{id}/deliveries"), &user).await;
+        if log[0]["attempts"].as_i64() >= Some(2) {
+            assert!(
+                log[0]["last_error"]
+                    .as_str()
+                    .unwrap()
+                    .contains("INSIGHT_WEBHOOKS_ALLOW_PRIVATE"),
+                "{log}"
+            );
+            assert_eq!(log[0]["status"], "pending");
+            break;
+        }
+        assert!(Instant::now() < deadline, "no second attempt: {log}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(receiver.received().len(), 1, "nothing sent to a refused address");
+
+    // Allowed again: delivered, once, with the same id as before the restarts.
+    app.restart(|settings| local(settings, "0.3,0.3,0.3,0.3,0.3,0.3")).await;
+    let received = receiver.wait_for(2).await;
+    let secret = created["secret"].as_str().unwrap();
+    assert_eq!(verify(secret, &received[1])["data"]["record_id"], record.as_str());
+    assert_eq!(received[0].headers["webhook-id"], received[1].headers["webhook-id"]);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(receiver.received().len(), 2);
+    let (_, log) = app.get(&format!("/webhooks/endpoints/{id}/deliveries"), &user).await;
+    assert_eq!(log[0]["status"], "delivered", "{log}");
+    app.stop().await;
+}
