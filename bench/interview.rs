@@ -1,19 +1,21 @@
 //! Concurrent AI-led interviews. Run with `cargo bench --bench interview`.
 //!
-//! Sets up the real server (SQLite file) with the OpenAI-compatible engine against a local
-//! stub of the Chat Completions API that streams a short interviewer question a fixed time
-//! after each request and measures its own time per call (from the request's arrival to the
-//! end of its response body). Rooms with a 10-question guide, one per respondent. Then every
-//! respondent at once, one task each: join (the interviewer's opening, one model call), then
-//! a number of answers (one model call each), over HTTP as JSON. Measures:
+//! Sets up the real server (SQLite file, synchronous=FULL) with the OpenAI-compatible engine
+//! against a local stub of the Chat Completions API that streams a short interviewer
+//! question a fixed time after each request and measures its own time per call, from the
+//! request's arrival to the end of its response body. Rooms with a 10-question guide, one per
+//! respondent. Then all respondents at once, one task each, over HTTP as JSON: join (the
+//! interviewer's opening, one model call), answer a number of times (one model call each),
+//! and, once every session is through, leave. Prints:
 //!
-//! 1. Turn latency added by the service: per turn, the client's time from sending the answer
-//!    to reading the whole reply, minus the stub's time for the call made for that turn
-//!    (matched by a marker in the answer; for a join, in the room's topics). Prints p50, p99
-//!    and max (target: p99 < 5 ms), joins separately.
+//! 1. Turn latency added by the service: per answer, the client's time from sending it to
+//!    having read the whole reply, minus the stub's time for the model call of that turn
+//!    (matched by a marker that starts the answer; for a join, the room's topics). p50, p99
+//!    and max (target: p99 < 5 ms); joins separately.
 //! 2. Memory per active session: this process's resident memory once every session has
 //!    joined and answered once, minus a baseline taken after a warm-up, per session (target:
-//!    < 50 KB). An upper bound: client, stub and server share the process.
+//!    < 50 KB). An upper bound: the client and the stub share the process with the server.
+//! 3. Turns, errors (the run fails on any), wall time, and the process's CPU time per call.
 //!
 //! Settings: `INSIGHT_BENCH_SESSIONS` (200), `INSIGHT_BENCH_TURNS` (5),
 //! `INSIGHT_BENCH_MODEL_MS` (50). A report, not a test: it exits 0 unless the run fails.
@@ -71,28 +73,19 @@ async fn complete(State(stub): State<Stub>, request: axum::extract::Request) -> 
         .unwrap_or_default();
     let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let key = marker(&request).unwrap_or_default();
-    let chunk = |delta: Value, finish: Value, usage: Value| {
+    let chunk = |delta: Value, finish: Value| {
         let chunk = json!({ "id": "b", "object": "chat.completion.chunk", "model": request["model"],
-            "choices": [ { "index": 0, "delta": delta, "finish_reason": finish } ], "usage": usage });
+            "choices": [ { "index": 0, "delta": delta, "finish_reason": finish } ],
+            "usage": if finish.is_null() { Value::Null } else { json!({ "prompt_tokens": 700, "completion_tokens": 9 }) } });
         format!("data: {chunk}\n\n")
     };
     let chunks = vec![
         chunk(
             json!({ "role": "assistant", "content": "Could you tell me " }),
             Value::Null,
-            Value::Null,
         ),
-        chunk(
-            json!({ "content": "about the last time that happened?" }),
-            Value::Null,
-            Value::Null,
-        ),
-        chunk(
-            json!({}),
-            json!("stop"),
-            json!({ "prompt_tokens": 700, "completion_tokens": 12, "total_tokens": 712 }),
-        ),
-        "data: [DONE]\n\n".to_owned(),
+        chunk(json!({ "content": "about the last time that happened?" }), Value::Null),
+        chunk(json!({}), json!("stop")) + "data: [DONE]\n\n",
     ];
     // The stub's time ends when the stream is asked for more after its last chunk.
     let state = (chunks.into_iter(), true, stub, key);
@@ -135,85 +128,102 @@ fn summary(mut samples: Vec<f64>) -> (f64, f64, f64) {
 /// This process's resident memory in bytes.
 fn rss() -> anyhow::Result<u64> {
     let statm = std::fs::read_to_string("/proc/self/statm")?;
-    let pages: u64 = statm.split_whitespace().nth(1).context("statm")?.parse()?;
-    Ok(pages * 4096)
+    Ok(statm.split_whitespace().nth(1).context("statm")?.parse::<u64>()? * 4096)
 }
 
-/// A JSON POST and the time from sending it to having read the whole answer, in ms.
-async fn post_json(client: &reqwest::Client, url: &str, body: Value) -> anyhow::Result<(Value, f64)> {
+/// The CPU time this process has used, user and system, in seconds (clock ticks of 1/100 s).
+fn cpu() -> anyhow::Result<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat")?;
+    let fields: Vec<&str> = stat.rsplit_once(')').context("stat")?.1.split_whitespace().collect();
+    Ok((fields[11].parse::<u64>()? + fields[12].parse::<u64>()?) as f64 / 100.0)
+}
+
+/// Sends a request: its JSON answer and the time from sending it to having read it all, in ms.
+async fn call(request: reqwest::RequestBuilder) -> anyhow::Result<(Value, f64)> {
     let sent = Instant::now();
-    let response = client.post(url).json(&body).send().await?;
+    let response = request.send().await?;
     let status = response.status();
     let bytes = response.bytes().await?;
     let ms = sent.elapsed().as_secs_f64() * 1000.0;
-    if status != reqwest::StatusCode::OK {
-        bail!("{url} answered {status}: {}", String::from_utf8_lossy(&bytes));
+    if !status.is_success() {
+        bail!("answered {status}: {}", String::from_utf8_lossy(&bytes));
     }
     Ok((serde_json::from_slice(&bytes)?, ms))
 }
 
-/// One respondent's session: what it measured, and its session id to leave with.
-#[derive(Default)]
-struct Outcome {
-    /// (marker, client ms) of the join and of each turn.
-    calls: Vec<(String, f64)>,
-    session: Option<String>,
-    error: Option<String>,
+/// The join (`step` 0) or an answer of respondent `n`: the marker of its model call, the
+/// client's time in ms, and the answer.
+async fn exchange(
+    client: &reqwest::Client,
+    join: &str,
+    n: usize,
+    step: usize,
+    id: &str,
+) -> anyhow::Result<(String, f64, Value)> {
+    let (marker, request) = if step == 0 {
+        (
+            format!("j{n}"),
+            client.post(join).json(&json!({ "email": format!("r{n}@example.org") })),
+        )
+    } else {
+        let marker = format!("t{n}-{step}");
+        let text = format!("{marker} We usually export the invoices to a spreadsheet every Friday afternoon.");
+        let request = client
+            .post(format!("{join}/messages"))
+            .json(&json!({ "session_id": id, "text": text }));
+        (marker, request)
+    };
+    let (answer, ms) = call(request).await.with_context(|| marker.clone())?;
+    if answer["message"].as_str().is_none_or(str::is_empty) || answer["done"] == true {
+        bail!("{marker}: unexpected answer {answer}");
+    }
+    Ok((marker, ms, answer))
 }
 
-/// Joins room `n`, answers `turns` times, and when `gates` are given waits at them after
-/// the first answer (every session must reach them, failed or not).
-async fn session(
+/// What one respondent's session measured: (marker, client ms) per call, and its errors.
+type Outcome = (Vec<(String, f64)>, Vec<String>);
+
+/// Respondent `n`: joins, answers `turns` times, leaves. With `gates`, waits after its first
+/// answer (twice: the memory is sampled in between) and after its last; every session gets
+/// there, failed or not.
+async fn respondent(
     client: reqwest::Client,
     join: String,
     n: usize,
     turns: usize,
-    gates: Option<Arc<[Barrier; 2]>>,
+    gates: Option<Arc<[Barrier; 3]>>,
 ) -> Outcome {
-    let mut outcome = Outcome::default();
-    let answer = async |outcome: &mut Outcome, session: &str, turn: usize| -> anyhow::Result<()> {
-        let marker = format!("t{n}-{turn}");
-        let text = format!("{marker} We usually export the invoices to a spreadsheet every Friday afternoon.");
-        let (reply, ms) = post_json(
-            &client,
-            &format!("{join}/messages"),
-            json!({ "session_id": session, "text": text }),
-        )
-        .await?;
-        if reply["done"] != false || reply["message"].as_str().is_none_or(str::is_empty) {
-            bail!("turn {marker}: unexpected answer {reply}");
-        }
-        outcome.calls.push((marker, ms));
-        Ok(())
-    };
-    let started: anyhow::Result<String> = async {
-        let (joined, ms) = post_json(&client, &join, json!({ "email": format!("r{n}@example.org") })).await?;
-        outcome.calls.push((format!("j{n}"), ms));
-        let session = joined["session_id"].as_str().context("no session_id")?.to_owned();
-        answer(&mut outcome, &session, 0).await?;
-        Ok(session)
-    }
-    .await;
-    if let Some(gates) = gates {
-        gates[0].wait().await;
-        gates[1].wait().await;
-    }
-    let finished = match started {
-        Ok(session) => {
-            let mut result = Ok(());
-            for turn in 1..turns {
-                result = answer(&mut outcome, &session, turn).await;
-                if result.is_err() {
-                    break;
+    let (mut calls, mut errors) = (Vec::new(), Vec::new());
+    let mut id = String::new();
+    for step in 0..=turns {
+        if errors.is_empty() {
+            match exchange(&client, &join, n, step, &id).await {
+                Ok((marker, ms, answer)) => {
+                    if step == 0 {
+                        id = answer["session_id"].as_str().unwrap_or_default().to_owned();
+                    }
+                    calls.push((marker, ms));
                 }
+                Err(error) => errors.push(format!("{error:#}")),
             }
-            outcome.session = Some(session);
-            result
         }
-        Err(error) => Err(error),
-    };
-    outcome.error = finished.err().map(|error| format!("session {n}: {error:#}"));
-    outcome
+        if step == 1
+            && let Some(gates) = &gates
+        {
+            gates[0].wait().await;
+            gates[1].wait().await;
+        }
+    }
+    if let Some(gates) = &gates {
+        gates[2].wait().await;
+    }
+    if !id.is_empty() {
+        let leave = client.post(format!("{join}/leave")).json(&json!({ "session_id": id }));
+        if let Err(error) = call(leave).await {
+            errors.push(format!("leaving {n}: {error:#}"));
+        }
+    }
+    (calls, errors)
 }
 
 async fn run() -> anyhow::Result<()> {
@@ -241,8 +251,8 @@ async fn run() -> anyhow::Result<()> {
     settings.data_dir = dir.path().join("data");
     settings.llm_base_url = Some(format!("http://{stub_addr}/v1"));
     settings.llm_model = "bench".into();
-    // No background AI work; the model semaphore and the per-address limit out of the way
-    // (every respondent comes from 127.0.0.1).
+    // No background AI work; neither the model semaphore nor the per-address limit (every
+    // respondent comes from 127.0.0.1) is what is measured.
     settings.report_workers = 0;
     settings.llm_concurrency = 512;
     settings.public_rate_per_minute = 1_000_000;
@@ -254,106 +264,89 @@ async fn run() -> anyhow::Result<()> {
     let (_, token) = store.issue_token(user.id, "bench", None).await?;
     let client = reqwest::Client::builder().pool_max_idle_per_host(4096).build()?;
 
+    // Rooms with a 10-question guide; each room's topics carry the marker of its opening.
     let setup = Instant::now();
-    let project: Value = client
-        .post(format!("{base}/projects/"))
-        .bearer_auth(&token)
-        .json(&json!({ "name": "Bench" }))
-        .send()
-        .await?
-        .json()
-        .await?;
-    let project_id = project["id"].as_str().context("project id")?.to_owned();
+    let (project, _) = call(
+        client
+            .post(format!("{base}/projects/"))
+            .bearer_auth(&token)
+            .json(&json!({ "name": "Bench" })),
+    )
+    .await?;
     let guide: String = (1..=10)
         .map(|q| format!("{q}. How did step {q} of your invoicing go the last time?\n"))
         .collect();
     let mut joins = Vec::new();
     while joins.len() < sessions + WARM_UP {
         let count = (sessions + WARM_UP - joins.len()).min(100);
-        let body = json!({ "project_id": project_id, "count": count, "interview_guide_override": guide });
-        let response = client
-            .post(format!("{base}/api/interviews/rooms"))
-            .bearer_auth(&token)
-            .json(&body)
-            .send()
-            .await?;
-        if response.status() != reqwest::StatusCode::CREATED {
-            bail!("creating rooms answered {}", response.status());
-        }
-        let created: Value = response.json().await?;
-        for room in created["rooms"].as_array().context("rooms")? {
-            // The room's topics carry the marker of its opening call.
-            let id = room["id"].as_str().context("room id")?;
-            let changes = json!({ "topics_for_respondent": format!("j{}", joins.len()) });
-            let response = client
-                .patch(format!("{base}/api/interviews/rooms/{id}"))
+        let rooms = json!({ "project_id": project["id"], "count": count, "interview_guide_override": guide });
+        let (created, _) = call(
+            client
+                .post(format!("{base}/api/interviews/rooms"))
                 .bearer_auth(&token)
-                .json(&changes)
-                .send()
-                .await?;
-            if !response.status().is_success() {
-                bail!("updating a room answered {}", response.status());
-            }
-            let access = room["access_token"].as_str().context("access token")?;
-            joins.push(format!("{base}/api/interviews/join/{access}"));
+                .json(&rooms),
+        )
+        .await?;
+        for room in created["rooms"].as_array().context("rooms")? {
+            let topics = json!({ "topics_for_respondent": format!("j{}", joins.len()) });
+            let room_url = format!(
+                "{base}/api/interviews/rooms/{}",
+                room["id"].as_str().context("room id")?
+            );
+            call(client.patch(room_url).bearer_auth(&token).json(&topics)).await?;
+            joins.push(format!(
+                "{base}/api/interviews/join/{}",
+                room["access_token"].as_str().context("token")?
+            ));
         }
     }
     let setup = setup.elapsed();
 
-    // Warm-up on rooms of their own, then the baseline.
-    let warm = (sessions..sessions + WARM_UP).map(|n| session(client.clone(), joins[n].clone(), n, 2, None));
-    for outcome in futures_util::future::join_all(warm).await {
-        if let Some(error) = outcome.error {
-            bail!("warm-up: {error}");
-        }
+    // A warm-up on rooms of their own, then the baseline.
+    let warm_up = (sessions..sessions + WARM_UP).map(|n| respondent(client.clone(), joins[n].clone(), n, 2, None));
+    if let Some(error) = futures_util::future::join_all(warm_up)
+        .await
+        .into_iter()
+        .find_map(|(_, e)| e.into_iter().next())
+    {
+        bail!("warm-up: {error}");
     }
     let baseline = rss()?;
 
-    let gates = Arc::new([Barrier::new(sessions + 1), Barrier::new(sessions + 1)]);
-    let started = Instant::now();
+    let gates = Arc::new([(); 3].map(|_| Barrier::new(sessions + 1)));
+    let (started, cpu_start) = (Instant::now(), cpu()?);
     let tasks: Vec<_> = (0..sessions)
-        .map(|n| tokio::spawn(session(client.clone(), joins[n].clone(), n, turns, Some(gates.clone()))))
+        .map(|n| {
+            let (client, join, gates) = (client.clone(), joins[n].clone(), Some(gates.clone()));
+            tokio::spawn(respondent(client, join, n, turns, gates))
+        })
         .collect();
     gates[0].wait().await;
     let active = rss()?;
     gates[1].wait().await;
-    let mut outcomes = Vec::with_capacity(sessions);
-    for task in tasks {
-        outcomes.push(task.await?);
-    }
-    let wall = started.elapsed();
-
-    let mut errors: Vec<String> = outcomes.iter().filter_map(|o| o.error.clone()).collect();
-    let leaves = outcomes
-        .iter()
-        .enumerate()
-        .filter_map(|(n, o)| Some((n, o.session.clone()?)))
-        .map(|(n, session)| {
-            let client = client.clone();
-            let url = format!("{}/leave", joins[n]);
-            async move { post_json(&client, &url, json!({ "session_id": session })).await }
-        });
-    for left in futures_util::future::join_all(leaves).await {
-        if let Err(error) = left {
-            errors.push(format!("leaving: {error:#}"));
-        }
-    }
-    let times = stub.times.lock().expect("lock").clone();
+    gates[2].wait().await;
+    let (wall, cpu_used) = (started.elapsed(), cpu()? - cpu_start);
+    let mut errors = Vec::new();
     let (mut join_added, mut turn_added, mut turn_client) = (Vec::new(), Vec::new(), Vec::new());
-    for (marker, ms) in outcomes.iter().flat_map(|o| &o.calls) {
-        let Some(stub_time) = times.get(marker) else {
-            errors.push(format!("the stub saw no call for {marker}"));
-            continue;
-        };
-        let added = ms - stub_time.as_secs_f64() * 1000.0;
-        if marker.starts_with('j') {
-            join_added.push(added);
-        } else {
-            turn_added.push(added);
-            turn_client.push(*ms);
+    for task in tasks {
+        let (calls, mut failed) = task.await?;
+        errors.append(&mut failed);
+        let times = stub.times.lock().expect("lock");
+        for (marker, ms) in calls {
+            let Some(stub_time) = times.get(&marker) else {
+                errors.push(format!("the stub saw no call for {marker}"));
+                continue;
+            };
+            let added = ms - stub_time.as_secs_f64() * 1000.0;
+            if marker.starts_with('j') {
+                join_added.push(added);
+            } else {
+                turn_added.push(added);
+                turn_client.push(ms);
+            }
         }
     }
-    let (turns_done, joins_done) = (turn_added.len(), join_added.len());
+    server.stop().await?;
 
     println!(
         "Interview benchmark: {sessions} concurrent respondent sessions x {turns} turns, SQLite, model stub \
@@ -361,31 +354,34 @@ async fn run() -> anyhow::Result<()> {
         latency.as_millis(),
         setup.as_secs_f64()
     );
+    let calls = join_added.len() + turn_added.len();
     let (p50, p99, max) = summary(join_added);
-    println!("join latency added (opening, one model call): p50 {p50:.2} ms, p99 {p99:.2} ms, max {max:.2} ms");
+    println!("join latency added (its opening is a model call too): p50 {p50:.2} ms, p99 {p99:.2} ms, max {max:.2} ms");
     let (c50, c99, _) = summary(turn_client);
     let (p50, p99, max) = summary(turn_added);
     println!(
         "turn latency added: p50 {p50:.2} ms, p99 {p99:.2} ms, max {max:.2} ms (target p99 < 5 ms); \
          client-observed p50 {c50:.2} ms, p99 {c99:.2} ms"
     );
-    let per_session = active.saturating_sub(baseline) as f64 / sessions.max(1) as f64 / 1024.0;
     println!(
-        "memory per active session: {per_session:.1} KB (target < 50 KB; an upper bound: resident memory after \
-         every session joined and answered once, {:.1} MB, minus {:.1} MB after the warm-up, includes the \
-         client's and the stub's own per-connection memory in this same process)",
+        "memory per active session: {:.1} KB (target < 50 KB; an upper bound: resident memory once every session \
+         joined and answered once, {:.1} MB, minus {:.1} MB after a warm-up, per session; it includes the client's \
+         and the stub's own per-connection memory in this same process)",
+        active.saturating_sub(baseline) as f64 / sessions.max(1) as f64 / 1024.0,
         active as f64 / 1048576.0,
         baseline as f64 / 1048576.0
     );
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
     println!(
-        "{turns_done} turns, {joins_done} joins, {} errors, wall time {:.2} s",
+        "{calls} joins and turns, {} errors, wall time {:.2} s, process CPU {cpu_used:.2} s on {cores} cores \
+         ({:.2} ms per call; server, client and stub together)",
         errors.len(),
-        wall.as_secs_f64()
+        wall.as_secs_f64(),
+        cpu_used * 1000.0 / calls.max(1) as f64
     );
     for error in errors.iter().take(5) {
         println!("  error: {error}");
     }
-    server.stop().await?;
     if !errors.is_empty() {
         bail!("{} errors", errors.len());
     }

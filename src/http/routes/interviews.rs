@@ -421,8 +421,8 @@ async fn message(
             message_id: body.message_id.clone(),
             at,
         };
-        match app.store.add_turn(room.room.id, &turn, None).await {
-            Ok(_) => {}
+        let position = match app.store.add_turn(room.room.id, &turn, None).await {
+            Ok(position) => position,
             Err(TurnRefused::NotActive) => return Err(ApiError::conflict("This interview has ended.")),
             Err(TurnRefused::Clash) => {
                 return Err(ApiError::conflict(
@@ -430,8 +430,21 @@ async fn message(
                 ));
             }
             Err(TurnRefused::Failed(error)) => return Err(error.into()),
+        };
+        if turns.last().map_or(0, |last| last.position) + 1 == position {
+            turns.push(StoredTurn {
+                position,
+                from_respondent: true,
+                text: turn.text,
+                step: None,
+                follow_up: false,
+                message_id: turn.message_id,
+                at: turn.at,
+            });
+        } else {
+            // A turn came in between the read and this one: read them all again.
+            turns = app.store.turns(room.room.id).await?;
         }
-        turns = app.store.turns(room.room.id).await?;
     }
     if interview::ends_at(&room.room, at) <= at {
         let last_words = phrases(&room.room.language).time_up;
