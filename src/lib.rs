@@ -12,6 +12,7 @@ pub mod http;
 pub mod ingest;
 pub mod interview;
 pub mod jobs;
+pub mod livekit;
 pub mod search;
 pub mod secret;
 pub mod store;
@@ -88,6 +89,12 @@ impl Server {
             },
             jobs_wake.clone(),
         );
+        let livekit = livekit::LiveKit::from_settings(
+            settings.livekit_url.as_deref(),
+            settings.livekit_api_key.as_deref(),
+            settings.livekit_api_secret.as_deref(),
+        )
+        .map_err(anyhow::Error::msg)?;
         let public_rate = http::ratelimit::PublicRate::new(&settings);
         {
             // Ends with the server: it holds the limiter only while it clears it.
@@ -112,6 +119,7 @@ impl Server {
             answers: Arc::default(),
             secret,
             public_rate: public_rate.clone(),
+            livekit,
         };
         let app = http::app(state);
         let (shutdown, signal) = tokio::sync::oneshot::channel::<()>();

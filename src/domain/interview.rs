@@ -191,6 +191,24 @@ pub struct JoinAnswer {
     pub ends_at: DateTime<Utc>,
     pub language: String,
     pub transcript: Vec<TranscriptTurn>,
+    /// With voice interviews set up (LiveKit): where and how to join the call; left
+    /// out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false)]
+    pub livekit: Option<VoiceAccess>,
+}
+
+/// A respondent's way into the interview's LiveKit room.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct VoiceAccess {
+    /// The LiveKit server.
+    pub url: String,
+    /// A LiveKit access token: this room only, this respondent's identity, valid until
+    /// the interview must end.
+    pub token: String,
+    pub room: String,
+    pub identity: String,
+    pub expires_at: DateTime<Utc>,
 }
 
 /// A respondent's answer (`POST /api/interviews/join/{access_token}/messages`).

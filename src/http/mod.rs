@@ -48,6 +48,8 @@ pub struct AppState {
     pub secret: Arc<crate::secret::SecretKey>,
     /// The rate limit of the public interview endpoints.
     pub public_rate: Arc<ratelimit::PublicRate>,
+    /// The LiveKit project for voice interviews, when one is configured.
+    pub livekit: Option<crate::livekit::LiveKit>,
 }
 
 impl AppState {
@@ -72,6 +74,7 @@ fn api_router() -> OpenApiRouter<AppState> {
         .merge(routes::agent::router())
         .merge(routes::interviews::router())
         .merge(routes::webhooks::router())
+        .merge(routes::voice::router())
         .merge(routes::reports::router())
         .merge(routes::prompts::router())
         .merge(routes::presets::router())

@@ -190,6 +190,60 @@ impl Store {
             .await)?)
     }
 
+    /// Any room with its project's brief, for the interviewer agent (which holds the
+    /// agent secret, not a user's token).
+    pub async fn room_for_agent(&self, room_id: Uuid) -> anyhow::Result<Option<PublicRoom>> {
+        let sql = SELECT_ROOM.replace(
+            "FROM interview_rooms r",
+            ", p.name AS project_name, p.research_goals, p.interview_guide FROM interview_rooms r",
+        ) + " WHERE r.id = $1";
+        Ok(db!(self, read, |pool| sqlx::query_as::<_, PublicRoom>(&sql)
+            .bind(room_id)
+            .fetch_optional(pool)
+            .await)?)
+    }
+
+    /// Starts a room whose respondent came in by voice (LiveKit says so); `false` when it
+    /// is not `pending` and open.
+    pub async fn start_room_by_voice(&self, room_id: Uuid, at: DateTime<Utc>) -> anyhow::Result<bool> {
+        let updated = db!(self, write_one, |conn| sqlx::query(
+            "UPDATE interview_rooms SET status = 'active', started_at = $1, updated_at = $1 \
+             WHERE id = $2 AND status = 'pending' AND expires_at > $1"
+        )
+        .bind(at)
+        .bind(room_id)
+        .execute(&mut *conn)
+        .await
+        .map(|done| done.rows_affected()))?;
+        Ok(updated == 1)
+    }
+
+    /// Notes a LiveKit webhook event as applied; `false` when it was already (a replay).
+    pub async fn note_livekit_event(&self, id: &str, event: &str, at: DateTime<Utc>) -> anyhow::Result<bool> {
+        let inserted = db!(self, write_one, |conn| sqlx::query(
+            "INSERT INTO livekit_events (id, event, received_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING"
+        )
+        .bind(id)
+        .bind(event)
+        .bind(at)
+        .execute(&mut *conn)
+        .await
+        .map(|done| done.rows_affected()))?;
+        Ok(inserted == 1)
+    }
+
+    /// Forgets a noted event whose changes failed, so LiveKit's retry applies it.
+    pub async fn forget_livekit_event(&self, id: &str) -> anyhow::Result<()> {
+        db!(self, write_one, |conn| sqlx::query(
+            "DELETE FROM livekit_events WHERE id = $1"
+        )
+        .bind(id)
+        .execute(&mut *conn)
+        .await
+        .map(|done| done.rows_affected()))?;
+        Ok(())
+    }
+
     /// A room's status as stored, for the rooms a request already holds.
     pub async fn get_room_status(&self, room_id: Uuid) -> anyhow::Result<Option<String>> {
         Ok(db!(self, read, |pool| sqlx::query_scalar::<_, String>(
@@ -301,9 +355,8 @@ impl Store {
     /// read; a turn that came in meanwhile makes it a [`TurnRefused::Clash`]). One
     /// statement, so it costs the writer one round and no savepoint.
     pub async fn add_turn(&self, room_id: Uuid, turn: &NewTurn, expected: Option<i64>) -> Result<i64, TurnRefused> {
-        let added =
-            db!(self, write_one, |conn| {
-                sqlx::query_scalar::<_, i64>(
+        let added = db!(self, write_one, |conn| {
+            sqlx::query_scalar::<_, i64>(
             "INSERT INTO interview_turns (room_id, position, from_respondent, text, step, follow_up, message_id, at) \
              SELECT $1, next.position, $2, $3, $4, $5, $6, $7 \
              FROM (SELECT COALESCE(MAX(position), 0) + 1 AS position FROM interview_turns WHERE room_id = $1) next \
@@ -321,7 +374,7 @@ impl Store {
         .bind(expected)
         .fetch_optional(&mut *conn)
         .await
-            })?;
+        })?;
         match added {
             Some(position) => Ok(position),
             // Why not: the room is no longer active, or another turn took the place.

@@ -142,6 +142,7 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
     migration!(5, "0005_conversations"),
     migration!(6, "0006_interviews"),
     migration!(7, "0007_webhooks"),
+    migration!(8, "0008_livekit"),
 ];
 
 #[derive(Debug)]

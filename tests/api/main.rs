@@ -16,4 +16,5 @@ mod projects;
 mod records;
 mod reports;
 mod support;
+mod voice;
 mod webhooks;

@@ -18,7 +18,7 @@ use uuid::Uuid;
 use super::chat::{respond, wants_stream};
 use crate::domain::interview::{
     JoinAnswer, JoinRequest, LeaveAnswer, LeaveRequest, MessageRequest, Room, RoomCreate, RoomInfo, RoomStatus,
-    RoomUpdate, RoomsCreated, TranscriptTurn, TurnAnswer, status_at,
+    RoomUpdate, RoomsCreated, TranscriptTurn, TurnAnswer, VoiceAccess, status_at,
 };
 use crate::domain::now;
 use crate::domain::user::normalize_email;
@@ -353,12 +353,21 @@ async fn join(
         .find(|turn| !turn.from_respondent)
         .map(|turn| turn.text.clone())
         .unwrap_or_default();
+    let ends_at = interview::ends_at(&room.room, now());
+    let livekit = app.livekit.as_ref().map(|livekit| VoiceAccess {
+        url: livekit.url.clone(),
+        token: livekit.access_token(room.room.id, "Respondent", now(), ends_at),
+        room: crate::livekit::room_name(room.room.id),
+        identity: crate::livekit::respondent_identity(room.room.id),
+        expires_at: ends_at,
+    });
     Ok(Json(JoinAnswer {
+        livekit,
         session_id: interview::session_id(&app.secret, room.room.id, &email),
         room_name: room.room.room_name.clone(),
         max_duration_minutes: room.room.max_duration_minutes,
         message,
-        ends_at: interview::ends_at(&room.room, now()),
+        ends_at,
         language: room.room.language.clone(),
         transcript: turns
             .into_iter()

@@ -10,4 +10,5 @@ pub mod prompts;
 pub mod records;
 pub mod reports;
 pub mod system;
+pub mod voice;
 pub mod webhooks;
