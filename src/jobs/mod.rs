@@ -60,6 +60,9 @@ pub struct Workers {
     wake: Arc<Notify>,
     shutdown: watch::Sender<bool>,
     tasks: Vec<JoinHandle<()>>,
+    /// Let finish its round of deliveries on stop, so none stays claimed by an instance
+    /// that is gone (another instance would wait for the lease to run out).
+    dispatcher: Option<JoinHandle<()>>,
 }
 
 impl Workers {
@@ -82,11 +85,17 @@ impl Workers {
             )));
         }
         tasks.push(tokio::spawn(watch_interviews(context.store.clone(), stopped.clone())));
-        match crate::webhooks::Dispatcher::new(context.store.clone(), context.secret.clone(), context.settings.clone())
-        {
-            Ok(dispatcher) => tasks.push(tokio::spawn(dispatcher.run(stopped.clone()))),
-            Err(error) => tracing::error!(%error, "cannot start sending webhooks"),
-        }
+        let dispatcher = match crate::webhooks::Dispatcher::new(
+            context.store.clone(),
+            context.secret.clone(),
+            context.settings.clone(),
+        ) {
+            Ok(dispatcher) => Some(tokio::spawn(dispatcher.run(stopped.clone()))),
+            Err(error) => {
+                tracing::error!(%error, "cannot start sending webhooks");
+                None
+            }
+        };
         for _ in 0..context.settings.report_workers {
             tasks.push(tokio::spawn(work(
                 context.clone(),
@@ -95,19 +104,34 @@ impl Workers {
                 stopped.clone(),
             )));
         }
-        Self { wake, shutdown, tasks }
+        Self {
+            wake,
+            shutdown,
+            tasks,
+            dispatcher,
+        }
     }
 
     /// Stops taking jobs; a job in progress is left to its lease (it is taken over later).
     pub async fn stop(self) {
         let _ = self.shutdown.send(true);
         self.wake.notify_waiters();
+        if let Some(dispatcher) = self.dispatcher {
+            let patience = DISPATCHER_PATIENCE;
+            if tokio::time::timeout(patience, dispatcher).await.is_err() {
+                tracing::warn!("webhook deliveries in flight did not finish; their leases will run out");
+            }
+        }
         for task in self.tasks {
             task.abort();
             let _ = task.await;
         }
     }
 }
+
+/// How long a stop waits for the deliveries in flight (a receiver's answer is waited
+/// for at most `INSIGHT_WEBHOOKS_TIMEOUT_SECONDS`).
+const DISPATCHER_PATIENCE: Duration = Duration::from_secs(20);
 
 /// How often interviews are checked for a time that ran out.
 const INTERVIEW_WATCH: Duration = Duration::from_secs(5);
