@@ -1,27 +1,45 @@
 //! Concurrent AI-led interviews. Run with `cargo bench --bench interview`.
 //!
-//! Sets up the real server (SQLite file, synchronous=FULL) with the OpenAI-compatible engine
-//! against a local stub of the Chat Completions API that streams a short interviewer
-//! question a fixed time after each request and measures its own time per call, from the
-//! request's arrival to the end of its response body. Rooms with a 10-question guide, one per
-//! respondent. Then all respondents at once, one task each, over HTTP as JSON: join (the
-//! interviewer's opening, one model call), answer a number of times (one model call each),
-//! and, once every session is through, leave. Prints:
+//! Starts the real release binary, `insight serve` (the `insight` target of this package,
+//! which `cargo bench` builds), as a child process on a free port, with a SQLite file in a
+//! temporary folder (synchronous=FULL) and the OpenAI-compatible engine pointed at a local
+//! stub of the Chat Completions API. The stub runs in this process, next to the HTTP client:
+//! it streams a short interviewer question a fixed time after each request and measures its
+//! own time per call, from the request's arrival to the end of its response body. The token
+//! is the one the server prints for its first user on an empty database. Rooms with a
+//! 10-question guide, one per respondent. Then all respondents at once, one task each, over
+//! HTTP as JSON: join (the interviewer's opening, one model call), answer a number of times
+//! (one model call each), and, once every session is through, leave. Prints:
 //!
 //! 1. Turn latency added by the service: per answer, the client's time from sending it to
 //!    having read the whole reply, minus the stub's time for the model call of that turn
 //!    (matched by a marker that starts the answer; for a join, the room's topics). p50, p99
-//!    and max (target: p99 < 5 ms); joins separately.
-//! 2. Memory per active session: this process's resident memory once every session has
-//!    joined and answered once, minus a baseline taken after a warm-up, per session (target:
-//!    < 50 KB). An upper bound: the client and the stub share the process with the server.
-//! 3. Turns, errors (the run fails on any), wall time, and the process's CPU time per call.
+//!    and max (target: p99 < 5 ms); joins separately. The server has its own process and
+//!    runtime, but shares the machine's cores with the client and the stub.
+//! 2. Memory per active session: the server process's resident memory (`VmRSS` of the
+//!    child) once every session has joined and answered once, minus a baseline taken after
+//!    a warm-up, per session (target: < 50 KB). The server alone: its end of the
+//!    respondent's connection, its connection to the model, and the session's state. The
+//!    warm-up also opens the server's whole SQLite read pool (a fixed cost that a burst of
+//!    sessions would otherwise add to the per-session figure), over connections of its own
+//!    kept open until the memory is measured; the server's thread count is printed at both
+//!    points to show it did not grow. This process's own figure (client and stub) is
+//!    printed apart, for reference.
+//! 3. Turns, errors (the run fails on any), wall time, and CPU time per call of the server
+//!    and of this process.
 //!
 //! Settings: `INSIGHT_BENCH_SESSIONS` (200), `INSIGHT_BENCH_TURNS` (5),
-//! `INSIGHT_BENCH_MODEL_MS` (50). A report, not a test: it exits 0 unless the run fails.
+//! `INSIGHT_BENCH_MODEL_MS` (50), `INSIGHT_BENCH_THINK_MS` (0: every respondent answers the
+//! moment the reply arrives, all in lockstep, the worst case; otherwise each pause before
+//! an answer is uniform over 0 to twice this, as people read and type). The server gets its settings as `INSIGHT_*` variables,
+//! and only those this benchmark sets: the caller's own are not passed on. A report, not a
+//! test: it exits 0 unless the run fails.
 
-use std::collections::HashMap;
-use std::process::ExitCode;
+use std::collections::{HashMap, VecDeque};
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Child, Command, ExitCode, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -31,10 +49,15 @@ use axum::routing::post;
 use serde_json::{Value, json};
 use tokio::sync::Barrier;
 
-use insight::{Server, Settings, Store};
-
 /// Sessions of the warm-up, on rooms of their own.
 const WARM_UP: usize = 8;
+/// Concurrent reads that open the server's whole SQLite read pool before the baseline, in
+/// rounds until its thread count stays the same.
+const POOL_WARM_UP: usize = 128;
+const POOL_WARM_UP_ROUNDS: usize = 8;
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+/// Server log lines kept to explain a failure.
+const LOG_TAIL_LINES: usize = 40;
 
 fn env_number(name: &str, default: u64) -> anyhow::Result<u64> {
     match std::env::var(name) {
@@ -125,17 +148,177 @@ fn summary(mut samples: Vec<f64>) -> (f64, f64, f64) {
     )
 }
 
-/// This process's resident memory in bytes.
-fn rss() -> anyhow::Result<u64> {
-    let statm = std::fs::read_to_string("/proc/self/statm")?;
-    Ok(statm.split_whitespace().nth(1).context("statm")?.parse::<u64>()? * 4096)
+/// A number from a process's (`self` or a pid) status: `VmRSS` (in kB), `Threads`.
+fn status(process: &str, field: &str) -> anyhow::Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{process}/status"))?;
+    let value = status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .with_context(|| format!("no {field} in the status of process {process}"))?;
+    Ok(value.trim().trim_end_matches("kB").trim().parse()?)
 }
 
-/// The CPU time this process has used, user and system, in seconds (clock ticks of 1/100 s).
-fn cpu() -> anyhow::Result<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat")?;
+/// The resident memory of a process (`self` or a pid) in bytes.
+fn rss(process: &str) -> anyhow::Result<u64> {
+    Ok(status(process, "VmRSS")? * 1024)
+}
+
+/// The CPU time a process (`self` or a pid) has used, user and system, in seconds (clock
+/// ticks of 1/100 s).
+fn cpu(process: &str) -> anyhow::Result<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{process}/stat"))?;
     let fields: Vec<&str> = stat.rsplit_once(')').context("stat")?.1.split_whitespace().collect();
     Ok((fields[11].parse::<u64>()? + fields[12].parse::<u64>()?) as f64 / 100.0)
+}
+
+/// Kills and reaps the server when dropped, whatever path the benchmark leaves by.
+struct ChildGuard(Child);
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `insight serve` as a child process.
+struct Service {
+    child: ChildGuard,
+    base: String,
+    token: String,
+    log: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl Service {
+    /// Starts the server on a free port with its database and data folder in `dir` and the
+    /// model at `stub`; waits for it to say where it listens and for its first user's token.
+    async fn start(dir: &Path, stub: SocketAddr) -> anyhow::Result<Self> {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_insight"));
+        command.args(["serve", "--addr", "127.0.0.1:0"]);
+        // Only the settings below, whatever the caller's environment says.
+        for (name, _) in std::env::vars_os() {
+            if name.to_string_lossy().starts_with("INSIGHT_") {
+                command.env_remove(name);
+            }
+        }
+        let database = format!("sqlite://{}", dir.join("bench.db").display());
+        let stub = format!("http://{stub}/v1");
+        command
+            .env("INSIGHT_DATABASE_URL", database)
+            .env("INSIGHT_DATA_DIR", dir.join("data"))
+            .env("INSIGHT_LLM_BASE_URL", stub)
+            .env("INSIGHT_LLM_MODEL", "bench")
+            // No background AI work; neither the model semaphore nor the per-address limit
+            // (every respondent comes from 127.0.0.1) is what is measured.
+            .env("INSIGHT_LLM_CONCURRENCY", "512")
+            .env("INSIGHT_REPORT_WORKERS", "0")
+            .env("INSIGHT_PUBLIC_RATE_PER_MINUTE", "1000000")
+            .env("INSIGHT_PUBLIC_RATE_BURST", "100000")
+            // Warnings, and the binary's own start-up lines (the listening address among
+            // them): per-request logging would measure the logger.
+            .env("RUST_LOG", "warn,insight=info")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command
+            .spawn()
+            .with_context(|| format!("cannot run {}", env!("CARGO_BIN_EXE_insight")))?;
+        let stdout = child.stdout.take().context("the child has no stdout pipe")?;
+        let stderr = child.stderr.take().context("the child has no stderr pipe")?;
+        let mut child = ChildGuard(child);
+        let log = Arc::new(Mutex::new(VecDeque::new()));
+
+        // Both pipes are read on plain threads for the server's whole life: a server blocked
+        // on a full pipe would stall mid-benchmark.
+        let (lines_tx, mut lines_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let tail = Arc::clone(&log);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                {
+                    let mut tail = tail.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                    if tail.len() == LOG_TAIL_LINES {
+                        tail.pop_front();
+                    }
+                    tail.push_back(line.clone());
+                }
+                let _ = lines_tx.send(line);
+            }
+        });
+        let (token_tx, token_rx) = tokio::sync::oneshot::channel::<String>();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            let mut first = String::new();
+            if reader.read_line(&mut first).is_ok() && !first.trim().is_empty() {
+                let _ = token_tx.send(first.trim().to_owned());
+            }
+            let _ = std::io::copy(&mut reader, &mut std::io::sink());
+        });
+
+        let waited = tokio::time::timeout(START_TIMEOUT, async {
+            while let Some(line) = lines_rx.recv().await {
+                if let Some(addr) = listening_addr(&line) {
+                    return Some(addr);
+                }
+            }
+            None
+        })
+        .await;
+        let addr = match waited {
+            Ok(Some(addr)) => addr,
+            Ok(None) => {
+                let status = child.0.wait().map_or_else(|err| err.to_string(), |s| s.to_string());
+                bail!("the server exited ({status}) before listening{}", tail_text(&log));
+            }
+            Err(_) => bail!(
+                "no \"Insight listening on http://...\" line within {} s{}",
+                START_TIMEOUT.as_secs(),
+                tail_text(&log)
+            ),
+        };
+        // The token is printed before the listening line, so it is there by now.
+        let token = tokio::time::timeout(Duration::from_secs(5), token_rx)
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .with_context(|| format!("no token on stdout: was the database not empty?{}", tail_text(&log)))?;
+        Ok(Self {
+            child,
+            base: format!("http://{addr}"),
+            token,
+            log,
+        })
+    }
+
+    /// The server's process id, as `/proc` names it.
+    fn pid(&self) -> String {
+        self.child.0.id().to_string()
+    }
+}
+
+fn tail_text(log: &Mutex<VecDeque<String>>) -> String {
+    let tail = log.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if tail.is_empty() {
+        " (the server logged nothing)".into()
+    } else {
+        tail.iter()
+            .fold(String::from("\nserver log, last lines:"), |text, line| {
+                text + "\n  " + line
+            })
+    }
+}
+
+/// The address in the server's "Insight listening on http://HOST:PORT" line, with or
+/// without colour codes.
+fn listening_addr(line: &str) -> Option<SocketAddr> {
+    const MARK: &str = "Insight listening on http://";
+    let rest = &line[line.find(MARK)? + MARK.len()..];
+    let addr: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | ':' | '[' | ']'))
+        .collect();
+    addr.parse().ok()
 }
 
 /// Sends a request: its JSON answer and the time from sending it to having read it all, in ms.
@@ -192,10 +375,20 @@ async fn respondent(
     n: usize,
     turns: usize,
     gates: Option<Arc<[Barrier; 3]>>,
+    think: Duration,
 ) -> Outcome {
     let (mut calls, mut errors) = (Vec::new(), Vec::new());
     let mut id = String::new();
+    // A fixed-seed xorshift per respondent: the same pauses every run.
+    let mut seed = 0x9E37_79B9_7F4A_7C15_u64 ^ (n as u64 + 1).wrapping_mul(0x2545_F491_4F6C_DD1D);
     for step in 0..=turns {
+        if step > 0 && !think.is_zero() {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            // Uniform over [0, 2 × think): a respondent reads, thinks, types.
+            tokio::time::sleep(think.mul_f64((seed % 10_000) as f64 / 5_000.0)).await;
+        }
         if errors.is_empty() {
             match exchange(&client, &join, n, step, &id).await {
                 Ok((marker, ms, answer)) => {
@@ -230,6 +423,7 @@ async fn run() -> anyhow::Result<()> {
     let sessions = env_number("INSIGHT_BENCH_SESSIONS", 200)? as usize;
     let turns = env_number("INSIGHT_BENCH_TURNS", 5)?.max(1) as usize;
     let latency = Duration::from_millis(env_number("INSIGHT_BENCH_MODEL_MS", 50)?);
+    let think = Duration::from_millis(env_number("INSIGHT_BENCH_THINK_MS", 0)?);
 
     let stub = Stub {
         latency,
@@ -246,22 +440,55 @@ async fn run() -> anyhow::Result<()> {
     tokio::spawn(async move { axum::serve(listener, router).await });
 
     let dir = tempfile::tempdir()?;
-    let url = format!("sqlite://{}", dir.path().join("bench.db").display());
-    let mut settings = Settings::for_database(&url);
-    settings.data_dir = dir.path().join("data");
-    settings.llm_base_url = Some(format!("http://{stub_addr}/v1"));
-    settings.llm_model = "bench".into();
-    // No background AI work; neither the model semaphore nor the per-address limit (every
-    // respondent comes from 127.0.0.1) is what is measured.
-    settings.report_workers = 0;
-    settings.llm_concurrency = 512;
-    settings.public_rate_per_minute = 1_000_000;
-    settings.public_rate_burst = 1_000_000;
-    let store = Store::connect(&url, 16).await?;
-    let server = Server::start(settings, store.clone()).await?;
-    let base = format!("http://{}", server.addr);
-    let user = store.add_user("bench@example.org").await?.context("user")?;
-    let (_, token) = store.issue_token(user.id, "bench", None).await?;
+    let mut service = Service::start(dir.path(), stub_addr).await?;
+    let result = measure(&service, &stub, sessions, turns, think).await;
+    // The server is stopped as soon as it is measured; whether it was still running, and
+    // its log, stay for the error, if any.
+    let exited = match service.child.0.try_wait() {
+        Ok(Some(status)) => format!("\nthe server had exited: {status}"),
+        Ok(None) => String::new(),
+        Err(error) => format!("\nthe server's state is unknown: {error}"),
+    };
+    let log = Arc::clone(&service.log);
+    drop(service);
+    let with_log = |error: anyhow::Error| anyhow::anyhow!("{error:#}{exited}{}", tail_text(&log));
+    let report = result.map_err(with_log)?;
+    println!(
+        "Interview benchmark: {sessions} concurrent respondent sessions x {turns} turns, `insight serve` as a child \
+         process on SQLite, model stub streaming its question {} ms after each request (set up in {:.1} s)",
+        latency.as_millis(),
+        report.setup.as_secs_f64()
+    );
+    report.print(sessions).map_err(with_log)
+}
+
+/// What a run measured.
+struct Report {
+    setup: Duration,
+    wall: Duration,
+    join_added: Vec<f64>,
+    turn_added: Vec<f64>,
+    turn_client: Vec<f64>,
+    /// The server's resident memory after the warm-up and at the barrier, in bytes.
+    server_rss: (u64, u64),
+    /// The server's threads, likewise.
+    threads: (u64, u64),
+    /// This process's (client and stub), likewise.
+    own_rss: (u64, u64),
+    /// CPU seconds during the run: the server's, this process's.
+    cpu: (f64, f64),
+    errors: Vec<String>,
+}
+
+/// Sets up rooms on `service`, warms up, runs `sessions` respondents of `turns` answers.
+async fn measure(
+    service: &Service,
+    stub: &Stub,
+    sessions: usize,
+    turns: usize,
+    think: Duration,
+) -> anyhow::Result<Report> {
+    let (base, token, pid) = (&service.base, &service.token, service.pid());
     let client = reqwest::Client::builder().pool_max_idle_per_host(4096).build()?;
 
     // Rooms with a 10-question guide; each room's topics carry the marker of its opening.
@@ -269,7 +496,7 @@ async fn run() -> anyhow::Result<()> {
     let (project, _) = call(
         client
             .post(format!("{base}/projects/"))
-            .bearer_auth(&token)
+            .bearer_auth(token)
             .json(&json!({ "name": "Bench" })),
     )
     .await?;
@@ -283,7 +510,7 @@ async fn run() -> anyhow::Result<()> {
         let (created, _) = call(
             client
                 .post(format!("{base}/api/interviews/rooms"))
-                .bearer_auth(&token)
+                .bearer_auth(token)
                 .json(&rooms),
         )
         .await?;
@@ -293,7 +520,7 @@ async fn run() -> anyhow::Result<()> {
                 "{base}/api/interviews/rooms/{}",
                 room["id"].as_str().context("room id")?
             );
-            call(client.patch(room_url).bearer_auth(&token).json(&topics)).await?;
+            call(client.patch(room_url).bearer_auth(token).json(&topics)).await?;
             joins.push(format!(
                 "{base}/api/interviews/join/{}",
                 room["access_token"].as_str().context("token")?
@@ -302,8 +529,9 @@ async fn run() -> anyhow::Result<()> {
     }
     let setup = setup.elapsed();
 
-    // A warm-up on rooms of their own, then the baseline.
-    let warm_up = (sessions..sessions + WARM_UP).map(|n| respondent(client.clone(), joins[n].clone(), n, 2, None));
+    // A warm-up on rooms of their own, then the baselines.
+    let warm_up = (sessions..sessions + WARM_UP)
+        .map(|n| respondent(client.clone(), joins[n].clone(), n, 2, None, Duration::ZERO));
     if let Some(error) = futures_util::future::join_all(warm_up)
         .await
         .into_iter()
@@ -311,21 +539,41 @@ async fn run() -> anyhow::Result<()> {
     {
         bail!("warm-up: {error}");
     }
-    let baseline = rss()?;
+    // The server opens SQLite readers (a thread and a page cache each) as concurrent reads
+    // need them, up to a fixed number: a cost of the burst, not of each session. They are
+    // opened here, by reads on connections of their own that stay open until the memory is
+    // measured: no session reuses them, nor the memory they would free on closing.
+    let opener = reqwest::Client::new();
+    let mut threads = status(&pid, "Threads")?;
+    for _ in 0..POOL_WARM_UP_ROUNDS {
+        let reads = (0..POOL_WARM_UP).map(|i| call(opener.get(&joins[sessions + i % WARM_UP])));
+        futures_util::future::try_join_all(reads)
+            .await
+            .context("warming up the read pool")?;
+        let before = std::mem::replace(&mut threads, status(&pid, "Threads")?);
+        if threads == before {
+            break;
+        }
+    }
+    let (server_baseline, own_baseline) = (rss(&pid)?, rss("self")?);
+    let threads_baseline = status(&pid, "Threads")?;
 
     let gates = Arc::new([(); 3].map(|_| Barrier::new(sessions + 1)));
-    let (started, cpu_start) = (Instant::now(), cpu()?);
+    let (started, server_cpu, own_cpu) = (Instant::now(), cpu(&pid)?, cpu("self")?);
     let tasks: Vec<_> = (0..sessions)
         .map(|n| {
             let (client, join, gates) = (client.clone(), joins[n].clone(), Some(gates.clone()));
-            tokio::spawn(respondent(client, join, n, turns, gates))
+            tokio::spawn(respondent(client, join, n, turns, gates, think))
         })
         .collect();
     gates[0].wait().await;
-    let active = rss()?;
+    let (server_active, own_active) = (rss(&pid)?, rss("self")?);
+    let threads_active = status(&pid, "Threads")?;
+    drop(opener);
     gates[1].wait().await;
     gates[2].wait().await;
-    let (wall, cpu_used) = (started.elapsed(), cpu()? - cpu_start);
+    let wall = started.elapsed();
+    let cpu_used = (cpu(&pid)? - server_cpu, cpu("self")? - own_cpu);
     let mut errors = Vec::new();
     let (mut join_added, mut turn_added, mut turn_client) = (Vec::new(), Vec::new(), Vec::new());
     for task in tasks {
@@ -346,46 +594,72 @@ async fn run() -> anyhow::Result<()> {
             }
         }
     }
-    server.stop().await?;
+    Ok(Report {
+        setup,
+        wall,
+        join_added,
+        turn_added,
+        turn_client,
+        server_rss: (server_baseline, server_active),
+        threads: (threads_baseline, threads_active),
+        own_rss: (own_baseline, own_active),
+        cpu: cpu_used,
+        errors,
+    })
+}
 
-    println!(
-        "Interview benchmark: {sessions} concurrent respondent sessions x {turns} turns, SQLite, model stub \
-         streaming its question {} ms after each request (set up in {:.1} s)",
-        latency.as_millis(),
-        setup.as_secs_f64()
-    );
-    let calls = join_added.len() + turn_added.len();
-    let (p50, p99, max) = summary(join_added);
-    println!("join latency added (its opening is a model call too): p50 {p50:.2} ms, p99 {p99:.2} ms, max {max:.2} ms");
-    let (c50, c99, _) = summary(turn_client);
-    let (p50, p99, max) = summary(turn_added);
-    println!(
-        "turn latency added: p50 {p50:.2} ms, p99 {p99:.2} ms, max {max:.2} ms (target p99 < 5 ms); \
-         client-observed p50 {c50:.2} ms, p99 {c99:.2} ms"
-    );
-    println!(
-        "memory per active session: {:.1} KB (target < 50 KB; an upper bound: resident memory once every session \
-         joined and answered once, {:.1} MB, minus {:.1} MB after a warm-up, per session; it includes the client's \
-         and the stub's own per-connection memory in this same process)",
-        active.saturating_sub(baseline) as f64 / sessions.max(1) as f64 / 1024.0,
-        active as f64 / 1048576.0,
-        baseline as f64 / 1048576.0
-    );
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    println!(
-        "{calls} joins and turns, {} errors, wall time {:.2} s, process CPU {cpu_used:.2} s on {cores} cores \
-         ({:.2} ms per call; server, client and stub together)",
-        errors.len(),
-        wall.as_secs_f64(),
-        cpu_used * 1000.0 / calls.max(1) as f64
-    );
-    for error in errors.iter().take(5) {
-        println!("  error: {error}");
+impl Report {
+    fn print(self, sessions: usize) -> anyhow::Result<()> {
+        let calls = self.join_added.len() + self.turn_added.len();
+        let (p50, p99, max) = summary(self.join_added);
+        println!(
+            "join latency added (its opening is a model call too): p50 {p50:.2} ms, p99 {p99:.2} ms, max {max:.2} ms"
+        );
+        let (c50, c99, _) = summary(self.turn_client);
+        let (p50, p99, max) = summary(self.turn_added);
+        println!(
+            "turn latency added: p50 {p50:.2} ms, p99 {p99:.2} ms, max {max:.2} ms (target p99 < 5 ms); \
+             client-observed p50 {c50:.2} ms, p99 {c99:.2} ms"
+        );
+        let per_session =
+            |(baseline, active): (u64, u64)| active.saturating_sub(baseline) as f64 / sessions.max(1) as f64 / 1024.0;
+        let mb = |bytes: u64| bytes as f64 / 1048576.0;
+        println!(
+            "memory per active session: {:.1} KB (target < 50 KB): the server process alone (VmRSS once every session \
+             joined and answered once, {:.1} MB, minus {:.1} MB after a warm-up, per session): its end of the \
+             respondent's connection, its connection to the model, and the session's cached transcript; \
+             server threads {} then {}",
+            per_session(self.server_rss),
+            mb(self.server_rss.1),
+            mb(self.server_rss.0),
+            self.threads.0,
+            self.threads.1
+        );
+        println!(
+            "  for reference, not the service: this benchmark process (client and stub) {:.1} KB per session \
+             ({:.1} MB, from {:.1} MB)",
+            per_session(self.own_rss),
+            mb(self.own_rss.1),
+            mb(self.own_rss.0)
+        );
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let (server_cpu, own_cpu) = self.cpu;
+        println!(
+            "{calls} joins and turns, {} errors, wall time {:.2} s; CPU on {cores} cores: server {server_cpu:.2} s \
+             ({:.2} ms per call), client and stub {own_cpu:.2} s ({:.2} ms per call)",
+            self.errors.len(),
+            self.wall.as_secs_f64(),
+            server_cpu * 1000.0 / calls.max(1) as f64,
+            own_cpu * 1000.0 / calls.max(1) as f64
+        );
+        for error in self.errors.iter().take(5) {
+            println!("  error: {error}");
+        }
+        if !self.errors.is_empty() {
+            bail!("{} errors", self.errors.len());
+        }
+        Ok(())
     }
-    if !errors.is_empty() {
-        bail!("{} errors", errors.len());
-    }
-    Ok(())
 }
 
 fn main() -> ExitCode {
