@@ -67,7 +67,7 @@ pub struct ChatMessageCreate {
     #[schema(min_length = 1, max_length = 20000)]
     pub message: String,
     /// The thread to continue; none starts a new one.
-    #[serde(default, deserialize_with = "whole_number")]
+    #[serde(default, deserialize_with = "super::whole_number")]
     #[schema(required = false)]
     pub thread_id: Option<i64>,
 }
@@ -78,7 +78,7 @@ pub struct AgentChatCreate {
     #[schema(min_length = 1, max_length = 20000)]
     pub message: String,
     /// The thread to continue; none starts a new one.
-    #[serde(default, deserialize_with = "whole_number")]
+    #[serde(default, deserialize_with = "super::whole_number")]
     #[schema(required = false)]
     pub thread_id: Option<i64>,
     /// The project to answer about; for a new thread, or to point a thread at another
@@ -193,22 +193,6 @@ pub struct ChatHistory {
     #[schema(required = false)]
     pub thread_id: Option<i64>,
     pub messages: Vec<ChatMessage>,
-}
-
-/// An optional integer that may come as `3.0`, as pydantic takes it (the schema has
-/// already refused a fraction).
-fn whole_number<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D::Error> {
-    let Some(number) = Option::<serde_json::Number>::deserialize(deserializer)? else {
-        return Ok(None);
-    };
-    if let Some(whole) = number.as_i64() {
-        return Ok(Some(whole));
-    }
-    number
-        .as_f64()
-        .filter(|n| n.fract() == 0.0 && *n >= i64::MIN as f64 && *n <= i64::MAX as f64)
-        .map(|n| Some(n as i64))
-        .ok_or_else(|| serde::de::Error::custom("thread_id must be a whole number"))
 }
 
 /// A thread's title from its first question: its first line, at most 80 characters.

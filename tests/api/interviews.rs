@@ -179,7 +179,7 @@ async fn rooms_are_made_in_bulk_listed_changed_while_pending_and_cancelled() {
             Method::PATCH,
             &path,
             Some(&user.token),
-            Some(json!({ "room_name": "Anna", "topics_for_respondent": null, "expires_in_days": 10 })),
+            Some(json!({ "room_name": "Anna", "topics_for_respondent": null, "expires_in_days": 10.0 })),
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{changed}");

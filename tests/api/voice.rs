@@ -134,9 +134,10 @@ async fn joining_a_voice_room_gives_a_livekit_token_for_that_room_until_the_inte
         .await;
     assert!(joined.get("livekit").is_none(), "{joined}");
     let (body, signature) = signed_event(&json!({ "event": "room_started", "id": "EV_x" }), SECRET);
-    let (status, _) = send_event(&app, &body, Some(&signature)).await;
-    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
-    let (status, _) = app
+    let (status, refused) = send_event(&app, &body, Some(&signature)).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(refused["detail"].as_str().unwrap().contains("INSIGHT_LIVEKIT_URL"), "{refused}");
+    let (status, refused) = app
         .call(
             Method::GET,
             &format!("/api/interviews/agent-config/{}", room["id"].as_str().unwrap()),
@@ -144,7 +145,8 @@ async fn joining_a_voice_room_gives_a_livekit_token_for_that_room_until_the_inte
             None,
         )
         .await;
-    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(refused["detail"].as_str().unwrap().contains("INSIGHT_AGENT_SECRET"), "{refused}");
     app.stop().await;
 }
 

@@ -92,9 +92,14 @@ pub struct EventHandled {
     pub status: String,
 }
 
+/// The agent's secret checked; with none configured no request can carry the right
+/// one, so it is the same 401 with a sentence for the operator.
 fn check_agent(app: &AppState, headers: &HeaderMap) -> ApiResult<()> {
     let secret = app.settings.agent_secret.as_ref().ok_or_else(|| {
-        ApiError::Unavailable("The interviewer agent is not set up here: set INSIGHT_AGENT_SECRET.".into())
+        ApiError::Unauthorized(
+            "No interviewer agent is set up here (INSIGHT_AGENT_SECRET is not set), so no X-Agent-Secret is valid."
+                .into(),
+        )
     })?;
     let given = headers.get("x-agent-secret").and_then(|value| value.to_str().ok());
     if given.is_some_and(|given| secret.matches(given)) {
@@ -118,8 +123,8 @@ async fn agent_room(app: &AppState, room_id: Uuid) -> ApiResult<PublicRoom> {
         ("X-Agent-Secret" = String, Header, description = "The interviewer agent's secret (INSIGHT_AGENT_SECRET)")),
     responses(
         (status = 200, description = "The interviewer's instructions for this room", body = AgentConfig),
-        (status = 401, description = "No or a wrong X-Agent-Secret", body = ErrorBody),
-        (status = 503, description = "INSIGHT_AGENT_SECRET is not set", body = ErrorBody)))]
+        (status = 401, description = "No or a wrong X-Agent-Secret, or INSIGHT_AGENT_SECRET is not set",
+         body = ErrorBody)))]
 async fn agent_config(
     State(app): State<AppState>,
     headers: HeaderMap,
@@ -153,10 +158,10 @@ async fn agent_config(
     responses(
         (status = 200, description = "The transcript is the room's record; the room is completed",
          body = SessionReported),
-        (status = 401, description = "No or a wrong X-Agent-Secret", body = ErrorBody),
+        (status = 401, description = "No or a wrong X-Agent-Secret, or INSIGHT_AGENT_SECRET is not set",
+         body = ErrorBody),
         (status = 404, description = "No such room", body = ErrorBody),
-        (status = 409, description = "The room is completed, cancelled or was never joined", body = ErrorBody),
-        (status = 503, description = "INSIGHT_AGENT_SECRET is not set", body = ErrorBody)))]
+        (status = 409, description = "The room is completed, cancelled or was never joined", body = ErrorBody)))]
 async fn session_report(
     State(app): State<AppState>,
     headers: HeaderMap,
@@ -223,17 +228,18 @@ async fn session_report(
     responses(
         (status = 200, description = "Applied, ignored, or a duplicate of an event already applied",
          body = EventHandled),
-        (status = 401, description = "Missing or wrong signature: nothing changed", body = ErrorBody),
-        (status = 503, description = "LiveKit is not configured (INSIGHT_LIVEKIT_*)", body = ErrorBody)))]
+        (status = 401, description = "Missing or wrong signature, or LiveKit is not set up (INSIGHT_LIVEKIT_*): \
+         nothing changed", body = ErrorBody)))]
 async fn livekit_webhook(
     State(app): State<AppState>,
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult<Json<EventHandled>> {
+    // Without LiveKit set up no signature can be checked: refused like a wrong one.
     let livekit = app.livekit.as_ref().ok_or_else(|| {
-        ApiError::Unavailable(
-            "Voice interviews are not set up here: set INSIGHT_LIVEKIT_URL, INSIGHT_LIVEKIT_API_KEY and \
-             INSIGHT_LIVEKIT_API_SECRET."
+        ApiError::Unauthorized(
+            "Voice interviews are not set up here (INSIGHT_LIVEKIT_URL, INSIGHT_LIVEKIT_API_KEY and \
+             INSIGHT_LIVEKIT_API_SECRET), so no LiveKit webhook can be verified."
                 .into(),
         )
     })?;
