@@ -136,7 +136,10 @@ async fn joining_a_voice_room_gives_a_livekit_token_for_that_room_until_the_inte
     let (body, signature) = signed_event(&json!({ "event": "room_started", "id": "EV_x" }), SECRET);
     let (status, refused) = send_event(&app, &body, Some(&signature)).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
-    assert!(refused["detail"].as_str().unwrap().contains("INSIGHT_LIVEKIT_URL"), "{refused}");
+    assert!(
+        refused["detail"].as_str().unwrap().contains("INSIGHT_LIVEKIT_URL"),
+        "{refused}"
+    );
     let (status, refused) = app
         .call(
             Method::GET,
@@ -146,7 +149,10 @@ async fn joining_a_voice_room_gives_a_livekit_token_for_that_room_until_the_inte
         )
         .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
-    assert!(refused["detail"].as_str().unwrap().contains("INSIGHT_AGENT_SECRET"), "{refused}");
+    assert!(
+        refused["detail"].as_str().unwrap().contains("INSIGHT_AGENT_SECRET"),
+        "{refused}"
+    );
     app.stop().await;
 }
 
