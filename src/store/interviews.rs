@@ -86,6 +86,30 @@ pub struct NewRoom {
     pub expires_at: DateTime<Utc>,
 }
 
+impl NewRoom {
+    /// The room as [`Store::create_rooms`] stores it in `project_id` at `at`.
+    pub fn stored(&self, project_id: Uuid, at: DateTime<Utc>) -> StoredRoom {
+        StoredRoom {
+            id: self.id,
+            project_id,
+            record_id: None,
+            token_nonce: self.token_nonce.clone(),
+            room_name: self.room_name.clone(),
+            respondent_email: None,
+            max_duration_minutes: self.max_duration_minutes,
+            status: RoomStatus::Pending.as_str().to_owned(),
+            language: self.language.clone(),
+            topics_for_respondent: self.topics_for_respondent.clone(),
+            research_goals_override: self.research_goals_override.clone(),
+            interview_guide_override: self.interview_guide_override.clone(),
+            created_at: at,
+            started_at: None,
+            completed_at: None,
+            expires_at: self.expires_at,
+        }
+    }
+}
+
 /// One turn of an interview.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct StoredTurn {

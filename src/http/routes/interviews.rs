@@ -115,11 +115,10 @@ async fn create_rooms(
         })
         .collect();
     app.store.create_rooms(project.id, &rooms, at).await?;
-    let mut created = Vec::with_capacity(rooms.len());
-    for room in &rooms {
-        let stored = owned_room(&app, user.id, room.id).await?;
-        created.push(owner_view(&app, &stored, at));
-    }
+    let created = rooms
+        .iter()
+        .map(|room| owner_view(&app, &room.stored(project.id, at), at))
+        .collect();
     Ok((StatusCode::CREATED, Json(RoomsCreated { rooms: created })))
 }
 
