@@ -21,16 +21,13 @@
 //! The SQLite file goes where `TMPDIR` points; its filesystem is printed because on
 //! tmpfs an fsync costs nothing and the write figures would overstate durable writes.
 
-use std::collections::VecDeque;
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail, ensure};
+use anyhow::{Context, ensure};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sqlx::{Connection, Executor, PgConnection};
@@ -38,13 +35,13 @@ use uuid::Uuid;
 
 const PROJECTS: usize = 50;
 const WARM_UP: Duration = Duration::from_secs(1);
-const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// Generous: a request that takes this long is a hung server, not a slow one.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// More failed requests than this in any scenario makes the run fail.
 const MAX_ERROR_RATE: f64 = 0.01;
-/// Server log lines kept to explain a failed start or a failing scenario.
-const LOG_TAIL_LINES: usize = 40;
+
+mod server_process;
+use server_process::ServerProcess;
 
 fn main() -> ExitCode {
     let runtime = match tokio::runtime::Runtime::new() {
@@ -242,7 +239,13 @@ impl Row {
 }
 
 async fn bench_backend(backend: &'static str, database_url: &str, load: &Load) -> anyhow::Result<Vec<Row>> {
-    let server = ServerProcess::start(database_url)
+    let mut command = Command::new(env!("CARGO_BIN_EXE_insight"));
+    command
+        .args(["serve", "--addr", "127.0.0.1:0", "--database-url", database_url])
+        // The default level, whatever the caller's environment says: per-request debug
+        // logging would measure the logger.
+        .env("RUST_LOG", "info");
+    let server = ServerProcess::start(command)
         .await
         .with_context(|| format!("the {backend} server did not start"))?;
     let client = reqwest::Client::builder()
@@ -568,133 +571,6 @@ async fn send(request: reqwest::RequestBuilder) -> Result<(), String> {
 // ---------------------------------------------------------------------------------------
 // The server process.
 // ---------------------------------------------------------------------------------------
-
-/// Kills and reaps the child when dropped, so no server outlives the benchmark, whatever
-/// path it leaves by.
-struct ChildGuard(Child);
-
-impl Drop for ChildGuard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-struct ServerProcess {
-    child: ChildGuard,
-    base: String,
-    token: String,
-    log: Arc<Mutex<VecDeque<String>>>,
-}
-
-impl ServerProcess {
-    /// Starts `insight serve` on a free port and waits for it to say where it listens.
-    async fn start(database_url: &str) -> anyhow::Result<Self> {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_insight"))
-            .args(["serve", "--addr", "127.0.0.1:0", "--database-url", database_url])
-            // The default level, whatever the caller's environment says: per-request debug
-            // logging would measure the logger.
-            .env("RUST_LOG", "info")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .with_context(|| format!("cannot run {}", env!("CARGO_BIN_EXE_insight")))?;
-        let stdout = child.stdout.take().context("the child has no stdout pipe")?;
-        let stderr = child.stderr.take().context("the child has no stderr pipe")?;
-        let mut child = ChildGuard(child);
-        let log = Arc::new(Mutex::new(VecDeque::new()));
-
-        // Pipes are read on plain threads for the server's whole life: a server blocked on
-        // a full pipe would stall mid-benchmark.
-        let (lines_tx, mut lines_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
-        let tail = Arc::clone(&log);
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                {
-                    let mut tail = tail.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                    if tail.len() == LOG_TAIL_LINES {
-                        tail.pop_front();
-                    }
-                    tail.push_back(line.clone());
-                }
-                // Nobody listens once the server is up; the tail still keeps the line.
-                let _ = lines_tx.send(line);
-            }
-        });
-        let (token_tx, token_rx) = tokio::sync::oneshot::channel::<String>();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            let mut first = String::new();
-            if reader.read_line(&mut first).is_ok() && !first.trim().is_empty() {
-                let _ = token_tx.send(first.trim().to_owned());
-            }
-            let _ = std::io::copy(&mut reader, &mut std::io::sink());
-        });
-
-        let waited = tokio::time::timeout(START_TIMEOUT, async {
-            while let Some(line) = lines_rx.recv().await {
-                if let Some(addr) = listening_addr(&line) {
-                    return Some(addr);
-                }
-            }
-            None
-        })
-        .await;
-        let tail = || tail_text(&log);
-        let addr = match waited {
-            Ok(Some(addr)) => addr,
-            Ok(None) => {
-                let status = child.0.wait().map_or_else(|err| err.to_string(), |s| s.to_string());
-                bail!("the server exited ({status}) before listening{}", tail());
-            }
-            Err(_) => bail!(
-                "no \"Insight listening on http://...\" line within {} s{}",
-                START_TIMEOUT.as_secs(),
-                tail()
-            ),
-        };
-        // The token is printed before the listening line, so it is there by now.
-        let token = tokio::time::timeout(Duration::from_secs(5), token_rx)
-            .await
-            .ok()
-            .and_then(Result::ok)
-            .with_context(|| format!("no token on stdout: was the database not empty?{}", tail()))?;
-        Ok(Self {
-            child,
-            base: format!("http://{addr}"),
-            token,
-            log,
-        })
-    }
-
-    fn log_tail(&self) -> String {
-        let pid = self.child.0.id();
-        format!("server (pid {pid}) log, last lines:{}", tail_text(&self.log))
-    }
-}
-
-fn tail_text(log: &Mutex<VecDeque<String>>) -> String {
-    let tail = log.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if tail.is_empty() {
-        " (the server logged nothing)".into()
-    } else {
-        tail.iter().fold(String::new(), |text, line| text + "\n  " + line)
-    }
-}
-
-/// The address in the server's "Insight listening on http://HOST:PORT" line, in text or
-/// JSON log format, with or without colour codes.
-fn listening_addr(line: &str) -> Option<SocketAddr> {
-    const MARK: &str = "Insight listening on http://";
-    let rest = &line[line.find(MARK)? + MARK.len()..];
-    let addr: String = rest
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | ':' | '[' | ']'))
-        .collect();
-    addr.parse().ok()
-}
 
 // ---------------------------------------------------------------------------------------
 // A fresh PostgreSQL database next to the one named.

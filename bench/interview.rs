@@ -35,11 +35,10 @@
 //! and only those this benchmark sets: the caller's own are not passed on. A report, not a
 //! test: it exits 0 unless the run fails.
 
-use std::collections::{HashMap, VecDeque};
-use std::io::{BufRead, BufReader};
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -49,15 +48,15 @@ use axum::routing::post;
 use serde_json::{Value, json};
 use tokio::sync::Barrier;
 
+mod server_process;
+use server_process::{ServerProcess, tail_text};
+
 /// Sessions of the warm-up, on rooms of their own.
 const WARM_UP: usize = 8;
 /// Concurrent reads that open the server's whole SQLite read pool before the baseline, in
 /// rounds until its thread count stays the same.
 const POOL_WARM_UP: usize = 128;
 const POOL_WARM_UP_ROUNDS: usize = 8;
-const START_TIMEOUT: Duration = Duration::from_secs(60);
-/// Server log lines kept to explain a failure.
-const LOG_TAIL_LINES: usize = 40;
 
 fn env_number(name: &str, default: u64) -> anyhow::Result<u64> {
     match std::env::var(name) {
@@ -171,154 +170,35 @@ fn cpu(process: &str) -> anyhow::Result<f64> {
     Ok((fields[11].parse::<u64>()? + fields[12].parse::<u64>()?) as f64 / 100.0)
 }
 
-/// Kills and reaps the server when dropped, whatever path the benchmark leaves by.
-struct ChildGuard(Child);
-
-impl Drop for ChildGuard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// `insight serve` as a child process.
-struct Service {
-    child: ChildGuard,
-    base: String,
-    token: String,
-    log: Arc<Mutex<VecDeque<String>>>,
-}
-
-impl Service {
-    /// Starts the server on a free port with its database and data folder in `dir` and the
-    /// model at `stub`; waits for it to say where it listens and for its first user's token.
-    async fn start(dir: &Path, stub: SocketAddr) -> anyhow::Result<Self> {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_insight"));
-        command.args(["serve", "--addr", "127.0.0.1:0"]);
-        // Only the settings below, whatever the caller's environment says.
-        for (name, _) in std::env::vars_os() {
-            if name.to_string_lossy().starts_with("INSIGHT_") {
-                command.env_remove(name);
-            }
+/// Starts the server on a free port with its database and data folder in `dir` and the
+/// model at `stub`.
+async fn start_service(dir: &Path, stub: SocketAddr) -> anyhow::Result<ServerProcess> {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_insight"));
+    command.args(["serve", "--addr", "127.0.0.1:0"]);
+    // Only the settings below, whatever the caller's environment says.
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("INSIGHT_") {
+            command.env_remove(name);
         }
-        let database = format!("sqlite://{}", dir.join("bench.db").display());
-        let stub = format!("http://{stub}/v1");
-        command
-            .env("INSIGHT_DATABASE_URL", database)
-            .env("INSIGHT_DATA_DIR", dir.join("data"))
-            .env("INSIGHT_LLM_BASE_URL", stub)
-            .env("INSIGHT_LLM_MODEL", "bench")
-            // No background AI work; neither the model semaphore nor the per-address limit
-            // (every respondent comes from 127.0.0.1) is what is measured.
-            .env("INSIGHT_LLM_CONCURRENCY", "512")
-            .env("INSIGHT_REPORT_WORKERS", "0")
-            .env("INSIGHT_PUBLIC_RATE_PER_MINUTE", "1000000")
-            .env("INSIGHT_PUBLIC_RATE_BURST", "100000")
-            // Warnings, and the binary's own start-up lines (the listening address among
-            // them): per-request logging would measure the logger.
-            .env("RUST_LOG", "warn,insight=info")
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = command
-            .spawn()
-            .with_context(|| format!("cannot run {}", env!("CARGO_BIN_EXE_insight")))?;
-        let stdout = child.stdout.take().context("the child has no stdout pipe")?;
-        let stderr = child.stderr.take().context("the child has no stderr pipe")?;
-        let mut child = ChildGuard(child);
-        let log = Arc::new(Mutex::new(VecDeque::new()));
-
-        // Both pipes are read on plain threads for the server's whole life: a server blocked
-        // on a full pipe would stall mid-benchmark.
-        let (lines_tx, mut lines_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
-        let tail = Arc::clone(&log);
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                {
-                    let mut tail = tail.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                    if tail.len() == LOG_TAIL_LINES {
-                        tail.pop_front();
-                    }
-                    tail.push_back(line.clone());
-                }
-                let _ = lines_tx.send(line);
-            }
-        });
-        let (token_tx, token_rx) = tokio::sync::oneshot::channel::<String>();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            let mut first = String::new();
-            if reader.read_line(&mut first).is_ok() && !first.trim().is_empty() {
-                let _ = token_tx.send(first.trim().to_owned());
-            }
-            let _ = std::io::copy(&mut reader, &mut std::io::sink());
-        });
-
-        let waited = tokio::time::timeout(START_TIMEOUT, async {
-            while let Some(line) = lines_rx.recv().await {
-                if let Some(addr) = listening_addr(&line) {
-                    return Some(addr);
-                }
-            }
-            None
-        })
-        .await;
-        let addr = match waited {
-            Ok(Some(addr)) => addr,
-            Ok(None) => {
-                let status = child.0.wait().map_or_else(|err| err.to_string(), |s| s.to_string());
-                bail!("the server exited ({status}) before listening{}", tail_text(&log));
-            }
-            Err(_) => bail!(
-                "no \"Insight listening on http://...\" line within {} s{}",
-                START_TIMEOUT.as_secs(),
-                tail_text(&log)
-            ),
-        };
-        // The token is printed before the listening line, so it is there by now.
-        let token = tokio::time::timeout(Duration::from_secs(5), token_rx)
-            .await
-            .ok()
-            .and_then(Result::ok)
-            .with_context(|| format!("no token on stdout: was the database not empty?{}", tail_text(&log)))?;
-        Ok(Self {
-            child,
-            base: format!("http://{addr}"),
-            token,
-            log,
-        })
     }
-
-    /// The server's process id, as `/proc` names it.
-    fn pid(&self) -> String {
-        self.child.0.id().to_string()
-    }
-}
-
-fn tail_text(log: &Mutex<VecDeque<String>>) -> String {
-    let tail = log.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if tail.is_empty() {
-        " (the server logged nothing)".into()
-    } else {
-        tail.iter()
-            .fold(String::from("\nserver log, last lines:"), |text, line| {
-                text + "\n  " + line
-            })
-    }
-}
-
-/// The address in the server's "Insight listening on http://HOST:PORT" line, with or
-/// without colour codes.
-fn listening_addr(line: &str) -> Option<SocketAddr> {
-    const MARK: &str = "Insight listening on http://";
-    let rest = &line[line.find(MARK)? + MARK.len()..];
-    let addr: String = rest
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | ':' | '[' | ']'))
-        .collect();
-    addr.parse().ok()
+    let database = format!("sqlite://{}", dir.join("bench.db").display());
+    let stub = format!("http://{stub}/v1");
+    command
+        .env("INSIGHT_DATABASE_URL", database)
+        .env("INSIGHT_DATA_DIR", dir.join("data"))
+        .env("INSIGHT_LLM_BASE_URL", stub)
+        .env("INSIGHT_LLM_MODEL", "bench")
+        // No background AI work; neither the model semaphore nor the per-address limit
+        // (every respondent comes from 127.0.0.1) is what is measured.
+        .env("INSIGHT_LLM_CONCURRENCY", "512")
+        .env("INSIGHT_REPORT_WORKERS", "0")
+        .env("INSIGHT_PUBLIC_RATE_PER_MINUTE", "1000000")
+        .env("INSIGHT_PUBLIC_RATE_BURST", "100000")
+        // Warnings, and the binary's own start-up lines (the listening address among
+        // them): per-request logging would measure the logger.
+        .env("RUST_LOG", "warn,insight=info")
+        .env("NO_COLOR", "1");
+    ServerProcess::start(command).await
 }
 
 /// Sends a request: its JSON answer and the time from sending it to having read it all, in ms.
@@ -440,7 +320,7 @@ async fn run() -> anyhow::Result<()> {
     tokio::spawn(async move { axum::serve(listener, router).await });
 
     let dir = tempfile::tempdir()?;
-    let mut service = Service::start(dir.path(), stub_addr).await?;
+    let mut service = start_service(dir.path(), stub_addr).await?;
     let result = measure(&service, &stub, sessions, turns, think).await;
     // The server is stopped as soon as it is measured; whether it was still running, and
     // its log, stay for the error, if any.
@@ -451,7 +331,8 @@ async fn run() -> anyhow::Result<()> {
     };
     let log = Arc::clone(&service.log);
     drop(service);
-    let with_log = |error: anyhow::Error| anyhow::anyhow!("{error:#}{exited}{}", tail_text(&log));
+    let with_log =
+        |error: anyhow::Error| anyhow::anyhow!("{error:#}{exited}\nserver log, last lines:{}", tail_text(&log));
     let report = result.map_err(with_log)?;
     println!(
         "Interview benchmark: {sessions} concurrent respondent sessions x {turns} turns, `insight serve` as a child \
@@ -482,7 +363,7 @@ struct Report {
 
 /// Sets up rooms on `service`, warms up, runs `sessions` respondents of `turns` answers.
 async fn measure(
-    service: &Service,
+    service: &ServerProcess,
     stub: &Stub,
     sessions: usize,
     turns: usize,
