@@ -51,18 +51,32 @@ pub struct Settings {
     #[arg(long, env = "INSIGHT_MAX_DURATION_MINUTES", default_value_t = 600, value_parser = parse_max_duration_minutes)]
     pub max_duration_minutes: u64,
 
-    /// Speech-to-text: base URL of an OpenAI-compatible API (e.g. https://api.openai.com/v1);
-    /// unset, audio and video uploads get 503 [env: INSIGHT_STT_BASE_URL].
+    /// Speech-to-text provider: `openai` (any OpenAI-compatible `/audio/transcriptions`,
+    /// answered while the upload's job waits) or `assemblyai` (asynchronous: AssemblyAI
+    /// calls back when a transcript is ready) [env: INSIGHT_STT_PROVIDER].
+    #[arg(long, env = "INSIGHT_STT_PROVIDER", default_value = "openai", value_parser = parse_stt_provider)]
+    pub stt_provider: SttProvider,
+
+    /// Speech-to-text: the provider's base URL (e.g. https://api.openai.com/v1). With
+    /// `openai`, unset means no provider and audio and video uploads get 503; with
+    /// `assemblyai` it defaults to https://api.assemblyai.com [env: INSIGHT_STT_BASE_URL].
     #[arg(long, env = "INSIGHT_STT_BASE_URL", value_parser = parse_stt_base_url)]
     pub stt_base_url: Option<String>,
 
-    /// Speech-to-text API key, sent as a bearer token [env: INSIGHT_STT_API_KEY].
+    /// Speech-to-text API key (a bearer token for `openai`, the `authorization` header
+    /// for `assemblyai`) [env: INSIGHT_STT_API_KEY].
     #[arg(long, env = "INSIGHT_STT_API_KEY", hide_env_values = true)]
     pub stt_api_key: Option<String>,
 
-    /// Speech-to-text model [env: INSIGHT_STT_MODEL].
-    #[arg(long, env = "INSIGHT_STT_MODEL", default_value = "whisper-1")]
-    pub stt_model: String,
+    /// Speech-to-text model; unset, `whisper-1` for `openai` and the provider's default
+    /// for `assemblyai` (a comma-separated list there is its `speech_models`) [env: INSIGHT_STT_MODEL].
+    #[arg(long, env = "INSIGHT_STT_MODEL")]
+    pub stt_model: Option<String>,
+
+    /// Asynchronous speech-to-text: seconds between checks on a transcription that has not
+    /// called back yet (the callback, when it comes, makes the check at once) [env: INSIGHT_STT_POLL_SECONDS].
+    #[arg(long, env = "INSIGHT_STT_POLL_SECONDS", default_value_t = 30, value_parser = parse_stt_poll_seconds)]
+    pub stt_poll_seconds: u64,
 
     /// Attempts a background job gets before it fails for good [env: INSIGHT_JOB_MAX_ATTEMPTS].
     #[arg(long, env = "INSIGHT_JOB_MAX_ATTEMPTS", default_value_t = 5, value_parser = parse_job_max_attempts)]
@@ -197,6 +211,15 @@ pub enum AiKind {
     OpenAi,
 }
 
+/// Which speech-to-text protocol transcribes recordings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SttProvider {
+    /// OpenAI-compatible `POST /audio/transcriptions`, answered in the request.
+    OpenAi,
+    /// AssemblyAI's `/v2/upload` and `/v2/transcript`, which calls back when done.
+    AssemblyAi,
+}
+
 /// Which web search provider answers `use_web`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SearchProvider {
@@ -230,7 +253,9 @@ impl Settings {
             max_duration_minutes: 600,
             stt_base_url: None,
             stt_api_key: None,
-            stt_model: "whisper-1".into(),
+            stt_provider: SttProvider::OpenAi,
+            stt_model: None,
+            stt_poll_seconds: 30,
             job_max_attempts: 5,
             job_retry_base_seconds: 10.0,
             job_lease_seconds: 60,
@@ -459,6 +484,20 @@ fn parse_stt_base_url(value: &str) -> Result<String, String> {
             "INSIGHT_STT_BASE_URL (--stt-base-url) must be an http:// or https:// URL, not {value:?}"
         ))
     }
+}
+
+fn parse_stt_provider(value: &str) -> Result<SttProvider, String> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "openai" => Ok(SttProvider::OpenAi),
+        "assemblyai" => Ok(SttProvider::AssemblyAi),
+        _ => Err(format!(
+            "INSIGHT_STT_PROVIDER (--stt-provider) must be openai or assemblyai, not {value:?}"
+        )),
+    }
+}
+
+fn parse_stt_poll_seconds(value: &str) -> Result<u64, String> {
+    parse_number(value, "INSIGHT_STT_POLL_SECONDS", "--stt-poll-seconds", 1..=3_600)
 }
 
 fn parse_job_max_attempts(value: &str) -> Result<u32, String> {

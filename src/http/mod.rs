@@ -75,6 +75,7 @@ fn api_router() -> OpenApiRouter<AppState> {
         .merge(routes::interviews::router())
         .merge(routes::webhooks::router())
         .merge(routes::voice::router())
+        .merge(routes::callbacks::router())
         .merge(routes::reports::router())
         .merge(routes::prompts::router())
         .merge(routes::presets::router())

@@ -1,15 +1,19 @@
-//! Speech-to-text over the OpenAI-compatible `/audio/transcriptions` API (OpenAI,
-//! Azure OpenAI, Groq, faster-whisper-server, LocalAI, whisper.cpp's server...). The
-//! recording streams from disk into the multipart request; it is never whole in memory.
+//! Speech-to-text providers, one per wire protocol, chosen by `INSIGHT_STT_PROVIDER`:
+//! - `openai`: an OpenAI-compatible `/audio/transcriptions`, which answers in the request;
+//! - `assemblyai`: AssemblyAI, which works asynchronously and calls back when a
+//!   transcript is ready (`POST /api/webhooks/assemblyai`); the record's job sleeps
+//!   meanwhile and checks now and then in case a callback never comes.
 
-use std::path::Path;
+mod assemblyai;
+mod openai;
+
 use std::time::Duration;
 
-use reqwest::multipart::{Form, Part};
-use tokio_util::io::ReaderStream;
+pub use assemblyai::{AssemblyAi, CALLBACK_HEADER, Callback, Progress};
+pub use openai::OpenAiStt;
 
-use super::{Transcript, json};
-use crate::config::Settings;
+use crate::config::{Settings, SttProvider};
+use crate::secret::SecretKey;
 
 /// A transcription that did not work, and whether trying again may help.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,91 +26,42 @@ pub enum SttError {
 
 /// A configured speech-to-text provider.
 #[derive(Debug, Clone)]
-pub struct SpeechToText {
-    client: reqwest::Client,
-    endpoint: String,
-    api_key: Option<String>,
-    model: String,
+pub enum SpeechToText {
+    OpenAi(OpenAiStt),
+    AssemblyAi(AssemblyAi),
 }
+
+/// How a record's `stt_job` names an AssemblyAI transcript (the rest is its id).
+pub const ASSEMBLYAI_JOB: &str = "assemblyai:";
 
 /// The settings an audio upload needs, for the 503 that names them.
 pub const SETTINGS_HINT: &str = "Audio and video need a speech-to-text provider: set INSIGHT_STT_BASE_URL (an \
-     OpenAI-compatible API such as https://api.openai.com/v1), and INSIGHT_STT_API_KEY and INSIGHT_STT_MODEL as it needs.";
+     OpenAI-compatible API such as https://api.openai.com/v1) or INSIGHT_STT_PROVIDER=assemblyai, and \
+     INSIGHT_STT_API_KEY and INSIGHT_STT_MODEL as the provider needs.";
 
 impl SpeechToText {
     /// The provider the settings name, if any.
     pub fn from_settings(settings: &Settings) -> Option<Self> {
-        let base = settings.stt_base_url.as_deref()?;
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
-            // Long recordings take long to transcribe.
+            // Long recordings take long to upload and to transcribe.
             .timeout(Duration::from_secs(30 * 60))
             .build()
             .ok()?;
-        Some(Self {
-            client,
-            endpoint: format!("{base}/audio/transcriptions"),
-            api_key: settings.stt_api_key.clone().filter(|key| !key.is_empty()),
-            model: settings.stt_model.clone(),
-        })
+        match settings.stt_provider {
+            SttProvider::OpenAi => {
+                let base = settings.stt_base_url.as_deref()?;
+                Some(Self::OpenAi(OpenAiStt::new(client, base, settings)))
+            }
+            SttProvider::AssemblyAi => Some(Self::AssemblyAi(AssemblyAi::new(client, settings))),
+        }
     }
+}
 
-    /// Transcribes the recording at `path`.
-    pub async fn transcribe(
-        &self,
-        path: &Path,
-        file_name: &str,
-        media_type: Option<&str>,
-        language: Option<&str>,
-    ) -> Result<Transcript, SttError> {
-        let file = tokio::fs::File::open(path)
-            .await
-            .map_err(|error| SttError::Permanent(format!("The uploaded recording is missing ({error}).")))?;
-        let length = file.metadata().await.map(|m| m.len()).unwrap_or(0);
-        let body = reqwest::Body::wrap_stream(ReaderStream::new(file));
-        let mut part = Part::stream_with_length(body, length).file_name(file_name.to_owned());
-        if let Some(media_type) = media_type {
-            part = part
-                .mime_str(media_type)
-                .map_err(|_| SttError::Permanent(format!("{media_type:?} is not a valid media type.")))?;
-        }
-        let mut form = Form::new()
-            .part("file", part)
-            .text("model", self.model.clone())
-            .text("response_format", "verbose_json");
-        if let Some(language) = language.and_then(|tag| tag.split(['-', '_']).next()) {
-            form = form.text("language", language.to_ascii_lowercase());
-        }
-        let mut request = self.client.post(&self.endpoint).multipart(form);
-        if let Some(key) = &self.api_key {
-            request = request.bearer_auth(key);
-        }
-        let response = request.send().await.map_err(|error| {
-            SttError::Transient(format!(
-                "The speech-to-text provider did not answer: {}",
-                describe(error)
-            ))
-        })?;
-        let status = response.status();
-        let body = response.bytes().await.map_err(|error| {
-            SttError::Transient(format!("The speech-to-text answer broke off: {}", describe(error)))
-        })?;
-        if !status.is_success() {
-            let detail = provider_message(&body);
-            let message = format!("The speech-to-text provider answered {status}: {detail}");
-            let transient = status.is_server_error() || status.as_u16() == 429 || status.as_u16() == 408;
-            return Err(if transient {
-                SttError::Transient(message)
-            } else {
-                SttError::Permanent(message)
-            });
-        }
-        json::parse_openai_verbose(&body).map_err(|error| {
-            SttError::Permanent(format!(
-                "The speech-to-text provider's answer could not be read: {error}"
-            ))
-        })
-    }
+/// The value a provider's callback for `record_id` carries in [`CALLBACK_HEADER`]: derived
+/// from the instance key, so it is never stored and differs for every record.
+pub fn callback_token(secret: &SecretKey, record_id: uuid::Uuid) -> String {
+    secret.derive("stt-callback", &[record_id.as_bytes()], 32)
 }
 
 /// An error without the URL's query or any header (they may carry secrets).
@@ -120,13 +75,72 @@ fn describe(error: reqwest::Error) -> String {
     }
 }
 
-/// The provider's own error message (`{"error":{"message":...}}`), else the start of the body.
+/// A provider's answer's body when it is a success; otherwise the error it means: busy,
+/// down or slow is worth a retry, a refusal is not.
+async fn read_answer(response: reqwest::Response) -> Result<Vec<u8>, SttError> {
+    let status = response.status();
+    let body = response
+        .bytes()
+        .await
+        .map_err(|error| SttError::Transient(format!("The speech-to-text answer broke off: {}", describe(error))))?;
+    if status.is_success() {
+        return Ok(body.to_vec());
+    }
+    let message = format!(
+        "The speech-to-text provider answered {status}: {}",
+        provider_message(&body)
+    );
+    let transient = status.is_server_error() || status.as_u16() == 429 || status.as_u16() == 408;
+    Err(if transient {
+        SttError::Transient(message)
+    } else {
+        SttError::Permanent(message)
+    })
+}
+
+/// The provider's own error message (`{"error":{"message":...}}`, `{"error": "..."}` or
+/// `{"detail": ...}`), else the start of the body.
 fn provider_message(body: &[u8]) -> String {
     let parsed: Option<serde_json::Value> = serde_json::from_slice(body).ok();
     let message = parsed
         .as_ref()
-        .and_then(|value| value.pointer("/error/message").or_else(|| value.pointer("/detail")))
+        .and_then(|value| {
+            value
+                .pointer("/error/message")
+                .or_else(|| value.pointer("/error"))
+                .or_else(|| value.pointer("/detail"))
+        })
         .and_then(|value| value.as_str().map(str::to_owned))
         .unwrap_or_else(|| String::from_utf8_lossy(body).into_owned());
     message.chars().take(300).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn provider_messages_are_read_from_the_usual_shapes() {
+        assert_eq!(
+            provider_message(br#"{"error":{"message":"model overloaded"}}"#),
+            "model overloaded"
+        );
+        assert_eq!(provider_message(br#"{"error":"Invalid API key"}"#), "Invalid API key");
+        assert_eq!(provider_message(br#"{"detail":"no"}"#), "no");
+        assert_eq!(provider_message(b"Bad Gateway"), "Bad Gateway");
+        assert_eq!(provider_message(&[b'x'; 1000]).len(), 300);
+    }
+
+    #[test]
+    fn callback_tokens_differ_by_record_and_by_key() {
+        let key = SecretKey::from_bytes(b"one key");
+        let (a, b) = (uuid::Uuid::new_v4(), uuid::Uuid::new_v4());
+        assert_eq!(callback_token(&key, a), callback_token(&key, a));
+        assert_ne!(callback_token(&key, a), callback_token(&key, b));
+        assert_ne!(
+            callback_token(&key, a),
+            callback_token(&SecretKey::from_bytes(b"another key"), a)
+        );
+        assert!(callback_token(&key, a).len() >= 42, "256 bits in base64");
+    }
 }

@@ -1,10 +1,16 @@
 //! Processing a record: transcribe a recording (text formats were read at upload), and
 //! mark the record `Finished`, or `Error` with the reason.
 
+use std::path::Path;
+
 use super::{Context, JobError};
+use crate::domain::now;
 use crate::domain::record::{RecordStatus, transcribe};
-use crate::ingest::stt::{SETTINGS_HINT, SttError};
-use crate::store::Job;
+use crate::ingest::Transcript;
+use crate::ingest::stt::{
+    ASSEMBLYAI_JOB, AssemblyAi, Callback, Progress, SETTINGS_HINT, SpeechToText, SttError, callback_token,
+};
+use crate::store::{Job, RecordWork};
 
 pub(super) async fn process(context: &Context, job: &Job) -> Result<(), JobError> {
     let store = &context.store;
@@ -22,15 +28,21 @@ pub(super) async fn process(context: &Context, job: &Job) -> Result<(), JobError
         return Err(JobError::Permanent(SETTINGS_HINT.to_owned()));
     };
     let path = context.settings.data_dir.join(media_path);
-    // The provider goes by the name's extension: the stored file's is the right one.
-    let name = media_path.rsplit('/').next().unwrap_or(media_path);
-    let transcript = stt
-        .transcribe(&path, name, work.media_type.as_deref(), work.language.as_deref())
-        .await
-        .map_err(|error| match error {
-            SttError::Transient(message) => JobError::Transient(message),
-            SttError::Permanent(message) => JobError::Permanent(message),
-        })?;
+    let transcript = match stt {
+        SpeechToText::OpenAi(provider) => {
+            // The provider goes by the name's extension: the stored file's is the right one.
+            let name = media_path.rsplit('/').next().unwrap_or(media_path);
+            provider
+                .transcribe(&path, name, work.media_type.as_deref(), work.language.as_deref())
+                .await
+                .map_err(job_error)?
+        }
+        SpeechToText::AssemblyAi(provider) => match transcribe_async(context, job, &work, provider, &path).await? {
+            Some(transcript) => transcript,
+            // The job sleeps until the provider calls back or the next check.
+            None => return Ok(()),
+        },
+    };
     if transcript.utterances.is_empty() {
         return Err(JobError::Permanent(
             "The recording holds no speech the provider could transcribe.".to_owned(),
@@ -48,4 +60,60 @@ pub(super) async fn process(context: &Context, job: &Job) -> Result<(), JobError
         .finish_record(job, Some(&transcribed), transcript.language.as_deref())
         .await?;
     Ok(())
+}
+
+/// How long an asynchronous provider may take before the record is given up on.
+const PROVIDER_PATIENCE: chrono::TimeDelta = chrono::TimeDelta::hours(24);
+
+/// An asynchronous transcription, one step at a time: the first run sends the recording
+/// and notes the provider's job; later runs (woken by the provider's callback, or by
+/// `INSIGHT_STT_POLL_SECONDS`) check it. `None` while the provider works: the job then
+/// sleeps without using up an attempt.
+async fn transcribe_async(
+    context: &Context,
+    job: &Job,
+    work: &RecordWork,
+    provider: &AssemblyAi,
+    path: &Path,
+) -> Result<Option<Transcript>, JobError> {
+    let store = &context.store;
+    let poll = chrono::TimeDelta::seconds(i64::try_from(context.settings.stt_poll_seconds).unwrap_or(30));
+    let sent = work
+        .stt_job
+        .as_deref()
+        .and_then(|stt_job| stt_job.strip_prefix(ASSEMBLYAI_JOB))
+        .zip(work.stt_submitted_at);
+    let Some((transcript_id, submitted_at)) = sent else {
+        let callback = provider.callback_url().map(|url| Callback {
+            url: url.to_owned(),
+            token: callback_token(&context.secret, work.id),
+        });
+        let transcript_id = provider
+            .submit(path, work.language.as_deref(), callback)
+            .await
+            .map_err(job_error)?;
+        let at = now();
+        store
+            .note_stt_job(job, &format!("{ASSEMBLYAI_JOB}{transcript_id}"), at, at + poll)
+            .await?;
+        return Ok(None);
+    };
+    match provider.check(transcript_id).await.map_err(job_error)? {
+        Progress::Done(transcript) => Ok(Some(transcript)),
+        Progress::Failed(reason) => Err(JobError::Permanent(reason)),
+        Progress::Pending if now() - submitted_at > PROVIDER_PATIENCE => Err(JobError::Permanent(format!(
+            "AssemblyAI had not finished the transcription (id {transcript_id}) a day after it was sent."
+        ))),
+        Progress::Pending => {
+            store.wait_record_job(job, now() + poll).await?;
+            Ok(None)
+        }
+    }
+}
+
+fn job_error(error: SttError) -> JobError {
+    match error {
+        SttError::Transient(message) => JobError::Transient(message),
+        SttError::Permanent(message) => JobError::Permanent(message),
+    }
 }

@@ -143,6 +143,7 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
     migration!(6, "0006_interviews"),
     migration!(7, "0007_webhooks"),
     migration!(8, "0008_livekit"),
+    migration!(9, "0009_async_transcription"),
 ];
 
 #[derive(Debug)]

@@ -108,7 +108,14 @@ pub struct RecordWork {
     pub media_path: Option<String>,
     pub media_type: Option<String>,
     pub source_name: Option<String>,
+    /// The asynchronous speech-to-text job the recording was sent to, if any.
+    pub stt_job: Option<String>,
+    pub stt_submitted_at: Option<DateTime<Utc>>,
 }
+
+/// Puts a running record job to sleep until `$1` without the attempt counting.
+const WAIT_JOB: &str = "UPDATE jobs SET status = 'queued', run_at = $1, locked_until = NULL, \
+     attempts = attempts - 1, updated_at = $2 WHERE id = $3 AND status = 'running' AND attempts = $4";
 
 /// Summary columns from utterances: `(participants, respondents, respondent names)`.
 pub(super) fn summary(utterances: &[Utterance]) -> (i64, i64, Vec<String>) {
@@ -395,7 +402,8 @@ impl Store {
     /// What processing a record needs to know.
     pub async fn record_work(&self, record_id: Uuid) -> anyhow::Result<Option<RecordWork>> {
         Ok(db!(self, read, |pool| sqlx::query_as::<_, RecordWork>(
-            "SELECT id, status, language, media_path, media_type, source_name FROM records WHERE id = $1"
+            "SELECT id, status, language, media_path, media_type, source_name, stt_job, stt_submitted_at \
+             FROM records WHERE id = $1"
         )
         .bind(record_id)
         .fetch_optional(pool)
@@ -507,6 +515,81 @@ impl Store {
     pub async fn fail_record_job(&self, job: &Job, reason: &str) -> anyhow::Result<bool> {
         self.settle_record_job(job, None, reason, RecordStatus::Error, Some(reason))
             .await
+    }
+
+    /// Notes the asynchronous speech-to-text job a record's recording was sent to, and
+    /// puts the record's job to sleep until `run_at` (as [`Self::wait_record_job`]), in one
+    /// transaction; `false` (nothing changed) when the job is no longer this attempt's.
+    pub async fn note_stt_job(
+        &self,
+        job: &Job,
+        stt_job: &str,
+        at: DateTime<Utc>,
+        run_at: DateTime<Utc>,
+    ) -> anyhow::Result<bool> {
+        Ok(db!(self, write, |conn| {
+            if sqlx::query(WAIT_JOB)
+                .bind(run_at)
+                .bind(at)
+                .bind(job.id)
+                .bind(job.attempts)
+                .execute(&mut *conn)
+                .await?
+                .rows_affected()
+                == 0
+            {
+                Ok::<_, sqlx::Error>(false)
+            } else {
+                sqlx::query("UPDATE records SET stt_job = $1, stt_submitted_at = $2 WHERE id = $3")
+                    .bind(stt_job)
+                    .bind(at)
+                    .bind(job.subject_id)
+                    .execute(&mut *conn)
+                    .await?;
+                Ok(true)
+            }
+        })?)
+    }
+
+    /// The record whose recording went to the speech-to-text job `stt_job`.
+    pub async fn record_for_stt_job(&self, stt_job: &str) -> anyhow::Result<Option<Uuid>> {
+        Ok(db!(self, read, |pool| sqlx::query_scalar::<_, Uuid>(
+            "SELECT id FROM records WHERE stt_job = $1"
+        )
+        .bind(stt_job)
+        .fetch_optional(pool)
+        .await)?)
+    }
+
+    /// While a provider works: the record's job sleeps until `run_at` without this
+    /// attempt counting against its attempts; `false` when it is no longer this attempt's.
+    pub async fn wait_record_job(&self, job: &Job, run_at: DateTime<Utc>) -> anyhow::Result<bool> {
+        let affected = db!(self, write_one, |conn| sqlx::query(WAIT_JOB)
+            .bind(run_at)
+            .bind(now())
+            .bind(job.id)
+            .bind(job.attempts)
+            .execute(&mut *conn)
+            .await
+            .map(|done| done.rows_affected()))?;
+        Ok(affected == 1)
+    }
+
+    /// Makes a sleeping record job due now (a provider said its work is ready); `false`
+    /// when none sleeps (it is running, done, or the record is gone).
+    pub async fn wake_record_job(&self, record_id: Uuid) -> anyhow::Result<bool> {
+        let at = now();
+        let affected = db!(self, write_one, |conn| sqlx::query(
+            "UPDATE jobs SET run_at = $1, updated_at = $1 \
+             WHERE subject_id = $2 AND kind = $3 AND status = 'queued' AND run_at > $1"
+        )
+        .bind(at)
+        .bind(record_id)
+        .bind(PROCESS_JOB)
+        .execute(&mut *conn)
+        .await
+        .map(|done| done.rows_affected()))?;
+        Ok(affected > 0)
     }
 
     async fn settle_record_job(

@@ -16,5 +16,6 @@ mod projects;
 mod records;
 mod reports;
 mod support;
+mod transcription;
 mod voice;
 mod webhooks;

@@ -20,7 +20,7 @@ fn fixture(name: &str) -> Vec<u8> {
 }
 
 /// Uploads a file as `multipart/form-data` (`file`, and `title` when given).
-async fn upload(
+pub(crate) async fn upload(
     app: &TestApp,
     user: &TestUser,
     project_id: &str,
@@ -51,7 +51,7 @@ async fn upload(
 }
 
 /// Polls the record until its status is one of `wanted` (or fails after 20 s).
-async fn wait_for(app: &TestApp, user: &TestUser, record_id: &str, wanted: &[&str]) -> Value {
+pub(crate) async fn wait_for(app: &TestApp, user: &TestUser, record_id: &str, wanted: &[&str]) -> Value {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let (status, record) = app.get(&format!("/insight/{record_id}/"), user).await;
@@ -65,7 +65,7 @@ async fn wait_for(app: &TestApp, user: &TestUser, record_id: &str, wanted: &[&st
 }
 
 /// `(speaker, start_ms, end_ms, text)` of each utterance.
-fn lines(record: &Value) -> Vec<(String, Value, Value, String)> {
+pub(crate) fn lines(record: &Value) -> Vec<(String, Value, Value, String)> {
     record["utterances"]
         .as_array()
         .expect("utterances")
@@ -669,7 +669,7 @@ async fn recordings_are_transcribed_by_the_configured_provider() {
     let app = TestApp::start_with(|settings| {
         settings.stt_base_url = Some(format!("http://{addr}/v1"));
         settings.stt_api_key = Some("sk-test-stt".into());
-        settings.stt_model = "whisper-large-v3".into();
+        settings.stt_model = Some("whisper-large-v3".into());
     })
     .await;
     let user = app.user().await;

@@ -1,6 +1,7 @@
 //! One module per tag: request types, handlers, and `router()` at the bottom.
 
 pub mod agent;
+pub mod callbacks;
 pub mod chat;
 pub mod interview_page;
 pub mod interviews;

@@ -1,0 +1,222 @@
+//! AssemblyAI's asynchronous transcription: the recording streams from disk to
+//! `POST /v2/upload`, `POST /v2/transcript` starts the work (with speaker labels, and a
+//! `webhook_url` whose calls carry a secret header of ours), and `GET /v2/transcript/{id}`
+//! says whether it is done and, when it is, gives the utterances.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use tokio_util::io::ReaderStream;
+
+use super::{SttError, describe, read_answer};
+use crate::config::Settings;
+use crate::ingest::{Transcript, json};
+
+/// Where AssemblyAI is when `INSIGHT_STT_BASE_URL` does not say (its EU region is
+/// `https://api.eu.assemblyai.com`).
+pub const DEFAULT_BASE_URL: &str = "https://api.assemblyai.com";
+
+/// The header AssemblyAI's callbacks carry our secret for the record in.
+pub const CALLBACK_HEADER: &str = "X-Insight-Callback-Token";
+
+/// The AssemblyAI API.
+#[derive(Debug, Clone)]
+pub struct AssemblyAi {
+    client: reqwest::Client,
+    base: String,
+    api_key: Option<String>,
+    /// `speech_models`, when the operator chose them.
+    models: Vec<String>,
+    /// Where callbacks go; `None` when Insight's public URL is one AssemblyAI cannot
+    /// reach (loopback), and then only the checks find a finished transcript.
+    callback_url: Option<String>,
+}
+
+/// Where and how AssemblyAI calls back for one recording.
+#[derive(Debug, Clone)]
+pub struct Callback {
+    pub url: String,
+    pub token: String,
+}
+
+/// How a transcription stands.
+#[derive(Debug)]
+pub enum Progress {
+    /// Queued or in progress.
+    Pending,
+    Done(Transcript),
+    /// AssemblyAI could not transcribe it; its reason.
+    Failed(String),
+}
+
+impl AssemblyAi {
+    pub(super) fn new(client: reqwest::Client, settings: &Settings) -> Self {
+        let base = settings.stt_base_url.as_deref().unwrap_or(DEFAULT_BASE_URL);
+        let base = base.strip_suffix("/v2").unwrap_or(base).to_owned();
+        let models = settings
+            .stt_model
+            .iter()
+            .flat_map(|models| models.split(','))
+            .map(str::trim)
+            .filter(|model| !model.is_empty())
+            .map(str::to_owned)
+            .collect();
+        let callback_url =
+            reachable(&settings.public_url).then(|| format!("{}/api/webhooks/assemblyai", settings.public_url));
+        Self {
+            client,
+            base,
+            api_key: settings.stt_api_key.clone().filter(|key| !key.is_empty()),
+            models,
+            callback_url,
+        }
+    }
+
+    /// Where callbacks go, if AssemblyAI can reach this instance.
+    pub fn callback_url(&self) -> Option<&str> {
+        self.callback_url.as_deref()
+    }
+
+    fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        let request = self.client.request(method, format!("{}{path}", self.base));
+        match &self.api_key {
+            // AssemblyAI takes the key itself, not a bearer token.
+            Some(key) => request.header(reqwest::header::AUTHORIZATION, key),
+            None => request,
+        }
+    }
+
+    /// Uploads the recording and starts its transcription; the transcript's id.
+    pub async fn submit(
+        &self,
+        path: &Path,
+        language: Option<&str>,
+        callback: Option<Callback>,
+    ) -> Result<String, SttError> {
+        let file = tokio::fs::File::open(path)
+            .await
+            .map_err(|error| SttError::Permanent(format!("The uploaded recording is missing ({error}).")))?;
+        let length = file.metadata().await.map(|m| m.len()).unwrap_or(0);
+        let response = self
+            .request(reqwest::Method::POST, "/v2/upload")
+            .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
+            .header(reqwest::header::CONTENT_LENGTH, length)
+            .body(reqwest::Body::wrap_stream(ReaderStream::new(file)))
+            .send()
+            .await
+            .map_err(unreachable)?;
+        let uploaded = answer(response).await?;
+        let Some(upload_url) = uploaded["upload_url"].as_str() else {
+            return Err(SttError::Permanent(
+                "AssemblyAI's answer to the upload has no upload_url.".to_owned(),
+            ));
+        };
+        let mut body = json!({ "audio_url": upload_url, "speaker_labels": true });
+        match language.and_then(|tag| tag.split(['-', '_']).next()) {
+            Some(language) => body["language_code"] = json!(language.to_ascii_lowercase()),
+            None => body["language_detection"] = json!(true),
+        }
+        if !self.models.is_empty() {
+            body["speech_models"] = json!(self.models);
+        }
+        if let Some(callback) = callback {
+            body["webhook_url"] = json!(callback.url);
+            body["webhook_auth_header_name"] = json!(CALLBACK_HEADER);
+            body["webhook_auth_header_value"] = json!(callback.token);
+        }
+        let response = self
+            .request(reqwest::Method::POST, "/v2/transcript")
+            .json(&body)
+            .send()
+            .await
+            .map_err(unreachable)?;
+        let started = answer(response).await?;
+        if started["status"] == "error" {
+            return Err(SttError::Permanent(failure(&started)));
+        }
+        match started["id"].as_str() {
+            Some(id) if !id.is_empty() => Ok(id.to_owned()),
+            _ => Err(SttError::Permanent(
+                "AssemblyAI's answer to the transcription request has no id.".to_owned(),
+            )),
+        }
+    }
+
+    /// How the transcription `id` stands.
+    pub async fn check(&self, id: &str) -> Result<Progress, SttError> {
+        let id: String = url::form_urlencoded::byte_serialize(id.as_bytes()).collect();
+        let response = self
+            .request(reqwest::Method::GET, &format!("/v2/transcript/{id}"))
+            .send()
+            .await
+            .map_err(unreachable)?;
+        let body = read_answer(response).await?;
+        let transcript: Value = serde_json::from_slice(&body)
+            .map_err(|error| SttError::Transient(format!("AssemblyAI's answer could not be read: {error}")))?;
+        match transcript["status"].as_str() {
+            Some("completed") => json::parse(&body)
+                .map(Progress::Done)
+                .map_err(|error| SttError::Permanent(format!("AssemblyAI's transcript could not be read: {error}"))),
+            Some("error") => Ok(Progress::Failed(failure(&transcript))),
+            _ => Ok(Progress::Pending),
+        }
+    }
+}
+
+/// Whether a provider on the internet can reach `public_url`: not when it names this
+/// machine's loopback.
+fn reachable(public_url: &str) -> bool {
+    let Ok(url) = url::Url::parse(public_url) else {
+        return false;
+    };
+    match url.host() {
+        Some(url::Host::Domain(domain)) => domain != "localhost" && !domain.ends_with(".localhost"),
+        Some(url::Host::Ipv4(address)) => !address.is_loopback() && !address.is_unspecified(),
+        Some(url::Host::Ipv6(address)) => !address.is_loopback() && !address.is_unspecified(),
+        None => false,
+    }
+}
+
+fn unreachable(error: reqwest::Error) -> SttError {
+    SttError::Transient(format!("AssemblyAI did not answer: {}", describe(error)))
+}
+
+async fn answer(response: reqwest::Response) -> Result<Value, SttError> {
+    let body = read_answer(response).await?;
+    serde_json::from_slice(&body)
+        .map_err(|error| SttError::Transient(format!("AssemblyAI's answer could not be read: {error}")))
+}
+
+/// AssemblyAI's reason for an `error` status.
+fn failure(transcript: &Value) -> String {
+    let reason = transcript["error"].as_str().unwrap_or("no reason given");
+    format!(
+        "AssemblyAI could not transcribe the recording: {}",
+        reason.chars().take(300).collect::<String>()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_public_urls_get_no_callbacks() {
+        for url in [
+            "http://127.0.0.1:8000",
+            "http://localhost:8000",
+            "http://app.localhost",
+            "http://[::1]:8000",
+            "http://0.0.0.0:8000",
+        ] {
+            assert!(!reachable(url), "{url}");
+        }
+        for url in [
+            "https://insight.example.org",
+            "http://10.0.0.5:8000",
+            "https://203.0.113.7",
+        ] {
+            assert!(reachable(url), "{url}");
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! Speech-to-text over the OpenAI-compatible `/audio/transcriptions` API (OpenAI,
+//! Azure OpenAI, Groq, faster-whisper-server, LocalAI, whisper.cpp's server...). The
+//! recording streams from disk into the multipart request; it is never whole in memory.
+
+use std::path::Path;
+
+use reqwest::multipart::{Form, Part};
+use tokio_util::io::ReaderStream;
+
+use super::{SttError, describe, read_answer};
+use crate::config::Settings;
+use crate::ingest::{Transcript, json};
+
+/// An OpenAI-compatible `/audio/transcriptions` endpoint.
+#[derive(Debug, Clone)]
+pub struct OpenAiStt {
+    client: reqwest::Client,
+    endpoint: String,
+    api_key: Option<String>,
+    model: String,
+}
+
+impl OpenAiStt {
+    pub(super) fn new(client: reqwest::Client, base: &str, settings: &Settings) -> Self {
+        Self {
+            client,
+            endpoint: format!("{base}/audio/transcriptions"),
+            api_key: settings.stt_api_key.clone().filter(|key| !key.is_empty()),
+            model: settings.stt_model.clone().unwrap_or_else(|| "whisper-1".to_owned()),
+        }
+    }
+
+    /// Transcribes the recording at `path`.
+    pub async fn transcribe(
+        &self,
+        path: &Path,
+        file_name: &str,
+        media_type: Option<&str>,
+        language: Option<&str>,
+    ) -> Result<Transcript, SttError> {
+        let file = tokio::fs::File::open(path)
+            .await
+            .map_err(|error| SttError::Permanent(format!("The uploaded recording is missing ({error}).")))?;
+        let length = file.metadata().await.map(|m| m.len()).unwrap_or(0);
+        let body = reqwest::Body::wrap_stream(ReaderStream::new(file));
+        let mut part = Part::stream_with_length(body, length).file_name(file_name.to_owned());
+        if let Some(media_type) = media_type {
+            part = part
+                .mime_str(media_type)
+                .map_err(|_| SttError::Permanent(format!("{media_type:?} is not a valid media type.")))?;
+        }
+        let mut form = Form::new()
+            .part("file", part)
+            .text("model", self.model.clone())
+            .text("response_format", "verbose_json");
+        if let Some(language) = language.and_then(|tag| tag.split(['-', '_']).next()) {
+            form = form.text("language", language.to_ascii_lowercase());
+        }
+        let mut request = self.client.post(&self.endpoint).multipart(form);
+        if let Some(key) = &self.api_key {
+            request = request.bearer_auth(key);
+        }
+        let response = request.send().await.map_err(|error| {
+            SttError::Transient(format!(
+                "The speech-to-text provider did not answer: {}",
+                describe(error)
+            ))
+        })?;
+        let body = read_answer(response).await?;
+        json::parse_openai_verbose(&body).map_err(|error| {
+            SttError::Permanent(format!(
+                "The speech-to-text provider's answer could not be read: {error}"
+            ))
+        })
+    }
+}

@@ -1,0 +1,349 @@
+//! Asynchronous speech-to-text: recordings sent to a local server speaking AssemblyAI's
+//! wire protocol (`/v2/upload`, `/v2/transcript`), finished when the provider calls back
+//! (`POST /api/webhooks/assemblyai`, verified by the secret header Insight gave it) or,
+//! when no callback can come, by the job's periodic checks.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::routing::{get, post};
+use insight::config::SttProvider;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::records::{lines, upload, wait_for, wav};
+use crate::support::TestApp;
+
+#[derive(Clone, Default)]
+struct Stub {
+    /// `authorization` headers of every request.
+    keys: Arc<Mutex<Vec<Option<String>>>>,
+    uploads: Arc<Mutex<Vec<Vec<u8>>>>,
+    /// Bodies of `POST /v2/transcript`.
+    requests: Arc<Mutex<Vec<Value>>>,
+    checks: Arc<AtomicUsize>,
+    /// Finished once this many checks have been answered "processing" (0: never by itself).
+    ready_after: Arc<AtomicUsize>,
+    ready: Arc<AtomicBool>,
+    failed: Arc<AtomicBool>,
+}
+
+impl Stub {
+    fn key(&self, headers: &HeaderMap) {
+        let key = headers
+            .get("authorization")
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        self.keys.lock().expect("lock").push(key);
+    }
+
+    fn request(&self) -> Value {
+        self.requests
+            .lock()
+            .expect("lock")
+            .last()
+            .cloned()
+            .expect("a transcription request")
+    }
+}
+
+/// A local server speaking AssemblyAI's pre-recorded transcription API.
+async fn assemblyai_stub() -> (SocketAddr, Stub) {
+    async fn upload(State(stub): State<Stub>, headers: HeaderMap, body: Bytes) -> axum::Json<Value> {
+        stub.key(&headers);
+        stub.uploads.lock().expect("lock").push(body.to_vec());
+        axum::Json(json!({ "upload_url": "https://cdn.assemblyai.test/upload/7c1f" }))
+    }
+    async fn submit(
+        State(stub): State<Stub>,
+        headers: HeaderMap,
+        axum::Json(body): axum::Json<Value>,
+    ) -> axum::Json<Value> {
+        stub.key(&headers);
+        let mut requests = stub.requests.lock().expect("lock");
+        requests.push(body.clone());
+        let id = format!("tr-{}", requests.len());
+        axum::Json(json!({ "id": id, "status": "queued", "audio_url": body["audio_url"], "text": null }))
+    }
+    async fn check(State(stub): State<Stub>, headers: HeaderMap, Path(id): Path<String>) -> axum::Json<Value> {
+        stub.key(&headers);
+        let checks = stub.checks.fetch_add(1, Ordering::SeqCst) + 1;
+        let after = stub.ready_after.load(Ordering::SeqCst);
+        if after > 0 && checks > after {
+            stub.ready.store(true, Ordering::SeqCst);
+        }
+        if stub.failed.load(Ordering::SeqCst) {
+            return axum::Json(json!({
+                "id": id, "status": "error", "text": null, "utterances": null,
+                "error": "File does not appear to contain audio. File type is application/octet-stream (data)."
+            }));
+        }
+        if !stub.ready.load(Ordering::SeqCst) {
+            return axum::Json(json!({ "id": id, "status": "processing", "text": null, "utterances": null }));
+        }
+        axum::Json(json!({
+            "id": id,
+            "status": "completed",
+            "language_code": "en_us",
+            "audio_duration": 12,
+            "text": "How did onboarding go? Honestly it was confusing at first.",
+            "words": [],
+            "utterances": [
+                { "speaker": "A", "start": 250, "end": 2400, "confidence": 0.97, "text": "How did onboarding go?", "words": [] },
+                { "speaker": "B", "start": 2900, "end": 11800, "confidence": 0.95, "text": "Honestly it was confusing at first.", "words": [] }
+            ]
+        }))
+    }
+    let stub = Stub::default();
+    let router = axum::Router::new()
+        .route("/v2/upload", post(upload))
+        .route("/v2/transcript", post(submit))
+        .route("/v2/transcript/{id}", get(check))
+        .layer(axum::extract::DefaultBodyLimit::disable())
+        .with_state(stub.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind stub");
+    let addr = listener.local_addr().expect("stub addr");
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    (addr, stub)
+}
+
+/// Posts AssemblyAI's callback for `transcript_id` with `token` in the secret header.
+async fn call_back(app: &TestApp, transcript_id: &str, token: Option<&str>) -> (StatusCode, Value) {
+    let mut request = app
+        .client
+        .post(app.url("/api/webhooks/assemblyai"))
+        .json(&json!({ "transcript_id": transcript_id, "status": "completed" }));
+    if let Some(token) = token {
+        request = request.header("X-Insight-Callback-Token", token);
+    }
+    let response = request.send().await.expect("callback sent");
+    let status = response.status();
+    let text = response.text().await.expect("body");
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn assemblyai_calls_back_and_the_record_is_finished_even_across_a_restart() {
+    let (addr, stub) = assemblyai_stub().await;
+    let configure = move |settings: &mut insight::config::Settings| {
+        settings.stt_provider = SttProvider::AssemblyAi;
+        settings.stt_base_url = Some(format!("http://{addr}"));
+        settings.stt_api_key = Some("aai-test-key".into());
+        // Behind a reverse proxy under this name; no check comes due during the test.
+        settings.public_url = "https://insight.example.org".into();
+        settings.stt_poll_seconds = 3_600;
+    };
+    let mut app = TestApp::start_with(configure).await;
+    let user = app.user().await;
+    let project = app.project(&user, "Calls").await;
+    let audio = wav();
+    let (status, record) = upload(&app, &user, &project, "call-07.wav", "audio/wav", audio.clone(), None).await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    let id = record["id"].as_str().expect("id").to_owned();
+    let record = wait_for(&app, &user, &id, &["InProgress"]).await;
+    let record_id: uuid::Uuid = id.parse().expect("uuid");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    // Sent, noted, and the job asleep (one transaction): a restart now loses nothing.
+    while app
+        .store
+        .record_work(record_id)
+        .await
+        .expect("read")
+        .and_then(|work| work.stt_job)
+        .is_none()
+    {
+        assert!(tokio::time::Instant::now() < deadline, "the recording was never sent");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    // The recording went up byte for byte, with the key as AssemblyAI takes it.
+    assert_eq!(stub.uploads.lock().expect("lock").as_slice(), [audio]);
+    let request = stub.request();
+    assert_eq!(request["audio_url"], "https://cdn.assemblyai.test/upload/7c1f");
+    assert_eq!(request["speaker_labels"], true);
+    assert_eq!(request["language_detection"], true, "no language given: {request}");
+    assert_eq!(
+        request["webhook_url"],
+        "https://insight.example.org/api/webhooks/assemblyai"
+    );
+    assert_eq!(request["webhook_auth_header_name"], "X-Insight-Callback-Token");
+    let token = request["webhook_auth_header_value"]
+        .as_str()
+        .expect("a secret for the callback")
+        .to_owned();
+    assert!(token.len() >= 32, "{token}");
+    assert!(
+        request.get("speech_models").is_none(),
+        "the provider's default model: {request}"
+    );
+    assert!(
+        stub.keys
+            .lock()
+            .expect("lock")
+            .iter()
+            .all(|key| key.as_deref() == Some("aai-test-key")),
+        "every call carries the key itself, not a bearer token"
+    );
+    assert!(record["error"].is_null(), "{record}");
+
+    // The wait survives a restart: it is the job's row, not this process.
+    app.restart(configure).await;
+
+    // Callbacks that are not AssemblyAI's for this recording change nothing.
+    let other_token = "A".repeat(token.len());
+    for (transcript, secret) in [
+        ("tr-1", None),
+        ("tr-1", Some(other_token.as_str())),
+        ("tr-2", Some(token.as_str())),
+        ("", Some(token.as_str())),
+    ] {
+        let (status, body) = call_back(&app, transcript, secret).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{transcript} {secret:?}: {body}");
+        assert!(
+            body["detail"].as_str().is_some_and(|d| d.contains("AssemblyAI")),
+            "{body}"
+        );
+    }
+    let response = app
+        .client
+        .post(app.url("/api/webhooks/assemblyai"))
+        .header("X-Insight-Callback-Token", &token)
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(stub.checks.load(Ordering::SeqCst), 0, "nothing was fetched");
+    let (_, record) = app.get(&format!("/insight/{id}/"), &user).await;
+    assert_eq!(record["status"], "InProgress", "{record}");
+
+    // AssemblyAI finishes and calls back: the transcript is fetched and becomes the record.
+    stub.ready.store(true, Ordering::SeqCst);
+    let (status, body) = call_back(&app, "tr-1", Some(&token)).await;
+    assert_eq!(status, StatusCode::NO_CONTENT, "{body}");
+    let record = wait_for(&app, &user, &id, &["Finished", "Error"]).await;
+    assert_eq!(record["status"], "Finished", "{record}");
+    assert_eq!(
+        lines(&record),
+        [
+            (
+                "Speaker A".to_owned(),
+                json!(250),
+                json!(2_400),
+                "How did onboarding go?".to_owned()
+            ),
+            (
+                "Speaker B".to_owned(),
+                json!(2_900),
+                json!(11_800),
+                "Honestly it was confusing at first.".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(record["language"], "en-US", "AssemblyAI's en_us as a BCP 47 tag");
+    assert_eq!(stub.checks.load(Ordering::SeqCst), 1, "one fetch, made by the callback");
+
+    // A replayed callback is answered and changes nothing.
+    let (status, _) = call_back(&app, "tr-1", Some(&token)).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(stub.checks.load(Ordering::SeqCst), 1);
+    assert_eq!(stub.requests.lock().expect("lock").len(), 1, "sent once");
+    let (_, again) = app.get(&format!("/insight/{id}/"), &user).await;
+    assert_eq!(again["utterances"], record["utterances"]);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn without_an_address_assemblyai_can_reach_the_job_checks_until_done() {
+    let (addr, stub) = assemblyai_stub().await;
+    stub.ready_after.store(2, Ordering::SeqCst);
+    let app = TestApp::start_with(|settings| {
+        settings.stt_provider = SttProvider::AssemblyAi;
+        settings.stt_base_url = Some(format!("http://{addr}/v2"));
+        settings.stt_model = Some("universal-3-pro, universal-2".into());
+        settings.stt_poll_seconds = 1;
+        settings.job_max_attempts = 2;
+    })
+    .await;
+    let user = app.user().await;
+    let project = app.project(&user, "Calls").await;
+    let form = reqwest::multipart::Form::new().text("language", "de-DE").part(
+        "file",
+        reqwest::multipart::Part::bytes(wav())
+            .file_name("call.wav")
+            .mime_str("audio/wav")
+            .expect("mime"),
+    );
+    let response = app
+        .client
+        .post(app.url(&format!("/projects/{project}/records")))
+        .bearer_auth(&user.token)
+        .multipart(form)
+        .send()
+        .await
+        .expect("upload sent");
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let record: Value = response.json().await.expect("record");
+    let id = record["id"].as_str().expect("id").to_owned();
+    let record = wait_for(&app, &user, &id, &["Finished", "Error"]).await;
+    assert_eq!(record["status"], "Finished", "{record}");
+    assert_eq!(lines(&record).len(), 2);
+    let request = stub.request();
+    assert!(
+        request.get("webhook_url").is_none(),
+        "the default public URL is loopback, which AssemblyAI cannot reach: {request}"
+    );
+    assert_eq!(request["speech_models"], json!(["universal-3-pro", "universal-2"]));
+    assert_eq!(request["language_code"], "de", "{request}");
+    assert!(request.get("language_detection").is_none(), "{request}");
+    // Waiting used no attempts: three checks with two allowed.
+    assert_eq!(stub.checks.load(Ordering::SeqCst), 3);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn a_recording_assemblyai_cannot_transcribe_is_an_error_with_its_reason() {
+    let (addr, stub) = assemblyai_stub().await;
+    stub.failed.store(true, Ordering::SeqCst);
+    let app = TestApp::start_with(|settings| {
+        settings.stt_provider = SttProvider::AssemblyAi;
+        settings.stt_base_url = Some(format!("http://{addr}"));
+        settings.stt_poll_seconds = 1;
+    })
+    .await;
+    let user = app.user().await;
+    let project = app.project(&user, "Calls").await;
+    let (status, record) = upload(&app, &user, &project, "call.wav", "audio/wav", wav(), None).await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    let id = record["id"].as_str().expect("id").to_owned();
+    let record = wait_for(&app, &user, &id, &["Finished", "Error"]).await;
+    assert_eq!(record["status"], "Error", "{record}");
+    let reason = record["error"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("AssemblyAI") && reason.contains("does not appear to contain audio"),
+        "{reason}"
+    );
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn callbacks_are_refused_when_assemblyai_is_not_the_provider() {
+    let app = TestApp::start().await;
+    let (status, body) = call_back(&app, "tr-1", Some("anything")).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    assert!(
+        body["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("INSIGHT_STT_PROVIDER")),
+        "{body}"
+    );
+    app.stop().await;
+}
