@@ -52,24 +52,26 @@ pub struct Settings {
     pub max_duration_minutes: u64,
 
     /// Speech-to-text provider: `openai` (any OpenAI-compatible `/audio/transcriptions`,
-    /// answered while the upload's job waits) or `assemblyai` (asynchronous: AssemblyAI
-    /// calls back when a transcript is ready) [env: INSIGHT_STT_PROVIDER].
+    /// answered while the upload's job waits), `assemblyai` (asynchronous: AssemblyAI calls
+    /// back when a transcript is ready) or `deepgram` (calls back with the transcript when
+    /// Insight's public URL is reachable, else answers at once) [env: INSIGHT_STT_PROVIDER].
     #[arg(long, env = "INSIGHT_STT_PROVIDER", default_value = "openai", value_parser = parse_stt_provider)]
     pub stt_provider: SttProvider,
 
     /// Speech-to-text: the provider's base URL (e.g. https://api.openai.com/v1). With
-    /// `openai`, unset means no provider and audio and video uploads get 503; with
-    /// `assemblyai` it defaults to https://api.assemblyai.com [env: INSIGHT_STT_BASE_URL].
+    /// `openai`, unset means no provider and audio and video uploads get 503; it defaults
+    /// to https://api.assemblyai.com and https://api.deepgram.com for the others [env: INSIGHT_STT_BASE_URL].
     #[arg(long, env = "INSIGHT_STT_BASE_URL", value_parser = parse_stt_base_url)]
     pub stt_base_url: Option<String>,
 
     /// Speech-to-text API key (a bearer token for `openai`, the `authorization` header
-    /// for `assemblyai`) [env: INSIGHT_STT_API_KEY].
+    /// for `assemblyai`, `Token <key>` for `deepgram`) [env: INSIGHT_STT_API_KEY].
     #[arg(long, env = "INSIGHT_STT_API_KEY", hide_env_values = true)]
     pub stt_api_key: Option<String>,
 
-    /// Speech-to-text model; unset, `whisper-1` for `openai` and the provider's default
-    /// for `assemblyai` (a comma-separated list there is its `speech_models`) [env: INSIGHT_STT_MODEL].
+    /// Speech-to-text model; unset, `whisper-1` for `openai`, `nova-3` for `deepgram` and the
+    /// provider's default for `assemblyai` (a comma-separated list there is its
+    /// `speech_models`) [env: INSIGHT_STT_MODEL].
     #[arg(long, env = "INSIGHT_STT_MODEL")]
     pub stt_model: Option<String>,
 
@@ -77,6 +79,11 @@ pub struct Settings {
     /// called back yet (the callback, when it comes, makes the check at once) [env: INSIGHT_STT_POLL_SECONDS].
     #[arg(long, env = "INSIGHT_STT_POLL_SECONDS", default_value_t = 30, value_parser = parse_stt_poll_seconds)]
     pub stt_poll_seconds: u64,
+
+    /// Deepgram: seconds to wait for its callback before sending the recording again
+    /// (Deepgram keeps no transcript to check on; each resend is an attempt) [env: INSIGHT_STT_CALLBACK_WAIT_SECONDS].
+    #[arg(long, env = "INSIGHT_STT_CALLBACK_WAIT_SECONDS", default_value_t = 3_600, value_parser = parse_stt_callback_wait_seconds)]
+    pub stt_callback_wait_seconds: u64,
 
     /// Attempts a background job gets before it fails for good [env: INSIGHT_JOB_MAX_ATTEMPTS].
     #[arg(long, env = "INSIGHT_JOB_MAX_ATTEMPTS", default_value_t = 5, value_parser = parse_job_max_attempts)]
@@ -218,6 +225,8 @@ pub enum SttProvider {
     OpenAi,
     /// AssemblyAI's `/v2/upload` and `/v2/transcript`, which calls back when done.
     AssemblyAi,
+    /// Deepgram's `/v1/listen`, with a callback or answered in the request.
+    Deepgram,
 }
 
 /// Which web search provider answers `use_web`.
@@ -256,6 +265,7 @@ impl Settings {
             stt_provider: SttProvider::OpenAi,
             stt_model: None,
             stt_poll_seconds: 30,
+            stt_callback_wait_seconds: 3_600,
             job_max_attempts: 5,
             job_retry_base_seconds: 10.0,
             job_lease_seconds: 60,
@@ -490,14 +500,24 @@ fn parse_stt_provider(value: &str) -> Result<SttProvider, String> {
     match value.trim().to_ascii_lowercase().as_str() {
         "openai" => Ok(SttProvider::OpenAi),
         "assemblyai" => Ok(SttProvider::AssemblyAi),
+        "deepgram" => Ok(SttProvider::Deepgram),
         _ => Err(format!(
-            "INSIGHT_STT_PROVIDER (--stt-provider) must be openai or assemblyai, not {value:?}"
+            "INSIGHT_STT_PROVIDER (--stt-provider) must be openai, assemblyai or deepgram, not {value:?}"
         )),
     }
 }
 
 fn parse_stt_poll_seconds(value: &str) -> Result<u64, String> {
     parse_number(value, "INSIGHT_STT_POLL_SECONDS", "--stt-poll-seconds", 1..=3_600)
+}
+
+fn parse_stt_callback_wait_seconds(value: &str) -> Result<u64, String> {
+    parse_number(
+        value,
+        "INSIGHT_STT_CALLBACK_WAIT_SECONDS",
+        "--stt-callback-wait-seconds",
+        1..=86_400,
+    )
 }
 
 fn parse_job_max_attempts(value: &str) -> Result<u32, String> {

@@ -5,14 +5,18 @@
 //!   meanwhile and checks now and then in case a callback never comes.
 
 mod assemblyai;
+mod deepgram;
 mod openai;
 
 use std::time::Duration;
 
 pub use assemblyai::{AssemblyAi, CALLBACK_HEADER, Callback, Progress};
+pub use deepgram::{CALLBACK_USER, Deepgram, Listened, read_result as read_deepgram_result};
 pub use openai::OpenAiStt;
 
 use crate::config::{Settings, SttProvider};
+use crate::domain::record::{Transcribed, transcribe};
+use crate::ingest::Transcript;
 use crate::secret::SecretKey;
 
 /// A transcription that did not work, and whether trying again may help.
@@ -29,14 +33,18 @@ pub enum SttError {
 pub enum SpeechToText {
     OpenAi(OpenAiStt),
     AssemblyAi(AssemblyAi),
+    Deepgram(Deepgram),
 }
 
 /// How a record's `stt_job` names an AssemblyAI transcript (the rest is its id).
 pub const ASSEMBLYAI_JOB: &str = "assemblyai:";
 
+/// How a record's `stt_job` names a Deepgram request (the rest is its id).
+pub const DEEPGRAM_JOB: &str = "deepgram:";
+
 /// The settings an audio upload needs, for the 503 that names them.
 pub const SETTINGS_HINT: &str = "Audio and video need a speech-to-text provider: set INSIGHT_STT_BASE_URL (an \
-     OpenAI-compatible API such as https://api.openai.com/v1) or INSIGHT_STT_PROVIDER=assemblyai, and \
+     OpenAI-compatible API such as https://api.openai.com/v1) or INSIGHT_STT_PROVIDER (assemblyai or deepgram), and \
      INSIGHT_STT_API_KEY and INSIGHT_STT_MODEL as the provider needs.";
 
 impl SpeechToText {
@@ -54,6 +62,7 @@ impl SpeechToText {
                 Some(Self::OpenAi(OpenAiStt::new(client, base, settings)))
             }
             SttProvider::AssemblyAi => Some(Self::AssemblyAi(AssemblyAi::new(client, settings))),
+            SttProvider::Deepgram => Some(Self::Deepgram(Deepgram::new(client, settings))),
         }
     }
 }
@@ -62,6 +71,34 @@ impl SpeechToText {
 /// from the instance key, so it is never stored and differs for every record.
 pub fn callback_token(secret: &SecretKey, record_id: uuid::Uuid) -> String {
     secret.derive("stt-callback", &[record_id.as_bytes()], 32)
+}
+
+/// A provider's transcript as a record's utterances, or why it cannot be one.
+pub fn accept(transcript: Transcript, max_utterances: usize) -> Result<(Transcribed, Option<String>), String> {
+    if transcript.utterances.is_empty() {
+        return Err("The recording holds no speech the provider could transcribe.".to_owned());
+    }
+    if transcript.utterances.len() > max_utterances {
+        return Err(format!(
+            "The transcription has {} utterances; the limit is {max_utterances} (INSIGHT_MAX_UTTERANCES).",
+            transcript.utterances.len(),
+        ));
+    }
+    Ok((transcribe(transcript.utterances), transcript.language))
+}
+
+/// Whether a provider on the internet can reach `public_url`: not when it names this
+/// machine's loopback.
+fn reachable(public_url: &str) -> bool {
+    let Ok(url) = url::Url::parse(public_url) else {
+        return false;
+    };
+    match url.host() {
+        Some(url::Host::Domain(domain)) => domain != "localhost" && !domain.ends_with(".localhost"),
+        Some(url::Host::Ipv4(address)) => !address.is_loopback() && !address.is_unspecified(),
+        Some(url::Host::Ipv6(address)) => !address.is_loopback() && !address.is_unspecified(),
+        None => false,
+    }
 }
 
 /// An error without the URL's query or any header (they may carry secrets).
@@ -129,6 +166,26 @@ mod tests {
         assert_eq!(provider_message(br#"{"detail":"no"}"#), "no");
         assert_eq!(provider_message(b"Bad Gateway"), "Bad Gateway");
         assert_eq!(provider_message(&[b'x'; 1000]).len(), 300);
+    }
+
+    #[test]
+    fn loopback_public_urls_get_no_callbacks() {
+        for url in [
+            "http://127.0.0.1:8000",
+            "http://localhost:8000",
+            "http://app.localhost",
+            "http://[::1]:8000",
+            "http://0.0.0.0:8000",
+        ] {
+            assert!(!reachable(url), "{url}");
+        }
+        for url in [
+            "https://insight.example.org",
+            "http://10.0.0.5:8000",
+            "https://203.0.113.7",
+        ] {
+            assert!(reachable(url), "{url}");
+        }
     }
 
     #[test]

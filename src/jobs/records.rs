@@ -5,10 +5,11 @@ use std::path::Path;
 
 use super::{Context, JobError};
 use crate::domain::now;
-use crate::domain::record::{RecordStatus, transcribe};
+use crate::domain::record::RecordStatus;
 use crate::ingest::Transcript;
 use crate::ingest::stt::{
-    ASSEMBLYAI_JOB, AssemblyAi, Callback, Progress, SETTINGS_HINT, SpeechToText, SttError, callback_token,
+    ASSEMBLYAI_JOB, AssemblyAi, Callback, DEEPGRAM_JOB, Deepgram, Listened, Progress, SETTINGS_HINT, SpeechToText,
+    SttError, accept, callback_token,
 };
 use crate::store::{Job, RecordWork};
 
@@ -42,24 +43,66 @@ pub(super) async fn process(context: &Context, job: &Job) -> Result<(), JobError
             // The job sleeps until the provider calls back or the next check.
             None => return Ok(()),
         },
+        SpeechToText::Deepgram(provider) => match listen(context, job, &work, provider, &path).await? {
+            Some(transcript) => transcript,
+            // The job sleeps until Deepgram's callback finishes the record (and the job).
+            None => return Ok(()),
+        },
     };
-    if transcript.utterances.is_empty() {
-        return Err(JobError::Permanent(
-            "The recording holds no speech the provider could transcribe.".to_owned(),
-        ));
-    }
-    if transcript.utterances.len() > context.settings.max_utterances {
-        return Err(JobError::Permanent(format!(
-            "The transcription has {} utterances; the limit is {} (INSIGHT_MAX_UTTERANCES).",
-            transcript.utterances.len(),
-            context.settings.max_utterances
-        )));
-    }
-    let transcribed = transcribe(transcript.utterances);
+    let (transcribed, language) = accept(transcript, context.settings.max_utterances).map_err(JobError::Permanent)?;
     store
-        .finish_record(job, Some(&transcribed), transcript.language.as_deref())
+        .finish_record(job, Some(&transcribed), language.as_deref())
         .await?;
     Ok(())
+}
+
+/// Deepgram: with a callback, the recording is sent and the job sleeps for
+/// `INSIGHT_STT_CALLBACK_WAIT_SECONDS`; the callback finishes the record and the job
+/// (`POST /api/webhooks/deepgram`). Woken without it, the job sends the recording
+/// again, that wait counting as a failed attempt. Without an address Deepgram can reach,
+/// Deepgram answers the transcript in the request.
+async fn listen(
+    context: &Context,
+    job: &Job,
+    work: &RecordWork,
+    provider: &Deepgram,
+    path: &Path,
+) -> Result<Option<Transcript>, JobError> {
+    let store = &context.store;
+    if let Some(request_id) = work
+        .stt_job
+        .as_deref()
+        .and_then(|stt_job| stt_job.strip_prefix(DEEPGRAM_JOB))
+    {
+        store.forget_stt_job(work.id).await?;
+        return Err(JobError::Transient(format!(
+            "Deepgram did not call back within {} seconds (request {request_id}); the recording is sent again.",
+            context.settings.stt_callback_wait_seconds
+        )));
+    }
+    let token = callback_token(&context.secret, work.id);
+    let callback = provider.callback_url(work.id, &token);
+    let listened = provider
+        .listen(
+            path,
+            work.media_type.as_deref(),
+            work.language.as_deref(),
+            callback.as_deref(),
+        )
+        .await
+        .map_err(job_error)?;
+    match listened {
+        Listened::Done(transcript) => Ok(Some(transcript)),
+        Listened::Started(request_id) => {
+            let at = now();
+            let wait =
+                chrono::TimeDelta::seconds(i64::try_from(context.settings.stt_callback_wait_seconds).unwrap_or(3_600));
+            store
+                .note_stt_job(job, &format!("{DEEPGRAM_JOB}{request_id}"), at, at + wait)
+                .await?;
+            Ok(None)
+        }
+    }
 }
 
 /// How long an asynchronous provider may take before the record is given up on.

@@ -551,6 +551,39 @@ impl Store {
         })?)
     }
 
+    /// Forgets a record's speech-to-text job (it is to be sent again).
+    pub async fn forget_stt_job(&self, record_id: Uuid) -> anyhow::Result<()> {
+        db!(self, write_one, |conn| sqlx::query(
+            "UPDATE records SET stt_job = NULL, stt_submitted_at = NULL WHERE id = $1"
+        )
+        .bind(record_id)
+        .execute(&mut *conn)
+        .await
+        .map(|done| done.rows_affected()))?;
+        Ok(())
+    }
+
+    /// Claims a record's job that waits in the queue (asleep while a provider works, or
+    /// waiting for a retry) for `lease`, as a worker would: the caller then finishes or
+    /// fails it. `None` when the record has no waiting job (it is running or done).
+    pub async fn claim_waiting_record_job(
+        &self,
+        record_id: Uuid,
+        lease: chrono::Duration,
+    ) -> anyhow::Result<Option<Job>> {
+        let at = now();
+        Ok(db!(self, write_one, |conn| sqlx::query_as::<_, Job>(
+            "UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_until = $1, updated_at = $2 \
+             WHERE subject_id = $3 AND kind = $4 AND status = 'queued' RETURNING id, kind, subject_id, attempts"
+        )
+        .bind(at + lease)
+        .bind(at)
+        .bind(record_id)
+        .bind(PROCESS_JOB)
+        .fetch_optional(&mut *conn)
+        .await)?)
+    }
+
     /// The record whose recording went to the speech-to-text job `stt_job`.
     pub async fn record_for_stt_job(&self, stt_job: &str) -> anyhow::Result<Option<Uuid>> {
         Ok(db!(self, read, |pool| sqlx::query_scalar::<_, Uuid>(

@@ -17,7 +17,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_insight");
 /// How long anything the binary does may take before the test gives up on it.
 const PATIENCE: Duration = Duration::from_secs(30);
 /// Settings the environment of the test run must not leak into the children.
-const SETTINGS: [&str; 38] = [
+const SETTINGS: [&str; 39] = [
     "INSIGHT_ADDR",
     "INSIGHT_DATABASE_URL",
     "INSIGHT_MAX_BODY_BYTES",
@@ -33,6 +33,7 @@ const SETTINGS: [&str; 38] = [
     "INSIGHT_STT_MODEL",
     "INSIGHT_STT_PROVIDER",
     "INSIGHT_STT_POLL_SECONDS",
+    "INSIGHT_STT_CALLBACK_WAIT_SECONDS",
     "INSIGHT_JOB_MAX_ATTEMPTS",
     "INSIGHT_JOB_RETRY_BASE_SECONDS",
     "INSIGHT_JOB_LEASE_SECONDS",
@@ -564,8 +565,9 @@ async fn every_bad_setting_stops_the_start_naming_its_variable() {
         ("INSIGHT_MAX_UTTERANCES", "0"),
         ("INSIGHT_MAX_DURATION_MINUTES", "forever"),
         ("INSIGHT_STT_BASE_URL", "whisper.local"),
-        ("INSIGHT_STT_PROVIDER", "deepgram"),
+        ("INSIGHT_STT_PROVIDER", "speechmatics"),
         ("INSIGHT_STT_POLL_SECONDS", "0"),
+        ("INSIGHT_STT_CALLBACK_WAIT_SECONDS", "a while"),
         ("INSIGHT_JOB_MAX_ATTEMPTS", "0"),
         ("INSIGHT_JOB_RETRY_BASE_SECONDS", "-1"),
         ("INSIGHT_JOB_LEASE_SECONDS", "0"),

@@ -1,7 +1,9 @@
-//! Asynchronous speech-to-text: recordings sent to a local server speaking AssemblyAI's
-//! wire protocol (`/v2/upload`, `/v2/transcript`), finished when the provider calls back
+//! Asynchronous speech-to-text against local servers speaking the providers' wire
+//! protocols: AssemblyAI (`/v2/upload`, `/v2/transcript`), finished when it calls back
 //! (`POST /api/webhooks/assemblyai`, verified by the secret header Insight gave it) or,
-//! when no callback can come, by the job's periodic checks.
+//! when no callback can come, by the job's periodic checks; Deepgram (`/v1/listen`),
+//! whose callback carries the transcript (`POST /api/webhooks/deepgram`, verified by the
+//! Basic credentials in the callback URL), or which answers at once without one.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -335,7 +337,7 @@ async fn a_recording_assemblyai_cannot_transcribe_is_an_error_with_its_reason() 
 }
 
 #[tokio::test]
-async fn callbacks_are_refused_when_assemblyai_is_not_the_provider() {
+async fn callbacks_are_refused_when_their_provider_is_not_the_one_set_up() {
     let app = TestApp::start().await;
     let (status, body) = call_back(&app, "tr-1", Some("anything")).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
@@ -345,5 +347,306 @@ async fn callbacks_are_refused_when_assemblyai_is_not_the_provider() {
             .is_some_and(|d| d.contains("INSIGHT_STT_PROVIDER")),
         "{body}"
     );
+    let callback = format!(
+        "https://insight:x@h/api/webhooks/deepgram?record_id={}",
+        uuid::Uuid::new_v4()
+    );
+    let status = deepgram_calls_back(&app, &callback, Some("x"), &deepgram_result("dg-1")).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    app.stop().await;
+}
+
+/// The query pairs and the `authorization` header of one `POST /v1/listen`.
+type Listen = (Vec<(String, String)>, Option<String>);
+
+/// What the Deepgram stub saw.
+#[derive(Clone, Default)]
+struct DeepgramStub {
+    requests: Arc<Mutex<Vec<Listen>>>,
+    bodies: Arc<Mutex<Vec<Vec<u8>>>>,
+}
+
+impl DeepgramStub {
+    fn param(&self, index: usize, name: &str) -> Option<String> {
+        let requests = self.requests.lock().expect("lock");
+        requests[index]
+            .0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    }
+
+    fn count(&self) -> usize {
+        self.requests.lock().expect("lock").len()
+    }
+}
+
+/// Deepgram's result for the test recording, as `/v1/listen` answers it and as its
+/// callback posts it.
+fn deepgram_result(request_id: &str) -> Value {
+    json!({
+        "metadata": { "request_id": request_id, "created": "2026-11-22T04:00:00.000Z", "duration": 12.0, "channels": 1 },
+        "results": {
+            "channels": [{ "alternatives": [{ "transcript": "How did onboarding go? Honestly it was confusing at first.", "confidence": 0.97, "words": [] }], "detected_language": "en" }],
+            "utterances": [
+                { "start": 0.25, "end": 2.4, "confidence": 0.97, "channel": 0, "transcript": "How did onboarding go?", "words": [], "speaker": 0, "id": "u-1" },
+                { "start": 2.9, "end": 11.8, "confidence": 0.95, "channel": 0, "transcript": "Honestly it was confusing at first.", "words": [], "speaker": 1, "id": "u-2" }
+            ]
+        }
+    })
+}
+
+/// A local server speaking Deepgram's `POST /v1/listen`: with `callback` it answers the
+/// request id (the test plays Deepgram's callback), without it the result.
+async fn deepgram_stub() -> (SocketAddr, DeepgramStub) {
+    async fn listen(
+        State(stub): State<DeepgramStub>,
+        axum::extract::RawQuery(query): axum::extract::RawQuery,
+        headers: HeaderMap,
+        body: Bytes,
+    ) -> axum::Json<Value> {
+        let pairs: Vec<(String, String)> = url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+            .map(|(n, v)| (n.into_owned(), v.into_owned()))
+            .collect();
+        let callback = pairs.iter().any(|(n, _)| n == "callback");
+        let key = headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        stub.bodies.lock().expect("lock").push(body.to_vec());
+        let mut requests = stub.requests.lock().expect("lock");
+        requests.push((pairs, key));
+        let id = format!("dg-{}", requests.len());
+        if callback {
+            axum::Json(json!({ "request_id": id }))
+        } else {
+            axum::Json(deepgram_result(&id))
+        }
+    }
+    let stub = DeepgramStub::default();
+    let router = axum::Router::new()
+        .route("/v1/listen", post(listen))
+        .layer(axum::extract::DefaultBodyLimit::disable())
+        .with_state(stub.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind stub");
+    let addr = listener.local_addr().expect("stub addr");
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    (addr, stub)
+}
+
+/// Plays Deepgram calling `callback` (the URL Insight gave it) back on the app: Basic
+/// credentials from the URL's user info, the path and query as they are.
+async fn deepgram_calls_back(app: &TestApp, callback: &str, password: Option<&str>, body: &Value) -> StatusCode {
+    let url = url::Url::parse(callback).expect("callback URL");
+    // A reverse proxy serves the service under the public URL's path: it strips that prefix.
+    let path = url.path();
+    let path = &path[path.find("/api/webhooks/").expect("a webhook path")..];
+    let target = format!("{path}?{}", url.query().unwrap_or_default());
+    let mut request = app.client.post(app.url(&target)).json(body);
+    if let Some(password) = password {
+        request = request.basic_auth(url.username(), Some(password));
+    }
+    request.send().await.expect("callback sent").status()
+}
+
+async fn upload_recording(app: &TestApp, user: &crate::support::TestUser, project: &str) -> String {
+    let (status, record) = upload(app, user, project, "call.wav", "audio/wav", wav(), None).await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    record["id"].as_str().expect("id").to_owned()
+}
+
+#[tokio::test]
+async fn deepgram_posts_the_transcript_to_a_callback_verified_by_its_basic_credentials() {
+    let (addr, stub) = deepgram_stub().await;
+    let app = TestApp::start_with(|settings| {
+        settings.stt_provider = SttProvider::Deepgram;
+        settings.stt_base_url = Some(format!("http://{addr}"));
+        settings.stt_api_key = Some("dg-test-key".into());
+        settings.public_url = "https://research.example.org/insight".into();
+    })
+    .await;
+    let user = app.user().await;
+    let project = app.project(&user, "Calls").await;
+    let id = upload_recording(&app, &user, &project).await;
+    let record_id: uuid::Uuid = id.parse().expect("uuid");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while app
+        .store
+        .record_work(record_id)
+        .await
+        .expect("read")
+        .and_then(|work| work.stt_job)
+        .is_none()
+    {
+        assert!(tokio::time::Instant::now() < deadline, "the recording was never sent");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        stub.bodies.lock().expect("lock").as_slice(),
+        [wav()],
+        "the recording, byte for byte"
+    );
+    assert_eq!(
+        stub.requests.lock().expect("lock")[0].1.as_deref(),
+        Some("Token dg-test-key")
+    );
+    for (name, value) in [
+        ("model", "nova-3"),
+        ("diarize", "true"),
+        ("utterances", "true"),
+        ("smart_format", "true"),
+        ("detect_language", "true"),
+    ] {
+        assert_eq!(stub.param(0, name).as_deref(), Some(value), "{name}");
+    }
+    let callback = stub.param(0, "callback").expect("a callback URL");
+    let url = url::Url::parse(&callback).expect("callback URL");
+    assert_eq!(url.host_str(), Some("research.example.org"));
+    assert_eq!(url.path(), "/insight/api/webhooks/deepgram");
+    assert_eq!(url.query(), Some(format!("record_id={id}").as_str()));
+    assert_eq!(url.username(), "insight");
+    let secret = url.password().expect("a secret in the URL").to_owned();
+    assert!(secret.len() >= 32, "{secret}");
+    let result = deepgram_result("dg-1");
+
+    // Not Deepgram with this record's credentials: refused, nothing changes.
+    let wrong = "B".repeat(secret.len());
+    let other_record = callback.replace(&id, &uuid::Uuid::new_v4().to_string());
+    for (target, password) in [
+        (callback.as_str(), None),
+        (callback.as_str(), Some(wrong.as_str())),
+        (other_record.as_str(), Some(secret.as_str())),
+    ] {
+        let status = deepgram_calls_back(&app, target, password, &result).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{target} {password:?}");
+    }
+    let (_, record) = app.get(&format!("/insight/{id}/"), &user).await;
+    assert_eq!(record["status"], "InProgress", "{record}");
+    assert_eq!(record["utterances"], json!([]));
+
+    // Deepgram's callback: its body is the transcript.
+    let status = deepgram_calls_back(&app, &callback, Some(&secret), &result).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (_, record) = app.get(&format!("/insight/{id}/"), &user).await;
+    assert_eq!(
+        record["status"], "Finished",
+        "finished by the callback itself: {record}"
+    );
+    assert_eq!(
+        lines(&record),
+        [
+            (
+                "Speaker 0".to_owned(),
+                json!(250),
+                json!(2_400),
+                "How did onboarding go?".to_owned()
+            ),
+            (
+                "Speaker 1".to_owned(),
+                json!(2_900),
+                json!(11_800),
+                "Honestly it was confusing at first.".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(record["language"], "en");
+
+    // A replay is answered and changes nothing; nothing was sent twice.
+    let mut altered = result.clone();
+    altered["results"]["utterances"][0]["transcript"] = json!("Something else entirely.");
+    let status = deepgram_calls_back(&app, &callback, Some(&secret), &altered).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (_, again) = app.get(&format!("/insight/{id}/"), &user).await;
+    assert_eq!(again["utterances"], record["utterances"]);
+    assert_eq!(stub.count(), 1);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn deepgram_without_a_callback_is_sent_again_and_its_error_is_the_records() {
+    let (addr, stub) = deepgram_stub().await;
+    let app = TestApp::start_with(|settings| {
+        settings.stt_provider = SttProvider::Deepgram;
+        settings.stt_base_url = Some(format!("http://{addr}/v1"));
+        settings.stt_model = Some("nova-2".into());
+        settings.public_url = "https://insight.example.org".into();
+        settings.stt_callback_wait_seconds = 1;
+        settings.job_retry_base_seconds = 0.05;
+    })
+    .await;
+    let user = app.user().await;
+    let project = app.project(&user, "Calls").await;
+    let id = upload_recording(&app, &user, &project).await;
+
+    // The first callback never comes: after the wait the recording is sent again.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while stub.count() < 2 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the recording was not sent again"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(stub.param(1, "model").as_deref(), Some("nova-2"));
+    let callback = stub.param(1, "callback").expect("a callback URL");
+    let secret = url::Url::parse(&callback)
+        .expect("url")
+        .password()
+        .expect("secret")
+        .to_owned();
+    let (_, record) = app.get(&format!("/insight/{id}/"), &user).await;
+    assert!(
+        record["status"] == "InProgress" || record["status"] == "InQueue",
+        "{record}"
+    );
+
+    // Deepgram's own error, posted to the callback, is the record's error.
+    let error = json!({ "err_code": "Bad Request", "err_msg": "Bad Request: failed to process audio: corrupt or unsupported data", "request_id": "dg-2" });
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let status = deepgram_calls_back(&app, &callback, Some(&secret), &error).await;
+        if status == StatusCode::NO_CONTENT {
+            break;
+        }
+        // The job may be between its wait and its resend just now.
+        assert_eq!(status, StatusCode::CONFLICT);
+        assert!(tokio::time::Instant::now() < deadline, "the callback was never taken");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let record = wait_for(&app, &user, &id, &["Finished", "Error"]).await;
+    assert_eq!(record["status"], "Error", "{record}");
+    let reason = record["error"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("Deepgram") && reason.contains("corrupt or unsupported data"),
+        "{reason}"
+    );
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn deepgram_answers_at_once_when_it_cannot_reach_the_service() {
+    let (addr, stub) = deepgram_stub().await;
+    let app = TestApp::start_with(|settings| {
+        settings.stt_provider = SttProvider::Deepgram;
+        settings.stt_base_url = Some(format!("http://{addr}"));
+    })
+    .await;
+    let user = app.user().await;
+    let project = app.project(&user, "Calls").await;
+    let id = upload_recording(&app, &user, &project).await;
+    let record = wait_for(&app, &user, &id, &["Finished", "Error"]).await;
+    assert_eq!(record["status"], "Finished", "{record}");
+    assert_eq!(lines(&record).len(), 2);
+    assert_eq!(stub.count(), 1);
+    assert!(stub.param(0, "callback").is_none(), "loopback public URL: no callback");
+    // Callbacks for a provider that is not Deepgram's are refused.
+    let status = deepgram_calls_back(
+        &app,
+        &format!("https://x/api/webhooks/assemblyai?record_id={id}"),
+        Some("x"),
+        &json!({}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
     app.stop().await;
 }

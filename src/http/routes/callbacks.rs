@@ -1,22 +1,36 @@
 //! Speech-to-text providers calling back when an asynchronous transcription is ready.
+//! Each is verified by the scheme its provider supports; a missing or wrong credential
+//! gets 401 and changes nothing.
 //!
 //! AssemblyAI posts `{transcript_id, status}` to `/api/webhooks/assemblyai` with the
 //! header we gave it for that recording (`X-Insight-Callback-Token`, derived from the
 //! instance key and the record). A verified callback only wakes the record's job, which
 //! fetches the transcript from AssemblyAI itself: nothing in the callback is trusted
 //! beyond "look now", so a replayed one changes nothing twice.
+//!
+//! Deepgram posts the whole result to the callback URL Insight gave it,
+//! `INSIGHT_PUBLIC_URL/api/webhooks/deepgram?record_id=...` with Basic credentials
+//! `insight:<the record's secret>` in it (Deepgram's recommended scheme). Deepgram keeps
+//! no transcript to fetch, so a verified callback's body is the transcript: it finishes
+//! the record (or fails it with Deepgram's reason) and the record's job in one
+//! transaction; a replay finds the record finished and changes nothing.
 
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{Request, State};
+use axum::http::header::AUTHORIZATION;
 use axum::http::{HeaderMap, StatusCode};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
 use serde::Deserialize;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::domain::record::RecordStatus;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::AppState;
-use crate::ingest::stt::{ASSEMBLYAI_JOB, CALLBACK_HEADER, SpeechToText, callback_token};
+use crate::http::extract::read_json_body_up_to;
+use crate::ingest::stt::{ASSEMBLYAI_JOB, CALLBACK_HEADER, SpeechToText, accept, callback_token, read_deepgram_result};
 use crate::secret::KeyMaterial;
 
 /// AssemblyAI's callback for a transcript that finished or failed.
@@ -68,6 +82,82 @@ async fn assemblyai_callback(State(app): State<AppState>, headers: HeaderMap, bo
     Ok(StatusCode::NO_CONTENT)
 }
 
+#[utoipa::path(post, path = "/api/webhooks/deepgram", tag = "webhooks",
+    params(("record_id" = Option<String>, Query,
+        description = "The record the result is for, as Insight wrote it into the callback URL")),
+    request_body(content = Object, description = "Deepgram's result for the recording (what `/v1/listen` \
+        answers); `Authorization` holds the Basic credentials of the callback URL Insight gave Deepgram"),
+    responses(
+        (status = 204, description = "Verified: the transcript is the record's now, or the record shows why it \
+         could not be (a duplicate changes nothing)"),
+        (status = 401, description = "Missing or wrong credentials, no record named, or Deepgram is not the \
+         speech-to-text provider here: nothing changed", body = ErrorBody),
+        (status = 409, description = "The record's job is running just now: send it again", body = ErrorBody),
+        (status = 413, description = "Larger than INSIGHT_MAX_UPLOAD_BYTES", body = ErrorBody),
+        (status = 415, description = "Not JSON", body = ErrorBody)))]
+async fn deepgram_callback(State(app): State<AppState>, request: Request) -> ApiResult<StatusCode> {
+    let refused = |why: &str| ApiError::Unauthorized(format!("Not a callback from Deepgram for this service: {why}."));
+    if !matches!(app.stt, Some(SpeechToText::Deepgram(_))) {
+        return Err(refused(
+            "Deepgram is not the speech-to-text provider here (INSIGHT_STT_PROVIDER)",
+        ));
+    }
+    let record_id = request
+        .uri()
+        .query()
+        .and_then(|query| {
+            url::form_urlencoded::parse(query.as_bytes())
+                .find(|(name, _)| name == "record_id")
+                .and_then(|(_, value)| value.parse::<uuid::Uuid>().ok())
+        })
+        .ok_or_else(|| refused("the callback URL names no record"))?;
+    let password = basic_password(request.headers()).ok_or_else(|| refused("Basic credentials are missing"))?;
+    if !KeyMaterial::new(callback_token(&app.secret, record_id)).matches(&password) {
+        return Err(refused("the credentials do not match"));
+    }
+    let body = read_json_body_up_to(request, app.settings.max_upload_bytes).await?;
+    let lease = chrono::Duration::seconds(i64::try_from(app.settings.job_lease_seconds).unwrap_or(60));
+    let Some(job) = app.store.claim_waiting_record_job(record_id, lease).await? else {
+        let settled = app.store.record_work(record_id).await?.is_none_or(|work| {
+            work.status == RecordStatus::Finished.as_str() || work.status == RecordStatus::Error.as_str()
+        });
+        if settled {
+            // A replay, or a record deleted meanwhile: nothing to do.
+            return Ok(StatusCode::NO_CONTENT);
+        }
+        return Err(ApiError::Conflict(
+            "The record's transcription job is running just now; send the result again.".into(),
+        ));
+    };
+    let outcome = read_deepgram_result(&body).and_then(|transcript| accept(transcript, app.settings.max_utterances));
+    match outcome {
+        Ok((transcribed, language)) => {
+            app.store
+                .finish_record(&job, Some(&transcribed), language.as_deref())
+                .await?;
+        }
+        Err(reason) => {
+            tracing::warn!(%record_id, %reason, "Deepgram's callback holds no usable transcript");
+            app.store.fail_record_job(&job, &reason).await?;
+        }
+    }
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// The password of `Authorization: Basic ...`.
+fn basic_password(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, encoded) = value.split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    let decoded = String::from_utf8(STANDARD.decode(encoded.trim()).ok()?).ok()?;
+    let (_, password) = decoded.split_once(':')?;
+    Some(password.to_owned())
+}
+
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(assemblyai_callback))
+    OpenApiRouter::new()
+        .routes(routes!(assemblyai_callback))
+        .routes(routes!(deepgram_callback))
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 use tokio_util::io::ReaderStream;
 
-use super::{SttError, describe, read_answer};
+use super::{SttError, describe, reachable, read_answer};
 use crate::config::Settings;
 use crate::ingest::{Transcript, json};
 
@@ -163,20 +163,6 @@ impl AssemblyAi {
     }
 }
 
-/// Whether a provider on the internet can reach `public_url`: not when it names this
-/// machine's loopback.
-fn reachable(public_url: &str) -> bool {
-    let Ok(url) = url::Url::parse(public_url) else {
-        return false;
-    };
-    match url.host() {
-        Some(url::Host::Domain(domain)) => domain != "localhost" && !domain.ends_with(".localhost"),
-        Some(url::Host::Ipv4(address)) => !address.is_loopback() && !address.is_unspecified(),
-        Some(url::Host::Ipv6(address)) => !address.is_loopback() && !address.is_unspecified(),
-        None => false,
-    }
-}
-
 fn unreachable(error: reqwest::Error) -> SttError {
     SttError::Transient(format!("AssemblyAI did not answer: {}", describe(error)))
 }
@@ -194,29 +180,4 @@ fn failure(transcript: &Value) -> String {
         "AssemblyAI could not transcribe the recording: {}",
         reason.chars().take(300).collect::<String>()
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn loopback_public_urls_get_no_callbacks() {
-        for url in [
-            "http://127.0.0.1:8000",
-            "http://localhost:8000",
-            "http://app.localhost",
-            "http://[::1]:8000",
-            "http://0.0.0.0:8000",
-        ] {
-            assert!(!reachable(url), "{url}");
-        }
-        for url in [
-            "https://insight.example.org",
-            "http://10.0.0.5:8000",
-            "https://203.0.113.7",
-        ] {
-            assert!(reachable(url), "{url}");
-        }
-    }
 }
