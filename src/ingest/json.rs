@@ -125,7 +125,8 @@ fn text_field(fields: &Map<String, Value>, key: &str, what: &str, index: usize) 
     match fields.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(text)) => {
-            let text = text.replace("\r\n", "\n").replace('\r', "\n");
+            // No database stores a NUL character in text (PostgreSQL refuses it).
+            let text = text.replace("\r\n", "\n").replace('\r', "\n").replace('\0', "");
             let text = text.trim();
             Ok((!text.is_empty()).then(|| text.to_owned()))
         }
@@ -211,6 +212,7 @@ fn finish(utterances: Vec<ParsedUtterance>, language: Option<String>, source: &s
 fn speaker_label(value: Option<&Value>, prefix: &str) -> Option<String> {
     match value? {
         Value::String(name) => {
+            let name = name.replace('\0', "");
             let name = name.trim();
             (!name.is_empty()).then(|| {
                 if prefix.is_empty() {
@@ -598,6 +600,16 @@ mod tests {
                 language: Some("de".to_owned()),
             }
         );
+    }
+
+    #[test]
+    fn nul_characters_are_dropped_from_text_and_speakers() {
+        let transcript = parse(
+            br#"{"status": "completed", "language_code": "en", "utterances": [{"speaker": "A\u0000", "start": 0, "end": 900, "text": "Hel\u0000lo"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(transcript.utterances[0].text, "Hello");
+        assert_eq!(transcript.utterances[0].speaker.as_deref(), Some("Speaker A"));
     }
 
     #[test]

@@ -88,15 +88,37 @@ pub fn accept(transcript: Transcript, max_utterances: usize) -> Result<(Transcri
 }
 
 /// Whether a provider on the internet can reach `public_url`: not when it names this
-/// machine's loopback.
+/// machine (loopback), a private, shared or link-local network, or a host without a
+/// domain (`http://insight:8000`); callbacks there would never arrive.
 fn reachable(public_url: &str) -> bool {
     let Ok(url) = url::Url::parse(public_url) else {
         return false;
     };
     match url.host() {
-        Some(url::Host::Domain(domain)) => domain != "localhost" && !domain.ends_with(".localhost"),
-        Some(url::Host::Ipv4(address)) => !address.is_loopback() && !address.is_unspecified(),
-        Some(url::Host::Ipv6(address)) => !address.is_loopback() && !address.is_unspecified(),
+        Some(url::Host::Domain(domain)) => {
+            let domain = domain.trim_end_matches('.').to_ascii_lowercase();
+            domain.contains('.')
+                && !["localhost", "local", "internal", "lan", "home.arpa"]
+                    .iter()
+                    .any(|suffix| domain == *suffix || domain.ends_with(&format!(".{suffix}")))
+        }
+        Some(url::Host::Ipv4(address)) => {
+            let [a, b, ..] = address.octets();
+            !(address.is_loopback()
+                || address.is_unspecified()
+                || address.is_private()
+                || address.is_link_local()
+                // Shared address space (carrier-grade NAT), 100.64.0.0/10.
+                || (a == 100 && (64..128).contains(&b)))
+        }
+        Some(url::Host::Ipv6(address)) => {
+            let first = address.segments()[0];
+            !(address.is_loopback()
+                || address.is_unspecified()
+                // Unique local fc00::/7 and link-local fe80::/10.
+                || (first & 0xfe00) == 0xfc00
+                || (first & 0xffc0) == 0xfe80)
+        }
         None => false,
     }
 }
@@ -169,20 +191,31 @@ mod tests {
     }
 
     #[test]
-    fn loopback_public_urls_get_no_callbacks() {
+    fn addresses_a_provider_cannot_reach_get_no_callbacks() {
         for url in [
             "http://127.0.0.1:8000",
             "http://localhost:8000",
             "http://app.localhost",
             "http://[::1]:8000",
             "http://0.0.0.0:8000",
+            "http://10.0.0.5:8000",
+            "http://192.168.1.20",
+            "http://172.16.4.4",
+            "http://169.254.1.1",
+            "http://100.100.0.1",
+            "http://[fd00::1]",
+            "http://[fe80::1]",
+            "http://insight:8000",
+            "http://insight.local",
+            "http://insight.internal",
         ] {
             assert!(!reachable(url), "{url}");
         }
         for url in [
             "https://insight.example.org",
-            "http://10.0.0.5:8000",
+            "https://research.example.org/insight",
             "https://203.0.113.7",
+            "http://[2001:db8::7]",
         ] {
             assert!(reachable(url), "{url}");
         }

@@ -97,9 +97,12 @@ async fn listen(
             let at = now();
             let wait =
                 chrono::TimeDelta::seconds(i64::try_from(context.settings.stt_callback_wait_seconds).unwrap_or(3_600));
-            store
+            if !store
                 .note_stt_job(job, &format!("{DEEPGRAM_JOB}{request_id}"), at, at + wait)
-                .await?;
+                .await?
+            {
+                tracing::warn!(record = %work.id, %request_id, "a transcription job's lease was lost after sending; it will be sent again");
+            }
             Ok(None)
         }
     }
@@ -136,19 +139,30 @@ async fn transcribe_async(
             .await
             .map_err(job_error)?;
         let at = now();
-        store
+        if !store
             .note_stt_job(job, &format!("{ASSEMBLYAI_JOB}{transcript_id}"), at, at + poll)
-            .await?;
+            .await?
+        {
+            tracing::warn!(record = %work.id, %transcript_id, "a transcription job's lease was lost after sending; it will be sent again");
+        }
         return Ok(None);
     };
-    match provider.check(transcript_id).await.map_err(job_error)? {
-        Progress::Done(transcript) => Ok(Some(transcript)),
-        Progress::Failed(reason) => Err(JobError::Permanent(reason)),
-        Progress::Pending if now() - submitted_at > PROVIDER_PATIENCE => Err(JobError::Permanent(format!(
+    let overdue = now() - submitted_at > PROVIDER_PATIENCE;
+    match provider.check(transcript_id).await {
+        Ok(Progress::Done(transcript)) => Ok(Some(transcript)),
+        Ok(Progress::Failed(reason)) | Err(SttError::Permanent(reason)) => Err(JobError::Permanent(reason)),
+        Ok(Progress::Pending) | Err(SttError::Transient(_)) if overdue => Err(JobError::Permanent(format!(
             "AssemblyAI had not finished the transcription (id {transcript_id}) a day after it was sent."
         ))),
-        Progress::Pending => {
-            store.wait_record_job(job, now() + poll).await?;
+        pending => {
+            // The work goes on at AssemblyAI while it is briefly unreachable: a failed check
+            // is only a later check, not an attempt (the transcription is paid for).
+            if let Err(SttError::Transient(reason)) = pending {
+                tracing::warn!(record = %work.id, %reason, "checking on a transcription failed; checking again later");
+            }
+            if !store.wait_record_job(job, now() + poll).await? {
+                tracing::warn!(record = %work.id, "a transcription job's lease was lost while it checked");
+            }
             Ok(None)
         }
     }

@@ -113,8 +113,11 @@ pub struct RecordWork {
     pub stt_submitted_at: Option<DateTime<Utc>>,
 }
 
-/// Puts a running record job to sleep until `$1` without the attempt counting.
-const WAIT_JOB: &str = "UPDATE jobs SET status = 'queued', run_at = $1, locked_until = NULL, \
+/// Puts a running record job to sleep until `$1` without the attempt counting; when it was
+/// woken while it ran (its `run_at` moved past its last claim or heartbeat, see
+/// [`Store::wake_record_job`]), it stays due at once instead.
+const WAIT_JOB: &str = "UPDATE jobs SET status = 'queued', \
+     run_at = CASE WHEN run_at > updated_at THEN run_at ELSE $1 END, locked_until = NULL, \
      attempts = attempts - 1, updated_at = $2 WHERE id = $3 AND status = 'running' AND attempts = $4";
 
 /// Summary columns from utterances: `(participants, respondents, respondent names)`.
@@ -608,13 +611,14 @@ impl Store {
         Ok(affected == 1)
     }
 
-    /// Makes a sleeping record job due now (a provider said its work is ready); `false`
-    /// when none sleeps (it is running, done, or the record is gone).
+    /// Makes a sleeping record job due now (a provider said its work is ready); a running
+    /// one gets the word too, and does not go back to sleep (see `WAIT_JOB`). `false` when
+    /// there was none to wake (it is done, or the record is gone).
     pub async fn wake_record_job(&self, record_id: Uuid) -> anyhow::Result<bool> {
         let at = now();
         let affected = db!(self, write_one, |conn| sqlx::query(
-            "UPDATE jobs SET run_at = $1, updated_at = $1 \
-             WHERE subject_id = $2 AND kind = $3 AND status = 'queued' AND run_at > $1"
+            "UPDATE jobs SET run_at = $1 \
+             WHERE subject_id = $2 AND kind = $3 AND ((status = 'queued' AND run_at > $1) OR status = 'running')"
         )
         .bind(at)
         .bind(record_id)

@@ -31,6 +31,8 @@ struct Stub {
     checks: Arc<AtomicUsize>,
     /// Finished once this many checks have been answered "processing" (0: never by itself).
     ready_after: Arc<AtomicUsize>,
+    /// The first this many checks are answered 503 (AssemblyAI briefly down).
+    unavailable: Arc<AtomicUsize>,
     ready: Arc<AtomicBool>,
     failed: Arc<AtomicBool>,
 }
@@ -72,34 +74,53 @@ async fn assemblyai_stub() -> (SocketAddr, Stub) {
         let id = format!("tr-{}", requests.len());
         axum::Json(json!({ "id": id, "status": "queued", "audio_url": body["audio_url"], "text": null }))
     }
-    async fn check(State(stub): State<Stub>, headers: HeaderMap, Path(id): Path<String>) -> axum::Json<Value> {
+    async fn check(
+        State(stub): State<Stub>,
+        headers: HeaderMap,
+        Path(id): Path<String>,
+    ) -> (StatusCode, axum::Json<Value>) {
         stub.key(&headers);
         let checks = stub.checks.fetch_add(1, Ordering::SeqCst) + 1;
+        if checks <= stub.unavailable.load(Ordering::SeqCst) {
+            return (
+                StatusCode::SERVICE_UNAVAILABLE,
+                axum::Json(json!({ "error": "Service temporarily unavailable" })),
+            );
+        }
         let after = stub.ready_after.load(Ordering::SeqCst);
         if after > 0 && checks > after {
             stub.ready.store(true, Ordering::SeqCst);
         }
         if stub.failed.load(Ordering::SeqCst) {
-            return axum::Json(json!({
-                "id": id, "status": "error", "text": null, "utterances": null,
-                "error": "File does not appear to contain audio. File type is application/octet-stream (data)."
-            }));
+            return (
+                StatusCode::OK,
+                axum::Json(json!({
+                    "id": id, "status": "error", "text": null, "utterances": null,
+                    "error": "File does not appear to contain audio. File type is application/octet-stream (data)."
+                })),
+            );
         }
         if !stub.ready.load(Ordering::SeqCst) {
-            return axum::Json(json!({ "id": id, "status": "processing", "text": null, "utterances": null }));
+            return (
+                StatusCode::OK,
+                axum::Json(json!({ "id": id, "status": "processing", "text": null, "utterances": null })),
+            );
         }
-        axum::Json(json!({
-            "id": id,
-            "status": "completed",
-            "language_code": "en_us",
-            "audio_duration": 12,
-            "text": "How did onboarding go? Honestly it was confusing at first.",
-            "words": [],
-            "utterances": [
-                { "speaker": "A", "start": 250, "end": 2400, "confidence": 0.97, "text": "How did onboarding go?", "words": [] },
-                { "speaker": "B", "start": 2900, "end": 11800, "confidence": 0.95, "text": "Honestly it was confusing at first.", "words": [] }
-            ]
-        }))
+        (
+            StatusCode::OK,
+            axum::Json(json!({
+                "id": id,
+                "status": "completed",
+                "language_code": "en_us",
+                "audio_duration": 12,
+                "text": "How did onboarding go? Honestly it was confusing at first.",
+                "words": [],
+                "utterances": [
+                    { "speaker": "A", "start": 250, "end": 2400, "confidence": 0.97, "text": "How did onboarding go?", "words": [] },
+                    { "speaker": "B", "start": 2900, "end": 11800, "confidence": 0.95, "text": "Honestly it was confusing at first.", "words": [] }
+                ]
+            })),
+        )
     }
     let stub = Stub::default();
     let router = axum::Router::new()
@@ -203,6 +224,8 @@ async fn assemblyai_calls_back_and_the_record_is_finished_even_across_a_restart(
         ("tr-1", Some(other_token.as_str())),
         ("tr-2", Some(token.as_str())),
         ("", Some(token.as_str())),
+        ("tr-\u{0}1", Some(token.as_str())),
+        (&"x".repeat(5_000), Some(token.as_str())),
     ] {
         let (status, body) = call_back(&app, transcript, secret).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED, "{transcript} {secret:?}: {body}");
@@ -266,35 +289,20 @@ async fn assemblyai_calls_back_and_the_record_is_finished_even_across_a_restart(
 #[tokio::test]
 async fn without_an_address_assemblyai_can_reach_the_job_checks_until_done() {
     let (addr, stub) = assemblyai_stub().await;
-    stub.ready_after.store(2, Ordering::SeqCst);
+    // AssemblyAI is down for two checks, at work for one, done at the fourth.
+    stub.unavailable.store(2, Ordering::SeqCst);
+    stub.ready_after.store(3, Ordering::SeqCst);
     let app = TestApp::start_with(|settings| {
         settings.stt_provider = SttProvider::AssemblyAi;
         settings.stt_base_url = Some(format!("http://{addr}/v2"));
         settings.stt_model = Some("universal-3-pro, universal-2".into());
         settings.stt_poll_seconds = 1;
-        settings.job_max_attempts = 2;
+        settings.job_max_attempts = 1;
     })
     .await;
     let user = app.user().await;
     let project = app.project(&user, "Calls").await;
-    let form = reqwest::multipart::Form::new().text("language", "de-DE").part(
-        "file",
-        reqwest::multipart::Part::bytes(wav())
-            .file_name("call.wav")
-            .mime_str("audio/wav")
-            .expect("mime"),
-    );
-    let response = app
-        .client
-        .post(app.url(&format!("/projects/{project}/records")))
-        .bearer_auth(&user.token)
-        .multipart(form)
-        .send()
-        .await
-        .expect("upload sent");
-    assert_eq!(response.status(), StatusCode::CREATED);
-    let record: Value = response.json().await.expect("record");
-    let id = record["id"].as_str().expect("id").to_owned();
+    let id = upload_recording(&app, &user, &project, Some("de-DE")).await;
     let record = wait_for(&app, &user, &id, &["Finished", "Error"]).await;
     assert_eq!(record["status"], "Finished", "{record}");
     assert_eq!(lines(&record).len(), 2);
@@ -306,8 +314,9 @@ async fn without_an_address_assemblyai_can_reach_the_job_checks_until_done() {
     assert_eq!(request["speech_models"], json!(["universal-3-pro", "universal-2"]));
     assert_eq!(request["language_code"], "de", "{request}");
     assert!(request.get("language_detection").is_none(), "{request}");
-    // Waiting used no attempts: three checks with two allowed.
-    assert_eq!(stub.checks.load(Ordering::SeqCst), 3);
+    // Neither waiting nor a check AssemblyAI did not answer used an attempt: four checks
+    // with one attempt allowed.
+    assert_eq!(stub.checks.load(Ordering::SeqCst), 4);
     app.stop().await;
 }
 
@@ -449,9 +458,33 @@ async fn deepgram_calls_back(app: &TestApp, callback: &str, password: Option<&st
     request.send().await.expect("callback sent").status()
 }
 
-async fn upload_recording(app: &TestApp, user: &crate::support::TestUser, project: &str) -> String {
-    let (status, record) = upload(app, user, project, "call.wav", "audio/wav", wav(), None).await;
-    assert_eq!(status, StatusCode::CREATED, "{record}");
+/// Uploads the test recording (with `language` when given); the record's id.
+async fn upload_recording(
+    app: &TestApp,
+    user: &crate::support::TestUser,
+    project: &str,
+    language: Option<&str>,
+) -> String {
+    let mut form = reqwest::multipart::Form::new().part(
+        "file",
+        reqwest::multipart::Part::bytes(wav())
+            .file_name("call.wav")
+            .mime_str("audio/wav")
+            .expect("mime"),
+    );
+    if let Some(language) = language {
+        form = form.text("language", language.to_owned());
+    }
+    let response = app
+        .client
+        .post(app.url(&format!("/projects/{project}/records")))
+        .bearer_auth(&user.token)
+        .multipart(form)
+        .send()
+        .await
+        .expect("upload sent");
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let record: Value = response.json().await.expect("record");
     record["id"].as_str().expect("id").to_owned()
 }
 
@@ -467,7 +500,7 @@ async fn deepgram_posts_the_transcript_to_a_callback_verified_by_its_basic_crede
     .await;
     let user = app.user().await;
     let project = app.project(&user, "Calls").await;
-    let id = upload_recording(&app, &user, &project).await;
+    let id = upload_recording(&app, &user, &project, None).await;
     let record_id: uuid::Uuid = id.parse().expect("uuid");
     let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
     while app
@@ -570,13 +603,13 @@ async fn deepgram_without_a_callback_is_sent_again_and_its_error_is_the_records(
         settings.stt_base_url = Some(format!("http://{addr}/v1"));
         settings.stt_model = Some("nova-2".into());
         settings.public_url = "https://insight.example.org".into();
-        settings.stt_callback_wait_seconds = 1;
+        settings.stt_callback_wait_seconds = 2;
         settings.job_retry_base_seconds = 0.05;
     })
     .await;
     let user = app.user().await;
     let project = app.project(&user, "Calls").await;
-    let id = upload_recording(&app, &user, &project).await;
+    let id = upload_recording(&app, &user, &project, None).await;
 
     // The first callback never comes: after the wait the recording is sent again.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
@@ -633,12 +666,18 @@ async fn deepgram_answers_at_once_when_it_cannot_reach_the_service() {
     .await;
     let user = app.user().await;
     let project = app.project(&user, "Calls").await;
-    let id = upload_recording(&app, &user, &project).await;
+    let id = upload_recording(&app, &user, &project, Some("de-DE")).await;
     let record = wait_for(&app, &user, &id, &["Finished", "Error"]).await;
     assert_eq!(record["status"], "Finished", "{record}");
     assert_eq!(lines(&record).len(), 2);
     assert_eq!(stub.count(), 1);
     assert!(stub.param(0, "callback").is_none(), "loopback public URL: no callback");
+    assert_eq!(
+        stub.param(0, "language").as_deref(),
+        Some("de"),
+        "Deepgram takes de, not de-DE"
+    );
+    assert!(stub.param(0, "detect_language").is_none());
     // Callbacks for a provider that is not Deepgram's are refused.
     let status = deepgram_calls_back(
         &app,
@@ -648,5 +687,95 @@ async fn deepgram_answers_at_once_when_it_cannot_reach_the_service() {
     )
     .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn one_recordings_assemblyai_secret_opens_no_other() {
+    let (addr, stub) = assemblyai_stub().await;
+    let app = TestApp::start_with(|settings| {
+        settings.stt_provider = SttProvider::AssemblyAi;
+        settings.stt_base_url = Some(format!("http://{addr}"));
+        settings.public_url = "https://insight.example.org".into();
+        settings.stt_poll_seconds = 3_600;
+    })
+    .await;
+    let user = app.user().await;
+    let project = app.project(&user, "Calls").await;
+    let first = upload_recording(&app, &user, &project, None).await;
+    let second = upload_recording(&app, &user, &project, None).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while stub.requests.lock().expect("lock").len() < 2 {
+        assert!(tokio::time::Instant::now() < deadline, "the recordings were never sent");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let requests = stub.requests.lock().expect("lock").clone();
+    let tokens: Vec<String> = requests
+        .iter()
+        .map(|request| {
+            request["webhook_auth_header_value"]
+                .as_str()
+                .expect("secret")
+                .to_owned()
+        })
+        .collect();
+    assert_ne!(tokens[0], tokens[1], "a secret per recording");
+    // Each secret opens its own transcript only (tr-1 is the first request's, tr-2 the second's).
+    for (transcript, token) in [("tr-2", &tokens[0]), ("tr-1", &tokens[1])] {
+        let (status, body) = call_back(&app, transcript, Some(token)).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{transcript}: {body}");
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(stub.checks.load(Ordering::SeqCst), 0, "nothing was fetched");
+    stub.ready.store(true, Ordering::SeqCst);
+    let (status, _) = call_back(&app, "tr-2", Some(&tokens[1])).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let second = wait_for(&app, &user, &second, &["Finished", "Error"]).await;
+    assert_eq!(second["status"], "Finished", "{second}");
+    let (_, first) = app.get(&format!("/insight/{first}/"), &user).await;
+    assert_eq!(
+        first["status"], "InProgress",
+        "only the called-back record moved: {first}"
+    );
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn a_deepgram_callback_for_a_deleted_record_changes_nothing() {
+    let (addr, stub) = deepgram_stub().await;
+    let app = TestApp::start_with(|settings| {
+        settings.stt_provider = SttProvider::Deepgram;
+        settings.stt_base_url = Some(format!("http://{addr}"));
+        settings.public_url = "https://insight.example.org".into();
+    })
+    .await;
+    let user = app.user().await;
+    let project = app.project(&user, "Calls").await;
+    let id = upload_recording(&app, &user, &project, None).await;
+    let record_id: uuid::Uuid = id.parse().expect("uuid");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while app
+        .store
+        .record_work(record_id)
+        .await
+        .expect("read")
+        .and_then(|work| work.stt_job)
+        .is_none()
+    {
+        assert!(tokio::time::Instant::now() < deadline, "the recording was never sent");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let callback = stub.param(0, "callback").expect("a callback URL");
+    let secret = url::Url::parse(&callback)
+        .expect("url")
+        .password()
+        .expect("secret")
+        .to_owned();
+    let (status, _) = app.delete(&format!("/insight/{id}/"), &user).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let status = deepgram_calls_back(&app, &callback, Some(&secret), &deepgram_result("dg-1")).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (status, _) = app.get(&format!("/insight/{id}/"), &user).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "the record stays deleted");
     app.stop().await;
 }

@@ -60,8 +60,10 @@ async fn assemblyai_callback(State(app): State<AppState>, headers: HeaderMap, bo
             "AssemblyAI is not the speech-to-text provider here (INSIGHT_STT_PROVIDER)",
         ));
     }
-    let callback: AssemblyAiCallback =
-        serde_json::from_slice(&body).map_err(|_| refused("the body is not AssemblyAI's {transcript_id, status}"))?;
+    let callback: AssemblyAiCallback = serde_json::from_slice(&body)
+        .ok()
+        .filter(|callback: &AssemblyAiCallback| transcript_id_is_valid(&callback.transcript_id))
+        .ok_or_else(|| refused("the body is not AssemblyAI's {transcript_id, status}"))?;
     let given = headers
         .get(CALLBACK_HEADER)
         .and_then(|value| value.to_str().ok())
@@ -117,7 +119,10 @@ async fn deepgram_callback(State(app): State<AppState>, request: Request) -> Api
     }
     let body = read_json_body_up_to(request, app.settings.max_upload_bytes).await?;
     let lease = chrono::Duration::seconds(i64::try_from(app.settings.job_lease_seconds).unwrap_or(60));
-    let Some(job) = app.store.claim_waiting_record_job(record_id, lease).await? else {
+    // The job may be running for a moment (between sending the recording and noting
+    // Deepgram's request id): wait for it a little before asking Deepgram to send again.
+    let mut patience = CLAIM_PATIENCE;
+    let job = loop {
         let settled = app.store.record_work(record_id).await?.is_none_or(|work| {
             work.status == RecordStatus::Finished.as_str() || work.status == RecordStatus::Error.as_str()
         });
@@ -125,23 +130,45 @@ async fn deepgram_callback(State(app): State<AppState>, request: Request) -> Api
             // A replay, or a record deleted meanwhile: nothing to do.
             return Ok(StatusCode::NO_CONTENT);
         }
-        return Err(ApiError::Conflict(
-            "The record's transcription job is running just now; send the result again.".into(),
-        ));
+        if let Some(job) = app.store.claim_waiting_record_job(record_id, lease).await? {
+            break job;
+        }
+        if patience.is_zero() {
+            return Err(ApiError::Conflict(
+                "The record's transcription job is running just now; send the result again.".into(),
+            ));
+        }
+        let step = CLAIM_STEP.min(patience);
+        tokio::time::sleep(step).await;
+        patience -= step;
     };
     let outcome = read_deepgram_result(&body).and_then(|transcript| accept(transcript, app.settings.max_utterances));
-    match outcome {
+    let settled = match outcome {
         Ok((transcribed, language)) => {
             app.store
                 .finish_record(&job, Some(&transcribed), language.as_deref())
-                .await?;
+                .await?
         }
         Err(reason) => {
             tracing::warn!(%record_id, %reason, "Deepgram's callback holds no usable transcript");
-            app.store.fail_record_job(&job, &reason).await?;
+            app.store.fail_record_job(&job, &reason).await?
         }
+    };
+    if !settled {
+        return Err(ApiError::Conflict(
+            "The record's transcription job was taken over meanwhile; send the result again.".into(),
+        ));
     }
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// How long a Deepgram callback waits for a running job, and how often it looks.
+const CLAIM_PATIENCE: std::time::Duration = std::time::Duration::from_secs(5);
+const CLAIM_STEP: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// AssemblyAI's transcript ids are short and URL-safe; anything else is not one of theirs.
+fn transcript_id_is_valid(id: &str) -> bool {
+    (1..=200).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 /// The password of `Authorization: Basic ...`.

@@ -87,8 +87,8 @@ impl Deepgram {
             ("diarize", "true".into()),
             ("utterances", "true".into()),
         ];
-        match language {
-            Some(language) => query.push(("language", language.to_owned())),
+        match language.map(deepgram_language) {
+            Some(language) => query.push(("language", language)),
             None => query.push(("detect_language", "true".into())),
         }
         if let Some(callback) = callback {
@@ -108,11 +108,24 @@ impl Deepgram {
         if let Some(key) = &self.api_key {
             request = request.header(reqwest::header::AUTHORIZATION, format!("Token {key}"));
         }
+        // Deepgram's messages never show the callback's credentials, even if it echoes the URL.
+        let redact = |error: SttError| match callback.and_then(|url| url::Url::parse(url).ok()) {
+            Some(url) => match (error, url.password()) {
+                (SttError::Transient(message), Some(secret)) => {
+                    SttError::Transient(message.replace(secret, "[redacted]"))
+                }
+                (SttError::Permanent(message), Some(secret)) => {
+                    SttError::Permanent(message.replace(secret, "[redacted]"))
+                }
+                (error, None) => error,
+            },
+            None => error,
+        };
         let response = request
             .send()
             .await
             .map_err(|error| SttError::Transient(format!("Deepgram did not answer: {}", describe(error))))?;
-        let body = read_answer(response).await?;
+        let body = read_answer(response).await.map_err(redact)?;
         if callback.is_some() {
             let started: Value = serde_json::from_slice(&body)
                 .map_err(|error| SttError::Transient(format!("Deepgram's answer could not be read: {error}")))?;
@@ -125,6 +138,21 @@ impl Deepgram {
         }
         read_result(&body).map(Listened::Done).map_err(SttError::Permanent)
     }
+}
+
+/// A record's language (BCP 47) as Deepgram takes it: its regional variants as they are,
+/// otherwise the language alone (`de-DE` is `de`).
+fn deepgram_language(tag: &str) -> String {
+    const REGIONAL: [&str; 16] = [
+        "en-US", "en-GB", "en-AU", "en-IN", "en-NZ", "fr-CA", "pt-BR", "pt-PT", "es-419", "de-CH", "nl-BE", "zh-CN",
+        "zh-TW", "zh-HK", "hi-Latn", "sv-SE",
+    ];
+    let tag = tag.replace('_', "-");
+    REGIONAL
+        .iter()
+        .find(|regional| regional.eq_ignore_ascii_case(&tag))
+        .map(|regional| (*regional).to_owned())
+        .unwrap_or_else(|| tag.split('-').next().unwrap_or_default().to_ascii_lowercase())
 }
 
 /// A Deepgram result (answered, or posted to a callback) as a transcript; Deepgram's own
@@ -160,6 +188,16 @@ mod tests {
             format!("https://insight:s3cr-et_@research.example.org/insight/api/webhooks/deepgram?record_id={record}")
         );
         assert!(deepgram("http://127.0.0.1:8000").callback_url(record, "x").is_none());
+    }
+
+    #[test]
+    fn languages_are_tags_deepgram_takes() {
+        assert_eq!(deepgram_language("de-DE"), "de");
+        assert_eq!(deepgram_language("DE"), "de");
+        assert_eq!(deepgram_language("en_us"), "en-US");
+        assert_eq!(deepgram_language("pt-br"), "pt-BR");
+        assert_eq!(deepgram_language("es-419"), "es-419");
+        assert_eq!(deepgram_language("fr-FR"), "fr");
     }
 
     #[test]
