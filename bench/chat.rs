@@ -217,7 +217,7 @@ async fn run() -> anyhow::Result<()> {
     settings.llm_base_url = Some(format!("http://{stub_addr}/v1"));
     settings.llm_model = "bench".into();
     // No persona work in the background while chat is measured.
-    settings.report_workers = 0;
+    settings.report_workers = Some(0);
     let store = Store::connect(&url, 16).await?;
     let server = Server::start(settings, store.clone()).await?;
     let base = format!("http://{}", server.addr);

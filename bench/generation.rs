@@ -1,15 +1,18 @@
 //! Report generation throughput against a model: 1,000 reports of one prompt each, on
-//! the real server (SQLite file, synchronous=FULL) with the OpenAI-compatible engine,
-//! against a local stub of the Chat Completions API that answers after a fixed latency.
-//! Run with `cargo bench --bench generation`.
+//! the release binary as its own process (SQLite file, synchronous=FULL) with the
+//! OpenAI-compatible engine, against a local stub of the Chat Completions API that
+//! answers after a fixed latency. Run with `cargo bench --bench generation`.
 //!
 //! Prints the wall time from the first report queued to the last completed, the ideal
 //! (calls x latency / concurrency), the service's overhead per call ((wall - ideal) x
-//! concurrency / calls) and the process's peak RSS. Settings: `INSIGHT_BENCH_REPORTS`
-//! (default 1000), `INSIGHT_BENCH_LATENCY_MS` (50), `INSIGHT_BENCH_CONCURRENCY` (16).
+//! concurrency / calls), the most calls the stub saw at once, and the server's peak RSS.
+//! Settings: `INSIGHT_BENCH_REPORTS` (default 1000), `INSIGHT_BENCH_LATENCY_MS` (50),
+//! `INSIGHT_BENCH_CONCURRENCY` (16: `INSIGHT_LLM_CONCURRENCY`), `INSIGHT_BENCH_WORKERS`
+//! (unset: the server's default, twice the concurrency), `INSIGHT_BENCH_CLIENTS` (32 API
+//! clients queue the reports).
 //! A report, not a test: it exits 0 unless the run itself fails.
 
-use std::process::ExitCode;
+use std::process::{Command, ExitCode};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -20,7 +23,8 @@ use axum::routing::post;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 
-use insight::{Server, Settings, Store};
+mod server_process;
+use server_process::ServerProcess;
 
 fn env_number(name: &str, default: u64) -> anyhow::Result<u64> {
     match std::env::var(name) {
@@ -29,8 +33,9 @@ fn env_number(name: &str, default: u64) -> anyhow::Result<u64> {
     }
 }
 
-fn peak_rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+/// The peak resident memory of process `pid`, in MB.
+fn peak_rss_mb(pid: &str) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     status
         .lines()
         .find_map(|line| line.strip_prefix("VmHWM:"))
@@ -43,12 +48,17 @@ fn peak_rss_mb() -> f64 {
 struct Stub {
     latency: Duration,
     calls: Arc<AtomicU64>,
+    in_flight: Arc<AtomicU64>,
+    most_in_flight: Arc<AtomicU64>,
 }
 
 /// Chat Completions with a fixed latency: a short section quoting the transcript.
 async fn complete(State(stub): State<Stub>, axum::Json(request): axum::Json<Value>) -> axum::Json<Value> {
     stub.calls.fetch_add(1, Ordering::Relaxed);
+    let now = stub.in_flight.fetch_add(1, Ordering::Relaxed) + 1;
+    stub.most_in_flight.fetch_max(now, Ordering::Relaxed);
     tokio::time::sleep(stub.latency).await;
+    stub.in_flight.fetch_sub(1, Ordering::Relaxed);
     let content =
         "Invoices arrive late.\n\n> \"The invoices arrive late and I have to chase finance every month.\" [Anna, #2]";
     axum::Json(json!({
@@ -62,30 +72,50 @@ async fn run() -> anyhow::Result<()> {
     let reports = env_number("INSIGHT_BENCH_REPORTS", 1000)?;
     let latency = Duration::from_millis(env_number("INSIGHT_BENCH_LATENCY_MS", 50)?);
     let concurrency = usize::try_from(env_number("INSIGHT_BENCH_CONCURRENCY", 16)?)?;
+    let clients = usize::try_from(env_number("INSIGHT_BENCH_CLIENTS", 32)?)?.max(1);
 
     let stub = Stub {
         latency,
         calls: Arc::default(),
+        in_flight: Arc::default(),
+        most_in_flight: Arc::default(),
     };
     let router = axum::Router::new()
         .route("/v1/chat/completions", post(complete))
         .with_state(stub.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let stub_addr = listener.local_addr()?;
+    // A model server answers as soon as its latency is over: no Nagle delay on top.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     tokio::spawn(async move { axum::serve(listener, router).await });
 
     let dir = tempfile::tempdir()?;
-    let url = format!("sqlite://{}", dir.path().join("bench.db").display());
-    let mut settings = Settings::for_database(&url);
-    settings.data_dir = dir.path().join("data");
-    settings.llm_base_url = Some(format!("http://{stub_addr}/v1"));
-    settings.llm_concurrency = concurrency;
-    settings.report_workers = concurrency;
-    let store = Store::connect(&url, 16).await?;
-    let server = Server::start(settings, store.clone()).await?;
-    let base = format!("http://{}", server.addr);
-    let user = store.add_user("bench@example.org").await?.context("user")?;
-    let (_, token) = store.issue_token(user.id, "bench", None).await?;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_insight"));
+    command.args(["serve", "--addr", "127.0.0.1:0"]);
+    // Only the settings below, whatever the caller's environment says.
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("INSIGHT_") {
+            command.env_remove(name);
+        }
+    }
+    command
+        .env(
+            "INSIGHT_DATABASE_URL",
+            format!("sqlite://{}", dir.path().join("bench.db").display()),
+        )
+        .env("INSIGHT_DATA_DIR", dir.path().join("data"))
+        .env("INSIGHT_LLM_BASE_URL", format!("http://{stub_addr}/v1"))
+        .env("INSIGHT_LLM_CONCURRENCY", concurrency.to_string())
+        .env("RUST_LOG", "warn,insight=info")
+        .env("NO_COLOR", "1");
+    if let Ok(workers) = std::env::var("INSIGHT_BENCH_WORKERS") {
+        command.env("INSIGHT_REPORT_WORKERS", workers);
+    }
+    let server = ServerProcess::start(command).await?;
+    let base = server.base.clone();
+    let token = server.token.clone();
     let client = reqwest::Client::new();
     let send = |method: reqwest::Method, path: String, body: Option<Value>| {
         let mut request = client.request(method, format!("{base}{path}")).bearer_auth(&token);
@@ -129,12 +159,28 @@ async fn run() -> anyhow::Result<()> {
     .await?;
 
     println!(
-        "Generation benchmark: {reports} reports of one prompt, model stub latency {} ms, concurrency {concurrency} \
-         (report workers and model calls), SQLite",
-        latency.as_millis()
+        "Generation benchmark: {reports} reports of one prompt, model stub latency {} ms, {concurrency} model calls \
+         at once (INSIGHT_LLM_CONCURRENCY), report workers {}, SQLite, the server as its own process",
+        latency.as_millis(),
+        std::env::var("INSIGHT_BENCH_WORKERS").unwrap_or_else(|_| format!("{} (the default)", 2 * concurrency))
     );
     let started = Instant::now();
-    // Queued by 32 clients at once, as a team's tools would.
+    // How busy the model is, sampled every 5 ms: while reports are queued, and after.
+    let samples = Arc::new(std::sync::Mutex::new(Vec::<(f64, u64)>::new()));
+    let sampler = {
+        let (samples, in_flight) = (samples.clone(), stub.in_flight.clone());
+        tokio::spawn(async move {
+            loop {
+                let at = started.elapsed().as_secs_f64();
+                samples
+                    .lock()
+                    .expect("samples")
+                    .push((at, in_flight.load(Ordering::Relaxed)));
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        })
+    };
+    // Queued by `INSIGHT_BENCH_CLIENTS` (32) clients at once, as a team's tools would.
     let created: Vec<anyhow::Result<Value>> = futures_util::stream::iter(0..reports)
         .map(|n| {
             let body =
@@ -145,7 +191,7 @@ async fn run() -> anyhow::Result<()> {
                 Some(body),
             )
         })
-        .buffer_unordered(32)
+        .buffer_unordered(clients)
         .collect()
         .await;
     let mut ids = Vec::new();
@@ -169,6 +215,16 @@ async fn run() -> anyhow::Result<()> {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let wall = started.elapsed();
+    sampler.abort();
+    let samples = samples.lock().expect("samples").clone();
+    let mean = |from: f64, to: f64| {
+        let window: Vec<f64> = samples
+            .iter()
+            .filter(|(at, _)| *at >= from && *at < to)
+            .map(|(_, n)| *n as f64)
+            .collect();
+        window.iter().sum::<f64>() / window.len().max(1) as f64
+    };
     let calls = stub.calls.load(Ordering::Relaxed);
     let all = send(reqwest::Method::GET, format!("/projects/{project_id}/reports"), None).await?;
     let completed = all
@@ -183,7 +239,7 @@ async fn run() -> anyhow::Result<()> {
     let ideal = latency.as_secs_f64() * calls as f64 / concurrency as f64;
     let overhead_ms = (wall.as_secs_f64() - ideal) * concurrency as f64 / calls as f64 * 1000.0;
     println!(
-        "queued {reports} reports through the API in {:.2} s",
+        "queued {reports} reports through the API ({clients} clients at once) in {:.2} s",
         queued.as_secs_f64()
     );
     println!(
@@ -193,10 +249,12 @@ async fn run() -> anyhow::Result<()> {
     );
     println!("service overhead per call: {overhead_ms:.2} ms (target < 1 ms)");
     println!(
-        "peak RSS of the process (server, stub and client): {:.1} MB",
-        peak_rss_mb()
+        "model calls at once: at most {} of {concurrency}; on average {:.1} while reports were queued, {:.1} after",
+        stub.most_in_flight.load(Ordering::Relaxed),
+        mean(0.0, queued.as_secs_f64()),
+        mean(queued.as_secs_f64(), wall.as_secs_f64()),
     );
-    server.stop().await?;
+    println!("peak RSS of the server: {:.1} MB", peak_rss_mb(&server.pid()));
     Ok(())
 }
 

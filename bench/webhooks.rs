@@ -79,7 +79,7 @@ async fn run() -> anyhow::Result<()> {
     settings.webhooks_allow_http = true;
     settings.webhooks_allow_private = true;
     // No persona work in the background: what is measured is the outbox.
-    settings.report_workers = 0;
+    settings.report_workers = Some(0);
     let store = Store::connect(&url, 16).await?;
     let server = Server::start(settings, store.clone()).await?;
     let base = format!("http://{}", server.addr);

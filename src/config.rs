@@ -99,9 +99,11 @@ pub struct Settings {
     #[arg(long, env = "INSIGHT_JOB_LEASE_SECONDS", default_value_t = 60, value_parser = parse_job_lease_seconds)]
     pub job_lease_seconds: u64,
 
-    /// Reports this instance generates at once, plus one persona writer; 0: neither [env: INSIGHT_REPORT_WORKERS].
-    #[arg(long, env = "INSIGHT_REPORT_WORKERS", default_value_t = 4, value_parser = parse_report_workers)]
-    pub report_workers: usize,
+    /// Reports this instance works on at once, plus one persona writer; 0: neither. Unset,
+    /// twice INSIGHT_LLM_CONCURRENCY, so the model always has work while some workers read
+    /// and write the database [env: INSIGHT_REPORT_WORKERS].
+    #[arg(long, env = "INSIGHT_REPORT_WORKERS", value_parser = parse_report_workers)]
+    pub report_workers: Option<usize>,
 
     /// AI engine: `offline` (no model, extractive) or `openai` (any OpenAI-compatible server);
     /// unset, `openai` when INSIGHT_LLM_BASE_URL is set, else `offline` [env: INSIGHT_AI].
@@ -247,6 +249,11 @@ pub enum LogFormat {
 }
 
 impl Settings {
+    /// Report workers of this instance: `INSIGHT_REPORT_WORKERS`, or twice the model's concurrency.
+    pub fn report_workers(&self) -> usize {
+        self.report_workers.unwrap_or(2 * self.llm_concurrency)
+    }
+
     /// Settings for an instance that tests or embedders start on a given database.
     pub fn for_database(database_url: impl Into<String>) -> Self {
         Self {
@@ -269,7 +276,7 @@ impl Settings {
             job_max_attempts: 5,
             job_retry_base_seconds: 10.0,
             job_lease_seconds: 60,
-            report_workers: 4,
+            report_workers: None,
             ai: None,
             llm_base_url: None,
             llm_api_key: None,

@@ -76,7 +76,7 @@ impl Workers {
             stopped.clone(),
         ))];
         // Personas are AI work like reports: `INSIGHT_REPORT_WORKERS=0` stops both.
-        if context.settings.report_workers > 0 {
+        if context.settings.report_workers() > 0 {
             tasks.push(tokio::spawn(work(
                 context.clone(),
                 PERSONA_JOB,
@@ -96,7 +96,7 @@ impl Workers {
                 None
             }
         };
-        for _ in 0..context.settings.report_workers {
+        for _ in 0..context.settings.report_workers() {
             tasks.push(tokio::spawn(work(
                 context.clone(),
                 GENERATE_JOB,

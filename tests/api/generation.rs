@@ -141,7 +141,7 @@ async fn the_offline_engine_writes_a_cited_extractive_report() {
 #[tokio::test]
 async fn regenerate_and_cancel_follow_the_status_rules() {
     // No report workers: reports stay queued until the test says otherwise.
-    let app = TestApp::start_with(|settings| settings.report_workers = 0).await;
+    let app = TestApp::start_with(|settings| settings.report_workers = Some(0)).await;
     let user = app.user().await;
     let stranger = app.user().await;
     let project = study(&app, &user).await;

@@ -96,7 +96,7 @@ async fn a_report_from_a_real_model_completes_with_checked_quotes() {
         // A failure shows at once, with its reason, instead of after retries.
         settings.llm_max_attempts = 1;
         settings.job_max_attempts = 1;
-        settings.report_workers = 1;
+        settings.report_workers = Some(1);
     })
     .await;
     let user = app.user().await;
@@ -297,7 +297,7 @@ async fn a_chat_answer_from_a_real_model_streams_and_is_stored() {
         settings.llm_timeout_seconds = CALL_TIMEOUT.as_secs();
         settings.llm_max_attempts = 1;
         // No persona in the background: the one model slot is the chat's.
-        settings.report_workers = 0;
+        settings.report_workers = Some(0);
     })
     .await;
     let user = app.user().await;
