@@ -50,9 +50,17 @@ pub(super) async fn process(context: &Context, job: &Job) -> Result<(), JobError
         },
     };
     let (transcribed, language) = accept(transcript, context.settings.max_utterances).map_err(JobError::Permanent)?;
-    store
+    let finished = store
         .finish_record(job, Some(&transcribed), language.as_deref())
         .await?;
+    if let (true, SpeechToText::AssemblyAi(provider), Some(stt_job)) = (finished, stt, work.stt_job.as_deref())
+        && let Some(transcript_id) = stt_job.strip_prefix(ASSEMBLYAI_JOB)
+    {
+        // Best effort: the record is finished either way.
+        if let Err(SttError::Transient(reason) | SttError::Permanent(reason)) = provider.delete(transcript_id).await {
+            tracing::warn!(record = %work.id, %transcript_id, %reason, "AssemblyAI's copy of the transcript could not be deleted");
+        }
+    }
     Ok(())
 }
 

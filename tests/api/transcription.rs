@@ -29,6 +29,8 @@ struct Stub {
     /// Bodies of `POST /v2/transcript`.
     requests: Arc<Mutex<Vec<Value>>>,
     checks: Arc<AtomicUsize>,
+    /// Transcripts deleted with `DELETE /v2/transcript/{id}`.
+    deleted: Arc<Mutex<Vec<String>>>,
     /// Finished once this many checks have been answered "processing" (0: never by itself).
     ready_after: Arc<AtomicUsize>,
     /// The first this many checks are answered 503 (AssemblyAI briefly down).
@@ -122,11 +124,16 @@ async fn assemblyai_stub() -> (SocketAddr, Stub) {
             })),
         )
     }
+    async fn delete(State(stub): State<Stub>, headers: HeaderMap, Path(id): Path<String>) -> axum::Json<Value> {
+        stub.key(&headers);
+        stub.deleted.lock().expect("lock").push(id.clone());
+        axum::Json(json!({ "id": id, "status": "completed", "text": "Deleted by user." }))
+    }
     let stub = Stub::default();
     let router = axum::Router::new()
         .route("/v2/upload", post(upload))
         .route("/v2/transcript", post(submit))
-        .route("/v2/transcript/{id}", get(check))
+        .route("/v2/transcript/{id}", get(check).delete(delete))
         .layer(axum::extract::DefaultBodyLimit::disable())
         .with_state(stub.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind stub");
@@ -274,6 +281,19 @@ async fn assemblyai_calls_back_and_the_record_is_finished_even_across_a_restart(
     );
     assert_eq!(record["language"], "en-US", "AssemblyAI's en_us as a BCP 47 tag");
     assert_eq!(stub.checks.load(Ordering::SeqCst), 1, "one fetch, made by the callback");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while stub.deleted.lock().expect("lock").is_empty() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "AssemblyAI's copy was never deleted"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        stub.deleted.lock().expect("lock").as_slice(),
+        ["tr-1"],
+        "once Insight holds the transcript, AssemblyAI's copy goes"
+    );
 
     // A replayed callback is answered and changes nothing.
     let (status, _) = call_back(&app, "tr-1", Some(&token)).await;

@@ -142,6 +142,18 @@ impl AssemblyAi {
         }
     }
 
+    /// Deletes the transcript `id` (and with it the uploaded recording) from AssemblyAI,
+    /// once Insight holds it: interviews are personal data, and no copy stays behind.
+    pub async fn delete(&self, id: &str) -> Result<(), SttError> {
+        let id: String = url::form_urlencoded::byte_serialize(id.as_bytes()).collect();
+        let response = self
+            .request(reqwest::Method::DELETE, &format!("/v2/transcript/{id}"))
+            .send()
+            .await
+            .map_err(unreachable)?;
+        read_answer(response).await.map(|_| ())
+    }
+
     /// How the transcription `id` stands.
     pub async fn check(&self, id: &str) -> Result<Progress, SttError> {
         let id: String = url::form_urlencoded::byte_serialize(id.as_bytes()).collect();
