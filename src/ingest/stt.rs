@@ -2,7 +2,14 @@
 //! - `openai`: an OpenAI-compatible `/audio/transcriptions`, which answers in the request;
 //! - `assemblyai`: AssemblyAI, which works asynchronously and calls back when a
 //!   transcript is ready (`POST /api/webhooks/assemblyai`); the record's job sleeps
-//!   meanwhile and checks now and then in case a callback never comes.
+//!   meanwhile and checks now and then in case a callback never comes;
+//! - `deepgram`: Deepgram, which posts the transcript itself to a callback
+//!   (`POST /api/webhooks/deepgram`) when Insight's public URL is reachable, and
+//!   answers in the request otherwise.
+//!
+//! Callbacks are verified with a secret per record derived from the instance key
+//! ([`callback_token`]), carried as each provider allows: a header for AssemblyAI,
+//! Basic credentials in the callback URL for Deepgram.
 
 mod assemblyai;
 mod deepgram;
