@@ -142,6 +142,24 @@ async fn assemblyai_stub() -> (SocketAddr, Stub) {
     (addr, stub)
 }
 
+/// Waits until the record's recording was sent to the provider and its job sleeps
+/// (both written in one transaction).
+async fn until_sent(app: &TestApp, record_id: &str) {
+    let record_id: uuid::Uuid = record_id.parse().expect("uuid");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while app
+        .store
+        .record_work(record_id)
+        .await
+        .expect("read")
+        .and_then(|work| work.stt_job)
+        .is_none()
+    {
+        assert!(tokio::time::Instant::now() < deadline, "the recording was never sent");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// Posts AssemblyAI's callback for `transcript_id` with `token` in the secret header.
 async fn call_back(app: &TestApp, transcript_id: &str, token: Option<&str>) -> (StatusCode, Value) {
     let mut request = app
@@ -176,20 +194,8 @@ async fn assemblyai_calls_back_and_the_record_is_finished_even_across_a_restart(
     assert_eq!(status, StatusCode::CREATED, "{record}");
     let id = record["id"].as_str().expect("id").to_owned();
     let record = wait_for(&app, &user, &id, &["InProgress"]).await;
-    let record_id: uuid::Uuid = id.parse().expect("uuid");
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
     // Sent, noted, and the job asleep (one transaction): a restart now loses nothing.
-    while app
-        .store
-        .record_work(record_id)
-        .await
-        .expect("read")
-        .and_then(|work| work.stt_job)
-        .is_none()
-    {
-        assert!(tokio::time::Instant::now() < deadline, "the recording was never sent");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until_sent(&app, &id).await;
 
     // The recording went up byte for byte, with the key as AssemblyAI takes it.
     assert_eq!(stub.uploads.lock().expect("lock").as_slice(), [audio]);
@@ -521,19 +527,7 @@ async fn deepgram_posts_the_transcript_to_a_callback_verified_by_its_basic_crede
     let user = app.user().await;
     let project = app.project(&user, "Calls").await;
     let id = upload_recording(&app, &user, &project, None).await;
-    let record_id: uuid::Uuid = id.parse().expect("uuid");
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    while app
-        .store
-        .record_work(record_id)
-        .await
-        .expect("read")
-        .and_then(|work| work.stt_job)
-        .is_none()
-    {
-        assert!(tokio::time::Instant::now() < deadline, "the recording was never sent");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until_sent(&app, &id).await;
     assert_eq!(
         stub.bodies.lock().expect("lock").as_slice(),
         [wav()],
@@ -772,19 +766,7 @@ async fn a_deepgram_callback_for_a_deleted_record_changes_nothing() {
     let user = app.user().await;
     let project = app.project(&user, "Calls").await;
     let id = upload_recording(&app, &user, &project, None).await;
-    let record_id: uuid::Uuid = id.parse().expect("uuid");
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    while app
-        .store
-        .record_work(record_id)
-        .await
-        .expect("read")
-        .and_then(|work| work.stt_job)
-        .is_none()
-    {
-        assert!(tokio::time::Instant::now() < deadline, "the recording was never sent");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until_sent(&app, &id).await;
     let callback = stub.param(0, "callback").expect("a callback URL");
     let secret = url::Url::parse(&callback)
         .expect("url")
