@@ -100,8 +100,8 @@ pub struct Settings {
     pub job_lease_seconds: u64,
 
     /// Reports this instance works on at once, plus one persona writer; 0: neither. Unset,
-    /// twice INSIGHT_LLM_CONCURRENCY, so the model always has work while some workers read
-    /// and write the database [env: INSIGHT_REPORT_WORKERS].
+    /// twice INSIGHT_LLM_CONCURRENCY with a model, so the model always has work while some
+    /// workers read and write the database; 4 with the offline engine [env: INSIGHT_REPORT_WORKERS].
     #[arg(long, env = "INSIGHT_REPORT_WORKERS", value_parser = parse_report_workers)]
     pub report_workers: Option<usize>,
 
@@ -248,10 +248,18 @@ pub enum LogFormat {
     Json,
 }
 
+/// Report workers with the offline engine when `INSIGHT_REPORT_WORKERS` does not say.
+const DEFAULT_OFFLINE_WORKERS: usize = 4;
+
 impl Settings {
-    /// Report workers of this instance: `INSIGHT_REPORT_WORKERS`, or twice the model's concurrency.
+    /// Report workers of this instance: `INSIGHT_REPORT_WORKERS`; unset, twice the model's
+    /// concurrency with a model (the model has work while some workers use the database),
+    /// 4 with the offline engine (its work is this machine's CPU, and each copies its material).
     pub fn report_workers(&self) -> usize {
-        self.report_workers.unwrap_or(2 * self.llm_concurrency)
+        self.report_workers.unwrap_or(match self.ai_kind() {
+            Ok(AiKind::OpenAi) => 2 * self.llm_concurrency,
+            _ => DEFAULT_OFFLINE_WORKERS,
+        })
     }
 
     /// Settings for an instance that tests or embedders start on a given database.
@@ -627,5 +635,21 @@ impl Settings {
             (None, Some(_)) => Ok(AiKind::OpenAi),
             (None, None) => Ok(AiKind::Offline),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_workers_default_to_twice_the_model_concurrency_or_four_offline() {
+        let mut settings = Settings::for_database("sqlite://unused.db");
+        settings.llm_concurrency = 16;
+        assert_eq!(settings.report_workers(), 4, "offline");
+        settings.llm_base_url = Some("http://127.0.0.1:8080/v1".into());
+        assert_eq!(settings.report_workers(), 32, "with a model");
+        settings.report_workers = Some(0);
+        assert_eq!(settings.report_workers(), 0, "as set");
     }
 }
