@@ -1185,11 +1185,19 @@ async fn report_excerpts_go_to_the_model_and_their_quotes_stand() {
         json!(answer),
         "a quote the report holds is not removed"
     );
+    // The report made above is generated in the background too: the chat's call is the
+    // one that asks the question.
     let requests = stub.chat_requests();
-    let user_message = requests.last().expect("a call")["messages"][1]["content"]
-        .as_str()
-        .expect("content")
-        .to_owned();
+    let asked = requests
+        .iter()
+        .rev()
+        .find(|request| {
+            request
+                .to_string()
+                .contains("What does the report say about the pricing page?")
+        })
+        .expect("the chat's call");
+    let user_message = asked["messages"][1]["content"].as_str().expect("content").to_owned();
     assert!(
         user_message.contains("<reports>") && user_message.contains("hard to read"),
         "{user_message}"
