@@ -22,6 +22,7 @@ mod presets;
 mod projects;
 mod records;
 mod reports;
+mod token_checks;
 mod users;
 mod webhooks;
 mod writer;
@@ -70,6 +71,8 @@ pub struct Store {
     db: Db,
     /// Told when this instance queued webhook deliveries, so they go out at once.
     outbox: std::sync::Arc<tokio::sync::Notify>,
+    /// Token checks waiting to share a read.
+    token_checks: std::sync::Arc<token_checks::TokenChecks>,
 }
 
 /// Runs `$body` with `$pool` bound to a reader pool (the one pool on PostgreSQL).
@@ -205,6 +208,7 @@ impl Store {
         let store = Self {
             db,
             outbox: std::sync::Arc::default(),
+            token_checks: std::sync::Arc::default(),
         };
         store.migrate().await?;
         Ok(store)

@@ -25,14 +25,6 @@ impl From<UserRow> for User {
 }
 
 #[derive(sqlx::FromRow)]
-struct AuthRow {
-    id: Uuid,
-    email: String,
-    created_at: DateTime<Utc>,
-    data_version: i64,
-}
-
-#[derive(sqlx::FromRow)]
 struct TokenRow {
     id: Uuid,
     name: String,
@@ -159,25 +151,9 @@ impl Store {
     }
 
     /// The user a bearer token belongs to, if the token is known, not revoked and not
-    /// expired, with the user's data version (see migration 0002).
+    /// expired, with the user's data version (see migration 0002). Checks that arrive
+    /// together share one read (`token_checks.rs`).
     pub async fn user_for_token(&self, token: &str) -> anyhow::Result<Option<(User, i64)>> {
-        let row = db!(self, read, |pool| sqlx::query_as::<_, AuthRow>(
-            "SELECT u.id, u.email, u.created_at, u.data_version FROM api_tokens t JOIN users u ON u.id = t.user_id \
-             WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)"
-        )
-        .bind(hash_token(token))
-        .bind(now())
-        .fetch_optional(pool)
-        .await)?;
-        Ok(row.map(|row| {
-            (
-                User {
-                    id: row.id,
-                    email: row.email,
-                    created_at: row.created_at,
-                },
-                row.data_version,
-            )
-        }))
+        self.check_token_hash(hash_token(token)).await
     }
 }

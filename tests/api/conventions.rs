@@ -117,6 +117,49 @@ async fn tokens_are_checked_on_every_protected_endpoint() {
     app.stop().await;
 }
 
+/// Token checks that arrive together share one read of the database (more than one when
+/// they name more tokens than one query takes); each request still gets its own answer.
+#[tokio::test]
+async fn token_checks_arriving_together_each_get_their_own_answer() {
+    let app = TestApp::start().await;
+    let past = insight::domain::now() - chrono::Duration::seconds(1);
+    let mut expected = Vec::new();
+    for _ in 0..3 {
+        let user = app.user().await;
+        for i in 0..30 {
+            let (_, token) = app.store.issue_token(user.id, "valid", None).await.expect("token");
+            expected.push((token, Some(user.id)));
+            let (info, token) = app.store.issue_token(user.id, "revoked", None).await.expect("token");
+            assert!(app.store.revoke_token(info.id).await.expect("revoke"));
+            expected.push((token, None));
+            let (_, token) = app
+                .store
+                .issue_token(user.id, "expired", Some(past))
+                .await
+                .expect("token");
+            expected.push((token, None));
+            expected.push((format!("unknown-{i}-{}", uuid::Uuid::new_v4()), None));
+        }
+    }
+    // Each token twice, all at once.
+    let checks = expected.iter().chain(expected.iter()).map(|(token, user)| async {
+        let (status, body) = app.call(Method::GET, "/me", Some(token), None).await;
+        (status, body, *user)
+    });
+    let answers = futures_util::future::join_all(checks).await;
+    assert_eq!(answers.len(), 720);
+    for (status, body, user) in answers {
+        match user {
+            Some(id) => {
+                assert_eq!(status, StatusCode::OK, "{body}");
+                assert_eq!(body["id"], id.to_string());
+            }
+            None => assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}"),
+        }
+    }
+    app.stop().await;
+}
+
 #[tokio::test]
 async fn bodies_over_the_limit_get_413_and_nothing_is_written() {
     let app = TestApp::start_with(|settings| settings.max_body_bytes = 4096).await;
