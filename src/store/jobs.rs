@@ -20,15 +20,26 @@ pub struct Job {
     pub attempts: i32,
 }
 
-const CLAIM_SQLITE: &str = "UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_until = $1, \
-     updated_at = $2 WHERE id = (SELECT id FROM jobs WHERE kind = $3 AND ((status = 'queued' AND run_at <= $2) \
-     OR (status = 'running' AND locked_until < $2)) ORDER BY run_at, id LIMIT 1) \
-     RETURNING id, kind, subject_id, attempts";
+/// The claim: a job whose worker died (its lease ran out) first, else the oldest due one.
+/// Each part reads the `jobs_due` index in order and stops at its first row.
+macro_rules! claim {
+    ($lock:literal) => {
+        concat!(
+            "UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_until = $1, updated_at = $2 \
+             WHERE id = COALESCE(\
+             (SELECT id FROM jobs WHERE kind = $3 AND status = 'running' AND locked_until < $2 \
+             ORDER BY run_at, id LIMIT 1",
+            $lock,
+            "), (SELECT id FROM jobs WHERE kind = $3 AND status = 'queued' AND run_at <= $2 \
+             ORDER BY run_at, id LIMIT 1",
+            $lock,
+            ")) RETURNING id, kind, subject_id, attempts"
+        )
+    };
+}
 
-const CLAIM_POSTGRES: &str = "UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_until = $1, \
-     updated_at = $2 WHERE id = (SELECT id FROM jobs WHERE kind = $3 AND ((status = 'queued' AND run_at <= $2) \
-     OR (status = 'running' AND locked_until < $2)) ORDER BY run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) \
-     RETURNING id, kind, subject_id, attempts";
+const CLAIM_SQLITE: &str = claim!("");
+const CLAIM_POSTGRES: &str = claim!(" FOR UPDATE SKIP LOCKED");
 
 /// Inside a write: puts the job back in the queue for `run_at` (or fails it when there is
 /// none), noting `error`, if it is still this attempt's. Evaluates to whether it was.
