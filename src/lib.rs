@@ -77,6 +77,11 @@ impl Server {
             ),
         };
         tracing::info!(engine = engine.name(), "AI engine");
+        if matches!(engine, ai::Engine::OpenAi(_)) {
+            tokio::task::spawn_blocking(ai::openai::load_tokenizer)
+                .await
+                .context("loading the tokenizer failed")?;
+        }
         let web = search::web::WebSearch::from_settings(&settings).map_err(anyhow::Error::msg)?;
         let jobs_wake = Arc::new(tokio::sync::Notify::new());
         let workers = jobs::Workers::start(

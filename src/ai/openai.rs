@@ -888,10 +888,19 @@ impl SseParser {
     }
 }
 
-/// Tokens of a text by OpenAI's `o200k_base` encoding (GPT-4o and later). Other models'
-/// tokenizers count differently, typically within a few tens of percent: leave a margin.
+/// OpenAI's `o200k_base` encoding (GPT-4o and later), built on first use.
+static BPE: LazyLock<Option<tiktoken_rs::CoreBPE>> = LazyLock::new(|| tiktoken_rs::o200k_base().ok());
+
+/// Builds the tokenizer now. It takes about a fifth of a second, and every thread that
+/// counts tokens waits for it: `serve` calls this before it takes requests, so that the
+/// first report or chat does not stall the runtime's workers.
+pub fn load_tokenizer() {
+    LazyLock::force(&BPE);
+}
+
+/// Tokens of a text by OpenAI's `o200k_base` encoding. Other models' tokenizers count
+/// differently, typically within a few tens of percent: leave a margin.
 pub fn count_tokens(text: &str) -> usize {
-    static BPE: LazyLock<Option<tiktoken_rs::CoreBPE>> = LazyLock::new(|| tiktoken_rs::o200k_base().ok());
     let Some(bpe) = BPE.as_ref() else {
         return text.len().div_ceil(3);
     };
