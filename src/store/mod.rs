@@ -147,7 +147,7 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
     migration!(7, "0007_webhooks"),
     migration!(8, "0008_livekit"),
     migration!(9, "0009_async_transcription"),
-    migration!(10, "0010_job_claim_index"),
+    migration!(10, "0010_indexes"),
 ];
 
 #[derive(Debug)]

@@ -77,6 +77,19 @@ impl Store {
         Ok(row.map(Project::from))
     }
 
+    /// Whether `owner_id` has this project: a check that reads one row, where
+    /// [`Store::get_project`] also counts the project's records and reports.
+    pub async fn owns_project(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<bool> {
+        let row = db!(self, read, |pool| sqlx::query_scalar::<_, i32>(
+            "SELECT 1 FROM projects WHERE id = $1 AND owner_id = $2"
+        )
+        .bind(project_id)
+        .bind(owner_id)
+        .fetch_optional(pool)
+        .await)?;
+        Ok(row.is_some())
+    }
+
     /// The owner opening a project moves it from `New` to `Opened`.
     pub async fn open_project(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<Option<Project>> {
         db!(self, write_one, |conn| sqlx::query(

@@ -36,11 +36,11 @@ async fn owned_thread(app: &AppState, owner_id: Uuid, thread_id: i64) -> ApiResu
 }
 
 async fn check_project(app: &AppState, owner_id: Uuid, project_id: Uuid) -> ApiResult<()> {
-    app.store
-        .get_project(owner_id, project_id)
-        .await?
-        .map(|_| ())
-        .ok_or_else(|| ApiError::not_found("Project"))
+    if app.store.owns_project(owner_id, project_id).await? {
+        Ok(())
+    } else {
+        Err(ApiError::not_found("Project"))
+    }
 }
 
 #[utoipa::path(post, path = "/agent/chat", tag = "agent", security(("bearer" = [])),

@@ -134,7 +134,7 @@ async fn list_rooms(
 ) -> ApiResult<Json<Vec<Room>>> {
     let project_id = query_uuid(uri.query(), "project_id")?;
     if let Some(project_id) = project_id
-        && app.store.get_project(user.id, project_id).await?.is_none()
+        && !app.store.owns_project(user.id, project_id).await?
     {
         return Err(ApiError::not_found("Project"));
     }

@@ -162,7 +162,7 @@ async fn create_record(
         return Err(ApiError::validation(issues));
     }
     let [project_id] = ids;
-    if app.store.get_project(user.id, project_id).await?.is_none() {
+    if !app.store.owns_project(user.id, project_id).await? {
         return Err(ApiError::not_found("Project"));
     }
     let limit = app.settings.max_upload_bytes;
@@ -206,7 +206,7 @@ async fn create_record(
     let record_id = match store_upload(&app, project_id, upload, &mut temp).await {
         Ok(id) => id,
         // The project was deleted while the upload came in.
-        Err(ApiError::Internal(_)) if app.store.get_project(user.id, project_id).await?.is_none() => {
+        Err(ApiError::Internal(_)) if !app.store.owns_project(user.id, project_id).await? => {
             return Err(ApiError::not_found("Project"));
         }
         Err(error) => return Err(error),
@@ -597,7 +597,7 @@ async fn list_records(
     Ids(ids): Ids<1>,
 ) -> ApiResult<Json<Vec<Record>>> {
     let [project_id] = ids;
-    if app.store.get_project(user.id, project_id).await?.is_none() {
+    if !app.store.owns_project(user.id, project_id).await? {
         return Err(ApiError::not_found("Project"));
     }
     Ok(Json(app.store.list_records(user.id, project_id).await?))

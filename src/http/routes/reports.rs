@@ -161,7 +161,7 @@ async fn create_report(
     IdsAndJson(ids, ReportCreate(body)): IdsAndJson<1, ReportCreate>,
 ) -> ApiResult<(StatusCode, Json<Report>)> {
     let [project_id] = ids;
-    if app.store.get_project(user.id, project_id).await?.is_none() {
+    if !app.store.owns_project(user.id, project_id).await? {
         return Err(ApiError::not_found("Project"));
     }
     check_references(
@@ -221,7 +221,7 @@ async fn list_reports(
 ) -> ApiResult<Json<Vec<Report>>> {
     let [project_id] = ids;
     let archived = query_bool(query.as_deref(), "archived")?.unwrap_or(false);
-    if app.store.get_project(user.id, project_id).await?.is_none() {
+    if !app.store.owns_project(user.id, project_id).await? {
         return Err(ApiError::not_found("Project"));
     }
     Ok(Json(app.store.list_reports(user.id, project_id, archived).await?))
