@@ -203,10 +203,10 @@ impl Store {
         let sql = format!(
             "UPDATE reports SET status = $3, content = $4, gen_progress = 1, gen_error = NULL, gen_finished_at = $5, \
              gen_prompt_tokens = $6, gen_completion_tokens = $7, updated_at = $5 \
-             WHERE id = $8 AND status = $9 AND {ATTEMPT}"
+             WHERE id = $8 AND status = $9 AND {ATTEMPT} RETURNING project_id, title, status"
         );
         let completed = db!(self, write, |conn| {
-            let done = sqlx::query(&sql)
+            let done: Option<(Uuid, String, String)> = sqlx::query_as(&sql)
                 .bind(job.id)
                 .bind(job.attempts)
                 .bind(ReportStatus::Completed.as_str())
@@ -216,7 +216,7 @@ impl Store {
                 .bind(i64::try_from(completion_tokens).unwrap_or(i64::MAX))
                 .bind(job.subject_id)
                 .bind(ReportStatus::Generating.as_str())
-                .execute(&mut *conn)
+                .fetch_optional(&mut *conn)
                 .await?;
             let finished = sqlx::query(
                 "UPDATE jobs SET status = 'done', locked_until = NULL, updated_at = $1 \
@@ -227,10 +227,20 @@ impl Store {
             .bind(job.attempts)
             .execute(&mut *conn)
             .await?;
-            if done.rows_affected() == 1 {
-                queue_report_event!(conn, job.subject_id, EventType::ReportCompleted, None::<&str>, at);
+            let completed = done.is_some();
+            if let Some((project_id, title, status)) = done {
+                super::webhooks::queue_event!(
+                    conn,
+                    project_id,
+                    EventType::ReportCompleted,
+                    serde_json::json!({
+                        "report_id": job.subject_id, "project_id": project_id, "title": title, "status": status,
+                        "error": None::<&str>,
+                    }),
+                    at
+                );
             }
-            Ok::<_, sqlx::Error>(done.rows_affected() == 1 && finished.rows_affected() == 1)
+            Ok::<_, sqlx::Error>(completed && finished.rows_affected() == 1)
         })?;
         self.outbox_queued();
         Ok(completed)
