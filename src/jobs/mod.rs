@@ -156,7 +156,12 @@ async fn work(context: Context, kind: &'static str, wake: Arc<Notify>, mut stopp
         if *stopped.borrow() {
             return;
         }
-        match context.store.claim_job(kind, lease).await {
+        let claimed = if kind == GENERATE_JOB {
+            context.store.claim_generation(lease).await
+        } else {
+            context.store.claim_job(kind, lease).await
+        };
+        match claimed {
             Ok(Some(job)) => run(&context, job, lease).await,
             Ok(None) => {
                 tokio::select! {

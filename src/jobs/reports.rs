@@ -13,13 +13,10 @@ pub(super) async fn generate(context: &Context, job: &Job) -> Result<(), JobErro
         store.complete_job(job).await?;
         return Ok(());
     };
-    let status = ReportStatus::parse(&work.status);
-    if work.is_deleted || !matches!(status, Some(ReportStatus::Queued | ReportStatus::Generating)) {
-        // Cancelled, deleted or rewritten by hand meanwhile: nothing to do.
+    // The claim started this attempt (`claim_generation`) unless the report was no longer
+    // waiting: cancelled, deleted or rewritten by hand meanwhile. Then there is nothing to do.
+    if work.is_deleted || ReportStatus::parse(&work.status) != Some(ReportStatus::Generating) {
         store.complete_job(job).await?;
-        return Ok(());
-    }
-    if !store.start_generation(job).await? {
         return Ok(());
     }
     let prompts = store.prompt_texts(work.owner_id, &work.prompts_ids.0).await?;

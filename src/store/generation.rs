@@ -143,25 +143,39 @@ impl Store {
         })
     }
 
-    /// Starts an attempt: `generating`, progress 0, the attempt counted. `false` when the
-    /// report is no longer waiting for this job (cancelled, or the job was taken over).
-    pub async fn start_generation(&self, job: &Job) -> anyhow::Result<bool> {
-        let sql = format!(
+    /// Claims the next due report generation for `lease` and starts its attempt in the
+    /// same write: the report turns `generating` with progress 0 and the attempt counted,
+    /// unless it is no longer waiting (cancelled, deleted, rewritten by hand), which the
+    /// worker then sees when it reads the report. One write instead of two, so a worker
+    /// waits for the single SQLite writer once less per report.
+    pub async fn claim_generation(&self, lease: chrono::Duration) -> anyhow::Result<Option<Job>> {
+        let at = now();
+        let claim = self.claim_sql();
+        let start = format!(
             "UPDATE reports SET status = $3, gen_progress = 0, gen_attempts = $2, gen_error = NULL, \
              gen_started_at = COALESCE(gen_started_at, $4), gen_finished_at = NULL, updated_at = $4 \
-             WHERE id = $5 AND status IN ($6, $3) AND {ATTEMPT}"
+             WHERE id = $5 AND status IN ($6, $3) AND NOT is_deleted AND {ATTEMPT}"
         );
-        let affected = db!(self, write_one, |conn| sqlx::query(&sql)
-            .bind(job.id)
-            .bind(job.attempts)
-            .bind(ReportStatus::Generating.as_str())
-            .bind(now())
-            .bind(job.subject_id)
-            .bind(ReportStatus::Queued.as_str())
-            .execute(&mut *conn)
-            .await
-            .map(|done| done.rows_affected()))?;
-        Ok(affected == 1)
+        Ok(db!(self, write, |conn| {
+            let job = sqlx::query_as::<_, Job>(claim)
+                .bind(at + lease)
+                .bind(at)
+                .bind(GENERATE_JOB)
+                .fetch_optional(&mut *conn)
+                .await?;
+            if let Some(job) = &job {
+                sqlx::query(&start)
+                    .bind(job.id)
+                    .bind(job.attempts)
+                    .bind(ReportStatus::Generating.as_str())
+                    .bind(at)
+                    .bind(job.subject_id)
+                    .bind(ReportStatus::Queued.as_str())
+                    .execute(&mut *conn)
+                    .await?;
+            }
+            Ok::<_, sqlx::Error>(job)
+        })?)
     }
 
     /// Notes progress and the tokens used so far; `false` when the report is no longer

@@ -65,13 +65,18 @@ macro_rules! settle_job {
 pub(crate) use settle_job;
 
 impl Store {
+    /// The claim statement of this backend: binds the lease's end, now, and the kind.
+    pub(super) fn claim_sql(&self) -> &'static str {
+        match self.db {
+            Db::Sqlite { .. } => CLAIM_SQLITE,
+            Db::Postgres(_) => CLAIM_POSTGRES,
+        }
+    }
+
     /// Claims the next due job of `kind` for `lease`, if there is one.
     pub async fn claim_job(&self, kind: &str, lease: chrono::Duration) -> anyhow::Result<Option<Job>> {
         let at = now();
-        let sql = match self.db {
-            Db::Sqlite { .. } => CLAIM_SQLITE,
-            Db::Postgres(_) => CLAIM_POSTGRES,
-        };
+        let sql = self.claim_sql();
         Ok(db!(self, write_one, |conn| sqlx::query_as::<_, Job>(sql)
             .bind(at + lease)
             .bind(at)

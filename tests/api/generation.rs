@@ -206,6 +206,63 @@ async fn regenerate_and_cancel_follow_the_status_rules() {
     app.stop().await;
 }
 
+/// A worker that claims the job of a report cancelled or deleted while it was queued
+/// leaves the report as it is; the next report is generated as usual.
+#[tokio::test]
+async fn a_report_cancelled_or_deleted_while_queued_is_left_alone_by_the_worker() {
+    let mut app = TestApp::start_with(|settings| settings.report_workers = Some(0)).await;
+    let user = app.user().await;
+    let project = study(&app, &user).await;
+    let preset = preset_id(&app, &user, "Themes").await;
+    let mut paths = Vec::new();
+    for title in ["Cancelled", "Deleted", "Wanted"] {
+        let (status, report) = app
+            .post(
+                &format!("/projects/{project}/reports"),
+                &user,
+                json!({ "title": title, "preset_id": preset }),
+            )
+            .await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{report}");
+        paths.push(format!(
+            "/projects/{project}/reports/{}",
+            report["id"].as_str().expect("id")
+        ));
+    }
+    let (status, _) = app
+        .call(Method::POST, &format!("{}/cancel", paths[0]), Some(&user.token), None)
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let (status, _) = app.delete(&paths[1], &user).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+
+    // Workers now; the two older jobs are claimed first.
+    app.restart(|settings| settings.report_workers = Some(2)).await;
+    let wanted = wait_generation(&app, &user, &paths[2], &["completed", "failed"]).await;
+    assert_eq!(wanted["status"], "completed", "{wanted}");
+    let deadline = Instant::now() + Duration::from_millis(500);
+    while Instant::now() < deadline {
+        let (_, cancelled) = app.get(&format!("{}/generation", paths[0]), &user).await;
+        assert_eq!(
+            (cancelled["status"].clone(), cancelled["attempts"].clone()),
+            (json!("cancelled"), json!(0)),
+            "{cancelled}"
+        );
+        let (_, deleted) = app.get(&format!("{}/generation", paths[1]), &user).await;
+        assert_eq!(
+            (deleted["status"].clone(), deleted["attempts"].clone()),
+            (json!("queued"), json!(0)),
+            "{deleted}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    for path in &paths[..2] {
+        let (_, report) = app.get(path, &user).await;
+        assert!(report["content"].as_str().is_none_or(str::is_empty), "{report}");
+    }
+    app.stop().await;
+}
+
 /// What the Chat Completions stub was asked, and how it answers.
 #[derive(Clone, Default)]
 pub(crate) struct ChatStub {
