@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::{Job, Store, db, settle_job};
+use super::{Job, Store, db, finish_job, settle_job};
 use crate::domain::now;
 use crate::domain::record::RecordStatus;
 use crate::domain::report::{GENERATE_JOB, ReportStatus};
@@ -232,15 +232,7 @@ impl Store {
                 .bind(ReportStatus::Generating.as_str())
                 .fetch_optional(&mut *conn)
                 .await?;
-            let finished = sqlx::query(
-                "UPDATE jobs SET status = 'done', locked_until = NULL, updated_at = $1 \
-                 WHERE id = $2 AND status = 'running' AND attempts = $3",
-            )
-            .bind(at)
-            .bind(job.id)
-            .bind(job.attempts)
-            .execute(&mut *conn)
-            .await?;
+            let finished = finish_job!(conn, job, at);
             let completed = done.is_some();
             if let Some((project_id, title, status)) = done {
                 super::webhooks::queue_event!(
@@ -254,7 +246,7 @@ impl Store {
                     at
                 );
             }
-            Ok::<_, sqlx::Error>(completed && finished.rows_affected() == 1)
+            Ok::<_, sqlx::Error>(completed && finished)
         })?;
         self.outbox_queued();
         Ok(completed)

@@ -64,6 +64,25 @@ macro_rules! settle_job {
 }
 pub(crate) use settle_job;
 
+/// Inside a write: marks a job done if it is still this attempt's. Evaluates to whether
+/// it was.
+macro_rules! finish_job {
+    ($conn:expr, $job:expr, $at:expr) => {
+        sqlx::query(
+            "UPDATE jobs SET status = 'done', locked_until = NULL, updated_at = $1 \
+             WHERE id = $2 AND status = 'running' AND attempts = $3",
+        )
+        .bind($at)
+        .bind($job.id)
+        .bind($job.attempts)
+        .execute(&mut *$conn)
+        .await?
+        .rows_affected()
+            == 1
+    };
+}
+pub(crate) use finish_job;
+
 impl Store {
     /// The claim statement of this backend: binds the lease's end, now, and the kind.
     pub(super) fn claim_sql(&self) -> &'static str {
@@ -140,16 +159,10 @@ impl Store {
 
     /// Marks a job done; `false` when the job is no longer this attempt's.
     pub async fn complete_job(&self, job: &Job) -> anyhow::Result<bool> {
-        let affected = db!(self, write_one, |conn| sqlx::query(
-            "UPDATE jobs SET status = 'done', locked_until = NULL, updated_at = $1 \
-             WHERE id = $2 AND status = 'running' AND attempts = $3"
-        )
-        .bind(now())
-        .bind(job.id)
-        .bind(job.attempts)
-        .execute(&mut *conn)
-        .await
-        .map(|done| done.rows_affected()))?;
-        Ok(affected == 1)
+        Ok(db!(self, write_one, |conn| Ok::<_, sqlx::Error>(finish_job!(
+            conn,
+            job,
+            now()
+        )))?)
     }
 }

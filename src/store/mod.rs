@@ -43,7 +43,7 @@ pub use chat::{Exchange, ThreadOwner, ThreadTarget};
 pub use generation::{GenerationRefused, GenerationRow, MaterialRow, PromptText, ReportWork};
 pub use interviews::{NewRoom, NewTurn, PublicRoom, StoredRoom, StoredTurn, TurnRefused};
 pub use jobs::Job;
-use jobs::settle_job;
+use jobs::{finish_job, settle_job};
 pub use personas::{PersonaJobState, StoredPersona};
 pub use presets::ChangeRefused;
 pub use projects::ProjectChanges;

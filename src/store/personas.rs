@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::{Job, Store, db};
+use super::{Job, Store, db, finish_job};
 use crate::domain::now;
 use crate::domain::persona::Persona;
 
@@ -114,17 +114,7 @@ impl Store {
     ) -> anyhow::Result<bool> {
         let at = now();
         Ok(db!(self, write, |conn| {
-            let done = sqlx::query(
-                "UPDATE jobs SET status = 'done', locked_until = NULL, updated_at = $1 \
-                 WHERE id = $2 AND status = 'running' AND attempts = $3",
-            )
-            .bind(at)
-            .bind(job.id)
-            .bind(job.attempts)
-            .execute(&mut *conn)
-            .await?
-            .rows_affected()
-                == 1;
+            let done = finish_job!(conn, job, at);
             if done {
                 upsert_persona!(conn, job.subject_id, record_version, persona, markdown, at)?;
             }

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::{Job, Store, db, settle_job};
+use super::{Job, Store, db, finish_job, settle_job};
 use crate::domain::now;
 use crate::domain::record::{PROCESS_JOB, Record, RecordStatus, Transcribed, Utterance, speakers};
 
@@ -445,16 +445,7 @@ impl Store {
         let at = now();
         let record_id = job.subject_id;
         let finished = db!(self, write, |conn| {
-            let claimed = sqlx::query(
-                "UPDATE jobs SET status = 'done', locked_until = NULL, updated_at = $1 \
-                 WHERE id = $2 AND status = 'running' AND attempts = $3",
-            )
-            .bind(at)
-            .bind(job.id)
-            .bind(job.attempts)
-            .execute(&mut *conn)
-            .await?;
-            if claimed.rows_affected() == 0 {
+            if !finish_job!(conn, job, at) {
                 Ok::<_, sqlx::Error>(false)
             } else {
                 if let Some(transcribed) = transcribed {
