@@ -33,7 +33,7 @@ pub struct Server {
     pub addr: SocketAddr,
     pub store: Store,
     shutdown: tokio::sync::oneshot::Sender<()>,
-    task: tokio::task::JoinHandle<std::io::Result<()>>,
+    task: tokio::task::JoinHandle<()>,
     workers: jobs::Workers,
 }
 
@@ -129,18 +129,10 @@ impl Server {
         let app = http::app(state);
         let (shutdown, signal) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(async move {
-            // Small writes (an SSE event, a short answer) go out at once, not after the
-            // peer's delayed ACK.
-            let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-                if let Err(error) = tcp.set_nodelay(true) {
-                    tracing::debug!(%error, "cannot set TCP_NODELAY");
-                }
-            });
-            axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-                .with_graceful_shutdown(async move {
-                    let _ = signal.await;
-                })
-                .await
+            http::serve::serve(listener, app, async move {
+                let _ = signal.await;
+            })
+            .await;
         });
         Ok(Self {
             addr,
@@ -154,7 +146,7 @@ impl Server {
     /// Stops accepting, lets requests in flight finish, and closes the database.
     pub async fn stop(self) -> anyhow::Result<()> {
         let _ = self.shutdown.send(());
-        self.task.await??;
+        self.task.await?;
         self.workers.stop().await;
         self.store.close().await;
         Ok(())

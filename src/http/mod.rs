@@ -7,6 +7,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod ratelimit;
 pub mod routes;
+pub mod serve;
 pub mod validation;
 
 use std::sync::Arc;

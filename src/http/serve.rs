@@ -1,0 +1,95 @@
+//! The server loop: every accepted connection is served by hyper's HTTP/1.1 connection.
+//!
+//! Why not `axum::serve`: it serves each connection with hyper-util's "auto" builder,
+//! which looks for HTTP/2 first and whose state costs about 11 KB more per connection
+//! than hyper's HTTP/1.1 connection alone (measured with idle keep-alive connections:
+//! 30 KB against 19 KB each). A respondent keeps a connection open for the whole
+//! interview, so that is memory per session. Insight speaks HTTP/1.1; TLS and HTTP/2 to
+//! browsers are a reverse proxy's job.
+//!
+//! The loop does what `axum::serve` did besides: `TCP_NODELAY` on every connection, the
+//! client's address as `ConnectInfo` (the public rate limit is kept per address), accept
+//! errors that do not stop the server, and a graceful stop that lets requests in flight
+//! finish. It adds a limit on how long a request's head may take to arrive, which also
+//! closes a keep-alive connection left idle that long.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::ConnectInfo;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::net::TcpListener;
+use tower::ServiceExt;
+
+/// How long a client may take to send a request's head, and so how long an idle
+/// keep-alive connection stays open.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long to wait before accepting again after the system refused a connection for
+/// want of resources (no file descriptors left, say).
+const ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
+
+/// Serves `app` on `listener` until `shutdown` completes, then waits for the requests in
+/// flight.
+pub async fn serve(listener: TcpListener, app: Router, shutdown: impl Future<Output = ()>) {
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new()).header_read_timeout(HEAD_TIMEOUT);
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    accept_failed(&error).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        // Small writes (an SSE event, a short answer) go out at once, not after the
+        // peer's delayed ACK.
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "cannot set TCP_NODELAY");
+        }
+        let connection = http.serve_connection(TokioIo::new(stream), service(app.clone(), peer));
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(%error, %peer, "a connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+}
+
+/// The router for one connection's requests, each told the client's address.
+fn service(
+    app: Router,
+    peer: SocketAddr,
+) -> impl hyper::service::Service<
+    hyper::Request<Incoming>,
+    Response = axum::response::Response,
+    Error = std::convert::Infallible,
+    Future: Send,
+> + Clone {
+    hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+        request.extensions_mut().insert(ConnectInfo(peer));
+        app.clone().oneshot(request.map(axum::body::Body::new))
+    })
+}
+
+/// A failed accept: a connection the client gave up on is nothing to wait for; anything
+/// else (out of file descriptors, say) is logged and waited out.
+async fn accept_failed(error: &std::io::Error) {
+    use std::io::ErrorKind::{ConnectionAborted, ConnectionRefused, ConnectionReset};
+    if matches!(error.kind(), ConnectionAborted | ConnectionRefused | ConnectionReset) {
+        return;
+    }
+    tracing::error!(%error, "accepting a connection failed; trying again in a second");
+    tokio::time::sleep(ACCEPT_BACKOFF).await;
+}
