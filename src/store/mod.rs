@@ -20,6 +20,7 @@ mod jobs;
 mod personas;
 mod presets;
 mod projects;
+mod readers;
 mod records;
 mod reports;
 mod token_checks;
@@ -35,7 +36,7 @@ use anyhow::Context;
 use sqlx::error::BoxDynError;
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use sqlx::postgres::{PgPool, PgPoolOptions};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use std::future::Future;
 use std::pin::Pin;
 
@@ -54,7 +55,7 @@ pub use webhooks::{Attempt, ClaimedDelivery};
 
 #[derive(Debug, Clone)]
 enum Db {
-    Sqlite { read: SqlitePool, write: writer::Writer },
+    Sqlite { read: std::sync::Arc<readers::Readers>, write: writer::Writer },
     Postgres(PgPool),
 }
 
@@ -75,7 +76,8 @@ pub struct Store {
     token_checks: std::sync::Arc<token_checks::TokenChecks>,
 }
 
-/// Runs `$body` with `$pool` bound to a reader pool (the one pool on PostgreSQL).
+/// Runs `$body` with `$pool` bound to an executor for reading: a read connection on
+/// SQLite (`$body` uses it once), the pool on PostgreSQL.
 ///
 /// `write` runs `$body`, which must evaluate to a `Result`, with `$conn` bound to a
 /// connection inside a transaction: the body's statements are committed together when it
@@ -88,7 +90,13 @@ pub struct Store {
 macro_rules! db {
     ($store:expr, read, |$pool:ident| $body:expr) => {
         match &$store.db {
-            $crate::store::Db::Sqlite { read: $pool, .. } => $body,
+            $crate::store::Db::Sqlite { read, .. } => match read.acquire().await {
+                Ok(mut reader) => {
+                    let $pool: &mut sqlx::SqliteConnection = &mut reader;
+                    $body
+                }
+                Err(error) => Err(error.into()),
+            },
             $crate::store::Db::Postgres($pool) => $body,
         }
     };
@@ -191,10 +199,9 @@ impl Store {
                     .await
                     .with_context(|| format!("cannot open the SQLite database {url}"))?,
             );
-            let read = SqlitePoolOptions::new()
-                .max_connections(max_connections)
-                .connect_with(options)
+            let read = readers::Readers::open(options, max_connections)
                 .await
+                .map(std::sync::Arc::new)
                 .with_context(|| format!("cannot open the SQLite database {url}"))?;
             Db::Sqlite { read, write }
         } else {
