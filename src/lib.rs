@@ -83,7 +83,7 @@ impl Server {
                 .context("loading the tokenizer failed")?;
         }
         let web = search::web::WebSearch::from_settings(&settings).map_err(anyhow::Error::msg)?;
-        let jobs_wake = Arc::new(tokio::sync::Notify::new());
+        let jobs_wake = Arc::new(jobs::Wake::default());
         let workers = jobs::Workers::start(
             jobs::Context {
                 store: store.clone(),

@@ -34,7 +34,7 @@ pub struct AppState {
     pub settings: Arc<Settings>,
     pub project_lists: Arc<cache::ProjectListCache>,
     /// Wakes this instance's background workers when a request queues work.
-    pub jobs_wake: Arc<tokio::sync::Notify>,
+    pub jobs_wake: Arc<crate::jobs::Wake>,
     /// The speech-to-text provider, when one is configured.
     pub stt: Option<crate::ingest::stt::SpeechToText>,
     /// The engine that answers chat questions and writes personas.
@@ -54,11 +54,10 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// Tells this instance's workers that work was queued: every idle worker looks now,
-    /// and a busy one looks again when it is done.
-    pub fn wake_workers(&self) {
-        self.jobs_wake.notify_waiters();
-        self.jobs_wake.notify_one();
+    /// Tells this instance's workers that a job of `kind` was queued (see
+    /// [`crate::jobs::Wake`]).
+    pub fn wake_workers(&self, kind: &str) {
+        self.jobs_wake.queued(kind);
     }
 }
 

@@ -55,9 +55,38 @@ pub struct Context {
     pub secret: Arc<crate::secret::SecretKey>,
 }
 
+/// Tells this instance's workers that a job was queued: one idle worker of the job's
+/// kind looks now; the others sleep on. (Waking every idle worker for every job sent a
+/// herd of claims that found nothing, and on SQLite each claim is a write through the
+/// single writer.) A job queued while every worker of its kind is busy is taken by the
+/// first to finish; one queued by another instance, within a poll.
+#[derive(Debug, Default)]
+pub struct Wake {
+    records: Notify,
+    personas: Notify,
+    reports: Notify,
+}
+
+impl Wake {
+    /// A job of `kind` was queued.
+    pub fn queued(&self, kind: &str) {
+        if let Some(notify) = self.of(kind) {
+            notify.notify_one();
+        }
+    }
+
+    fn of(&self, kind: &str) -> Option<&Notify> {
+        match kind {
+            PROCESS_JOB => Some(&self.records),
+            PERSONA_JOB => Some(&self.personas),
+            GENERATE_JOB => Some(&self.reports),
+            _ => None,
+        }
+    }
+}
+
 /// The running workers.
 pub struct Workers {
-    wake: Arc<Notify>,
     shutdown: watch::Sender<bool>,
     tasks: Vec<JoinHandle<()>>,
     /// Let finish its round of deliveries on stop, so none stays claimed by an instance
@@ -67,7 +96,7 @@ pub struct Workers {
 
 impl Workers {
     /// Starts the workers of this instance.
-    pub fn start(context: Context, wake: Arc<Notify>) -> Self {
+    pub fn start(context: Context, wake: Arc<Wake>) -> Self {
         let (shutdown, stopped) = watch::channel(false);
         let mut tasks = vec![tokio::spawn(work(
             context.clone(),
@@ -105,7 +134,6 @@ impl Workers {
             )));
         }
         Self {
-            wake,
             shutdown,
             tasks,
             dispatcher,
@@ -115,7 +143,6 @@ impl Workers {
     /// Stops taking jobs; a job in progress is left to its lease (it is taken over later).
     pub async fn stop(self) {
         let _ = self.shutdown.send(true);
-        self.wake.notify_waiters();
         if let Some(dispatcher) = self.dispatcher {
             let patience = DISPATCHER_PATIENCE;
             if tokio::time::timeout(patience, dispatcher).await.is_err() {
@@ -150,7 +177,11 @@ async fn watch_interviews(store: Store, mut stopped: watch::Receiver<bool>) {
     }
 }
 
-async fn work(context: Context, kind: &'static str, wake: Arc<Notify>, mut stopped: watch::Receiver<bool>) {
+async fn work(context: Context, kind: &'static str, wake: Arc<Wake>, mut stopped: watch::Receiver<bool>) {
+    let Some(wake) = wake.of(kind) else {
+        tracing::error!(kind, "no worker knows jobs of this kind");
+        return;
+    };
     let lease = chrono::Duration::seconds(i64::try_from(context.settings.job_lease_seconds).unwrap_or(60));
     loop {
         if *stopped.borrow() {
@@ -264,6 +295,39 @@ fn backoff(base_seconds: f64, attempt: i32) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_queued_job_wakes_one_worker_of_its_kind() {
+        let wake = Wake::default();
+        let waits = std::time::Duration::from_millis(20);
+        let (reports, records) = (wake.of(GENERATE_JOB).unwrap(), wake.of(PROCESS_JOB).unwrap());
+        let (first, second, record) = (reports.notified(), reports.notified(), records.notified());
+        tokio::pin!(first, second, record);
+        // Waiting, as idle workers do.
+        for waiter in [first.as_mut(), second.as_mut(), record.as_mut()] {
+            waiter.enable();
+        }
+        wake.queued(GENERATE_JOB);
+        assert!(
+            tokio::time::timeout(waits, &mut first).await.is_ok(),
+            "a report worker woke"
+        );
+        assert!(
+            tokio::time::timeout(waits, &mut second).await.is_err(),
+            "one job wakes one worker"
+        );
+        assert!(
+            tokio::time::timeout(waits, &mut record).await.is_err(),
+            "other kinds sleep on"
+        );
+        wake.queued(PROCESS_JOB);
+        assert!(tokio::time::timeout(waits, &mut record).await.is_ok());
+        // A job queued while no worker waits is taken by the next that looks.
+        wake.queued(PERSONA_JOB);
+        let later = wake.of(PERSONA_JOB).unwrap().notified();
+        assert!(tokio::time::timeout(waits, later).await.is_ok());
+        assert!(wake.of("no.such.kind").is_none());
+    }
 
     #[test]
     fn backoff_doubles_with_jitter_and_is_capped() {

@@ -55,7 +55,10 @@ pub use webhooks::{Attempt, ClaimedDelivery};
 
 #[derive(Debug, Clone)]
 enum Db {
-    Sqlite { read: std::sync::Arc<readers::Readers>, write: writer::Writer },
+    Sqlite {
+        read: std::sync::Arc<readers::Readers>,
+        write: writer::Writer,
+    },
     Postgres(PgPool),
 }
 

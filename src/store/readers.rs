@@ -151,7 +151,10 @@ mod tests {
             )
             .fetch_one(&mut *conn);
             let gave_up = tokio::time::timeout(std::time::Duration::from_millis(5), slow).await;
-            assert!(gave_up.is_err(), "the statement was meant to be slower than the timeout");
+            assert!(
+                gave_up.is_err(),
+                "the statement was meant to be slower than the timeout"
+            );
         }
         let mut conn = readers.acquire().await?;
         let answer: i64 = sqlx::query_scalar("SELECT 42").fetch_one(&mut *conn).await?;

@@ -26,7 +26,7 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::domain::record::RecordStatus;
+use crate::domain::record::{PROCESS_JOB, RecordStatus};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::AppState;
 use crate::http::extract::read_json_body_up_to;
@@ -78,7 +78,7 @@ async fn assemblyai_callback(State(app): State<AppState>, headers: HeaderMap, bo
         return Err(refused("the secret does not match"));
     }
     if app.store.wake_record_job(record_id).await? {
-        app.wake_workers();
+        app.wake_workers(PROCESS_JOB);
     }
     tracing::info!(%record_id, status = %callback.status.chars().take(20).collect::<String>(), "AssemblyAI called back");
     Ok(StatusCode::NO_CONTENT)

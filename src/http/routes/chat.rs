@@ -30,7 +30,7 @@ use crate::conversation::{self, CitationStyle, Event, Pending};
 use crate::domain::chat::{
     ChatHistory, ChatMessage, ChatMessageCreate, ChatThread, MessageType, SearchScope, ThreadKind, thread_title,
 };
-use crate::domain::persona::{PersonaPending, PersonaReport};
+use crate::domain::persona::{PERSONA_JOB, PersonaPending, PersonaReport};
 use crate::domain::record::{Record, RecordStatus};
 use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
 use crate::http::AppState;
@@ -469,7 +469,7 @@ async fn persona_of(app: &AppState, record: &Record, public: bool) -> ApiResult<
         }
     }
     app.store.queue_persona(record.id, record.updated_at).await?;
-    app.wake_workers();
+    app.wake_workers(PERSONA_JOB);
     pending()
 }
 

@@ -21,6 +21,7 @@ use crate::domain::interview::{
     RoomUpdate, RoomsCreated, TranscriptTurn, TurnAnswer, VoiceAccess, status_at,
 };
 use crate::domain::now;
+use crate::domain::record::PROCESS_JOB;
 use crate::domain::user::normalize_email;
 use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
 use crate::http::AppState;
@@ -329,12 +330,12 @@ async fn join(
     if interview::ends_at(&room.room, now()) <= now() {
         let last_words = phrases(&room.room.language).time_up;
         interview::close(&app.store, &room.room, Some(last_words)).await?;
-        app.wake_workers();
+        app.wake_workers(PROCESS_JOB);
         return Err(ApiError::conflict("This interview's time is up; it is complete."));
     }
     let mut turns = app.store.turns(room.room.id).await?;
     if turns.is_empty() {
-        let mut events = interview::spawn_turn(app.engine.clone(), app.store.clone(), room.clone(), Vec::new());
+        let mut events = interview::spawn_turn(&app, room.clone(), Vec::new());
         while let Some(event) = events.recv().await {
             match event {
                 crate::conversation::Event::Error(StatusCode::CONFLICT, _) | crate::conversation::Event::Done(_) => {
@@ -457,7 +458,7 @@ async fn message(
     if interview::ends_at(&room.room, at) <= at {
         let last_words = phrases(&room.room.language).time_up;
         interview::close(&app.store, &room.room, Some(last_words)).await?;
-        app.wake_workers();
+        app.wake_workers(PROCESS_JOB);
         return Ok(Json(TurnAnswer {
             message: last_words.to_owned(),
             done: true,
@@ -465,10 +466,8 @@ async fn message(
         })
         .into_response());
     }
-    let events = interview::spawn_turn(app.engine.clone(), app.store.clone(), room, turns);
-    let response = respond(wants_stream(&headers), events).await;
-    app.wake_workers();
-    Ok(response)
+    let events = interview::spawn_turn(&app, room, turns);
+    Ok(respond(wants_stream(&headers), events).await)
 }
 
 #[utoipa::path(post, path = "/api/interviews/join/{access_token}/leave", tag = "interviews",
@@ -490,7 +489,7 @@ async fn leave(
     match room_status(&room.room, now()) {
         RoomStatus::Active => {
             interview::close(&app.store, &room.room, Some(goodbye)).await?;
-            app.wake_workers();
+            app.wake_workers(PROCESS_JOB);
         }
         RoomStatus::Completed => {}
         other => return Err(closed(other)),

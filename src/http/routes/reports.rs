@@ -13,7 +13,7 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::domain::patch::Patch;
-use crate::domain::report::{Generation, ReasoningMode, Report, ReportStatus, TokenUsage};
+use crate::domain::report::{GENERATE_JOB, Generation, ReasoningMode, Report, ReportStatus, TokenUsage};
 use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, query_bool};
@@ -201,7 +201,7 @@ async fn create_report(
     let id = app.store.create_report(project_id, report).await?;
     let report = app.store.get_report(user.id, project_id, id).await?;
     let report = report.ok_or_else(|| anyhow::anyhow!("report {id} vanished after insert"))?;
-    app.wake_workers();
+    app.wake_workers(GENERATE_JOB);
     Ok((StatusCode::ACCEPTED, Json(report)))
 }
 
@@ -343,7 +343,7 @@ async fn regenerate_report(
         .regenerate_report(user.id, project_id, report_id)
         .await?
         .map_err(|why| refused(why, "regenerated"))?;
-    app.wake_workers();
+    app.wake_workers(GENERATE_JOB);
     let report = app.store.get_report(user.id, project_id, report_id).await?;
     report
         .map(|report| (StatusCode::ACCEPTED, Json(report)))
