@@ -397,22 +397,26 @@ impl OpenAiClient {
         ))
     }
 
-    /// One plain (not streamed) attempt.
+    /// One plain (not streamed) attempt. The request is built before the concurrency
+    /// permit is taken and the permit is given back as soon as the answer has arrived,
+    /// so the next call waiting for it starts without waiting on this one's work.
     async fn attempt(&self, request: &ChatRequest, body: &Value) -> Result<ChatAnswer, Failure> {
-        let _permit = self.permit().await?;
+        let http_request = self.request(body, false)?;
+        let permit = self.permit().await?;
         let work = async {
-            let response = self.send(body, false).await?;
-            let text = response.text().await.map_err(|error| {
+            let response = self.send(http_request, body).await?;
+            response.text().await.map_err(|error| {
                 Failure::transient(format!(
                     "The model server's answer broke off ({}).",
                     error_chain(&error)
                 ))
-            })?;
-            self.parse_answer(request, &text)
+            })
         };
-        tokio::time::timeout(self.inner.config.timeout, work)
+        let text = tokio::time::timeout(self.inner.config.timeout, work)
             .await
-            .unwrap_or_else(|_| Err(self.timed_out()))
+            .unwrap_or_else(|_| Err(self.timed_out()))?;
+        drop(permit);
+        self.parse_answer(request, &text)
     }
 
     /// One streamed attempt.
@@ -422,9 +426,10 @@ impl OpenAiClient {
         body: &Value,
         on_delta: &mut (dyn FnMut(&str) + Send),
     ) -> Result<ChatAnswer, Failure> {
+        let http_request = self.request(body, true)?;
         let _permit = self.permit().await?;
         let timeout = self.inner.config.timeout;
-        let response = tokio::time::timeout(timeout, self.send(body, true))
+        let response = tokio::time::timeout(timeout, self.send(http_request, body))
             .await
             .map_err(|_| self.timed_out())??;
         let is_json = response
@@ -480,8 +485,8 @@ impl OpenAiClient {
         }
     }
 
-    /// Sends the request; a response with an error status becomes a [`Failure`].
-    async fn send(&self, body: &Value, stream: bool) -> Result<reqwest::Response, Failure> {
+    /// The HTTP request of a call with this body.
+    fn request(&self, body: &Value, stream: bool) -> Result<reqwest::Request, Failure> {
         let mut builder = self.inner.http.post(self.inner.endpoint.clone()).json(body);
         if let Some(key) = self.inner.config.api_key.as_deref().filter(|key| !key.is_empty()) {
             builder = if self.inner.azure {
@@ -493,7 +498,15 @@ impl OpenAiClient {
         if stream {
             builder = builder.header(header::ACCEPT, "text/event-stream");
         }
-        let response = builder.send().await.map_err(|error| {
+        builder.build().map_err(|error| {
+            Failure::Permanent(format!("Could not build the model request ({}).", error_chain(&error)))
+        })
+    }
+
+    /// Sends the request (whose body is `body`); a response with an error status becomes a
+    /// [`Failure`].
+    async fn send(&self, http_request: reqwest::Request, body: &Value) -> Result<reqwest::Response, Failure> {
+        let response = self.inner.http.execute(http_request).await.map_err(|error| {
             Failure::transient(format!("Could not reach the model server ({}).", error_chain(&error)))
         })?;
         let status = response.status();
