@@ -6,6 +6,10 @@
 //! Prints the wall time from the first report queued to the last completed, the ideal
 //! (calls x latency / concurrency), the service's overhead per call ((wall - ideal) x
 //! concurrency / calls), the most calls the stub saw at once, and the server's peak RSS.
+//! The latency in the ideal is the one the stub really took: it times each call from the
+//! request's arrival to its answer, and its sleep lasts a little longer than asked (tokio's
+//! timer rounds up to the next millisecond and the stub's task must be scheduled), which is
+//! the model's time, not the service's. The ideal with the nominal latency is printed too.
 //! Settings: `INSIGHT_BENCH_REPORTS` (default 1000), `INSIGHT_BENCH_LATENCY_MS` (50),
 //! `INSIGHT_BENCH_CONCURRENCY` (16: `INSIGHT_LLM_CONCURRENCY`), `INSIGHT_BENCH_WORKERS`
 //! (unset: the server's default, twice the concurrency), `INSIGHT_BENCH_CLIENTS` (32 API
@@ -44,28 +48,49 @@ fn peak_rss_mb(pid: &str) -> f64 {
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
+/// The CPU time process `pid` has used, user and system, in seconds (clock ticks of 1/100 s).
+fn cpu_seconds(pid: &str) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    let ticks = |i: usize| fields.get(i).and_then(|t| t.parse::<f64>().ok()).unwrap_or(f64::NAN);
+    (ticks(11) + ticks(12)) / 100.0
+}
+
 #[derive(Clone)]
 struct Stub {
     latency: Duration,
     calls: Arc<AtomicU64>,
+    /// The stub's own time over all calls, from each request's arrival to its answer, in µs.
+    busy_micros: Arc<AtomicU64>,
     in_flight: Arc<AtomicU64>,
     most_in_flight: Arc<AtomicU64>,
 }
 
 /// Chat Completions with a fixed latency: a short section quoting the transcript.
-async fn complete(State(stub): State<Stub>, axum::Json(request): axum::Json<Value>) -> axum::Json<Value> {
+async fn complete(State(stub): State<Stub>, request: axum::extract::Request) -> axum::response::Response {
+    let arrived = Instant::now();
     stub.calls.fetch_add(1, Ordering::Relaxed);
     let now = stub.in_flight.fetch_add(1, Ordering::Relaxed) + 1;
     stub.most_in_flight.fetch_max(now, Ordering::Relaxed);
-    tokio::time::sleep(stub.latency).await;
+    let request: Value = match axum::body::to_bytes(request.into_body(), usize::MAX).await {
+        Ok(body) => serde_json::from_slice(&body).unwrap_or(Value::Null),
+        Err(_) => Value::Null,
+    };
+    tokio::time::sleep_until((arrived + stub.latency).into()).await;
     stub.in_flight.fetch_sub(1, Ordering::Relaxed);
     let content =
         "Invoices arrive late.\n\n> \"The invoices arrive late and I have to chase finance every month.\" [Anna, #2]";
-    axum::Json(json!({
+    let answer = axum::Json(json!({
         "id": "bench", "object": "chat.completion", "model": request["model"],
         "choices": [ { "index": 0, "message": { "role": "assistant", "content": content }, "finish_reason": "stop" } ],
         "usage": { "prompt_tokens": 200, "completion_tokens": 40, "total_tokens": 240 }
-    }))
+    }));
+    let micros = u64::try_from(arrived.elapsed().as_micros()).unwrap_or(u64::MAX);
+    stub.busy_micros.fetch_add(micros, Ordering::Relaxed);
+    axum::response::IntoResponse::into_response(answer)
 }
 
 async fn run() -> anyhow::Result<()> {
@@ -77,6 +102,7 @@ async fn run() -> anyhow::Result<()> {
     let stub = Stub {
         latency,
         calls: Arc::default(),
+        busy_micros: Arc::default(),
         in_flight: Arc::default(),
         most_in_flight: Arc::default(),
     };
@@ -164,7 +190,7 @@ async fn run() -> anyhow::Result<()> {
         latency.as_millis(),
         std::env::var("INSIGHT_BENCH_WORKERS").unwrap_or_else(|_| format!("{} (the default)", 2 * concurrency))
     );
-    let started = Instant::now();
+    let (started, cpu_before) = (Instant::now(), cpu_seconds(&server.pid()));
     // How busy the model is, sampled every 5 ms: while reports are queued, and after.
     let samples = Arc::new(std::sync::Mutex::new(Vec::<(f64, u64)>::new()));
     let sampler = {
@@ -215,6 +241,7 @@ async fn run() -> anyhow::Result<()> {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let wall = started.elapsed();
+    let cpu = cpu_seconds(&server.pid()) - cpu_before;
     sampler.abort();
     let samples = samples.lock().expect("samples").clone();
     let mean = |from: f64, to: f64| {
@@ -236,16 +263,24 @@ async fn run() -> anyhow::Result<()> {
     if completed != ids.len() {
         bail!("{completed} of {} reports completed", ids.len());
     }
-    let ideal = latency.as_secs_f64() * calls as f64 / concurrency as f64;
+    let model_ms = stub.busy_micros.load(Ordering::Relaxed) as f64 / 1000.0 / calls as f64;
+    let nominal = latency.as_secs_f64() * calls as f64 / concurrency as f64;
+    let ideal = model_ms / 1000.0 * calls as f64 / concurrency as f64;
     let overhead_ms = (wall.as_secs_f64() - ideal) * concurrency as f64 / calls as f64 * 1000.0;
     println!(
         "queued {reports} reports through the API ({clients} clients at once) in {:.2} s",
         queued.as_secs_f64()
     );
     println!(
-        "wall {:.2} s for {calls} model calls; ideal {ideal:.2} s; {:.1}% over the ideal (target <= 10%)",
+        "the model's time per call, as the stub took it: {model_ms:.2} ms on average (asked: {} ms)",
+        latency.as_millis()
+    );
+    println!(
+        "wall {:.2} s for {calls} model calls; ideal {ideal:.2} s; {:.1}% over the ideal (target <= 10%); \
+         with the nominal latency: ideal {nominal:.2} s, {:.1}% over",
         wall.as_secs_f64(),
-        (wall.as_secs_f64() / ideal - 1.0) * 100.0
+        (wall.as_secs_f64() / ideal - 1.0) * 100.0,
+        (wall.as_secs_f64() / nominal - 1.0) * 100.0
     );
     println!("service overhead per call: {overhead_ms:.2} ms (target < 1 ms)");
     println!(
@@ -253,6 +288,11 @@ async fn run() -> anyhow::Result<()> {
         stub.most_in_flight.load(Ordering::Relaxed),
         mean(0.0, queued.as_secs_f64()),
         mean(queued.as_secs_f64(), wall.as_secs_f64()),
+    );
+    println!(
+        "server CPU: {cpu:.2} s on {} cores, {:.2} ms per report (queueing it through the API included)",
+        std::thread::available_parallelism().map_or(0, usize::from),
+        cpu * 1000.0 / ids.len() as f64
     );
     println!("peak RSS of the server: {:.1} MB", peak_rss_mb(&server.pid()));
     Ok(())
