@@ -12,6 +12,10 @@
 //! token hashes. A lone request waits for nothing but its own read. Every check is still
 //! answered by a read that began after its request arrived, so no request is let in on an
 //! answer older than itself; this is group commit's idea (`writer.rs`) applied to reads.
+//!
+//! The reader keeps one connection for as long as checks keep coming: taking one from
+//! sqlx's PostgreSQL pool for each read cost two more round trips to the server (the pool
+//! pings a connection when it hands it out and when it takes it back), twice the read.
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
@@ -20,12 +24,30 @@ use chrono::{DateTime, Utc};
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
-use super::{Store, db};
+use super::{Db, Store};
 use crate::domain::now;
 use crate::domain::user::User;
 
 /// Hashes per query at most; a batch with more is read in several queries.
 const MAX_HASHES: usize = 64;
+
+/// How long a reader with nothing to read keeps its connection for the next checks.
+const LINGER: std::time::Duration = std::time::Duration::from_millis(5);
+
+/// Reads of one batch at most, when the database drops connections under it.
+const TRIES: u32 = 3;
+
+/// Whether a read failed because its connection is gone, not because of the read.
+fn connection_lost(error: &anyhow::Error) -> bool {
+    match error.downcast_ref::<sqlx::Error>() {
+        Some(sqlx::Error::Io(_) | sqlx::Error::Protocol(_)) => true,
+        // PostgreSQL's connection exceptions (08) and shutdowns (57P01 to 57P03).
+        Some(sqlx::Error::Database(error)) => error
+            .code()
+            .is_some_and(|code| code.starts_with("08") || code.starts_with("57P")),
+        _ => false,
+    }
+}
 
 /// The query for `n` hashes (`$1` is the time, `$2..` the hashes). Batches are padded to a
 /// power of two so that each connection prepares at most seven statements.
@@ -73,6 +95,8 @@ struct Queue {
 #[derive(Default)]
 pub(super) struct TokenChecks {
     queue: Mutex<Queue>,
+    /// Wakes a reader that lingers with its connection (see [`LINGER`]).
+    arrived: tokio::sync::Notify,
 }
 
 impl std::fmt::Debug for TokenChecks {
@@ -116,6 +140,9 @@ impl Store {
             queue.waiting.push(Waiting { hash, reply });
             !std::mem::replace(&mut queue.reading, true)
         };
+        if !start_reader {
+            self.token_checks.arrived.notify_one();
+        }
         if start_reader {
             let reader = Reader {
                 store: self.clone(),
@@ -131,25 +158,42 @@ impl Store {
     }
 }
 
+/// The connection a reader keeps while checks keep coming.
+enum Held<'a> {
+    Sqlite(super::readers::Reader<'a>),
+    Postgres(sqlx::pool::PoolConnection<sqlx::Postgres>),
+}
+
 impl Reader {
     async fn run(mut self) {
+        let store = self.store.clone();
+        let mut held = None;
+        let checks = &store.token_checks;
+        let mut lingered = false;
         loop {
             let batch = {
-                let mut queue = self.store.token_checks.lock();
-                if queue.waiting.is_empty() {
+                let mut queue = checks.lock();
+                if queue.waiting.is_empty() && (lingered || held.is_none()) {
                     queue.reading = false;
                     self.stopped = true;
                     return;
                 }
                 std::mem::take(&mut queue.waiting)
             };
+            if batch.is_empty() {
+                // The next checks are usually on their way (clients answered a moment
+                // ago send again): wait for them a little with the connection kept.
+                lingered = tokio::time::timeout(LINGER, checks.arrived.notified()).await.is_err();
+                continue;
+            }
+            lingered = false;
             let mut hashes: Vec<&[u8]> = batch.iter().map(|waiting| waiting.hash.as_slice()).collect();
             hashes.sort_unstable();
             hashes.dedup();
             let mut found = HashMap::with_capacity(hashes.len());
             let mut failure = None;
             for chunk in hashes.chunks(MAX_HASHES) {
-                match self.store.read_token_hashes(chunk).await {
+                match store.read_token_hashes(&mut held, chunk).await {
                     Ok(rows) => found.extend(rows.into_iter().map(|row| {
                         let user = User {
                             id: row.id,
@@ -159,6 +203,8 @@ impl Reader {
                         (row.token_hash, (user, row.data_version))
                     })),
                     Err(err) => {
+                        // The connection may be broken: the next read takes another.
+                        held = None;
                         failure = Some(Arc::new(err));
                         break;
                     }
@@ -177,17 +223,55 @@ impl Reader {
 }
 
 impl Store {
-    async fn read_token_hashes(&self, hashes: &[&[u8]]) -> anyhow::Result<Vec<AuthRow>> {
+    /// Reads the users of these token hashes on the held connection, taking one when none
+    /// is held. A connection the database server dropped (a restart, an administrator) is
+    /// given up and the read tried again on a fresh one, so no request fails for it.
+    async fn read_token_hashes<'a>(
+        &'a self,
+        held: &mut Option<Held<'a>>,
+        hashes: &[&[u8]],
+    ) -> anyhow::Result<Vec<AuthRow>> {
+        let mut tries = 1;
+        loop {
+            match self.read_token_hashes_on(held, hashes).await {
+                Err(error) if tries < TRIES && connection_lost(&error) => {
+                    tracing::debug!(error = %format!("{error:#}"), "the database dropped a connection during a token check; taking another");
+                    *held = None;
+                    tries += 1;
+                }
+                read => return read,
+            }
+        }
+    }
+
+    async fn read_token_hashes_on<'a>(
+        &'a self,
+        held: &mut Option<Held<'a>>,
+        hashes: &[&[u8]],
+    ) -> anyhow::Result<Vec<AuthRow>> {
         let size = hashes.len().next_power_of_two();
         let sql = QUERIES[size.trailing_zeros() as usize].as_str();
         let now = now();
-        Ok(db!(self, read, |pool| {
-            let mut query = sqlx::query_as::<_, AuthRow>(sql).bind(now);
-            for i in 0..size {
-                query = query.bind(hashes[i.min(hashes.len() - 1)]);
-            }
-            query.fetch_all(pool).await
-        })?)
+        macro_rules! query {
+            ($conn:expr) => {{
+                let mut query = sqlx::query_as::<_, AuthRow>(sql).bind(now);
+                for i in 0..size {
+                    query = query.bind(hashes[i.min(hashes.len() - 1)]);
+                }
+                query.fetch_all($conn).await?
+            }};
+        }
+        let conn = match held {
+            Some(conn) => conn,
+            None => held.insert(match &self.db {
+                Db::Sqlite { read, .. } => Held::Sqlite(read.acquire().await?),
+                Db::Postgres(pool) => Held::Postgres(pool.acquire().await?),
+            }),
+        };
+        Ok(match conn {
+            Held::Sqlite(conn) => query!(&mut **conn),
+            Held::Postgres(conn) => query!(&mut **conn),
+        })
     }
 }
 
@@ -223,13 +307,21 @@ mod tests {
             let found = answer?.map(|(found, _)| found.id);
             assert_eq!(&found, user, "{token}");
         }
-        assert!(!store.token_checks.lock().reading, "the reader stopped");
-        // A check after the batch starts a reader of its own.
+        // The reader keeps its connection a moment for the next checks, and reads them.
+        assert!(store.token_checks.lock().reading, "the reader lingers");
         let (found, _) = store
             .check_token_hash(hash_token(&expected[0].0))
             .await?
             .ok_or("not found")?;
         assert_eq!(Some(found.id), expected[0].1);
+        // With nothing more to read it stops, and a check after that starts a new one.
+        tokio::time::sleep(LINGER * 4).await;
+        assert!(!store.token_checks.lock().reading, "the reader stopped");
+        let (found, _) = store
+            .check_token_hash(hash_token(&expected[4].0))
+            .await?
+            .ok_or("not found")?;
+        assert_eq!(Some(found.id), expected[4].1);
         Ok(())
     }
 }

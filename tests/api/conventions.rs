@@ -160,6 +160,55 @@ async fn token_checks_arriving_together_each_get_their_own_answer() {
     app.stop().await;
 }
 
+/// The token checks keep a PostgreSQL connection while requests keep coming; when the
+/// server drops it (a restart, an administrator), the check is read again on a fresh
+/// connection and no request fails.
+#[tokio::test]
+async fn token_checks_survive_postgresql_dropping_their_connection() {
+    let app = TestApp::start().await;
+    if app.store.backend() != insight::store::Backend::Postgres {
+        return;
+    }
+    let user = app.user().await;
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let clients = (0..32).map(|_| async {
+        let mut statuses = Vec::new();
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            statuses.push(app.call(Method::GET, "/me", Some(&user.token), None).await.0);
+        }
+        statuses
+    });
+    let drop_connections = async {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let mut admin = <sqlx::PgConnection as sqlx::Connection>::connect(&app.database_url)
+            .await
+            .expect("connect");
+        let dropped: Vec<bool> = sqlx::query_scalar(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        )
+        .fetch_all(&mut admin)
+        .await
+        .expect("terminate");
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        dropped.len()
+    };
+    let (statuses, dropped) = tokio::join!(futures_util::future::join_all(clients), drop_connections);
+    assert!(dropped >= 1, "the service's connections were dropped");
+    let statuses: Vec<StatusCode> = statuses.into_iter().flatten().collect();
+    assert!(statuses.len() > 50, "requests kept coming: {}", statuses.len());
+    assert!(
+        statuses.iter().all(|status| *status == StatusCode::OK),
+        "{:?}",
+        statuses
+            .iter()
+            .filter(|status| **status != StatusCode::OK)
+            .collect::<Vec<_>>()
+    );
+    app.stop().await;
+}
+
 #[tokio::test]
 async fn bodies_over_the_limit_get_413_and_nothing_is_written() {
     let app = TestApp::start_with(|settings| settings.max_body_bytes = 4096).await;
