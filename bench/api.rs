@@ -13,6 +13,8 @@
 //!
 //! Each scenario runs `INSIGHT_BENCH_CONCURRENCY` client tasks (default 32) on one
 //! `reqwest::Client` for `INSIGHT_BENCH_SECONDS` (default 5) after a 1 s warm-up. The
+//! first two alternate in five slices of a fifth of that time each, so that the ratio of
+//! the list to the ceiling compares the same moments of a machine whose speed drifts. The
 //! client runs on the same machine as the server, so both share its cores: the figures
 //! are what one box does, not what the server alone could do.
 //!
@@ -34,6 +36,8 @@ use sqlx::{Connection, Executor, PgConnection};
 use uuid::Uuid;
 
 const PROJECTS: usize = 50;
+/// Slices the ceiling and the list alternate in (see `bench_scenarios`).
+const SLICES: u32 = 5;
 const WARM_UP: Duration = Duration::from_secs(1);
 /// Generous: a request that takes this long is a hung server, not a slow one.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
@@ -270,30 +274,66 @@ async fn bench_scenarios(
     };
     let report_path = setup(&api).await.context("setup through the API failed")?;
 
+    // The ceiling and the list alternate in short slices: this machine's speed drifts
+    // (other work on the host), and one 5 s window of each would compare different
+    // moments; summed over the slices, the ratio compares the same ones.
     let mut rows = Vec::new();
-    for scenario in [Scenario::Healthz, Scenario::ListProjects, Scenario::UpdateReport] {
-        let request = request_for(scenario, &api, &report_path);
-        check_once(scenario, &api, &request).await?;
-        eprintln!("{backend}: {} ...", scenario.label());
-        let counter = Arc::new(AtomicU64::new(0));
+    let paired = [Scenario::Healthz, Scenario::ListProjects];
+    let requests: Vec<MakeRequest> = paired
+        .iter()
+        .map(|scenario| request_for(*scenario, &api, &report_path))
+        .collect();
+    let counter = Arc::new(AtomicU64::new(0));
+    for (scenario, request) in paired.iter().zip(&requests) {
+        check_once(*scenario, &api, request).await?;
         // Warm-up: connections opened, caches and statement caches filled; discarded.
-        drive(&api.client, &request, &counter, load.concurrency, WARM_UP).await?;
-        let stats = drive(&api.client, &request, &counter, load.concurrency, load.duration).await?;
-        if let Some(error) = &stats.first_error {
-            eprintln!("{backend}: {}: first error: {error}", scenario.label());
-        }
-        rows.push(Row {
-            backend,
-            scenario,
-            stats,
-            ratio: None,
-            target: match (scenario, backend) {
-                (Scenario::ListProjects, _) => Some(Target::OfCeiling(0.5)),
-                (Scenario::UpdateReport, "sqlite") => Some(Target::PerSecond(5000.0)),
-                _ => None,
-            },
-        });
+        drive(&api.client, request, &counter, load.concurrency, WARM_UP).await?;
     }
+    eprintln!(
+        "{backend}: {} and {}, alternating in {SLICES} slices ...",
+        paired[0].label(),
+        paired[1].label()
+    );
+    let mut totals = [Stats::default(), Stats::default()];
+    for _ in 0..SLICES {
+        for (total, request) in totals.iter_mut().zip(&requests) {
+            let slice = drive(&api.client, request, &counter, load.concurrency, load.duration / SLICES).await?;
+            total.elapsed += slice.elapsed;
+            total.absorb(slice);
+        }
+    }
+    for (scenario, mut stats) in paired.into_iter().zip(totals) {
+        stats.latencies.sort_unstable();
+        rows.push((scenario, stats));
+    }
+    let scenario = Scenario::UpdateReport;
+    let request = request_for(scenario, &api, &report_path);
+    check_once(scenario, &api, &request).await?;
+    eprintln!("{backend}: {} ...", scenario.label());
+    drive(&api.client, &request, &counter, load.concurrency, WARM_UP).await?;
+    rows.push((
+        scenario,
+        drive(&api.client, &request, &counter, load.concurrency, load.duration).await?,
+    ));
+    let mut rows: Vec<Row> = rows
+        .into_iter()
+        .map(|(scenario, stats)| {
+            if let Some(error) = &stats.first_error {
+                eprintln!("{backend}: {}: first error: {error}", scenario.label());
+            }
+            Row {
+                backend,
+                scenario,
+                stats,
+                ratio: None,
+                target: match (scenario, backend) {
+                    (Scenario::ListProjects, _) => Some(Target::OfCeiling(0.5)),
+                    (Scenario::UpdateReport, "sqlite") => Some(Target::PerSecond(5000.0)),
+                    _ => None,
+                },
+            }
+        })
+        .collect();
     if backend == "sqlite" {
         let metrics = client.get(format!("{}/metrics", api.base)).send().await?.text().await?;
         let value = |name: &str| -> f64 {
