@@ -22,7 +22,7 @@ pub struct Settings {
     #[arg(long, env = "INSIGHT_MAX_BODY_BYTES", default_value_t = 1_048_576, value_parser = parse_max_body_bytes)]
     pub max_body_bytes: u64,
 
-    /// Most database connections this instance opens (PostgreSQL; SQLite readers) [env: INSIGHT_DB_MAX_CONNECTIONS].
+    /// Most database connections this instance opens (PostgreSQL; SQLite readers, all opened at start) [env: INSIGHT_DB_MAX_CONNECTIONS].
     #[arg(long, env = "INSIGHT_DB_MAX_CONNECTIONS", default_value_t = 16, value_parser = parse_db_max_connections)]
     pub db_max_connections: u32,
 

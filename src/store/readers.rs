@@ -37,13 +37,18 @@ pub(crate) struct Reader<'a> {
 }
 
 impl Readers {
-    /// Opens the first connection (so a database that cannot be read fails the start)
-    /// and allows up to `max` at once.
+    /// Opens all `max` connections: a database that cannot be read fails the start, and
+    /// the first burst of requests does not wait for connections to be opened (each is a
+    /// thread, a file handle and the schema read).
     pub(crate) async fn open(options: SqliteConnectOptions, max: u32) -> Result<Self, sqlx::Error> {
-        let first = SqliteConnection::connect_with(&options).await?;
+        let max = usize::try_from(max.max(1)).unwrap_or(1);
+        let mut idle = Vec::with_capacity(max);
+        for _ in 0..max {
+            idle.push(SqliteConnection::connect_with(&options).await?);
+        }
         Ok(Self {
-            idle: Mutex::new(vec![first]),
-            permits: Semaphore::new(usize::try_from(max.max(1)).unwrap_or(1)),
+            idle: Mutex::new(idle),
+            permits: Semaphore::new(max),
             options,
         })
     }
@@ -52,8 +57,8 @@ impl Readers {
         self.idle.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// An idle connection, or a new one while fewer than the limit are open; waits for
-    /// one to come back otherwise.
+    /// An idle connection, or a new one in place of one that was lost (a read whose
+    /// connection could not be put back); waits for one to come back otherwise.
     pub(crate) async fn acquire(&self) -> Result<Reader<'_>, sqlx::Error> {
         let permit = self.permits.acquire().await.map_err(|_| sqlx::Error::PoolClosed)?;
         let idle = self.idle().pop();
@@ -118,6 +123,7 @@ mod tests {
     async fn connections_are_reused_and_limited() -> Result<(), Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
         let readers = readers(&dir, 2).await?;
+        assert_eq!(readers.idle().len(), 2, "all are opened at the start");
         {
             let (mut a, mut b) = (readers.acquire().await?, readers.acquire().await?);
             let one: i64 = sqlx::query_scalar("SELECT 1").fetch_one(&mut *a).await?;
@@ -133,6 +139,17 @@ mod tests {
         assert_eq!(three, 3);
         drop(again);
         assert_eq!(readers.idle().len(), 2, "an idle one was taken, not a new one opened");
+        // One that is lost (taken out of its reader) is replaced by a new one.
+        let (mut lost, kept) = (readers.acquire().await?, readers.acquire().await?);
+        let taken = lost.conn.take();
+        drop((lost, kept));
+        assert_eq!(readers.idle().len(), 1);
+        let (mut old, mut new) = (readers.acquire().await?, readers.acquire().await?);
+        let four: i64 = sqlx::query_scalar("SELECT 4").fetch_one(&mut *new).await?;
+        let five: i64 = sqlx::query_scalar("SELECT 5").fetch_one(&mut *old).await?;
+        assert_eq!((four, five), (4, 5));
+        drop((old, new, taken));
+        assert_eq!(readers.idle().len(), 2);
         readers.close().await;
         assert!(matches!(readers.acquire().await, Err(sqlx::Error::PoolClosed)));
         assert!(readers.idle().is_empty());
