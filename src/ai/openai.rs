@@ -229,7 +229,10 @@ impl OpenAiClient {
         let azure = endpoint
             .host_str()
             .is_some_and(|host| host.ends_with(".openai.azure.com") || host.ends_with(".cognitiveservices.azure.com"));
+        // No more calls than the limit are ever in flight, so no more idle connections
+        // than that are worth keeping (each holds its buffers) after a burst.
         let http = reqwest::Client::builder()
+            .pool_max_idle_per_host(config.concurrency.max(1))
             .connect_timeout(config.timeout.min(Duration::from_secs(10)))
             .build()
             .map_err(|error| AiError::Permanent(format!("Could not set up the HTTP client ({error}).")))?;
