@@ -289,6 +289,15 @@ async fn operator_endpoints_answer_without_a_token() {
         "latency histogram"
     );
     assert!(!metrics.contains(&ann.token));
+    if cfg!(all(target_os = "linux", target_env = "gnu")) {
+        let heap: f64 = metrics
+            .lines()
+            .find_map(|line| line.strip_prefix("insight_heap_in_use_bytes "))
+            .and_then(|value| value.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no heap gauge in {metrics}"));
+        // The router and its API document alone take megabytes; a wrong field would not.
+        assert!(heap > 1_000_000.0, "heap in use: {heap}");
+    }
 
     let docs = app.client.get(app.url("/docs/")).send().await.expect("sent");
     assert_eq!(docs.status(), StatusCode::OK);
