@@ -7,33 +7,47 @@
 //! it streams a short interviewer question a fixed time after each request and measures its
 //! own time per call, from the request's arrival to the end of its response body. The token
 //! is the one the server prints for its first user on an empty database. Rooms with a
-//! 10-question guide, one per respondent. Then all respondents at once, one task each, over
-//! HTTP as JSON: join (the interviewer's opening, one model call), answer a number of times
-//! (one model call each), and, once every session is through, leave. Prints:
+//! 10-question guide, one per respondent; one task per respondent, over HTTP as JSON: join
+//! (the interviewer's opening, one model call), answer a number of times (one model call
+//! each), and, once every session is through, leave.
+//!
+//! Two runs, each on a fresh server:
+//!
+//! - **Paced** (the targets are for this one): 200 people in interviews at the same time, as
+//!   people are: they open their links over `INSIGHT_BENCH_JOIN_SECONDS` (2 s) and each
+//!   answer comes after a pause for reading and typing, uniform over 0 to twice
+//!   `INSIGHT_BENCH_THINK_MS` (1,000 ms). Both are far quicker than people (an answer takes
+//!   tens of seconds to type), so the load is heavier than real interviews would make it.
+//! - **Lockstep** (a stress test, printed for reference): everyone joins at the same moment
+//!   and answers the instant the reply arrives, so 200 turns hit the server at once, every
+//!   turn. The added latency then measures the queue of 200 turns' work on two cores
+//!   (about 200 x the CPU per turn / 2), not what a turn adds.
+//!
+//! For each run it prints:
 //!
 //! 1. Turn latency added by the service: per answer, the client's time from sending it to
 //!    having read the whole reply, minus the stub's time for the model call of that turn
 //!    (matched by a marker that starts the answer; for a join, the room's topics). p50, p99
 //!    and max (target: p99 < 5 ms); joins separately. The server has its own process and
 //!    runtime, but shares the machine's cores with the client and the stub.
-//! 2. Memory per active session: the server process's resident memory (`VmRSS` of the
-//!    child) once every session has joined and answered once, minus a baseline taken after
-//!    a warm-up, per session (target: < 50 KB). The server alone: its end of the
-//!    respondent's connection, its connection to the model, and the session's state. The
-//!    warm-up also opens the server's whole SQLite read pool (a fixed cost that a burst of
-//!    sessions would otherwise add to the per-session figure), over connections of its own
-//!    kept open until the memory is measured; the server's thread count is printed at both
-//!    points to show it did not grow. This process's own figure (client and stub) is
-//!    printed apart, for reference.
+//! 2. Memory per active session: the server's heap in use (the allocator's bytes handed out
+//!    and not given back, its `insight_heap_in_use_bytes` metric) once every session has
+//!    joined and answered once, minus a baseline taken after a warm-up, per session
+//!    (target: < 50 KB); its resident memory (`VmRSS`) likewise, which also counts what
+//!    the allocator keeps after a burst and leaves out what it reuses of earlier work. The server alone: its end of the
+//!    respondent's connection, its connections to the model, and the session's state. The
+//!    server opens its SQLite read connections when it starts; its thread count is printed
+//!    at both points to show that none were added. This process's own figure (client and
+//!    stub) is printed apart, for reference.
 //! 3. Turns, errors (the run fails on any), wall time, and CPU time per call of the server
 //!    and of this process.
 //!
 //! Settings: `INSIGHT_BENCH_SESSIONS` (200), `INSIGHT_BENCH_TURNS` (5),
-//! `INSIGHT_BENCH_MODEL_MS` (50), `INSIGHT_BENCH_THINK_MS` (0: every respondent answers the
-//! moment the reply arrives, all in lockstep, the worst case; otherwise each pause before
-//! an answer is uniform over 0 to twice this, as people read and type). The server gets its settings as `INSIGHT_*` variables,
-//! and only those this benchmark sets: the caller's own are not passed on. A report, not a
-//! test: it exits 0 unless the run fails.
+//! `INSIGHT_BENCH_MODEL_MS` (50), `INSIGHT_BENCH_JOIN_SECONDS` (2) and
+//! `INSIGHT_BENCH_THINK_MS` (1000) for the paced run, `INSIGHT_BENCH_LOCKSTEP` (1; 0 skips
+//! the lockstep run). The server gets its settings as `INSIGHT_*` variables, and only those
+//! this benchmark sets: the caller's own are not passed on. A report, not a test: it exits
+//! 0 unless a run fails.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -53,10 +67,6 @@ use server_process::{ServerProcess, tail_text};
 
 /// Sessions of the warm-up, on rooms of their own.
 const WARM_UP: usize = 8;
-/// Concurrent reads that open the server's whole SQLite read pool before the baseline, in
-/// rounds until its thread count stays the same.
-const POOL_WARM_UP: usize = 128;
-const POOL_WARM_UP_ROUNDS: usize = 8;
 
 fn env_number(name: &str, default: u64) -> anyhow::Result<u64> {
     match std::env::var(name) {
@@ -157,6 +167,16 @@ fn status(process: &str, field: &str) -> anyhow::Result<u64> {
     Ok(value.trim().trim_end_matches("kB").trim().parse()?)
 }
 
+/// The server's heap in use, from its metrics, in bytes.
+async fn heap(client: &reqwest::Client, base: &str) -> anyhow::Result<u64> {
+    let page = client.get(format!("{base}/metrics")).send().await?.text().await?;
+    page.lines()
+        .find_map(|line| line.strip_prefix("insight_heap_in_use_bytes "))
+        .and_then(|value| value.trim().parse::<f64>().ok())
+        .map(|bytes| bytes as u64)
+        .context("no insight_heap_in_use_bytes in the server's metrics")
+}
+
 /// The resident memory of a process (`self` or a pid) in bytes.
 fn rss(process: &str) -> anyhow::Result<u64> {
     Ok(status(process, "VmRSS")? * 1024)
@@ -246,6 +266,17 @@ async fn exchange(
 /// What one respondent's session measured: (marker, client ms) per call, and its errors.
 type Outcome = (Vec<(String, f64)>, Vec<String>);
 
+/// How respondents come and answer.
+#[derive(Clone, Copy)]
+struct Pace {
+    /// What the run is called.
+    name: &'static str,
+    /// Joins are spread uniformly over this window.
+    join_spread: Duration,
+    /// The mean pause before each answer (uniform over 0 to twice this).
+    think: Duration,
+}
+
 /// Respondent `n`: joins, answers `turns` times, leaves. With `gates`, waits after its first
 /// answer (twice: the memory is sampled in between) and after its last; every session gets
 /// there, failed or not.
@@ -255,19 +286,28 @@ async fn respondent(
     n: usize,
     turns: usize,
     gates: Option<Arc<[Barrier; 3]>>,
-    think: Duration,
+    pace: Pace,
 ) -> Outcome {
     let (mut calls, mut errors) = (Vec::new(), Vec::new());
     let mut id = String::new();
     // A fixed-seed xorshift per respondent: the same pauses every run.
     let mut seed = 0x9E37_79B9_7F4A_7C15_u64 ^ (n as u64 + 1).wrapping_mul(0x2545_F491_4F6C_DD1D);
+    let mut random = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % 10_000) as f64 / 10_000.0
+    };
     for step in 0..=turns {
-        if step > 0 && !think.is_zero() {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
+        let pause = if step == 0 {
+            // Uniform over the joining window: people open their links one by one.
+            pace.join_spread.mul_f64(random())
+        } else {
             // Uniform over [0, 2 × think): a respondent reads, thinks, types.
-            tokio::time::sleep(think.mul_f64((seed % 10_000) as f64 / 5_000.0)).await;
+            pace.think.mul_f64(2.0 * random())
+        };
+        if !pause.is_zero() {
+            tokio::time::sleep(pause).await;
         }
         if errors.is_empty() {
             match exchange(&client, &join, n, step, &id).await {
@@ -303,7 +343,18 @@ async fn run() -> anyhow::Result<()> {
     let sessions = env_number("INSIGHT_BENCH_SESSIONS", 200)? as usize;
     let turns = env_number("INSIGHT_BENCH_TURNS", 5)?.max(1) as usize;
     let latency = Duration::from_millis(env_number("INSIGHT_BENCH_MODEL_MS", 50)?);
-    let think = Duration::from_millis(env_number("INSIGHT_BENCH_THINK_MS", 0)?);
+    let mut paces = vec![Pace {
+        name: "paced",
+        join_spread: Duration::from_secs_f64(env_number("INSIGHT_BENCH_JOIN_SECONDS", 2)? as f64),
+        think: Duration::from_millis(env_number("INSIGHT_BENCH_THINK_MS", 1000)?),
+    }];
+    if env_number("INSIGHT_BENCH_LOCKSTEP", 1)? != 0 {
+        paces.push(Pace {
+            name: "lockstep",
+            join_spread: Duration::ZERO,
+            think: Duration::ZERO,
+        });
+    }
 
     let stub = Stub {
         latency,
@@ -319,28 +370,48 @@ async fn run() -> anyhow::Result<()> {
     });
     tokio::spawn(async move { axum::serve(listener, router).await });
 
-    let dir = tempfile::tempdir()?;
-    let mut service = start_service(dir.path(), stub_addr).await?;
-    let result = measure(&service, &stub, sessions, turns, think).await;
-    // The server is stopped as soon as it is measured; whether it was still running, and
-    // its log, stay for the error, if any.
-    let exited = match service.child.0.try_wait() {
-        Ok(Some(status)) => format!("\nthe server had exited: {status}"),
-        Ok(None) => String::new(),
-        Err(error) => format!("\nthe server's state is unknown: {error}"),
-    };
-    let log = Arc::clone(&service.log);
-    drop(service);
-    let with_log =
-        |error: anyhow::Error| anyhow::anyhow!("{error:#}{exited}\nserver log, last lines:{}", tail_text(&log));
-    let report = result.map_err(with_log)?;
     println!(
         "Interview benchmark: {sessions} concurrent respondent sessions x {turns} turns, `insight serve` as a child \
-         process on SQLite, model stub streaming its question {} ms after each request (set up in {:.1} s)",
+         process on SQLite, model stub streaming its question {} ms after each request",
         latency.as_millis(),
-        report.setup.as_secs_f64()
     );
-    report.print(sessions).map_err(with_log)
+    for pace in paces {
+        let dir = tempfile::tempdir()?;
+        let mut service = start_service(dir.path(), stub_addr).await?;
+        stub.times.lock().expect("lock").clear();
+        let result = measure(&service, &stub, sessions, turns, pace).await;
+        // The server is stopped as soon as it is measured; whether it was still running,
+        // and its log, stay for the error, if any.
+        let exited = match service.child.0.try_wait() {
+            Ok(Some(status)) => format!("\nthe server had exited: {status}"),
+            Ok(None) => String::new(),
+            Err(error) => format!("\nthe server's state is unknown: {error}"),
+        };
+        let log = Arc::clone(&service.log);
+        drop(service);
+        let with_log =
+            |error: anyhow::Error| anyhow::anyhow!("{error:#}{exited}\nserver log, last lines:{}", tail_text(&log));
+        let report = result.map_err(with_log)?;
+        println!();
+        if pace.think.is_zero() && pace.join_spread.is_zero() {
+            println!(
+                "{}: a stress test, no targets: all join at once and answer the instant a reply arrives \
+                 (set up in {:.1} s)",
+                pace.name,
+                report.setup.as_secs_f64()
+            );
+        } else {
+            println!(
+                "{}: joins over {:.1} s, pauses before answers uniform over 0 to {:.1} s (set up in {:.1} s)",
+                pace.name,
+                pace.join_spread.as_secs_f64(),
+                2.0 * pace.think.as_secs_f64(),
+                report.setup.as_secs_f64()
+            );
+        }
+        report.print(sessions).map_err(with_log)?;
+    }
+    Ok(())
 }
 
 /// What a run measured.
@@ -352,6 +423,8 @@ struct Report {
     turn_client: Vec<f64>,
     /// The server's resident memory after the warm-up and at the barrier, in bytes.
     server_rss: (u64, u64),
+    /// The server's heap in use (its `insight_heap_in_use_bytes`), likewise.
+    server_heap: (u64, u64),
     /// The server's threads, likewise.
     threads: (u64, u64),
     /// This process's (client and stub), likewise.
@@ -367,7 +440,7 @@ async fn measure(
     stub: &Stub,
     sessions: usize,
     turns: usize,
-    think: Duration,
+    pace: Pace,
 ) -> anyhow::Result<Report> {
     let (base, token, pid) = (&service.base, &service.token, service.pid());
     let client = reqwest::Client::builder().pool_max_idle_per_host(4096).build()?;
@@ -411,8 +484,14 @@ async fn measure(
     let setup = setup.elapsed();
 
     // A warm-up on rooms of their own, then the baselines.
-    let warm_up = (sessions..sessions + WARM_UP)
-        .map(|n| respondent(client.clone(), joins[n].clone(), n, 2, None, Duration::ZERO));
+    let warm_up = (sessions..sessions + WARM_UP).map(|n| {
+        let quick = Pace {
+            name: "warm-up",
+            join_spread: Duration::ZERO,
+            think: Duration::ZERO,
+        };
+        respondent(client.clone(), joins[n].clone(), n, 2, None, quick)
+    });
     if let Some(error) = futures_util::future::join_all(warm_up)
         .await
         .into_iter()
@@ -420,37 +499,29 @@ async fn measure(
     {
         bail!("warm-up: {error}");
     }
-    // The server opens SQLite readers (a thread and a page cache each) as concurrent reads
-    // need them, up to a fixed number: a cost of the burst, not of each session. They are
-    // opened here, by reads on connections of their own that stay open until the memory is
-    // measured: no session reuses them, nor the memory they would free on closing.
-    let opener = reqwest::Client::new();
-    let mut threads = status(&pid, "Threads")?;
-    for _ in 0..POOL_WARM_UP_ROUNDS {
-        let reads = (0..POOL_WARM_UP).map(|i| call(opener.get(&joins[sessions + i % WARM_UP])));
-        futures_util::future::try_join_all(reads)
-            .await
-            .context("warming up the read pool")?;
-        let before = std::mem::replace(&mut threads, status(&pid, "Threads")?);
-        if threads == before {
-            break;
-        }
-    }
+    let heap_baseline = heap(&client, base).await?;
     let (server_baseline, own_baseline) = (rss(&pid)?, rss("self")?);
     let threads_baseline = status(&pid, "Threads")?;
 
     let gates = Arc::new([(); 3].map(|_| Barrier::new(sessions + 1)));
     let (started, server_cpu, own_cpu) = (Instant::now(), cpu(&pid)?, cpu("self")?);
-    let tasks: Vec<_> = (0..sessions)
-        .map(|n| {
-            let (client, join, gates) = (client.clone(), joins[n].clone(), Some(gates.clone()));
-            tokio::spawn(respondent(client, join, n, turns, gates, think))
+    // Each respondent is a browser of its own, with its own connection to the server, as
+    // people's are (one client for all would share a few connections between sessions).
+    let browsers = (0..sessions)
+        .map(|_| reqwest::Client::builder().build())
+        .collect::<Result<Vec<_>, _>>()?;
+    let tasks: Vec<_> = browsers
+        .into_iter()
+        .enumerate()
+        .map(|(n, browser)| {
+            let (join, gates) = (joins[n].clone(), Some(gates.clone()));
+            tokio::spawn(respondent(browser, join, n, turns, gates, pace))
         })
         .collect();
     gates[0].wait().await;
     let (server_active, own_active) = (rss(&pid)?, rss("self")?);
+    let heap_active = heap(&client, base).await?;
     let threads_active = status(&pid, "Threads")?;
-    drop(opener);
     gates[1].wait().await;
     gates[2].wait().await;
     let wall = started.elapsed();
@@ -482,6 +553,7 @@ async fn measure(
         turn_added,
         turn_client,
         server_rss: (server_baseline, server_active),
+        server_heap: (heap_baseline, heap_active),
         threads: (threads_baseline, threads_active),
         own_rss: (own_baseline, own_active),
         cpu: cpu_used,
@@ -506,10 +578,15 @@ impl Report {
             |(baseline, active): (u64, u64)| active.saturating_sub(baseline) as f64 / sessions.max(1) as f64 / 1024.0;
         let mb = |bytes: u64| bytes as f64 / 1048576.0;
         println!(
-            "memory per active session: {:.1} KB (target < 50 KB): the server process alone (VmRSS once every session \
-             joined and answered once, {:.1} MB, minus {:.1} MB after a warm-up, per session): its end of the \
-             respondent's connection, its connection to the model, and the session's cached transcript; \
-             server threads {} then {}",
+            "memory per active session: {:.1} KB of heap (target < 50 KB): the server's data in use once every \
+             session joined and answered once ({:.1} MB, from {:.1} MB after a warm-up; its \
+             insight_heap_in_use_bytes), per session: its end of the respondent's connection, its connections \
+             to the model, and the session's state. Resident memory grew {:.1} KB per session ({:.1} MB, from \
+             {:.1} MB; it also keeps what a burst freed, and reuses what earlier work freed). Server threads {} \
+             then {}",
+            per_session(self.server_heap),
+            mb(self.server_heap.1),
+            mb(self.server_heap.0),
             per_session(self.server_rss),
             mb(self.server_rss.1),
             mb(self.server_rss.0),
