@@ -156,7 +156,7 @@ impl Store {
              gen_started_at = COALESCE(gen_started_at, $4), gen_finished_at = NULL, updated_at = $4 \
              WHERE id = $5 AND status IN ($6, $3) AND NOT is_deleted AND {ATTEMPT}"
         );
-        Ok(db!(self, write, |conn| {
+        Ok(db!(self, write_urgent, |conn| {
             let job = sqlx::query_as::<_, Job>(claim)
                 .bind(at + lease)
                 .bind(at)

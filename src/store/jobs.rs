@@ -96,7 +96,7 @@ impl Store {
     pub async fn claim_job(&self, kind: &str, lease: chrono::Duration) -> anyhow::Result<Option<Job>> {
         let at = now();
         let sql = self.claim_sql();
-        Ok(db!(self, write_one, |conn| sqlx::query_as::<_, Job>(sql)
+        Ok(db!(self, write_one_urgent, |conn| sqlx::query_as::<_, Job>(sql)
             .bind(at + lease)
             .bind(at)
             .bind(kind)

@@ -87,7 +87,9 @@ pub struct Store {
 /// returns `Ok` and rolled back when it returns `Err` (or leaves early with `?`). On
 /// SQLite the transaction is shared with other writes in a group commit (see
 /// `writer.rs`) and the body's statements run in a savepoint; `write_one` is for a body
-/// of exactly one statement, which needs no savepoint. Either way the macro yields the
+/// of exactly one statement, which needs no savepoint; `write_urgent` and
+/// `write_one_urgent` are the same for the writes that start background work, which go
+/// ahead of ordinary writes on SQLite (`writer.rs`). Either way the macro yields the
 /// body's result only once it is durable; a failed commit leaves the enclosing function
 /// with the error. Bodies must not open transactions of their own.
 macro_rules! db {
@@ -104,15 +106,21 @@ macro_rules! db {
         }
     };
     ($store:expr, write, |$conn:ident| $body:expr) => {
-        $crate::store::db!(@write $store, $crate::store::writer::Statements::Many, |$conn| $body)
+        $crate::store::db!(@write $store, $crate::store::writer::Statements::Many, begin, |$conn| $body)
     };
     ($store:expr, write_one, |$conn:ident| $body:expr) => {
-        $crate::store::db!(@write $store, $crate::store::writer::Statements::One, |$conn| $body)
+        $crate::store::db!(@write $store, $crate::store::writer::Statements::One, begin, |$conn| $body)
     };
-    (@write $store:expr, $statements:expr, |$conn:ident| $body:expr) => {
+    ($store:expr, write_urgent, |$conn:ident| $body:expr) => {
+        $crate::store::db!(@write $store, $crate::store::writer::Statements::Many, begin_urgent, |$conn| $body)
+    };
+    ($store:expr, write_one_urgent, |$conn:ident| $body:expr) => {
+        $crate::store::db!(@write $store, $crate::store::writer::Statements::One, begin_urgent, |$conn| $body)
+    };
+    (@write $store:expr, $statements:expr, $begin:ident, |$conn:ident| $body:expr) => {
         match &$store.db {
             $crate::store::Db::Sqlite { write, .. } => {
-                let mut guard = write.begin($statements).await?;
+                let mut guard = write.$begin($statements).await?;
                 let result = {
                     let $conn: &mut sqlx::SqliteConnection = guard.connection()?;
                     $body

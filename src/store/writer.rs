@@ -10,6 +10,13 @@
 //! (first-in, first-out) lock; when it is released they run one after another, and the
 //! committer, queued behind them, commits them all.
 //!
+//! Writes that start background work (a worker claiming a job) are urgent: they skip the
+//! queue of ordinary writes (waiting for one at most) and have a committer of their own
+//! that does not wait for that queue either. Behind a burst of API writes (a team queueing
+//! a thousand reports) the claims otherwise waited for the whole burst, and the model sat
+//! idle. Ordinary writes and their committer pass a first-in, first-out gate before the
+//! batch's lock, which urgent writes and their committer take directly.
+//!
 //! A write of several statements runs in a savepoint, so its failure rolls back only
 //! its own statements; a single statement needs none (SQLite undoes a failed statement
 //! by itself), which keeps the time under the lock short. (Leaving kept savepoints open
@@ -64,8 +71,13 @@ struct Batch {
 #[derive(Debug)]
 struct Inner {
     pool: SqlitePool,
+    /// Ordinary writes and the committer queue here, first come first served, before they
+    /// take the batch; urgent writes skip it (see [`Writer::begin_urgent`]).
+    gate: Mutex<()>,
     batch: Arc<Mutex<Batch>>,
     commit_wanted: Notify,
+    /// Wakes the committer of urgent writes, which skips the gate.
+    urgent_commit_wanted: Notify,
     #[cfg(test)]
     commits: AtomicU64,
 }
@@ -80,6 +92,8 @@ pub(crate) struct Writer {
 pub(crate) struct WriteGuard {
     batch: Option<OwnedMutexGuard<Batch>>,
     statements: Statements,
+    /// Goes ahead of ordinary writes (see [`Writer::begin_urgent`]).
+    urgent: bool,
     inner: Arc<Inner>,
 }
 
@@ -88,6 +102,7 @@ impl Writer {
     pub(crate) fn start(pool: SqlitePool) -> Self {
         let inner = Arc::new(Inner {
             pool,
+            gate: Mutex::new(()),
             batch: Arc::new(Mutex::new(Batch {
                 conn: None,
                 open: false,
@@ -96,10 +111,12 @@ impl Writer {
                 closed: false,
             })),
             commit_wanted: Notify::new(),
+            urgent_commit_wanted: Notify::new(),
             #[cfg(test)]
             commits: AtomicU64::new(0),
         });
-        tokio::spawn(committer(inner.clone()));
+        tokio::spawn(committer(inner.clone(), false));
+        tokio::spawn(committer(inner.clone(), true));
         Self { inner }
     }
 
@@ -111,11 +128,33 @@ impl Writer {
     /// Starts a write: joins (or opens) the batch's transaction, in a savepoint when the
     /// write has several statements.
     pub(crate) async fn begin(&self, statements: Statements) -> Result<WriteGuard, sqlx::Error> {
+        let gate = self.inner.gate.lock().await;
         let batch = self.inner.batch.clone().lock_owned().await;
+        drop(gate);
+        self.started(batch, statements, false).await
+    }
+
+    /// Starts a write that goes ahead of the ordinary writes waiting (it waits for one at
+    /// most), and whose commit does not wait for them either: urgent writes that arrive
+    /// together share a commit of their own (see [`committer`]). For the writes that start
+    /// background work (a worker's claim of a job): queued behind a burst of API writes,
+    /// they left the model idle.
+    pub(crate) async fn begin_urgent(&self, statements: Statements) -> Result<WriteGuard, sqlx::Error> {
+        let batch = self.inner.batch.clone().lock_owned().await;
+        self.started(batch, statements, true).await
+    }
+
+    async fn started(
+        &self,
+        batch: OwnedMutexGuard<Batch>,
+        statements: Statements,
+        urgent: bool,
+    ) -> Result<WriteGuard, sqlx::Error> {
         // From here on, however this ends, the committer hears of it (see `Drop`).
         let mut guard = WriteGuard {
             batch: Some(batch),
             statements,
+            urgent,
             inner: self.inner.clone(),
         };
         let batch = guard.batch_mut()?;
@@ -152,6 +191,7 @@ impl Writer {
         }
         drop(batch);
         self.inner.commit_wanted.notify_one();
+        self.inner.urgent_commit_wanted.notify_one();
         self.inner.pool.close().await;
     }
 
@@ -291,15 +331,31 @@ impl Drop for WriteGuard {
         // abandoned for the next holder to roll back), the open transaction must be
         // committed or settled: the committer takes care of it.
         if self.batch.take().is_some() {
-            self.inner.commit_wanted.notify_one();
+            if self.urgent {
+                self.inner.urgent_commit_wanted.notify_one();
+            } else {
+                self.inner.commit_wanted.notify_one();
+            }
         }
     }
 }
 
-async fn committer(inner: Arc<Inner>) {
+/// Commits the open batch whenever a write asks for it. The committer of ordinary writes
+/// queues at the gate behind the writes that came before it, so it commits them all at
+/// once; the committer of urgent writes skips the gate, as they do, and commits the urgent
+/// writes that queued before it (with whatever else the batch holds) without waiting for
+/// the ordinary ones.
+async fn committer(inner: Arc<Inner>, urgent: bool) {
     loop {
-        inner.commit_wanted.notified().await;
+        let gate = if urgent {
+            inner.urgent_commit_wanted.notified().await;
+            None
+        } else {
+            inner.commit_wanted.notified().await;
+            Some(inner.gate.lock().await)
+        };
         let mut batch = inner.batch.lock().await;
+        drop(gate);
         let had_writes = batch.open;
         let writes = batch.waiters.len() as u64;
         let started = std::time::Instant::now();
@@ -373,6 +429,52 @@ mod tests {
         sqlx::query_scalar("SELECT id FROM notes ORDER BY id")
             .fetch_all(read)
             .await
+    }
+
+    /// An ordinary write holds the batch while ten more queue behind it; an urgent write
+    /// that comes after them all runs after at most one of them, and everything commits.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_urgent_write_goes_ahead_of_the_ordinary_ones_waiting() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let (writer, read) = writer(&dir).await?;
+        let turns = Arc::new(AtomicU64::new(0));
+        let mut first = writer.begin(Statements::One).await?;
+        sqlx::query("INSERT INTO notes (id, text) VALUES (0, 'first')")
+            .execute(first.connection()?)
+            .await?;
+        let write = |id: i64, urgent: bool| {
+            let (writer, turns) = (writer.clone(), turns.clone());
+            tokio::spawn(async move {
+                let mut guard = if urgent {
+                    writer.begin_urgent(Statements::One).await?
+                } else {
+                    writer.begin(Statements::One).await?
+                };
+                let turn = turns.fetch_add(1, Ordering::SeqCst);
+                sqlx::query("INSERT INTO notes (id, text) VALUES ($1, 'note')")
+                    .bind(id)
+                    .execute(guard.connection()?)
+                    .await?;
+                guard.finish(true).await?;
+                Ok::<_, sqlx::Error>(turn)
+            })
+        };
+        let ordinary: Vec<_> = (1..=10).map(|id| write(id, false)).collect();
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        let urgent = write(100, true);
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        first.finish(true).await?;
+        let urgent_turn = urgent.await??;
+        assert!(
+            urgent_turn <= 1,
+            "the urgent write ran after {urgent_turn} of the ten waiting"
+        );
+        for task in ordinary {
+            task.await??;
+        }
+        let expected: Vec<i64> = (0..=10).chain([100]).collect();
+        assert_eq!(ids(&read).await?, expected);
+        Ok(())
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
