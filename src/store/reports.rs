@@ -108,7 +108,14 @@ fn nullable<T>(patch: &Patch<T>) -> (bool, Option<&T>) {
 }
 
 impl Store {
-    pub async fn create_report(&self, project_id: Uuid, report: NewReport) -> anyhow::Result<Uuid> {
+    /// Writes a report, `queued`, with its generation job, and answers it as written (the
+    /// project's name is the caller's to give: it has just looked the project up).
+    pub async fn create_report(
+        &self,
+        project_id: Uuid,
+        project_name: String,
+        report: NewReport,
+    ) -> anyhow::Result<Report> {
         let id = Uuid::new_v4();
         let at = now();
         db!(self, write, |conn| {
@@ -146,7 +153,26 @@ impl Store {
             .await?;
             Ok::<_, sqlx::Error>(())
         })?;
-        Ok(id)
+        Ok(Report {
+            id,
+            prompts_ids: report.prompts_ids,
+            records_ids: report.records_ids,
+            project_id,
+            project_name: Some(project_name),
+            category: report.category,
+            title: report.title,
+            context: report.context,
+            context_expand: report.context_expand,
+            status: ReportStatus::Queued,
+            content: None,
+            is_public: false,
+            is_archived: false,
+            is_deleted: false,
+            preset_id: report.preset_id,
+            report_language: report.report_language,
+            created_at: at,
+            updated_at: at,
+        })
     }
 
     /// Reports of one of the owner's projects, newest first; deleted ones never, archived

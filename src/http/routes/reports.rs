@@ -161,9 +161,9 @@ async fn create_report(
     IdsAndJson(ids, ReportCreate(body)): IdsAndJson<1, ReportCreate>,
 ) -> ApiResult<(StatusCode, Json<Report>)> {
     let [project_id] = ids;
-    if !app.store.owns_project(user.id, project_id).await? {
+    let Some(project_name) = app.store.project_name(user.id, project_id).await? else {
         return Err(ApiError::not_found("Project"));
-    }
+    };
     check_references(
         &app.store,
         user.id,
@@ -198,9 +198,8 @@ async fn create_report(
         report_language: body.report_language,
         reasoning_mode: body.reasoning_mode,
     };
-    let id = app.store.create_report(project_id, report).await?;
-    let report = app.store.get_report(user.id, project_id, id).await?;
-    let report = report.ok_or_else(|| anyhow::anyhow!("report {id} vanished after insert"))?;
+    // Answered as written: read back, it could already be `generating`.
+    let report = app.store.create_report(project_id, project_name, report).await?;
     app.wake_workers(GENERATE_JOB);
     Ok((StatusCode::ACCEPTED, Json(report)))
 }
