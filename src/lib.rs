@@ -22,7 +22,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::Context;
-use tokio::net::TcpListener;
 
 pub use config::Settings;
 pub use http::{AppState, document};
@@ -40,8 +39,7 @@ pub struct Server {
 impl Server {
     /// Binds `settings.addr` and serves until `stop` (or forever).
     pub async fn start(settings: Settings, store: Store) -> anyhow::Result<Self> {
-        let listener = TcpListener::bind(settings.addr)
-            .await
+        let listener = http::serve::listen(settings.addr)
             .with_context(|| format!("cannot listen on {} (INSIGHT_ADDR)", settings.addr))?;
         let addr = listener.local_addr()?;
         std::fs::create_dir_all(&settings.data_dir).with_context(|| {

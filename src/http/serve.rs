@@ -32,6 +32,26 @@ const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 /// want of resources (no file descriptors left, say).
 const ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
 
+/// Connections the system may hold for the server before it accepts them. The standard
+/// 128 was too few for a class of respondents opening their links at the same moment
+/// while the server was busy: connections beyond it were refused and tried again by the
+/// client a second later. The system caps it at `net.core.somaxconn`.
+const BACKLOG: u32 = 1024;
+
+/// A listening socket on `addr`, with room for a burst of connections.
+pub fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    // A restarted server binds again at once, as with std's and tokio's own `bind`.
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(BACKLOG)
+}
+
 /// Serves `app` on `listener` until `shutdown` completes, then waits for the requests in
 /// flight.
 pub async fn serve(listener: TcpListener, app: Router, shutdown: impl Future<Output = ()>) {
@@ -92,4 +112,39 @@ async fn accept_failed(error: &std::io::Error) {
     }
     tracing::error!(%error, "accepting a connection failed; trying again in a second");
     tokio::time::sleep(ACCEPT_BACKOFF).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A burst of clients connecting while the server has not accepted any yet: every
+    /// connection is held for it (with the standard backlog of 128, those beyond it wait a
+    /// second to try again).
+    #[tokio::test]
+    async fn a_burst_of_connections_waits_to_be_accepted() -> std::io::Result<()> {
+        // The system caps the backlog; on one that caps it below the burst there is
+        // nothing to check.
+        let cap = std::fs::read_to_string("/proc/sys/net/core/somaxconn").ok();
+        if cap
+            .and_then(|cap| cap.trim().parse::<u32>().ok())
+            .is_some_and(|cap| cap < 400)
+        {
+            eprintln!("net.core.somaxconn is below 400; skipped");
+            return Ok(());
+        }
+        let listener = listen("127.0.0.1:0".parse().expect("an address"))?;
+        let addr = listener.local_addr()?;
+        let connects = (0..400).map(|_| async move {
+            tokio::time::timeout(Duration::from_millis(500), tokio::net::TcpStream::connect(addr)).await
+        });
+        let connected = futures_util::future::join_all(connects)
+            .await
+            .into_iter()
+            .filter(|outcome| matches!(outcome, Ok(Ok(_))))
+            .count();
+        assert_eq!(connected, 400, "connections held before any was accepted");
+        drop(listener);
+        Ok(())
+    }
 }
