@@ -10,6 +10,15 @@
 //! request's arrival to its answer, and its sleep lasts a little longer than asked (tokio's
 //! timer rounds up to the next millisecond and the stub's task must be scheduled), which is
 //! the model's time, not the service's. The ideal with the nominal latency is printed too.
+//!
+//! The overhead is the time the model's slots sat idle, per call, and it is split by
+//! where that happened: filling the slots at the start, handing a freed slot to the next
+//! call, and the end. The end includes the last round's empty slots, which no service
+//! avoids when the calls do not divide into rounds (1,000 calls make 62 full rounds of 16
+//! and one of 8: 8 slots x the latency, 0.41 ms per call at 51 ms).
+//!
+//! Only the reports' calls are counted: the record's persona, which the model is asked
+//! for too, is settled before the clock starts, and so are the clients' connections.
 //! Settings: `INSIGHT_BENCH_REPORTS` (default 1000), `INSIGHT_BENCH_LATENCY_MS` (50),
 //! `INSIGHT_BENCH_CONCURRENCY` (16: `INSIGHT_LLM_CONCURRENCY`), `INSIGHT_BENCH_WORKERS`
 //! (unset: the server's default, twice the concurrency), `INSIGHT_BENCH_CLIENTS` (32 API
@@ -67,6 +76,8 @@ struct Stub {
     busy_micros: Arc<AtomicU64>,
     in_flight: Arc<AtomicU64>,
     most_in_flight: Arc<AtomicU64>,
+    /// When each call arrived and when it was answered.
+    times: Arc<std::sync::Mutex<Vec<(Instant, Instant)>>>,
 }
 
 /// Chat Completions with a fixed latency: a short section quoting the transcript.
@@ -90,7 +101,73 @@ async fn complete(State(stub): State<Stub>, request: axum::extract::Request) -> 
     }));
     let micros = u64::try_from(arrived.elapsed().as_micros()).unwrap_or(u64::MAX);
     stub.busy_micros.fetch_add(micros, Ordering::Relaxed);
+    stub.times.lock().expect("times").push((arrived, Instant::now()));
     axum::response::IntoResponse::into_response(answer)
+}
+
+/// Where the model's slots sat idle in a run. Over the run, `concurrency x wall` is the
+/// stub's busy time plus these: each slot waits for its first call (the ramp), for the
+/// next call after each answer (hand-offs: the n-th answer frees the slot that the
+/// (n + concurrency)-th call takes), and after its last answer until the end is seen.
+struct Idle {
+    ramp_ms: f64,
+    /// Each hand-off, sorted.
+    handoff_ms: Vec<f64>,
+    end_ms: f64,
+    /// Slots with no call in the last round.
+    empty_last_round: u64,
+    first_call_ms: f64,
+    full_ms: f64,
+    last_answer_ms: f64,
+}
+
+impl Idle {
+    fn of(times: &[(Instant, Instant)], started: Instant, wall: Duration, concurrency: usize) -> Self {
+        let ms = |instant: Instant| {
+            if instant >= started {
+                instant.duration_since(started).as_secs_f64() * 1000.0
+            } else {
+                -(started.duration_since(instant).as_secs_f64() * 1000.0)
+            }
+        };
+        let mut arrivals: Vec<f64> = times.iter().map(|(arrived, _)| ms(*arrived)).collect();
+        let mut answers: Vec<f64> = times.iter().map(|(_, answered)| ms(*answered)).collect();
+        arrivals.sort_by(f64::total_cmp);
+        answers.sort_by(f64::total_cmp);
+        let slots = concurrency.min(arrivals.len());
+        let mut handoff_ms: Vec<f64> = arrivals[slots..]
+            .iter()
+            .zip(&answers)
+            .map(|(arrived, freed)| arrived - freed)
+            .collect();
+        handoff_ms.sort_by(f64::total_cmp);
+        let wall_ms = wall.as_secs_f64() * 1000.0;
+        let calls = times.len() as u64;
+        Self {
+            ramp_ms: arrivals[..slots].iter().sum(),
+            handoff_ms,
+            end_ms: answers[answers.len() - slots..]
+                .iter()
+                .map(|answered| wall_ms - answered)
+                .sum(),
+            empty_last_round: match calls % concurrency as u64 {
+                0 => 0,
+                rest => concurrency as u64 - rest,
+            },
+            first_call_ms: arrivals.first().copied().unwrap_or(f64::NAN),
+            full_ms: arrivals.get(slots.saturating_sub(1)).copied().unwrap_or(f64::NAN),
+            last_answer_ms: answers.last().copied().unwrap_or(f64::NAN),
+        }
+    }
+}
+
+/// The `q` quantile of sorted `values`.
+fn quantile(values: &[f64], q: f64) -> f64 {
+    let last = values.len().saturating_sub(1);
+    values
+        .get((last as f64 * q).round() as usize)
+        .copied()
+        .unwrap_or(f64::NAN)
 }
 
 async fn run() -> anyhow::Result<()> {
@@ -105,6 +182,7 @@ async fn run() -> anyhow::Result<()> {
         busy_micros: Arc::default(),
         in_flight: Arc::default(),
         most_in_flight: Arc::default(),
+        times: Arc::default(),
     };
     let router = axum::Router::new()
         .route("/v1/chat/completions", post(complete))
@@ -112,7 +190,10 @@ async fn run() -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let stub_addr = listener.local_addr()?;
     // A model server answers as soon as its latency is over: no Nagle delay on top.
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+    let connections = Arc::new(AtomicU64::new(0));
+    let counted = connections.clone();
+    let listener = axum::serve::ListenerExt::tap_io(listener, move |tcp| {
+        counted.fetch_add(1, Ordering::Relaxed);
         let _ = tcp.set_nodelay(true);
     });
     tokio::spawn(async move { axum::serve(listener, router).await });
@@ -177,6 +258,24 @@ async fn run() -> anyhow::Result<()> {
     while send(reqwest::Method::GET, format!("/insight/{record_id}/"), None).await?["status"] != "Finished" {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+    // The record's persona is asked of the model too (the stub's answer is no persona:
+    // after three attempts it gives up for minutes). Let that settle first, so that the
+    // run counts only the reports' calls.
+    loop {
+        let persona = client
+            .get(format!("{base}/insight/{record_id}/persona-report"))
+            .bearer_auth(&token)
+            .send()
+            .await?;
+        match persona.status().as_u16() {
+            200 | 503 => break,
+            202 => tokio::time::sleep(Duration::from_millis(20)).await,
+            other => bail!("the persona answered {other}"),
+        }
+    }
+    stub.calls.store(0, Ordering::Relaxed);
+    stub.busy_micros.store(0, Ordering::Relaxed);
+    stub.times.lock().expect("times").clear();
     let prompt = send(
         reqwest::Method::POST,
         "/prompts/".into(),
@@ -190,6 +289,16 @@ async fn run() -> anyhow::Result<()> {
         latency.as_millis(),
         std::env::var("INSIGHT_BENCH_WORKERS").unwrap_or_else(|_| format!("{} (the default)", 2 * concurrency))
     );
+    // The clients' connections are opened before the clock starts: their handshakes are
+    // the benchmark's, not the service's work per call.
+    let warm: Vec<anyhow::Result<reqwest::Response>> = futures_util::stream::iter(0..clients)
+        .map(|_| async { Ok(client.get(format!("{base}/healthz")).send().await?) })
+        .buffer_unordered(clients)
+        .collect()
+        .await;
+    for response in warm {
+        response?.error_for_status()?;
+    }
     let (started, cpu_before) = (Instant::now(), cpu_seconds(&server.pid()));
     // How busy the model is, sampled every 5 ms: while reports are queued, and after.
     let samples = Arc::new(std::sync::Mutex::new(Vec::<(f64, u64)>::new()));
@@ -206,16 +315,23 @@ async fn run() -> anyhow::Result<()> {
             }
         })
     };
+    let first_queued = std::sync::OnceLock::new();
     // Queued by `INSIGHT_BENCH_CLIENTS` (32) clients at once, as a team's tools would.
     let created: Vec<anyhow::Result<Value>> = futures_util::stream::iter(0..reports)
         .map(|n| {
             let body =
                 json!({ "title": format!("Report {n}"), "prompts_ids": [prompt["id"]], "reasoning_mode": "fast" });
-            send(
+            let request = send(
                 reqwest::Method::POST,
                 format!("/projects/{project_id}/reports"),
                 Some(body),
-            )
+            );
+            let first_queued = &first_queued;
+            async move {
+                let report = request.await;
+                first_queued.get_or_init(|| started.elapsed());
+                report
+            }
         })
         .buffer_unordered(clients)
         .collect()
@@ -287,6 +403,33 @@ async fn run() -> anyhow::Result<()> {
         (wall.as_secs_f64() / nominal - 1.0) * 100.0
     );
     println!("service overhead per call: {overhead_ms:.2} ms (target < 1 ms)");
+    let first_queued = first_queued.get().map_or(f64::NAN, |at| at.as_secs_f64() * 1000.0);
+    let idle = Idle::of(&stub.times.lock().expect("times"), started, wall, concurrency);
+    println!(
+        "overhead per call, by where the model's slots sat idle: {:.2} ms filling them at the start, {:.2} ms \
+         handing a freed slot to the next call, {:.2} ms at the end, of which {:.2} ms are the last round's empty \
+         slots ({} calls in it), which no service avoids: {calls} calls do not fill rounds of {concurrency}",
+        idle.ramp_ms / calls as f64,
+        idle.handoff_ms.iter().sum::<f64>() / calls as f64,
+        idle.end_ms / calls as f64,
+        idle.empty_last_round as f64 * model_ms / calls as f64,
+        concurrency as u64 - idle.empty_last_round,
+    );
+    println!(
+        "a freed slot's next call reached the model after {:.2} ms on average (p50 {:.2}, p99 {:.2} ms; the \
+         stub's own handling of the answer and the request included)",
+        idle.handoff_ms.iter().sum::<f64>() / idle.handoff_ms.len().max(1) as f64,
+        quantile(&idle.handoff_ms, 0.5),
+        quantile(&idle.handoff_ms, 0.99)
+    );
+    println!(
+        "timeline: first report queued at {first_queued:.1} ms, first model call at {:.1} ms, all {concurrency} \
+         slots busy at {:.1} ms, last answer at {:.1} ms, the end seen at {:.1} ms",
+        idle.first_call_ms,
+        idle.full_ms,
+        idle.last_answer_ms,
+        wall.as_secs_f64() * 1000.0,
+    );
     println!(
         "model calls at once: at most {} of {concurrency}; on average {:.1} while reports were queued, {:.1} after",
         stub.most_in_flight.load(Ordering::Relaxed),
@@ -297,6 +440,10 @@ async fn run() -> anyhow::Result<()> {
         "server CPU: {cpu:.2} s on {} cores, {:.2} ms per report (queueing it through the API included)",
         std::thread::available_parallelism().map_or(0, usize::from),
         cpu * 1000.0 / ids.len() as f64
+    );
+    println!(
+        "connections the model stub accepted: {}",
+        connections.load(Ordering::Relaxed)
     );
     println!("peak RSS of the server: {:.1} MB", peak_rss_mb(&server.pid()));
     Ok(())
