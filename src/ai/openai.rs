@@ -419,6 +419,8 @@ impl OpenAiClient {
             .await
             .unwrap_or_else(|_| Err(self.timed_out()))?;
         drop(permit);
+        // The call waiting for the permit was just woken: let it go out first.
+        tokio::task::yield_now().await;
         self.parse_answer(request, &text)
     }
 
