@@ -31,6 +31,9 @@ use serde_json::{Value, json};
 use insight::search::Retriever;
 use insight::{Server, Settings, Store};
 
+mod stats;
+use stats::summary;
+
 fn env_number(name: &str, default: u64) -> anyhow::Result<u64> {
     match std::env::var(name) {
         Ok(value) => value.parse().with_context(|| format!("{name} must be a whole number")),
@@ -172,23 +175,6 @@ async fn complete(State(stub): State<Stub>, request: axum::extract::Request) -> 
         axum::body::Body::from_stream(body),
     )
         .into_response()
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
-    sorted[rank.min(sorted.len() - 1)]
-}
-
-fn summary(mut samples: Vec<f64>) -> (f64, f64, f64) {
-    samples.sort_by(f64::total_cmp);
-    (
-        percentile(&samples, 50.0),
-        percentile(&samples, 99.0),
-        samples.last().copied().unwrap_or(f64::NAN),
-    )
 }
 
 async fn run() -> anyhow::Result<()> {

@@ -38,6 +38,8 @@ use serde_json::{Value, json};
 
 mod server_process;
 use server_process::ServerProcess;
+mod stats;
+use stats::percentile;
 
 fn env_number(name: &str, default: u64) -> anyhow::Result<u64> {
     match std::env::var(name) {
@@ -71,19 +73,15 @@ fn cpu_seconds(pid: &str) -> f64 {
 #[derive(Clone)]
 struct Stub {
     latency: Duration,
-    calls: Arc<AtomicU64>,
-    /// The stub's own time over all calls, from each request's arrival to its answer, in µs.
-    busy_micros: Arc<AtomicU64>,
     in_flight: Arc<AtomicU64>,
     most_in_flight: Arc<AtomicU64>,
-    /// When each call arrived and when it was answered.
+    /// When each call arrived and when it was answered: the stub's own time is between.
     times: Arc<std::sync::Mutex<Vec<(Instant, Instant)>>>,
 }
 
 /// Chat Completions with a fixed latency: a short section quoting the transcript.
 async fn complete(State(stub): State<Stub>, request: axum::extract::Request) -> axum::response::Response {
     let arrived = Instant::now();
-    stub.calls.fetch_add(1, Ordering::Relaxed);
     let now = stub.in_flight.fetch_add(1, Ordering::Relaxed) + 1;
     stub.most_in_flight.fetch_max(now, Ordering::Relaxed);
     let request: Value = match axum::body::to_bytes(request.into_body(), usize::MAX).await {
@@ -99,8 +97,6 @@ async fn complete(State(stub): State<Stub>, request: axum::extract::Request) -> 
         "choices": [ { "index": 0, "message": { "role": "assistant", "content": content }, "finish_reason": "stop" } ],
         "usage": { "prompt_tokens": 200, "completion_tokens": 40, "total_tokens": 240 }
     }));
-    let micros = u64::try_from(arrived.elapsed().as_micros()).unwrap_or(u64::MAX);
-    stub.busy_micros.fetch_add(micros, Ordering::Relaxed);
     stub.times.lock().expect("times").push((arrived, Instant::now()));
     axum::response::IntoResponse::into_response(answer)
 }
@@ -161,15 +157,6 @@ impl Idle {
     }
 }
 
-/// The `q` quantile of sorted `values`.
-fn quantile(values: &[f64], q: f64) -> f64 {
-    let last = values.len().saturating_sub(1);
-    values
-        .get((last as f64 * q).round() as usize)
-        .copied()
-        .unwrap_or(f64::NAN)
-}
-
 async fn run() -> anyhow::Result<()> {
     let reports = env_number("INSIGHT_BENCH_REPORTS", 1000)?;
     let latency = Duration::from_millis(env_number("INSIGHT_BENCH_LATENCY_MS", 50)?);
@@ -178,8 +165,6 @@ async fn run() -> anyhow::Result<()> {
 
     let stub = Stub {
         latency,
-        calls: Arc::default(),
-        busy_micros: Arc::default(),
         in_flight: Arc::default(),
         most_in_flight: Arc::default(),
         times: Arc::default(),
@@ -273,8 +258,6 @@ async fn run() -> anyhow::Result<()> {
             other => bail!("the persona answered {other}"),
         }
     }
-    stub.calls.store(0, Ordering::Relaxed);
-    stub.busy_micros.store(0, Ordering::Relaxed);
     stub.times.lock().expect("times").clear();
     let prompt = send(
         reqwest::Method::POST,
@@ -372,7 +355,8 @@ async fn run() -> anyhow::Result<()> {
             .collect();
         window.iter().sum::<f64>() / window.len().max(1) as f64
     };
-    let calls = stub.calls.load(Ordering::Relaxed);
+    let times = stub.times.lock().expect("times").clone();
+    let calls = times.len() as u64;
     let all = send(reqwest::Method::GET, format!("/projects/{project_id}/reports"), None).await?;
     let completed = all
         .as_array()
@@ -383,7 +367,8 @@ async fn run() -> anyhow::Result<()> {
     if completed != ids.len() {
         bail!("{completed} of {} reports completed", ids.len());
     }
-    let model_ms = stub.busy_micros.load(Ordering::Relaxed) as f64 / 1000.0 / calls as f64;
+    let busy: Duration = times.iter().map(|(arrived, answered)| *answered - *arrived).sum();
+    let model_ms = busy.as_secs_f64() * 1000.0 / calls as f64;
     let nominal = latency.as_secs_f64() * calls as f64 / concurrency as f64;
     let ideal = model_ms / 1000.0 * calls as f64 / concurrency as f64;
     let overhead_ms = (wall.as_secs_f64() - ideal) * concurrency as f64 / calls as f64 * 1000.0;
@@ -404,13 +389,14 @@ async fn run() -> anyhow::Result<()> {
     );
     println!("service overhead per call: {overhead_ms:.2} ms (target < 1 ms)");
     let first_queued = first_queued.get().map_or(f64::NAN, |at| at.as_secs_f64() * 1000.0);
-    let idle = Idle::of(&stub.times.lock().expect("times"), started, wall, concurrency);
+    let idle = Idle::of(&times, started, wall, concurrency);
+    let handoffs_ms: f64 = idle.handoff_ms.iter().sum();
     println!(
         "overhead per call, by where the model's slots sat idle: {:.2} ms filling them at the start, {:.2} ms \
          handing a freed slot to the next call, {:.2} ms at the end, of which {:.2} ms are the last round's empty \
          slots ({} calls in it), which no service avoids: {calls} calls do not fill rounds of {concurrency}",
         idle.ramp_ms / calls as f64,
-        idle.handoff_ms.iter().sum::<f64>() / calls as f64,
+        handoffs_ms / calls as f64,
         idle.end_ms / calls as f64,
         idle.empty_last_round as f64 * model_ms / calls as f64,
         concurrency as u64 - idle.empty_last_round,
@@ -418,9 +404,9 @@ async fn run() -> anyhow::Result<()> {
     println!(
         "a freed slot's next call reached the model after {:.2} ms on average (p50 {:.2}, p99 {:.2} ms; the \
          stub's own handling of the answer and the request included)",
-        idle.handoff_ms.iter().sum::<f64>() / idle.handoff_ms.len().max(1) as f64,
-        quantile(&idle.handoff_ms, 0.5),
-        quantile(&idle.handoff_ms, 0.99)
+        handoffs_ms / idle.handoff_ms.len().max(1) as f64,
+        percentile(&idle.handoff_ms, 50.0),
+        percentile(&idle.handoff_ms, 99.0)
     );
     println!(
         "timeline: first report queued at {first_queued:.1} ms, first model call at {:.1} ms, all {concurrency} \

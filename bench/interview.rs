@@ -64,6 +64,8 @@ use tokio::sync::Barrier;
 
 mod server_process;
 use server_process::{ServerProcess, tail_text};
+mod stats;
+use stats::summary;
 
 /// Sessions of the warm-up, on rooms of their own.
 const WARM_UP: usize = 8;
@@ -138,23 +140,6 @@ async fn complete(State(stub): State<Stub>, request: axum::extract::Request) -> 
         axum::body::Body::from_stream(body),
     )
         .into_response()
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
-    sorted[rank.min(sorted.len() - 1)]
-}
-
-fn summary(mut samples: Vec<f64>) -> (f64, f64, f64) {
-    samples.sort_by(f64::total_cmp);
-    (
-        percentile(&samples, 50.0),
-        percentile(&samples, 99.0),
-        samples.last().copied().unwrap_or(f64::NAN),
-    )
 }
 
 /// A number from a process's (`self` or a pid) status: `VmRSS` (in kB), `Threads`.

@@ -25,6 +25,9 @@ use serde_json::{Value, json};
 
 use insight::{Server, Settings, Store};
 
+mod stats;
+use stats::percentile;
+
 fn env_number(name: &str, default: u64) -> anyhow::Result<u64> {
     match std::env::var(name) {
         Ok(value) => value.parse().with_context(|| format!("{name} must be a whole number")),
@@ -49,14 +52,6 @@ async fn receive(State(receiver): State<Receiver>, body: String) -> &'static str
         .unwrap_or(f64::NAN);
     receiver.arrivals.lock().expect("lock").push((delay, arrived));
     "ok"
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
-    sorted[rank.min(sorted.len() - 1)]
 }
 
 async fn run() -> anyhow::Result<()> {

@@ -77,8 +77,6 @@ impl Store {
         Ok(row.map(Project::from))
     }
 
-    /// Whether `owner_id` has this project: a check that reads one row, where
-    /// [`Store::get_project`] also counts the project's records and reports.
     /// The name of one of the owner's projects; `None` when he has no such project.
     pub async fn project_name(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<Option<String>> {
         Ok(db!(self, read, |pool| sqlx::query_scalar::<_, String>(
@@ -90,6 +88,8 @@ impl Store {
         .await)?)
     }
 
+    /// Whether `owner_id` has this project: a check that reads one row, where
+    /// [`Store::get_project`] also counts the project's records and reports.
     pub async fn owns_project(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<bool> {
         let row = db!(self, read, |pool| sqlx::query_scalar::<_, i32>(
             "SELECT 1 FROM projects WHERE id = $1 AND owner_id = $2"

@@ -198,7 +198,7 @@ async fn create_report(
         report_language: body.report_language,
         reasoning_mode: body.reasoning_mode,
     };
-    // Answered as written: read back, it could already be `generating`.
+    // Answered as written (`queued`), without reading it back.
     let report = app.store.create_report(project_id, project_name, report).await?;
     app.wake_workers(GENERATE_JOB);
     Ok((StatusCode::ACCEPTED, Json(report)))
