@@ -150,17 +150,16 @@ impl Store {
     /// waits for the single SQLite writer once less per report.
     pub async fn claim_generation(&self, lease: chrono::Duration) -> anyhow::Result<Option<Job>> {
         let at = now();
-        let claim = self.claim_sql();
+        let claim = self.claim_sql(GENERATE_JOB);
         let start = format!(
             "UPDATE reports SET status = $3, gen_progress = 0, gen_attempts = $2, gen_error = NULL, \
              gen_started_at = COALESCE(gen_started_at, $4), gen_finished_at = NULL, updated_at = $4 \
              WHERE id = $5 AND status IN ($6, $3) AND NOT is_deleted AND {ATTEMPT}"
         );
         Ok(db!(self, write_urgent, |conn| {
-            let job = sqlx::query_as::<_, Job>(claim)
+            let job = sqlx::query_as::<_, Job>(&claim)
                 .bind(at + lease)
                 .bind(at)
-                .bind(GENERATE_JOB)
                 .fetch_optional(&mut *conn)
                 .await?;
             if let Some(job) = &job {
