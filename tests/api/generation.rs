@@ -61,7 +61,7 @@ async fn preset_id(app: &TestApp, user: &TestUser, title: &str) -> String {
 }
 
 /// Polls the generation until its status is one of `wanted`.
-async fn wait_generation(app: &TestApp, user: &TestUser, report_path: &str, wanted: &[&str]) -> Value {
+pub(crate) async fn wait_generation(app: &TestApp, user: &TestUser, report_path: &str, wanted: &[&str]) -> Value {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let (status, generation) = app.get(&format!("{report_path}/generation"), user).await;

@@ -262,6 +262,8 @@ async fn update_reports_each_wrong_field_with_its_pydantic_type() {
     let project = app.project(&ann, "P").await;
     let report = app.report(&ann, &project).await;
     let path = format!("/projects/{project}/reports/{report}");
+    // Its generation settled first: it would change the report under the comparison below.
+    crate::generation::wait_generation(&app, &ann, &path, &["completed", "failed"]).await;
     let cases = [
         ("prompts_ids", json!("abc"), "list_type", json!(["body", "prompts_ids"])),
         (
