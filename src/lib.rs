@@ -123,6 +123,9 @@ impl Server {
             secret,
             public_rate: public_rate.clone(),
             livekit,
+            report_intake: Arc::new(tokio::sync::Semaphore::new(
+                std::thread::available_parallelism().map_or(1, usize::from),
+            )),
         };
         let app = http::app(state);
         let (shutdown, signal) = tokio::sync::oneshot::channel::<()>();

@@ -51,6 +51,9 @@ pub struct AppState {
     pub public_rate: Arc<ratelimit::PublicRate>,
     /// The LiveKit project for voice interviews, when one is configured.
     pub livekit: Option<crate::livekit::LiveKit>,
+    /// Report creations check what they name a core's worth at a time (see
+    /// `routes::reports::create_report`).
+    pub report_intake: Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {

@@ -161,6 +161,13 @@ async fn create_report(
     IdsAndJson(ids, ReportCreate(body)): IdsAndJson<1, ReportCreate>,
 ) -> ApiResult<(StatusCode, Json<Report>)> {
     let [project_id] = ids;
+    // The checks below are a few reads each, and a burst of creations (a team's tool
+    // queueing a thousand reports) made them all progress together: the first report
+    // was queued only when the burst's first wave all was, and the model sat idle
+    // meanwhile. Taken a core's worth at a time, first come first served, they finish in
+    // order, and the first reports start generating while the rest are checked. The
+    // write is left out: creations that reach it together share a commit.
+    let intake = app.report_intake.acquire().await.map_err(anyhow::Error::from)?;
     let Some(project_name) = app.store.project_name(user.id, project_id).await? else {
         return Err(ApiError::not_found("Project"));
     };
@@ -198,6 +205,7 @@ async fn create_report(
         report_language: body.report_language,
         reasoning_mode: body.reasoning_mode,
     };
+    drop(intake);
     // Answered as written (`queued`), without reading it back.
     let report = app.store.create_report(project_id, project_name, report).await?;
     app.wake_workers(GENERATE_JOB);
