@@ -1740,7 +1740,7 @@ mod tests {
         let texts = [
             "The invoices arrive late and I have to chase finance every month. ".repeat(8),
             "Les factures arrivent en retard et je dois relancer la comptabilité. ".repeat(8),
-            // As long as the first, other words.
+            // The first's opening, other words.
             "The invoices arrive soon and I need not chase finance any month now. ".repeat(8),
         ];
         for text in &texts {
