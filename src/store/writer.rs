@@ -19,9 +19,14 @@
 //!
 //! A write of several statements runs in a savepoint, so its failure rolls back only
 //! its own statements; a single statement needs none (SQLite undoes a failed statement
-//! by itself), which keeps the time under the lock short. (Leaving kept savepoints open
-//! until the commit saves a statement per write but measured slower: SQLite's statement
-//! journal then grows over the whole batch.) A write whose future is
+//! by itself), which keeps the time under the lock short. Every statement sent is a trip
+//! to the connection's thread and back, so the savepoint's bookkeeping rides with other
+//! statements: a kept write's savepoint is released by the next write of several
+//! statements, in the same trip as that write's own savepoint (or by the commit, which
+//! keeps everything), and a transaction's `BEGIN` goes with its first savepoint. (Leaving
+//! every kept savepoint open until the commit saves as much but measured slower: SQLite's
+//! statement journal then grows over the whole batch.) Each savepoint has a name of its
+//! own, so rolling one back can never reach a kept write's. A write whose future is
 //! dropped half-way (a client gone) leaves a note; the next holder of the lock rolls its
 //! savepoint back first. Anything unexpected (a savepoint that cannot be rolled back, a
 //! failed commit) rolls the whole batch back and fails its writes: none of them was
@@ -40,9 +45,10 @@ use sqlx::sqlite::{Sqlite, SqliteConnection, SqlitePool};
 use sqlx::{Connection, Executor};
 use tokio::sync::{Mutex, Notify, OwnedMutexGuard, oneshot};
 
-const SAVEPOINT: &str = "SAVEPOINT insight_write";
-const RELEASE: &str = "RELEASE insight_write";
-const ROLLBACK_TO: &str = "ROLLBACK TO insight_write";
+/// Rolls back and ends savepoint `n`, in one trip.
+fn roll_back_savepoint(n: u64) -> String {
+    format!("ROLLBACK TO w{n}; RELEASE w{n}")
+}
 
 type CommitResult = Result<(), String>;
 
@@ -62,7 +68,12 @@ struct Batch {
     /// A transaction is open on it.
     open: bool,
     /// A write left its savepoint open (its future was dropped): roll it back first.
-    abandoned: bool,
+    abandoned: Option<u64>,
+    /// The savepoint of a kept write, still open: the next write of several statements
+    /// releases it (the commit keeps it anyway).
+    kept: Option<u64>,
+    /// The name of the next savepoint (`w<n>`).
+    next_savepoint: u64,
     /// The writes waiting for this batch's commit.
     waiters: Vec<oneshot::Sender<CommitResult>>,
     closed: bool,
@@ -91,7 +102,8 @@ pub(crate) struct Writer {
 /// A write in progress: the lock on the batch, inside the open transaction.
 pub(crate) struct WriteGuard {
     batch: Option<OwnedMutexGuard<Batch>>,
-    statements: Statements,
+    /// This write's savepoint, when it has several statements.
+    savepoint: Option<u64>,
     /// Goes ahead of ordinary writes (see [`Writer::begin_urgent`]).
     urgent: bool,
     inner: Arc<Inner>,
@@ -106,7 +118,9 @@ impl Writer {
             batch: Arc::new(Mutex::new(Batch {
                 conn: None,
                 open: false,
-                abandoned: false,
+                abandoned: None,
+                kept: None,
+                next_savepoint: 0,
                 waiters: Vec::new(),
                 closed: false,
             })),
@@ -153,7 +167,7 @@ impl Writer {
         // From here on, however this ends, the committer hears of it (see `Drop`).
         let mut guard = WriteGuard {
             batch: Some(batch),
-            statements,
+            savepoint: None,
             urgent,
             inner: self.inner.clone(),
         };
@@ -165,19 +179,52 @@ impl Writer {
         if batch.conn.is_none() {
             batch.conn = Some(self.inner.pool.acquire().await?);
         }
-        if !batch.open {
-            // IMMEDIATE takes the write lock at once, so a write that reads first cannot
-            // fail with SQLITE_BUSY_SNAPSHOT when another process (the CLI) wrote between.
-            batch.connection()?.execute("BEGIN IMMEDIATE").await?;
-            batch.open = true;
+        // What to send before the body, in one trip: `BEGIN` when no transaction is open
+        // (IMMEDIATE takes the write lock at once, so a write that reads first cannot
+        // fail with SQLITE_BUSY_SNAPSHOT when another process, the CLI, wrote between);
+        // for several statements, the kept write's release and this write's savepoint.
+        let mut opening = Vec::new();
+        let opens = !batch.open;
+        if opens {
+            opening.push("BEGIN IMMEDIATE".to_owned());
         }
-        if statements == Statements::Many {
-            batch.abandoned = true;
-            if let Err(error) = batch.connection()?.execute(SAVEPOINT).await {
-                batch.abandoned = false;
+        let savepoint = (statements == Statements::Many).then(|| {
+            let n = batch.next_savepoint;
+            batch.next_savepoint += 1;
+            n
+        });
+        if let Some(n) = savepoint {
+            if let Some(kept) = batch.kept {
+                opening.push(format!("RELEASE w{kept}"));
+            }
+            opening.push(format!("SAVEPOINT w{n}"));
+            // Should the trip be cut short (this future dropped), the next holder rolls
+            // the savepoint back; if it never began, that fails and the batch is undone.
+            batch.abandoned = Some(n);
+        }
+        if opening.is_empty() {
+            return Ok(guard);
+        }
+        let sent = batch.connection()?.execute(opening.join("; ").as_str()).await;
+        match sent {
+            Ok(_) => {
+                batch.open = true;
+                if savepoint.is_some() {
+                    batch.kept = None;
+                }
+            }
+            Err(error) if opens && savepoint.is_none() => {
+                // Only `BEGIN` was sent, and it failed: nothing is open.
+                return Err(error);
+            }
+            Err(error) => {
+                // Part of it may have run: start the batch over.
+                batch.open = true;
+                batch.abort(&format!("starting a write failed: {error}")).await;
                 return Err(error);
             }
         }
+        guard.savepoint = savepoint;
         Ok(guard)
     }
 
@@ -212,20 +259,20 @@ impl Batch {
 
     /// Rolls back an abandoned savepoint; if even that fails, the whole batch.
     async fn settle_abandoned(&mut self) -> Result<(), sqlx::Error> {
-        if !self.abandoned {
+        let Some(n) = self.abandoned.take() else {
             return Ok(());
-        }
-        self.abandoned = false;
+        };
         let undone = match self.connection() {
-            Ok(conn) => match conn.execute(ROLLBACK_TO).await {
-                Ok(_) => conn.execute(RELEASE).await.map(|_| ()),
-                Err(error) => Err(error),
-            },
+            Ok(conn) => conn.execute(roll_back_savepoint(n).as_str()).await.map(|_| ()),
             Err(error) => Err(error),
         };
-        if let Err(error) = undone {
-            self.abort(&format!("an abandoned write could not be rolled back: {error}"))
-                .await;
+        match undone {
+            // Its start had released the kept write's savepoint (into the transaction).
+            Ok(()) => self.kept = None,
+            Err(error) => {
+                self.abort(&format!("an abandoned write could not be rolled back: {error}"))
+                    .await
+            }
         }
         Ok(())
     }
@@ -238,7 +285,8 @@ impl Batch {
             let _ = conn.execute("ROLLBACK").await;
         }
         self.open = false;
-        self.abandoned = false;
+        self.abandoned = None;
+        self.kept = None;
         for waiter in self.waiters.drain(..) {
             let _ = waiter.send(Err(reason.to_owned()));
         }
@@ -260,7 +308,9 @@ impl Batch {
         };
         match committed {
             Ok(()) => {
+                // COMMIT keeps a kept write's savepoint with the rest.
                 self.open = false;
+                self.kept = None;
                 for waiter in self.waiters.drain(..) {
                     let _ = waiter.send(Ok(()));
                 }
@@ -288,25 +338,27 @@ impl WriteGuard {
     /// Ends the write: keeps its statements (`keep`) and waits for the commit that makes
     /// them durable, or rolls them back.
     pub(crate) async fn finish(mut self, keep: bool) -> Result<(), sqlx::Error> {
-        let statements = self.statements;
+        let savepoint = self.savepoint;
         let batch = self.batch_mut()?;
-        if statements == Statements::Many {
-            let ended = match batch.connection() {
-                Ok(conn) => match keep {
-                    true => conn.execute(RELEASE).await.map(|_| ()),
-                    false => match conn.execute(ROLLBACK_TO).await {
-                        Ok(_) => conn.execute(RELEASE).await.map(|_| ()),
-                        Err(error) => Err(error),
-                    },
-                },
-                Err(error) => Err(error),
-            };
-            batch.abandoned = false;
-            if let Err(error) = ended {
-                batch
-                    .abort(&format!("ending a write's savepoint failed: {error}"))
-                    .await;
-                return Err(error);
+        if let Some(n) = savepoint {
+            if keep {
+                // Released by the next write of several statements, or committed.
+                batch.abandoned = None;
+                batch.kept = Some(n);
+            } else {
+                let ended = match batch.connection() {
+                    Ok(conn) => conn.execute(roll_back_savepoint(n).as_str()).await.map(|_| ()),
+                    Err(error) => Err(error),
+                };
+                // Only now: were this future dropped during the trip, the next holder of
+                // the lock would roll the savepoint back (or, if it is gone, the batch).
+                batch.abandoned = None;
+                if let Err(error) = ended {
+                    batch
+                        .abort(&format!("ending a write's savepoint failed: {error}"))
+                        .await;
+                    return Err(error);
+                }
             }
         }
         if !keep {
@@ -556,6 +608,56 @@ mod tests {
         assert_eq!(outcomes, [true, false, true]);
         // Rolling 11 back left 10 and 12, in the same transaction, alone.
         assert_eq!(ids(&read).await?, [10, 12, 1010, 1011, 1012]);
+        assert!(writer.commits() - commits <= 2, "the writes shared a commit");
+        Ok(())
+    }
+
+    /// A kept write's savepoint stays open until the next write of several statements
+    /// releases it. In one batch: a kept write, a single statement after it, a failing
+    /// one, an abandoned write and a kept one; each failure undoes only itself.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn in_one_batch_failures_after_a_kept_savepoint_undo_only_themselves()
+    -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let (writer, read) = writer(&dir).await?;
+        // Hold the lock so the writes below queue, in this order, into one batch.
+        let first = writer.begin(Statements::One).await?;
+        let commits = writer.commits();
+        let mut tasks = Vec::new();
+        for (id, statements) in [(10, Statements::Many), (20, Statements::One), (20, Statements::One)] {
+            let writer = writer.clone();
+            tasks.push(tokio::spawn(
+                async move { insert(&writer, id, statements).await.is_ok() },
+            ));
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        let abandoned = {
+            let writer = writer.clone();
+            tokio::spawn(async move {
+                let mut guard = writer.begin(Statements::Many).await?;
+                sqlx::query("INSERT INTO notes (id, text) VALUES (30, 'never acknowledged')")
+                    .execute(guard.connection()?)
+                    .await?;
+                // Its request went away before `finish`.
+                drop(guard);
+                Ok::<_, sqlx::Error>(())
+            })
+        };
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        let last = {
+            let writer = writer.clone();
+            tokio::spawn(async move { insert(&writer, 40, Statements::Many).await.is_ok() })
+        };
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        first.finish(true).await?;
+        let mut outcomes = Vec::new();
+        for task in tasks {
+            outcomes.push(task.await?);
+        }
+        abandoned.await??;
+        outcomes.push(last.await?);
+        assert_eq!(outcomes, [true, true, false, true]);
+        assert_eq!(ids(&read).await?, [10, 20, 40, 1010, 1040]);
         assert!(writer.commits() - commits <= 2, "the writes shared a commit");
         Ok(())
     }
