@@ -5,8 +5,8 @@
 //! trait bounds on every method. Here each method is written once; `db!` expands its
 //! body for each backend's concrete pool type, so the SQL is shared where the dialects
 //! agree (both accept `$1` parameters, `ON CONFLICT`, `RETURNING`) and the compiler
-//! checks each expansion. A query that differs per backend picks its text with
-//! `dialect!`.
+//! checks each expansion. A query that differs per backend picks its text by
+//! `Store::backend`.
 //!
 //! SQLite gets one writer connection and a pool of readers: writes never fight over the
 //! database lock, and WAL lets reads proceed during a write. `synchronous=FULL` makes

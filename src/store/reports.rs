@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::{Store, db};
+use super::{Backend, Store, db};
 use crate::domain::now;
 use crate::domain::patch::Patch;
 use crate::domain::report::{GENERATE_JOB, ReasoningMode, Report, ReportStatus};
@@ -118,39 +118,40 @@ impl Store {
     ) -> anyhow::Result<Report> {
         let id = Uuid::new_v4();
         let at = now();
+        // The report and its job in one trip to the database: on SQLite two statements in
+        // one query (its parameters are numbered across both), on PostgreSQL one
+        // statement (the report's insert as a common table expression).
+        const REPORT: &str = "INSERT INTO reports (id, project_id, title, category, context, context_expand, status, \
+             content, is_public, is_archived, is_deleted, preset_id, report_language, reasoning_mode, prompts_ids, \
+             records_ids, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, $8, $8, $8, $9, $10, $11, $12, $13, $14, $14)";
+        const JOB: &str = "INSERT INTO jobs (id, kind, subject_id, status, attempts, run_at, created_at, updated_at)";
+        let sql = match self.backend() {
+            Backend::Sqlite => format!("{REPORT}; {JOB} VALUES ($15, $16, $1, 'queued', 0, $14, $14, $14)"),
+            Backend::Postgres => format!(
+                "WITH report AS ({REPORT} RETURNING id) {JOB} SELECT $15, $16, id, 'queued', 0, $14, $14, $14 FROM report"
+            ),
+        };
         db!(self, write, |conn| {
-            sqlx::query(
-                "INSERT INTO reports (id, project_id, title, category, context, context_expand, status, content, \
-                 is_public, is_archived, is_deleted, preset_id, report_language, reasoning_mode, prompts_ids, \
-                 records_ids, created_at, updated_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, $8, $8, $8, $9, $10, $11, $12, $13, $14, $14)",
-            )
-            .bind(id)
-            .bind(project_id)
-            .bind(&report.title)
-            .bind(&report.category)
-            .bind(&report.context)
-            .bind(&report.context_expand)
-            .bind(ReportStatus::Queued.as_str())
-            .bind(false)
-            .bind(report.preset_id)
-            .bind(&report.report_language)
-            .bind(report.reasoning_mode.map(ReasoningMode::as_str))
-            .bind(Json(&report.prompts_ids))
-            .bind(Json(&report.records_ids))
-            .bind(at)
-            .execute(&mut *conn)
-            .await?;
-            sqlx::query(
-                "INSERT INTO jobs (id, kind, subject_id, status, attempts, run_at, created_at, updated_at) \
-                 VALUES ($1, $2, $3, 'queued', 0, $4, $4, $4)",
-            )
-            .bind(Uuid::new_v4())
-            .bind(GENERATE_JOB)
-            .bind(id)
-            .bind(at)
-            .execute(&mut *conn)
-            .await?;
+            sqlx::query(&sql)
+                .bind(id)
+                .bind(project_id)
+                .bind(&report.title)
+                .bind(&report.category)
+                .bind(&report.context)
+                .bind(&report.context_expand)
+                .bind(ReportStatus::Queued.as_str())
+                .bind(false)
+                .bind(report.preset_id)
+                .bind(&report.report_language)
+                .bind(report.reasoning_mode.map(ReasoningMode::as_str))
+                .bind(Json(&report.prompts_ids))
+                .bind(Json(&report.records_ids))
+                .bind(at)
+                .bind(Uuid::new_v4())
+                .bind(GENERATE_JOB)
+                .execute(&mut *conn)
+                .await?;
             Ok::<_, sqlx::Error>(())
         })?;
         Ok(Report {
