@@ -19,15 +19,17 @@ pub(super) async fn generate(context: &Context, job: &Job) -> Result<(), JobErro
         store.complete_job(job).await?;
         return Ok(());
     }
-    let prompts = store.prompt_texts(work.owner_id, &work.prompts_ids.0).await?;
+    // Both reads at once: the report's first model call waits for them.
+    let (prompts, material) = tokio::try_join!(
+        store.prompt_texts(work.owner_id, &work.prompts_ids.0),
+        store.report_material(work.project_id, &work.records_ids.0)
+    )?;
     if prompts.is_empty() {
         return Err(JobError::Permanent(
             "The report has no prompts left to answer: they were deleted. Choose prompts and regenerate.".to_owned(),
         ));
     }
-    let sources: Vec<Source> = store
-        .report_material(work.project_id, &work.records_ids.0)
-        .await?
+    let sources: Vec<Source> = material
         .into_iter()
         .map(|row| Source {
             record_id: row.record_id,

@@ -106,20 +106,28 @@ impl Store {
         .await)?)
     }
 
-    /// The prompts, in the order given, that the owner can see (his and the system's).
+    /// The prompts, in the order given, that the owner can see (his and the system's), in
+    /// one query.
     pub async fn prompt_texts(&self, owner_id: Uuid, ids: &[Uuid]) -> anyhow::Result<Vec<PromptText>> {
-        let mut prompts = Vec::new();
-        for id in ids {
-            let row = db!(self, read, |pool| sqlx::query_as::<_, PromptText>(
-                "SELECT id, title, text FROM prompts WHERE id = $1 AND (owner_id IS NULL OR owner_id = $2)"
-            )
-            .bind(id)
-            .bind(owner_id)
-            .fetch_optional(pool)
-            .await)?;
-            prompts.extend(row);
+        if ids.is_empty() {
+            return Ok(Vec::new());
         }
-        Ok(prompts)
+        let placeholders: Vec<String> = (2..ids.len() + 2).map(|n| format!("${n}")).collect();
+        let sql = format!(
+            "SELECT id, title, text FROM prompts WHERE id IN ({}) AND (owner_id IS NULL OR owner_id = $1)",
+            placeholders.join(", ")
+        );
+        let found = db!(self, read, |pool| {
+            let mut query = sqlx::query_as::<_, PromptText>(&sql).bind(owner_id);
+            for id in ids {
+                query = query.bind(id);
+            }
+            query.fetch_all(pool).await
+        })?;
+        Ok(ids
+            .iter()
+            .filter_map(|id| found.iter().find(|prompt| prompt.id == *id).cloned())
+            .collect())
     }
 
     /// The utterances of the project's finished records (those named, or all when none

@@ -120,7 +120,10 @@ async fn the_offline_engine_writes_a_cited_extractive_report() {
     let content = report["content"].as_str().expect("content");
     assert!(content.starts_with("# Billing pains\n"), "{content}");
     let (_, prompts) = app.get("/prompts/", &user).await;
-    for prompt_id in report["prompts_ids"].as_array().expect("prompts") {
+    let prompts_ids = report["prompts_ids"].as_array().expect("prompts");
+    assert!(prompts_ids.len() > 1, "the preset has several prompts");
+    let mut sections = Vec::new();
+    for prompt_id in prompts_ids {
         let title = prompts
             .as_array()
             .expect("prompts")
@@ -128,11 +131,12 @@ async fn the_offline_engine_writes_a_cited_extractive_report() {
             .find(|p| &p["id"] == prompt_id)
             .and_then(|p| p["title"].as_str())
             .expect("prompt title");
-        assert!(
-            content.contains(&format!("## {title}")),
-            "no section for {title}:\n{content}"
-        );
+        let section = content.find(&format!("## {title}"));
+        assert!(section.is_some(), "no section for {title}:\n{content}");
+        sections.push(section);
     }
+    // One section per prompt, in the preset's order.
+    assert!(sections.windows(2).all(|pair| pair[0] < pair[1]), "{content}");
     assert!(content.contains("[Anna, #") || content.contains("[Ben, #"), "{content}");
     assert_quotes_are_real(content);
     app.stop().await;
