@@ -123,9 +123,9 @@ impl Server {
             secret,
             public_rate: public_rate.clone(),
             livekit,
-            report_intake: Arc::new(tokio::sync::Semaphore::new(
+            report_intake: Arc::new(tokio::sync::Semaphore::new(report_intake_permits(
                 std::thread::available_parallelism().map_or(1, usize::from),
-            )),
+            ))),
         };
         let app = http::app(state);
         let (shutdown, signal) = tokio::sync::oneshot::channel::<()>();
@@ -161,6 +161,15 @@ impl Server {
     }
 }
 
+/// How many report creations check what they name at once (`AppState::report_intake`):
+/// all cores but one, so that a burst of creations leaves a core to the work it queues
+/// (the writer, the workers' claims and reads, the model calls' hand-offs). In the
+/// generation benchmark on two cores, one permit instead of two lowered the overhead per
+/// model call in each of seven paired runs, by 0.05-0.15 ms.
+fn report_intake_permits(cores: usize) -> usize {
+    cores.saturating_sub(1).max(1)
+}
+
 async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
@@ -179,5 +188,17 @@ async fn shutdown_signal() {
     tokio::select! {
         () = ctrl_c => {},
         () = terminate => {},
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::report_intake_permits;
+
+    #[test]
+    fn report_creations_leave_a_core_to_the_work_they_queue() {
+        assert_eq!(report_intake_permits(1), 1);
+        assert_eq!(report_intake_permits(2), 1);
+        assert_eq!(report_intake_permits(8), 7);
     }
 }

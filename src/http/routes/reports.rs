@@ -164,9 +164,10 @@ async fn create_report(
     // The checks below are a few reads each, and a burst of creations (a team's tool
     // queueing a thousand reports) made them all progress together: the first report
     // was queued only when the burst's first wave all was, and the model sat idle
-    // meanwhile. Taken a core's worth at a time, first come first served, they finish in
-    // order, and the first reports start generating while the rest are checked. The
-    // write is left out: creations that reach it together share a commit.
+    // meanwhile. Taken a few at a time (all cores but one: `report_intake_permits`), first
+    // come first served, they finish in order, and the first reports start generating
+    // while the rest are checked. The write is left out: creations that reach it
+    // together share a commit.
     let intake = app.report_intake.acquire().await.map_err(anyhow::Error::from)?;
     let Some(project_name) = app.store.project_name(user.id, project_id).await? else {
         return Err(ApiError::not_found("Project"));
