@@ -109,6 +109,8 @@ struct Idle {
     ramp_ms: f64,
     /// Each hand-off, sorted.
     handoff_ms: Vec<f64>,
+    /// Each hand-off with when its slot was freed, in the order freed.
+    handoffs_at: Vec<(f64, f64)>,
     end_ms: f64,
     /// Slots with no call in the last round.
     empty_last_round: u64,
@@ -131,17 +133,19 @@ impl Idle {
         arrivals.sort_by(f64::total_cmp);
         answers.sort_by(f64::total_cmp);
         let slots = concurrency.min(arrivals.len());
-        let mut handoff_ms: Vec<f64> = arrivals[slots..]
+        let handoffs_at: Vec<(f64, f64)> = arrivals[slots..]
             .iter()
             .zip(&answers)
-            .map(|(arrived, freed)| arrived - freed)
+            .map(|(arrived, freed)| (*freed, arrived - freed))
             .collect();
+        let mut handoff_ms: Vec<f64> = handoffs_at.iter().map(|(_, ms)| *ms).collect();
         handoff_ms.sort_by(f64::total_cmp);
         let wall_ms = wall.as_secs_f64() * 1000.0;
         let calls = times.len() as u64;
         Self {
             ramp_ms: arrivals[..slots].iter().sum(),
             handoff_ms,
+            handoffs_at,
             end_ms: answers[answers.len() - slots..]
                 .iter()
                 .map(|answered| wall_ms - answered)
@@ -411,6 +415,22 @@ async fn run() -> anyhow::Result<()> {
         handoffs_ms / idle.handoff_ms.len().max(1) as f64,
         percentile(&idle.handoff_ms, 50.0),
         percentile(&idle.handoff_ms, 99.0)
+    );
+    // Hand-offs while the API was busy queueing reports, and after.
+    let queued_ms = queued.as_secs_f64() * 1000.0;
+    let handoffs_while = |queueing: bool| {
+        let ms: Vec<f64> = idle
+            .handoffs_at
+            .iter()
+            .filter(|(freed, _)| (*freed < queued_ms) == queueing)
+            .map(|(_, ms)| *ms)
+            .collect();
+        (ms.len(), ms.iter().sum::<f64>() / ms.len().max(1) as f64)
+    };
+    let (during, after) = (handoffs_while(true), handoffs_while(false));
+    println!(
+        "hand-offs while reports were being queued: {} at {:.2} ms on average; after: {} at {:.2} ms",
+        during.0, during.1, after.0, after.1
     );
     println!(
         "timeline: first report queued at {first_queued:.1} ms, first model call at {:.1} ms, all {concurrency} \
