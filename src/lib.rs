@@ -165,7 +165,7 @@ impl Server {
 /// all cores but one, so that a burst of creations leaves a core to the work it queues
 /// (the writer, the workers' claims and reads, the model calls' hand-offs). In the
 /// generation benchmark on two cores, one permit instead of two lowered the overhead per
-/// model call in each of seven paired runs, by 0.05-0.15 ms.
+/// model call in each of seven paired runs, by 0.05-0.21 ms.
 fn report_intake_permits(cores: usize) -> usize {
     cores.saturating_sub(1).max(1)
 }
