@@ -51,8 +51,8 @@ pub struct AppState {
     pub public_rate: Arc<ratelimit::PublicRate>,
     /// The LiveKit project for voice interviews, when one is configured.
     pub livekit: Option<crate::livekit::LiveKit>,
-    /// Report creations check what they name all cores but one's worth at a time (see
-    /// `routes::reports::create_report` and `report_intake_permits`).
+    /// How many report creations may check what they name at once: all cores but one
+    /// (see `routes::reports::create_report` and `report_intake_permits`).
     pub report_intake: Arc<tokio::sync::Semaphore>,
 }
 
