@@ -179,14 +179,40 @@ async fn create_needs_prompts_or_a_preset_and_known_references() {
     for expected in ["string_too_short", "list_type", "enum", "string_too_long"] {
         assert!(types.contains(&expected.to_owned()), "{expected} in {body}");
     }
-    let (status, _) = app
-        .post(
-            "/projects/00000000-0000-4000-8000-000000000000/reports",
-            &ann,
-            json!({"title": "x", "preset_id": unknown}),
-        )
-        .await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
+    // The project is told first, and then the references in order, whatever else is
+    // wrong too (they are looked up at once).
+    let other = app.user().await;
+    let elsewhere = app.project(&other, "Not Ann's").await;
+    for project in ["00000000-0000-4000-8000-000000000000", elsewhere.as_str()] {
+        let (status, answer) = app
+            .post(
+                &format!("/projects/{project}/reports"),
+                &ann,
+                json!({"title": "x", "prompts_ids": [unknown], "records_ids": [unknown], "preset_id": unknown}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        assert_eq!(answer["detail"], "Project not found", "{answer}");
+    }
+    for (body, kind) in [
+        (
+            json!({"title": "x", "prompts_ids": [unknown], "records_ids": [unknown], "preset_id": unknown}),
+            "Prompt",
+        ),
+        (
+            json!({"title": "x", "prompts_ids": [prompt], "records_ids": [unknown], "preset_id": unknown}),
+            "Record",
+        ),
+    ] {
+        let (status, answer) = app.post(&path, &ann, body).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{answer}");
+        assert!(
+            answer["detail"].as_str().unwrap_or_default().starts_with(kind),
+            "{answer}"
+        );
+    }
+    let (_, reports) = app.get(&path, &ann).await;
+    assert_eq!(reports, json!([]), "nothing was written");
     app.stop().await;
 }
 
