@@ -6,10 +6,14 @@
 //! Prints the wall time from the first report queued to the last completed, the ideal
 //! (calls x latency / concurrency), the service's overhead per call ((wall - ideal) x
 //! concurrency / calls), the most calls the stub saw at once, and the server's peak RSS.
-//! The latency in the ideal is the one the stub really took: it times each call from the
-//! request's arrival to its answer, and its sleep lasts a little longer than asked (tokio's
-//! timer rounds up to the next millisecond and the stub's task must be scheduled), which is
-//! the model's time, not the service's. The ideal with the nominal latency is printed too.
+//! The latency in the ideal is the one the stub really took, timed where a model server
+//! meets the network: from the first bytes of a request read off its socket to the answer
+//! written to it. Its sleep lasts a little longer than asked (tokio's timer rounds up to
+//! the next millisecond and the stub's task must be scheduled), and between the socket and
+//! its handler the stub parses the request and writes the answer: that is the model
+//! server's time, not the service's. The figures timed at the stub's handler instead,
+//! which count the stub's own HTTP handling as the service's, are printed too, and so is
+//! the ideal with the nominal latency.
 //!
 //! The overhead is the time the model's slots sat idle, per call, and it is split by
 //! where that happened: filling the slots at the start, handing a freed slot to the next
@@ -25,9 +29,11 @@
 //! clients queue the reports).
 //! A report, not a test: it exits 0 unless the run itself fails.
 
+use std::pin::Pin;
 use std::process::{Command, ExitCode};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context as TaskContext, Poll};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -35,6 +41,8 @@ use axum::extract::State;
 use axum::routing::post;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
 
 mod server_process;
 use server_process::ServerProcess;
@@ -75,12 +83,168 @@ struct Stub {
     latency: Duration,
     in_flight: Arc<AtomicU64>,
     most_in_flight: Arc<AtomicU64>,
-    /// When each call arrived and when it was answered: the stub's own time is between.
+    /// When each call reached the handler and when the handler answered it.
     times: Arc<std::sync::Mutex<Vec<(Instant, Instant)>>>,
+    /// Each connection's calls as timed at its socket.
+    connections: Arc<std::sync::Mutex<Vec<Arc<std::sync::Mutex<SocketTimes>>>>>,
 }
 
-/// Chat Completions with a fixed latency: a short section quoting the transcript.
-async fn complete(State(stub): State<Stub>, request: axum::extract::Request) -> axum::response::Response {
+impl Stub {
+    /// Each call as its socket saw it: when its request's first bytes were read, and when
+    /// the last bytes of its answer were written.
+    fn socket_times(&self) -> Vec<(Instant, Instant)> {
+        let connections = self.connections.lock().expect("connections");
+        let mut times = Vec::new();
+        for connection in connections.iter() {
+            let connection = connection.lock().expect("socket times");
+            times.extend(&connection.calls);
+            times.extend(connection.answered());
+        }
+        times
+    }
+
+    /// Forgets the calls so far (none is in flight).
+    fn clear(&self) {
+        self.times.lock().expect("times").clear();
+        for connection in self.connections.lock().expect("connections").iter() {
+            let mut connection = connection.lock().expect("socket times");
+            connection.calls.clear();
+            connection.request_at = None;
+            connection.written_at = None;
+        }
+    }
+}
+
+/// One connection's calls, timed at its socket. HTTP/1.1 without pipelining: a request,
+/// then its answer, then the next request.
+#[derive(Default)]
+struct SocketTimes {
+    /// Calls answered, but for the last.
+    calls: Vec<(Instant, Instant)>,
+    /// When the request in progress (or the last) began to be read.
+    request_at: Option<Instant>,
+    /// When its answer was last written to.
+    written_at: Option<Instant>,
+}
+
+impl SocketTimes {
+    /// The last call, when it has been answered.
+    fn answered(&self) -> Option<(Instant, Instant)> {
+        self.request_at.zip(self.written_at)
+    }
+}
+
+/// The stub's side of a connection, timing its calls in `times`.
+struct TimedSocket {
+    socket: TcpStream,
+    times: Arc<std::sync::Mutex<SocketTimes>>,
+}
+
+impl AsyncRead for TimedSocket {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.socket).poll_read(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            let now = Instant::now();
+            let mut times = self.times.lock().expect("socket times");
+            // The first bytes of a request: the one before, if any, was answered.
+            if times.request_at.is_none() || times.written_at.is_some() {
+                if let Some(call) = times.answered() {
+                    times.calls.push(call);
+                }
+                times.request_at = Some(now);
+                times.written_at = None;
+            }
+        }
+        polled
+    }
+}
+
+impl TimedSocket {
+    fn wrote(&self, polled: &Poll<std::io::Result<usize>>) {
+        if matches!(polled, Poll::Ready(Ok(written)) if *written > 0) {
+            self.times.lock().expect("socket times").written_at = Some(Instant::now());
+        }
+    }
+}
+
+impl AsyncWrite for TimedSocket {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        let polled = Pin::new(&mut self.socket).poll_write(cx, buf);
+        self.wrote(&polled);
+        polled
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let polled = Pin::new(&mut self.socket).poll_write_vectored(cx, bufs);
+        self.wrote(&polled);
+        polled
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.socket.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.socket).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.socket).poll_shutdown(cx)
+    }
+}
+
+/// When a call's request began to reach the stub's socket (the model's time starts then).
+#[derive(Clone, Copy)]
+struct SocketArrival(Instant);
+
+/// Serves the stub on `listener`, each connection timed at its socket, with no Nagle
+/// delay: a model server answers as soon as its latency is over.
+async fn serve_stub(listener: tokio::net::TcpListener, router: axum::Router, stub: Stub) {
+    use tower::ServiceExt;
+    loop {
+        let Ok((socket, _)) = listener.accept().await else {
+            continue;
+        };
+        let _ = socket.set_nodelay(true);
+        let times = Arc::new(std::sync::Mutex::new(SocketTimes::default()));
+        stub.connections.lock().expect("connections").push(times.clone());
+        let service = {
+            let (router, times) = (router.clone(), times.clone());
+            hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
+                let arrived = times
+                    .lock()
+                    .expect("socket times")
+                    .request_at
+                    .unwrap_or_else(Instant::now);
+                request.extensions_mut().insert(SocketArrival(arrived));
+                router.clone().oneshot(request.map(axum::body::Body::new))
+            })
+        };
+        let io = hyper_util::rt::TokioIo::new(TimedSocket { socket, times });
+        tokio::spawn(async move {
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(io, service)
+                .await;
+        });
+    }
+}
+
+/// Chat Completions with a fixed latency from the request's arrival at the socket: a
+/// short section quoting the transcript.
+async fn complete(
+    State(stub): State<Stub>,
+    axum::Extension(SocketArrival(at_socket)): axum::Extension<SocketArrival>,
+    request: axum::extract::Request,
+) -> axum::response::Response {
     let arrived = Instant::now();
     let now = stub.in_flight.fetch_add(1, Ordering::Relaxed) + 1;
     stub.most_in_flight.fetch_max(now, Ordering::Relaxed);
@@ -88,7 +252,7 @@ async fn complete(State(stub): State<Stub>, request: axum::extract::Request) -> 
         Ok(body) => serde_json::from_slice(&body).unwrap_or(Value::Null),
         Err(_) => Value::Null,
     };
-    tokio::time::sleep_until((arrived + stub.latency).into()).await;
+    tokio::time::sleep_until((at_socket + stub.latency).into()).await;
     stub.in_flight.fetch_sub(1, Ordering::Relaxed);
     let content =
         "Invoices arrive late.\n\n> \"The invoices arrive late and I have to chase finance every month.\" [Anna, #2]";
@@ -172,20 +336,14 @@ async fn run() -> anyhow::Result<()> {
         in_flight: Arc::default(),
         most_in_flight: Arc::default(),
         times: Arc::default(),
+        connections: Arc::default(),
     };
     let router = axum::Router::new()
         .route("/v1/chat/completions", post(complete))
         .with_state(stub.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let stub_addr = listener.local_addr()?;
-    // A model server answers as soon as its latency is over: no Nagle delay on top.
-    let connections = Arc::new(AtomicU64::new(0));
-    let counted = connections.clone();
-    let listener = axum::serve::ListenerExt::tap_io(listener, move |tcp| {
-        counted.fetch_add(1, Ordering::Relaxed);
-        let _ = tcp.set_nodelay(true);
-    });
-    tokio::spawn(async move { axum::serve(listener, router).await });
+    tokio::spawn(serve_stub(listener, router, stub.clone()));
 
     let dir = tempfile::tempdir()?;
     let mut command = Command::new(env!("CARGO_BIN_EXE_insight"));
@@ -265,7 +423,7 @@ async fn run() -> anyhow::Result<()> {
             other => bail!("the persona answered {other}"),
         }
     }
-    stub.times.lock().expect("times").clear();
+    stub.clear();
     let prompt = send(
         reqwest::Method::POST,
         "/prompts/".into(),
@@ -363,8 +521,16 @@ async fn run() -> anyhow::Result<()> {
             .collect();
         window.iter().sum::<f64>() / window.len().max(1) as f64
     };
-    let times = stub.times.lock().expect("times").clone();
+    let times = stub.socket_times();
+    let at_handler = stub.times.lock().expect("times").clone();
     let calls = times.len() as u64;
+    if at_handler.len() != times.len() {
+        bail!(
+            "the stub's socket saw {} calls and its handler {}",
+            times.len(),
+            at_handler.len()
+        );
+    }
     let all = send(reqwest::Method::GET, format!("/projects/{project_id}/reports"), None).await?;
     let completed = all
         .as_array()
@@ -375,17 +541,26 @@ async fn run() -> anyhow::Result<()> {
     if completed != ids.len() {
         bail!("{completed} of {} reports completed", ids.len());
     }
-    let busy: Duration = times.iter().map(|(arrived, answered)| *answered - *arrived).sum();
-    let model_ms = busy.as_secs_f64() * 1000.0 / calls as f64;
+    // The model's mean time per call, the ideal wall time in seconds, and the overhead per
+    // call in ms, for calls timed as `times`.
+    let measure = |times: &[(Instant, Instant)]| {
+        let busy: Duration = times.iter().map(|(arrived, answered)| *answered - *arrived).sum();
+        let model_ms = busy.as_secs_f64() * 1000.0 / calls as f64;
+        let ideal = model_ms / 1000.0 * calls as f64 / concurrency as f64;
+        let overhead_ms = (wall.as_secs_f64() - ideal) * concurrency as f64 / calls as f64 * 1000.0;
+        (model_ms, ideal, overhead_ms)
+    };
+    let (model_ms, ideal, overhead_ms) = measure(&times);
+    let (handler_model_ms, _, handler_overhead_ms) = measure(&at_handler);
     let nominal = latency.as_secs_f64() * calls as f64 / concurrency as f64;
-    let ideal = model_ms / 1000.0 * calls as f64 / concurrency as f64;
-    let overhead_ms = (wall.as_secs_f64() - ideal) * concurrency as f64 / calls as f64 * 1000.0;
     println!(
         "queued {reports} reports through the API ({clients} clients at once) in {:.2} s",
         queued.as_secs_f64()
     );
     println!(
-        "the model's time per call, as the stub took it: {model_ms:.2} ms on average (asked: {} ms)",
+        "the model's time per call, as the stub took it (from its socket's read of the request to its write of \
+         the answer): {model_ms:.2} ms on average (asked: {} ms); {handler_model_ms:.2} ms of it in the stub's \
+         handler",
         latency.as_millis()
     );
     println!(
@@ -396,6 +571,11 @@ async fn run() -> anyhow::Result<()> {
         (wall.as_secs_f64() / nominal - 1.0) * 100.0
     );
     println!("service overhead per call: {overhead_ms:.2} ms (target < 1 ms)");
+    println!(
+        "timed at the stub's handler instead, which counts the stub's own HTTP handling of each call ({:.2} ms) as \
+         the service's: {handler_overhead_ms:.2} ms per call",
+        model_ms - handler_model_ms
+    );
     let first_queued = first_queued.get().map_or(f64::NAN, |at| at.as_secs_f64() * 1000.0);
     let idle = Idle::of(&times, started, wall, concurrency);
     let handoffs_ms: f64 = idle.handoff_ms.iter().sum();
@@ -410,8 +590,8 @@ async fn run() -> anyhow::Result<()> {
         concurrency as u64 - idle.empty_last_round,
     );
     println!(
-        "a freed slot's next call reached the model after {:.2} ms on average (p50 {:.2}, p99 {:.2} ms; the \
-         stub's own handling of the answer and the request included)",
+        "a freed slot's next call reached the model's socket after {:.2} ms on average (p50 {:.2}, p99 {:.2} ms; \
+         both ways over loopback included)",
         handoffs_ms / idle.handoff_ms.len().max(1) as f64,
         percentile(&idle.handoff_ms, 50.0),
         percentile(&idle.handoff_ms, 99.0)
@@ -453,7 +633,7 @@ async fn run() -> anyhow::Result<()> {
     );
     println!(
         "connections the model stub accepted: {}",
-        connections.load(Ordering::Relaxed)
+        stub.connections.lock().expect("connections").len()
     );
     println!("peak RSS of the server: {:.1} MB", peak_rss_mb(&server.pid()));
     Ok(())
