@@ -13,7 +13,6 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::domain::patch::Patch;
-use crate::domain::preset::Preset;
 use crate::domain::report::{GENERATE_JOB, Generation, ReasoningMode, Report, ReportStatus, TokenUsage};
 use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
@@ -124,8 +123,7 @@ pub struct ProjectReportUpdate {
 }
 
 /// Checks that referenced prompts, records and preset exist and are the caller's to use;
-/// one that is not answers 404 like any resource the caller cannot see. Answers the
-/// preset, when one is named.
+/// one that is not answers 404 like any resource the caller cannot see.
 async fn check_references(
     store: &Store,
     owner_id: Uuid,
@@ -133,41 +131,23 @@ async fn check_references(
     prompts_ids: Option<&Vec<Uuid>>,
     records_ids: Option<&Vec<Uuid>>,
     preset_id: Option<Uuid>,
-) -> ApiResult<Option<Preset>> {
-    // Independent reads, made at once; what they find is told in this order.
-    let (prompts, records, preset) = tokio::join!(
-        async {
-            match prompts_ids {
-                Some(ids) => store.invisible_prompts(owner_id, ids).await,
-                None => Ok(Vec::new()),
-            }
-        },
-        async {
-            match records_ids {
-                Some(ids) => store.foreign_records(project_id, ids).await,
-                None => Ok(Vec::new()),
-            }
-        },
-        async {
-            match preset_id {
-                Some(id) => store.get_preset(owner_id, id).await,
-                None => Ok(None),
-            }
-        },
-    );
-    if let Some(id) = prompts?.first() {
+) -> ApiResult<()> {
+    if let Some(ids) = prompts_ids
+        && let Some(id) = store.invisible_prompts(owner_id, ids).await?.first()
+    {
         return Err(ApiError::NotFound(format!("Prompt {id} not found")));
     }
-    if let Some(id) = records?.first() {
+    if let Some(ids) = records_ids
+        && let Some(id) = store.foreign_records(project_id, ids).await?.first()
+    {
         return Err(ApiError::NotFound(format!("Record {id} not found in this project")));
     }
-    let preset = preset?;
     if let Some(id) = preset_id
-        && preset.is_none()
+        && store.get_preset(owner_id, id).await?.is_none()
     {
         return Err(ApiError::NotFound(format!("Preset {id} not found")));
     }
-    Ok(preset)
+    Ok(())
 }
 
 /// Creates a report and queues its generation. Give `prompts_ids`, a `preset_id`, or both.
@@ -189,38 +169,31 @@ async fn create_report(
     // while the rest are checked. The write is left out: creations that reach it
     // together share a commit.
     let intake = app.report_intake.acquire().await.map_err(anyhow::Error::from)?;
-    // The project, what the report names and the project's records are read at once (a
-    // project that is not the user's is told before anything else, and the other reads'
-    // results are then dropped unseen).
-    let (project_name, preset, all_records) = tokio::join!(
-        app.store.project_name(user.id, project_id),
-        check_references(
-            &app.store,
-            user.id,
-            project_id,
-            body.prompts_ids.as_ref(),
-            body.records_ids.as_ref(),
-            body.preset_id,
-        ),
-        async {
-            match body.records_ids {
-                Some(_) => Ok(None),
-                None => app.store.record_ids(project_id).await.map(Some),
-            }
-        },
-    );
-    let Some(project_name) = project_name? else {
+    let Some(project_name) = app.store.project_name(user.id, project_id).await? else {
         return Err(ApiError::not_found("Project"));
     };
-    let preset = preset?;
-    let prompts_ids = match (body.prompts_ids, preset) {
+    check_references(
+        &app.store,
+        user.id,
+        project_id,
+        body.prompts_ids.as_ref(),
+        body.records_ids.as_ref(),
+        body.preset_id,
+    )
+    .await?;
+    let prompts_ids = match (body.prompts_ids, body.preset_id) {
         (Some(ids), _) if !ids.is_empty() => ids,
-        (_, Some(preset)) => preset.prompt_ids,
+        (_, Some(preset_id)) => app
+            .store
+            .get_preset(user.id, preset_id)
+            .await?
+            .map(|p| p.prompt_ids)
+            .unwrap_or_default(),
         _ => Vec::new(),
     };
     let records_ids = match body.records_ids {
         Some(ids) => ids,
-        None => all_records?.unwrap_or_default(),
+        None => app.store.record_ids(project_id).await?,
     };
     let report = NewReport {
         title: body.title,
