@@ -25,7 +25,7 @@ use crate::domain::persona::PERSONA_JOB;
 use crate::domain::record::PROCESS_JOB;
 use crate::domain::report::GENERATE_JOB;
 use crate::ingest::stt::SpeechToText;
-use crate::store::{Job, Store};
+use crate::store::{Job, ReportWork, Store};
 
 const POLL: Duration = Duration::from_secs(1);
 
@@ -190,10 +190,14 @@ async fn work(context: Context, kind: &'static str, wake: Arc<Wake>, mut stopped
         let claimed = if kind == GENERATE_JOB {
             context.store.claim_generation(lease).await
         } else {
-            context.store.claim_job(kind, lease).await
+            context
+                .store
+                .claim_job(kind, lease)
+                .await
+                .map(|job| job.map(|job| (job, None)))
         };
         match claimed {
-            Ok(Some(job)) => run(&context, job, lease).await,
+            Ok(Some((job, report))) => run(&context, job, report, lease).await,
             Ok(None) => {
                 tokio::select! {
                     () = wake.notified() => {}
@@ -209,8 +213,9 @@ async fn work(context: Context, kind: &'static str, wake: Arc<Wake>, mut stopped
     }
 }
 
-/// Runs one job with its heartbeat, then records how it went.
-async fn run(context: &Context, job: Job, lease: chrono::Duration) {
+/// Runs one job with its heartbeat, then records how it went. A report generation comes
+/// with its report when the claim started its attempt.
+async fn run(context: &Context, job: Job, report: Option<ReportWork>, lease: chrono::Duration) {
     let heartbeat = {
         let store = context.store.clone();
         let job = job.clone();
@@ -239,7 +244,7 @@ async fn run(context: &Context, job: Job, lease: chrono::Duration) {
             job.attempts - 1
         ))),
         PROCESS_JOB => records::process(context, &job).await,
-        GENERATE_JOB => reports::generate(context, &job).await,
+        GENERATE_JOB => reports::generate(context, &job, report).await,
         PERSONA_JOB => personas::write(context, &job).await,
         other => Err(JobError::Permanent(format!("no worker knows jobs of kind {other}"))),
     };

@@ -5,11 +5,17 @@
 use super::{Context, JobError};
 use crate::ai::{AiError, Brief, Source, Usage, quotes};
 use crate::domain::report::{ReasoningMode, ReportStatus};
-use crate::store::Job;
+use crate::store::{Job, ReportWork};
 
-pub(super) async fn generate(context: &Context, job: &Job) -> Result<(), JobError> {
+/// Generates the report of `job`; `claimed` is the report as the claim that started this
+/// attempt answered it (`None`: it is read, to see why it was not started).
+pub(super) async fn generate(context: &Context, job: &Job, claimed: Option<ReportWork>) -> Result<(), JobError> {
     let store = &context.store;
-    let Some(work) = store.report_work(job.subject_id).await? else {
+    let work = match claimed {
+        Some(work) => Some(work),
+        None => store.report_work(job.subject_id).await?,
+    };
+    let Some(work) = work else {
         store.complete_job(job).await?;
         return Ok(());
     };

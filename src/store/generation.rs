@@ -72,6 +72,13 @@ pub enum GenerationRefused {
     State(ReportStatus),
 }
 
+/// The columns of a [`ReportWork`] in a `RETURNING` of `reports` (its project's by
+/// subqueries: a `RETURNING` cannot join), as `report_work` reads them.
+const WORK: &str = "id, (SELECT owner_id FROM projects WHERE id = reports.project_id) AS owner_id, project_id, \
+     title, status, is_deleted, prompts_ids, records_ids, context, context_expand, report_language, reasoning_mode, \
+     (SELECT research_goals FROM projects WHERE id = reports.project_id) AS research_goals, \
+     (SELECT interview_guide FROM projects WHERE id = reports.project_id) AS interview_guide";
+
 const ATTEMPT: &str = "EXISTS (SELECT 1 FROM jobs WHERE id = $1 AND status = 'running' AND attempts = $2)";
 
 /// Inside a write: queues `report.completed` or `report.failed` for a report.
@@ -153,35 +160,39 @@ impl Store {
 
     /// Claims the next due report generation for `lease` and starts its attempt in the
     /// same write: the report turns `generating` with progress 0 and the attempt counted,
-    /// unless it is no longer waiting (cancelled, deleted, rewritten by hand), which the
-    /// worker then sees when it reads the report. One write instead of two, so a worker
-    /// waits for the single SQLite writer once less per report.
-    pub async fn claim_generation(&self, lease: chrono::Duration) -> anyhow::Result<Option<Job>> {
+    /// and the write answers the report as its generator needs it. A report no longer
+    /// waiting (cancelled, deleted, rewritten by hand) is left as it is and answered
+    /// `None`: the worker reads it to see why. One write instead of two, and no read
+    /// after it, so a worker waits for the single SQLite writer once less per report and
+    /// for a reader not at all.
+    pub async fn claim_generation(&self, lease: chrono::Duration) -> anyhow::Result<Option<(Job, Option<ReportWork>)>> {
         let at = now();
         let claim = self.claim_sql(GENERATE_JOB);
         let start = format!(
             "UPDATE reports SET status = $3, gen_progress = 0, gen_attempts = $2, gen_error = NULL, \
              gen_started_at = COALESCE(gen_started_at, $4), gen_finished_at = NULL, updated_at = $4 \
-             WHERE id = $5 AND status IN ($6, $3) AND NOT is_deleted AND {ATTEMPT}"
+             WHERE id = $5 AND status IN ($6, $3) AND NOT is_deleted AND {ATTEMPT} \
+             RETURNING {WORK}"
         );
         Ok(db!(self, write_urgent, |conn| {
-            let job = sqlx::query_as::<_, Job>(&claim)
+            let Some(job) = sqlx::query_as::<_, Job>(&claim)
                 .bind(at + lease)
                 .bind(at)
                 .fetch_optional(&mut *conn)
+                .await?
+            else {
+                return Ok(None);
+            };
+            let work = sqlx::query_as::<_, ReportWork>(&start)
+                .bind(job.id)
+                .bind(job.attempts)
+                .bind(ReportStatus::Generating.as_str())
+                .bind(at)
+                .bind(job.subject_id)
+                .bind(ReportStatus::Queued.as_str())
+                .fetch_optional(&mut *conn)
                 .await?;
-            if let Some(job) = &job {
-                sqlx::query(&start)
-                    .bind(job.id)
-                    .bind(job.attempts)
-                    .bind(ReportStatus::Generating.as_str())
-                    .bind(at)
-                    .bind(job.subject_id)
-                    .bind(ReportStatus::Queued.as_str())
-                    .execute(&mut *conn)
-                    .await?;
-            }
-            Ok::<_, sqlx::Error>(job)
+            Ok::<_, sqlx::Error>(Some((job, work)))
         })?)
     }
 
@@ -420,5 +431,81 @@ impl Store {
         } else {
             Err(GenerationRefused::State(ReportStatus::Completed))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::patch::Patch;
+    use crate::domain::preset::PromptFields;
+    use crate::domain::project::NewProject;
+    use crate::store::{NewReport, ReportChanges};
+
+    /// The claim that starts an attempt answers the report as `report_work` reads it; a
+    /// report no longer waiting is claimed all the same (its job must end) but not answered.
+    #[tokio::test]
+    async fn the_claim_answers_the_report_it_started() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let store = Store::connect(&format!("sqlite://{}", dir.path().join("insight.db").display()), 4).await?;
+        let user = store.add_user("ann@example.org").await?.ok_or("taken")?;
+        let project = NewProject {
+            name: "Billing".into(),
+            description: String::new(),
+            research_goals: "Why invoices are late".into(),
+            interview_guide: "Ask about the last invoice".into(),
+        };
+        let project = store.create_project(user.id, project).await?;
+        let fields = PromptFields {
+            title: "Pains".into(),
+            text: "What hurts?".into(),
+            category: String::new(),
+        };
+        let prompt = store.create_prompt(user.id, fields).await?;
+        let new_report = |title: &str| NewReport {
+            title: title.into(),
+            prompts_ids: vec![prompt.id],
+            records_ids: Vec::new(),
+            preset_id: None,
+            category: None,
+            context: Some("Q3".into()),
+            context_expand: None,
+            report_language: Some("de".into()),
+            reasoning_mode: None,
+        };
+        let first = store
+            .create_report(project.id, project.name.clone(), new_report("First"))
+            .await?;
+        let second = store
+            .create_report(project.id, project.name.clone(), new_report("Second"))
+            .await?;
+        let deleted = ReportChanges {
+            is_deleted: Patch::Value(true),
+            ..ReportChanges::default()
+        };
+        store
+            .update_report(user.id, project.id, second.id, deleted)
+            .await?
+            .ok_or("no report")?;
+
+        let lease = chrono::Duration::seconds(60);
+        let (job, work) = store.claim_generation(lease).await?.ok_or("nothing to claim")?;
+        assert_eq!(job.subject_id, first.id);
+        let work = work.ok_or("the claim did not answer the report")?;
+        let read = store.report_work(first.id).await?.ok_or("no report")?;
+        assert_eq!(format!("{work:?}"), format!("{read:?}"), "as report_work reads it");
+        assert_eq!(work.status, ReportStatus::Generating.as_str());
+        assert_eq!((work.owner_id, work.project_id), (user.id, project.id));
+        assert_eq!(work.research_goals, "Why invoices are late");
+        assert_eq!(work.interview_guide, "Ask about the last invoice");
+        assert_eq!(work.prompts_ids.0, vec![prompt.id]);
+        assert_eq!(work.context.as_deref(), Some("Q3"));
+        assert_eq!(work.report_language.as_deref(), Some("de"));
+
+        let (job, work) = store.claim_generation(lease).await?.ok_or("nothing to claim")?;
+        assert_eq!(job.subject_id, second.id);
+        assert!(work.is_none(), "a deleted report is not started: {work:?}");
+        assert!(store.claim_generation(lease).await?.is_none());
+        Ok(())
     }
 }
