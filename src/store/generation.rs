@@ -162,9 +162,9 @@ impl Store {
     /// same write: the report turns `generating` with progress 0 and the attempt counted,
     /// and the write answers the report as its generator needs it. A report no longer
     /// waiting (cancelled, deleted, rewritten by hand) is left as it is and answered
-    /// `None`: the worker reads it to see why. One write instead of two, and no read
-    /// after it, so a worker waits for the single SQLite writer once less per report and
-    /// for a reader not at all.
+    /// `None`: the worker reads it to see why. One write instead of two, and one read
+    /// fewer after it: a worker waits for the single SQLite writer once less per report,
+    /// and for a reader once less.
     pub async fn claim_generation(&self, lease: chrono::Duration) -> anyhow::Result<Option<(Job, Option<ReportWork>)>> {
         let at = now();
         let claim = self.claim_sql(GENERATE_JOB);

@@ -180,7 +180,7 @@ async fn create_needs_prompts_or_a_preset_and_known_references() {
         assert!(types.contains(&expected.to_owned()), "{expected} in {body}");
     }
     // The project is told first, and then the references in order, whatever else is
-    // wrong too (they are looked up at once).
+    // wrong too.
     let other = app.user().await;
     let elsewhere = app.project(&other, "Not Ann's").await;
     for project in ["00000000-0000-4000-8000-000000000000", elsewhere.as_str()] {
