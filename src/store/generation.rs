@@ -72,8 +72,9 @@ pub enum GenerationRefused {
     State(ReportStatus),
 }
 
-/// The columns of a [`ReportWork`] in a `RETURNING` of `reports` (its project's by
-/// subqueries: a `RETURNING` cannot join), as `report_work` reads them.
+/// The columns of a [`ReportWork`] over `reports`, for `report_work`'s `SELECT` and the
+/// claim's `RETURNING` alike (its project's by subqueries: a `RETURNING` cannot join; a
+/// report always has its project, which cascades its deletion).
 const WORK: &str = "id, (SELECT owner_id FROM projects WHERE id = reports.project_id) AS owner_id, project_id, \
      title, status, is_deleted, prompts_ids, records_ids, context, context_expand, report_language, reasoning_mode, \
      (SELECT research_goals FROM projects WHERE id = reports.project_id) AS research_goals, \
@@ -103,14 +104,11 @@ macro_rules! queue_report_event {
 
 impl Store {
     pub async fn report_work(&self, report_id: Uuid) -> anyhow::Result<Option<ReportWork>> {
-        Ok(db!(self, read, |pool| sqlx::query_as::<_, ReportWork>(
-            "SELECT r.id, p.owner_id, r.project_id, r.title, r.status, r.is_deleted, r.prompts_ids, r.records_ids, \
-             r.context, r.context_expand, r.report_language, r.reasoning_mode, p.research_goals, p.interview_guide \
-             FROM reports r JOIN projects p ON p.id = r.project_id WHERE r.id = $1"
-        )
-        .bind(report_id)
-        .fetch_optional(pool)
-        .await)?)
+        let sql = format!("SELECT {WORK} FROM reports WHERE id = $1");
+        Ok(db!(self, read, |pool| sqlx::query_as::<_, ReportWork>(&sql)
+            .bind(report_id)
+            .fetch_optional(pool)
+            .await)?)
     }
 
     /// The prompts, in the order given, that the owner can see (his and the system's), in
