@@ -281,8 +281,6 @@ struct Idle {
     /// Each hand-off with when its slot was freed, in the order freed.
     handoffs_at: Vec<(f64, f64)>,
     end_ms: f64,
-    /// Slots with no call in the last round.
-    empty_last_round: u64,
     first_call_ms: f64,
     full_ms: f64,
     last_answer_ms: f64,
@@ -310,7 +308,6 @@ impl Idle {
         let mut handoff_ms: Vec<f64> = handoffs_at.iter().map(|(_, ms)| *ms).collect();
         handoff_ms.sort_by(f64::total_cmp);
         let wall_ms = wall.as_secs_f64() * 1000.0;
-        let calls = times.len() as u64;
         Self {
             ramp_ms: arrivals[..slots].iter().sum(),
             handoff_ms,
@@ -319,10 +316,6 @@ impl Idle {
                 .iter()
                 .map(|answered| wall_ms - answered)
                 .sum(),
-            empty_last_round: match calls % concurrency as u64 {
-                0 => 0,
-                rest => concurrency as u64 - rest,
-            },
             first_call_ms: arrivals.first().copied().unwrap_or(f64::NAN),
             full_ms: arrivals.get(slots.saturating_sub(1)).copied().unwrap_or(f64::NAN),
             last_answer_ms: answers.last().copied().unwrap_or(f64::NAN),
@@ -550,6 +543,8 @@ async fn run() -> anyhow::Result<()> {
     // seconds, the overhead per call against the ideal, and the service's overhead per call
     // (against the shortest wall any service reaches: whole rounds), both in ms.
     let rounds = calls.div_ceil(concurrency as u64);
+    // Slots with no call in the last round.
+    let empty_slots = rounds * concurrency as u64 - calls;
     let measure = |times: &[(Instant, Instant)]| {
         let busy: Duration = times.iter().map(|(arrived, answered)| *answered - *arrived).sum();
         let model_ms = busy.as_secs_f64() * 1000.0 / calls as f64;
@@ -559,6 +554,7 @@ async fn run() -> anyhow::Result<()> {
         (model_ms, ideal, per_call(ideal), per_call(shortest))
     };
     let (model_ms, ideal, against_ideal_ms, overhead_ms) = measure(&times);
+    let empty_slots_ms = empty_slots as f64 * model_ms / calls as f64;
     let (handler_model_ms, _, handler_against_ideal_ms, handler_overhead_ms) = measure(&at_handler);
     let nominal = latency.as_secs_f64() * calls as f64 / concurrency as f64;
     println!(
@@ -584,8 +580,7 @@ async fn run() -> anyhow::Result<()> {
     );
     println!(
         "against the ideal instead, (wall - ideal) x {concurrency} / {calls}: {against_ideal_ms:.2} ms per call, of \
-         which {:.2} ms are the last round's empty slots",
-        against_ideal_ms - overhead_ms
+         which {empty_slots_ms:.2} ms are the last round's empty slots"
     );
     println!(
         "timed at the stub's handler instead, which counts the stub's own HTTP handling of each call ({:.2} ms) as \
@@ -597,13 +592,12 @@ async fn run() -> anyhow::Result<()> {
     let handoffs_ms: f64 = idle.handoff_ms.iter().sum();
     println!(
         "overhead per call, by where the model's slots sat idle: {:.2} ms filling them at the start, {:.2} ms \
-         handing a freed slot to the next call, {:.2} ms at the end, of which {:.2} ms are the last round's empty \
-         slots ({} calls in it), which no service avoids: {calls} calls do not fill rounds of {concurrency}",
+         handing a freed slot to the next call, {:.2} ms at the end, of which {empty_slots_ms:.2} ms are the last \
+         round's empty slots ({} calls in it), which no service avoids: {calls} calls do not fill rounds of {concurrency}",
         idle.ramp_ms / calls as f64,
         handoffs_ms / calls as f64,
         idle.end_ms / calls as f64,
-        idle.empty_last_round as f64 * model_ms / calls as f64,
-        concurrency as u64 - idle.empty_last_round,
+        concurrency as u64 - empty_slots,
     );
     println!(
         "a freed slot's next call reached the model's socket after {:.2} ms on average (p50 {:.2}, p99 {:.2} ms; \
