@@ -207,7 +207,100 @@ pub struct Settings {
     /// agent-config and session-report; unset, those answer 503 [env: INSIGHT_AGENT_SECRET].
     #[arg(long, env = "INSIGHT_AGENT_SECRET", hide_env_values = true, value_parser = parse_agent_secret)]
     pub agent_secret: Option<crate::secret::KeyMaterial>,
+
+    /// Reverse proxies whose forwarded client address is believed, as comma-separated
+    /// addresses or CIDRs (e.g. 127.0.0.1,10.0.0.0/8); unset, forwarding headers are
+    /// ignored and the client is the connection's peer [env: INSIGHT_TRUSTED_PROXIES].
+    #[arg(long, env = "INSIGHT_TRUSTED_PROXIES", default_value = "", value_parser = parse_trusted_proxies)]
+    pub trusted_proxies: TrustedNetworks,
+
+    /// The header trusted proxies name the client in: `x-forwarded-for` or `forwarded`
+    /// (RFC 7239) [env: INSIGHT_FORWARDED_HEADER].
+    #[arg(long, env = "INSIGHT_FORWARDED_HEADER", default_value = "x-forwarded-for", value_parser = parse_forwarded_header)]
+    pub forwarded_header: ForwardedHeader,
+
+    /// A request body must bring INSIGHT_REQUEST_BODY_MIN_BYTES_PER_SECOND in every window
+    /// of this many seconds, or it is cut with 408 [env: INSIGHT_REQUEST_BODY_TIMEOUT_SECONDS].
+    #[arg(long, env = "INSIGHT_REQUEST_BODY_TIMEOUT_SECONDS", default_value_t = 30, value_parser = parse_body_timeout)]
+    pub request_body_timeout_seconds: u64,
+
+    /// The slowest pace a request body may arrive at, averaged over each window of
+    /// INSIGHT_REQUEST_BODY_TIMEOUT_SECONDS [env: INSIGHT_REQUEST_BODY_MIN_BYTES_PER_SECOND].
+    #[arg(long, env = "INSIGHT_REQUEST_BODY_MIN_BYTES_PER_SECOND", default_value_t = 1024, value_parser = parse_body_min_rate)]
+    pub request_body_min_bytes_per_second: u64,
+
+    #[command(flatten)]
+    pub quotas: Quotas,
 }
+
+/// How much one user may pile up; past a limit, creating more gets 409 (or 429 for a
+/// rate), with a sentence naming the limit.
+#[derive(Debug, Clone, Args)]
+pub struct Quotas {
+    /// Projects one user may own [env: INSIGHT_QUOTA_PROJECTS].
+    #[arg(long = "quota-projects", env = "INSIGHT_QUOTA_PROJECTS", default_value_t = 10_000, value_parser = |v: &str| parse_quota(v, "INSIGHT_QUOTA_PROJECTS"))]
+    pub projects: i64,
+
+    /// Records one project may hold [env: INSIGHT_QUOTA_RECORDS_PER_PROJECT].
+    #[arg(long = "quota-records-per-project", env = "INSIGHT_QUOTA_RECORDS_PER_PROJECT", default_value_t = 10_000, value_parser = |v: &str| parse_quota(v, "INSIGHT_QUOTA_RECORDS_PER_PROJECT"))]
+    pub records_per_project: i64,
+
+    /// Reports one project may hold, deleted ones aside [env: INSIGHT_QUOTA_REPORTS_PER_PROJECT].
+    #[arg(long = "quota-reports-per-project", env = "INSIGHT_QUOTA_REPORTS_PER_PROJECT", default_value_t = 1_000, value_parser = |v: &str| parse_quota(v, "INSIGHT_QUOTA_REPORTS_PER_PROJECT"))]
+    pub reports_per_project: i64,
+
+    /// Interview rooms one user may create in any 24 hours; more get 429 [env: INSIGHT_QUOTA_ROOMS_PER_DAY].
+    #[arg(long = "quota-rooms-per-day", env = "INSIGHT_QUOTA_ROOMS_PER_DAY", default_value_t = 1_000, value_parser = |v: &str| parse_quota(v, "INSIGHT_QUOTA_ROOMS_PER_DAY"))]
+    pub rooms_per_day: i64,
+
+    /// Chat threads one user may have on one record [env: INSIGHT_QUOTA_THREADS_PER_RECORD].
+    #[arg(long = "quota-threads-per-record", env = "INSIGHT_QUOTA_THREADS_PER_RECORD", default_value_t = 100, value_parser = |v: &str| parse_quota(v, "INSIGHT_QUOTA_THREADS_PER_RECORD"))]
+    pub threads_per_record: i64,
+
+    /// Research assistant threads one user may have [env: INSIGHT_QUOTA_ASSISTANT_THREADS].
+    #[arg(long = "quota-assistant-threads", env = "INSIGHT_QUOTA_ASSISTANT_THREADS", default_value_t = 1_000, value_parser = |v: &str| parse_quota(v, "INSIGHT_QUOTA_ASSISTANT_THREADS"))]
+    pub assistant_threads: i64,
+
+    /// Messages one chat or assistant thread may hold (a question and its answer are two)
+    /// [env: INSIGHT_QUOTA_MESSAGES_PER_THREAD].
+    #[arg(long = "quota-messages-per-thread", env = "INSIGHT_QUOTA_MESSAGES_PER_THREAD", default_value_t = 1_000, value_parser = |v: &str| parse_quota(v, "INSIGHT_QUOTA_MESSAGES_PER_THREAD"))]
+    pub messages_per_thread: i64,
+
+    /// Prompts one user may own [env: INSIGHT_QUOTA_PROMPTS].
+    #[arg(long = "quota-prompts", env = "INSIGHT_QUOTA_PROMPTS", default_value_t = 1_000, value_parser = |v: &str| parse_quota(v, "INSIGHT_QUOTA_PROMPTS"))]
+    pub prompts: i64,
+
+    /// Presets one user may own [env: INSIGHT_QUOTA_PRESETS].
+    #[arg(long = "quota-presets", env = "INSIGHT_QUOTA_PRESETS", default_value_t = 1_000, value_parser = |v: &str| parse_quota(v, "INSIGHT_QUOTA_PRESETS"))]
+    pub presets: i64,
+
+    /// Webhook endpoints one user may have [env: INSIGHT_QUOTA_WEBHOOK_ENDPOINTS].
+    #[arg(long = "quota-webhook-endpoints", env = "INSIGHT_QUOTA_WEBHOOK_ENDPOINTS", default_value_t = 20, value_parser = |v: &str| parse_quota(v, "INSIGHT_QUOTA_WEBHOOK_ENDPOINTS"))]
+    pub webhook_endpoints: i64,
+}
+
+impl Default for Quotas {
+    fn default() -> Self {
+        Self {
+            projects: 10_000,
+            records_per_project: 10_000,
+            reports_per_project: 1_000,
+            rooms_per_day: 1_000,
+            threads_per_record: 100,
+            assistant_threads: 1_000,
+            messages_per_thread: 1_000,
+            prompts: 1_000,
+            presets: 1_000,
+            webhook_endpoints: 20,
+        }
+    }
+}
+
+/// The networks of `INSIGHT_TRUSTED_PROXIES`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TrustedNetworks(pub Vec<ip_network::IpNetwork>);
+
+pub use crate::http::client::ForwardedHeader;
 
 /// Delays between a failed delivery and its retries.
 #[derive(Debug, Clone, PartialEq)]
@@ -309,8 +402,74 @@ impl Settings {
             livekit_api_key: None,
             livekit_api_secret: None,
             agent_secret: None,
+            trusted_proxies: TrustedNetworks::default(),
+            forwarded_header: ForwardedHeader::XForwardedFor,
+            request_body_timeout_seconds: 30,
+            request_body_min_bytes_per_second: 1024,
+            quotas: Quotas::default(),
         }
     }
+}
+
+fn parse_trusted_proxies(value: &str) -> Result<TrustedNetworks, String> {
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            let network = if part.contains('/') {
+                part.parse::<ip_network::IpNetwork>().ok()
+            } else {
+                part.parse::<std::net::IpAddr>().ok().map(ip_network::IpNetwork::from)
+            };
+            network.ok_or_else(|| {
+                format!(
+                    "INSIGHT_TRUSTED_PROXIES (--trusted-proxies) must be comma-separated addresses or CIDRs such as \
+                     127.0.0.1,10.0.0.0/8 (with no host bits set); {part:?} is not one"
+                )
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(TrustedNetworks)
+}
+
+fn parse_forwarded_header(value: &str) -> Result<ForwardedHeader, String> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "x-forwarded-for" => Ok(ForwardedHeader::XForwardedFor),
+        "forwarded" => Ok(ForwardedHeader::Forwarded),
+        _ => Err(format!(
+            "INSIGHT_FORWARDED_HEADER (--forwarded-header) must be x-forwarded-for or forwarded, not {value:?}"
+        )),
+    }
+}
+
+fn parse_body_timeout(value: &str) -> Result<u64, String> {
+    parse_number(
+        value,
+        "INSIGHT_REQUEST_BODY_TIMEOUT_SECONDS",
+        "--request-body-timeout-seconds",
+        1..=3_600,
+    )
+}
+
+fn parse_body_min_rate(value: &str) -> Result<u64, String> {
+    parse_number(
+        value,
+        "INSIGHT_REQUEST_BODY_MIN_BYTES_PER_SECOND",
+        "--request-body-min-bytes-per-second",
+        1..=1_073_741_824,
+    )
+}
+
+fn parse_quota(value: &str, variable: &str) -> Result<i64, String> {
+    let flag = format!(
+        "--{}",
+        variable
+            .trim_start_matches("INSIGHT_")
+            .to_ascii_lowercase()
+            .replace('_', "-")
+    );
+    parse_number(value, variable, &flag, 1..=1_000_000_000)
 }
 
 fn parse_addr(value: &str) -> Result<SocketAddr, String> {

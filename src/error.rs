@@ -92,6 +92,26 @@ impl ValidationIssue {
         .with_input(json!(input))
     }
 
+    /// A body field naming something the caller cannot see (it does not exist, or is not
+    /// his): the same sentence either way, so nothing about others' data leaks.
+    pub fn unknown_reference(loc: Vec<Value>, what: &str, id: impl std::fmt::Display) -> Self {
+        Self::value_error(loc, &format!("{what} {id} not found")).with_input(json!(id.to_string()))
+    }
+
+    /// Issues for the ids of `ids` (a body field's list, at `field`) that are in `unknown`.
+    pub fn unknown_references<T: PartialEq + std::fmt::Display>(
+        field: &str,
+        what: &str,
+        ids: &[T],
+        unknown: &[T],
+    ) -> Vec<Self> {
+        ids.iter()
+            .enumerate()
+            .filter(|(_, id)| unknown.contains(id))
+            .map(|(index, id)| Self::unknown_reference(vec![json!("body"), json!(field), json!(index)], what, id))
+            .collect()
+    }
+
     /// A rule that the schema cannot express (a referenced prompt that does not exist,
     /// say). pydantic prefixes such messages with "Value error, ".
     pub fn value_error(loc: Vec<Value>, sentence: &str) -> Self {
@@ -116,6 +136,9 @@ pub struct ErrorBody {
 pub enum ApiError {
     #[error("validation failed")]
     Validation(Vec<ValidationIssue>),
+    /// A request the server cannot read at all (a body cut off before its end).
+    #[error("{0}")]
+    BadRequest(String),
     #[error("{0}")]
     Unauthorized(String),
     #[error("{0}")]
@@ -133,6 +156,12 @@ pub enum ApiError {
     UnsupportedMediaType(String),
     #[error("{0}")]
     Unavailable(String),
+    /// The client sent its body too slowly; the connection is closed after the answer.
+    #[error("{0}")]
+    RequestTimeout(String),
+    /// A rate was exceeded; the client may try again after `retry_after` seconds.
+    #[error("{detail}")]
+    TooManyRequests { detail: String, retry_after: u64 },
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
 }
@@ -163,6 +192,7 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::BadRequest(_) => StatusCode::BAD_REQUEST,
             Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
@@ -171,7 +201,21 @@ impl ApiError {
             Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
+            Self::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+impl From<crate::quota::QuotaExceeded> for ApiError {
+    fn from(exceeded: crate::quota::QuotaExceeded) -> Self {
+        match exceeded.retry_after {
+            Some(retry_after) => Self::TooManyRequests {
+                detail: exceeded.sentence,
+                retry_after,
+            },
+            None => Self::Conflict(exceeded.sentence),
         }
     }
 }
@@ -201,7 +245,22 @@ impl IntoResponse for ApiError {
                     .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
                 response
             }
-            Self::Forbidden(detail)
+            Self::RequestTimeout(detail) => {
+                let mut response = (status, axum::Json(ErrorBody { detail })).into_response();
+                response
+                    .headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                response
+            }
+            Self::TooManyRequests { detail, retry_after } => {
+                let mut response = (status, axum::Json(ErrorBody { detail })).into_response();
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(retry_after.max(1)));
+                response
+            }
+            Self::BadRequest(detail)
+            | Self::Forbidden(detail)
             | Self::NotFound(detail)
             | Self::Conflict(detail)
             | Self::Gone(detail)

@@ -13,6 +13,7 @@ pub mod ingest;
 pub mod interview;
 pub mod jobs;
 pub mod livekit;
+pub mod quota;
 pub mod search;
 pub mod secret;
 pub mod store;
@@ -110,6 +111,14 @@ impl Server {
                 }
             });
         }
+        let wire = http::serve::Wire {
+            proxies: Arc::new(http::client::TrustedProxies::new(
+                settings.trusted_proxies.0.clone(),
+                settings.forwarded_header,
+            )),
+            body_window: std::time::Duration::from_secs(settings.request_body_timeout_seconds),
+            body_min_rate: settings.request_body_min_bytes_per_second,
+        };
         let state = AppState {
             store: store.clone(),
             settings,
@@ -130,7 +139,7 @@ impl Server {
         let app = http::app(state);
         let (shutdown, signal) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(async move {
-            http::serve::serve(listener, app, async move {
+            http::serve::serve(listener, app, wire, async move {
                 let _ = signal.await;
             })
             .await;

@@ -67,8 +67,8 @@ pub struct ChatMessageCreate {
     #[schema(min_length = 1, max_length = 20000)]
     pub message: String,
     /// The thread to continue; none starts a new one.
-    #[serde(default, deserialize_with = "super::whole_number")]
-    #[schema(required = false)]
+    #[serde(default)]
+    #[schema(required = false, minimum = 1, maximum = 9_007_199_254_740_991_f64)]
     pub thread_id: Option<i64>,
 }
 
@@ -78,8 +78,8 @@ pub struct AgentChatCreate {
     #[schema(min_length = 1, max_length = 20000)]
     pub message: String,
     /// The thread to continue; none starts a new one.
-    #[serde(default, deserialize_with = "super::whole_number")]
-    #[schema(required = false)]
+    #[serde(default)]
+    #[schema(required = false, minimum = 1, maximum = 9_007_199_254_740_991_f64)]
     pub thread_id: Option<i64>,
     /// The project to answer about; for a new thread, or to point a thread at another
     /// project. Default: the thread's project.
@@ -143,13 +143,36 @@ pub struct WebCitation {
     pub title: String,
 }
 
-/// What an answer cites.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(untagged)]
+/// What an answer cites; `kind` tells which (`utterance`, `record` or `web`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Citation {
     Record(RecordCitation),
     Utterance(UtteranceCitation),
     Web(WebCitation),
+}
+
+/// Citations are read back from the database, where those stored before they had a
+/// `kind` are told apart by their fields.
+impl<'de> Deserialize<'de> for Citation {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let value = serde_json::Value::deserialize(deserializer)?;
+        let has = |field: &str| value.get(field).is_some();
+        if has("record_id") {
+            serde_json::from_value(value)
+                .map(Citation::Record)
+                .map_err(D::Error::custom)
+        } else if has("utterance_id") {
+            serde_json::from_value(value)
+                .map(Citation::Utterance)
+                .map_err(D::Error::custom)
+        } else {
+            serde_json::from_value(value)
+                .map(Citation::Web)
+                .map_err(D::Error::custom)
+        }
+    }
 }
 
 /// One message of a thread. A chat answer is the `assistant` message.

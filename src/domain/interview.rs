@@ -78,7 +78,7 @@ pub fn status_at(status: RoomStatus, expires_at: DateTime<Utc>, at: DateTime<Utc
 pub struct RoomCreate {
     pub project_id: Uuid,
     /// How many rooms (links) to make. Default 1.
-    #[serde(default, deserialize_with = "super::whole_number")]
+    #[serde(default)]
     #[schema(required = false, nullable = false, minimum = 1, maximum = 100, default = 1)]
     pub count: Option<i64>,
     /// Default: the project's name, numbered when several rooms are made.
@@ -86,11 +86,11 @@ pub struct RoomCreate {
     #[schema(required = false, min_length = 1, max_length = 200)]
     pub room_name: Option<String>,
     /// Default 30.
-    #[serde(default, deserialize_with = "super::whole_number")]
+    #[serde(default)]
     #[schema(required = false, nullable = false, minimum = 1, maximum = 240, default = 30)]
     pub max_duration_minutes: Option<i64>,
     /// Days the links stay open. Default 7.
-    #[serde(default, deserialize_with = "super::whole_number")]
+    #[serde(default)]
     #[schema(required = false, nullable = false, minimum = 1, maximum = 90, default = 7)]
     pub expires_in_days: Option<i64>,
     /// Default `en`.
@@ -126,11 +126,11 @@ pub struct RoomUpdate {
     #[serde(default)]
     #[schema(value_type = Option<String>, required = false, min_length = 1, max_length = 200)]
     pub room_name: Patch<String>,
-    #[serde(default, deserialize_with = "super::patch_whole_number")]
+    #[serde(default)]
     #[schema(value_type = Option<i64>, required = false, minimum = 1, maximum = 240)]
     pub max_duration_minutes: Patch<i64>,
     /// Moves the expiry to this many days from now.
-    #[serde(default, deserialize_with = "super::patch_whole_number")]
+    #[serde(default)]
     #[schema(value_type = Option<i64>, required = false, minimum = 1, maximum = 90)]
     pub expires_in_days: Patch<i64>,
     #[serde(default)]
@@ -166,7 +166,7 @@ pub struct RoomInfo {
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 pub struct JoinRequest {
     /// The respondent's address; the same address rejoins an active interview.
-    #[schema(min_length = 3, max_length = 254)]
+    #[schema(format = "email", min_length = 3, max_length = 254)]
     pub email: String,
 }
 

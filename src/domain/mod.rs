@@ -4,6 +4,7 @@
 
 pub mod chat;
 pub mod interview;
+pub mod page;
 pub mod patch;
 pub mod persona;
 pub mod preset;
@@ -20,33 +21,6 @@ use chrono::{DateTime, SubsecRound, Utc};
 /// returns equals what a later read returns.
 pub fn now() -> DateTime<Utc> {
     Utc::now().trunc_subsecs(6)
-}
-
-/// An optional integer that may come as `3.0`, as pydantic takes it (the schema has
-/// already refused a fraction).
-pub(crate) fn whole_number<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D::Error> {
-    use serde::Deserialize;
-    let Some(number) = Option::<serde_json::Number>::deserialize(deserializer)? else {
-        return Ok(None);
-    };
-    if let Some(whole) = number.as_i64() {
-        return Ok(Some(whole));
-    }
-    number
-        .as_f64()
-        .filter(|n| n.fract() == 0.0 && *n >= i64::MIN as f64 && *n <= i64::MAX as f64)
-        .map(|n| Some(n as i64))
-        .ok_or_else(|| serde::de::Error::custom("expected a whole number"))
-}
-
-/// [`whole_number`] for a PATCH field: present (a value or `null`) or left out.
-pub(crate) fn patch_whole_number<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<patch::Patch<i64>, D::Error> {
-    Ok(match whole_number(deserializer)? {
-        Some(value) => patch::Patch::Value(value),
-        None => patch::Patch::Null,
-    })
 }
 
 /// Defines a string enum whose wire names are given explicitly, with `as_str`/`parse`

@@ -47,13 +47,21 @@ pub struct Persona {
     pub ideal_solution: Option<String>,
 }
 
+super::string_enum! {
+    /// Always `completed`.
+    PersonaWritten { Completed = "completed" }
+}
+
+super::string_enum! {
+    /// Always `generating`.
+    PersonaInTheWorks { Generating = "generating" }
+}
+
 /// A written persona (200).
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct PersonaReport {
     pub record_id: Uuid,
-    /// Always `completed`.
-    #[schema(example = "completed")]
-    pub status: String,
+    pub status: PersonaWritten,
     pub persona: Persona,
     /// The persona as a document: summary, background, jobs to be done, motivations and
     /// pains with quotes, behaviours and workarounds, ideal solution.
@@ -65,7 +73,5 @@ pub struct PersonaReport {
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct PersonaPending {
     pub record_id: Uuid,
-    /// Always `generating`.
-    #[schema(example = "generating")]
-    pub status: String,
+    pub status: PersonaInTheWorks,
 }

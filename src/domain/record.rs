@@ -29,6 +29,15 @@ pub const PROCESS_JOB: &str = "record.process";
 /// The speaker name given to text whose source names nobody.
 pub const UNNAMED_SPEAKER: &str = "Unknown speaker";
 
+super::string_enum! {
+    /// What a record's material was read as: a text format, a recording (`audio`,
+    /// transcribed) or an AI-led interview's transcript (`interview`).
+    SourceFormat {
+        Text = "text", Markdown = "markdown", Vtt = "vtt", Srt = "srt", Docx = "docx", Pdf = "pdf",
+        Json = "json", Audio = "audio", Interview = "interview",
+    }
+}
+
 /// A record as every record endpoint returns it.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Record {
@@ -48,8 +57,8 @@ pub struct Record {
     /// Distinct speakers marked as respondents.
     pub respondents_count: i64,
     pub respondent_names: Vec<String>,
-    /// What the material was read as: `text`, `markdown`, `vtt`, `srt`, `docx`, `pdf`,
-    /// `json` or `audio`.
+    /// What the material was read as.
+    #[schema(value_type = SourceFormat)]
     pub source_format: String,
     /// Whether the record's persona can be read without a token
     /// (`GET /insight/public/{rec_id}/persona-report`).

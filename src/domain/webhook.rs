@@ -43,7 +43,7 @@ pub struct EndpointCreate {
     /// Where events are posted: `https://` (`http://` only with
     /// `INSIGHT_WEBHOOKS_ALLOW_HTTP=true`), never to a private, loopback or link-local
     /// address unless `INSIGHT_WEBHOOKS_ALLOW_PRIVATE=true`.
-    #[schema(min_length = 1, max_length = 2000)]
+    #[schema(format = "uri", min_length = 1, max_length = 2000, pattern = "^https?://")]
     pub url: String,
     /// Events to send. Default: all of them.
     #[serde(default)]

@@ -5,9 +5,10 @@
 //! gets 401 before anything about its input is said.
 
 use axum::body::Bytes;
-use axum::extract::{FromRequest, FromRequestParts, RawPathParams, Request};
+use axum::extract::{FromRequest, FromRequestParts, MatchedPath, Request};
 use axum::http::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE};
 use axum::http::request::Parts;
+use percent_encoding::percent_decode_str;
 use serde::de::DeserializeOwned;
 use serde_json::json;
 use utoipa::ToSchema;
@@ -64,8 +65,8 @@ pub struct Ids<const N: usize>(pub [Uuid; N]);
 impl<const N: usize> FromRequestParts<AppState> for Ids<N> {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let (ids, issues) = path_ids::<N>(parts, state).await?;
+    async fn from_request_parts(parts: &mut Parts, _state: &AppState) -> Result<Self, Self::Rejection> {
+        let (ids, issues) = path_ids::<N>(parts)?;
         if issues.is_empty() {
             Ok(Ids(ids))
         } else {
@@ -74,21 +75,69 @@ impl<const N: usize> FromRequestParts<AppState> for Ids<N> {
     }
 }
 
-pub(crate) async fn path_ids<const N: usize>(
-    parts: &mut Parts,
-    state: &AppState,
-) -> Result<([Uuid; N], Vec<ValidationIssue>), ApiError> {
-    let params = RawPathParams::from_request_parts(parts, state)
-        .await
-        .map_err(|err| anyhow::anyhow!("route has no path parameters: {err}"))?;
-    let mut ids = [Uuid::nil(); N];
+/// The route's one path parameter as text (an interview link's token, a thread's number).
+pub struct PathText(pub String);
+
+impl FromRequestParts<AppState> for PathText {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &AppState) -> Result<Self, Self::Rejection> {
+        let (mut values, issues) = path_values(parts)?;
+        if !issues.is_empty() {
+            return Err(ApiError::validation(issues));
+        }
+        match values.pop() {
+            Some((_, value)) if values.is_empty() => Ok(PathText(value)),
+            _ => Err(anyhow::anyhow!(
+                "the route has {} path parameters, the handler expects one",
+                values.len() + 1
+            )
+            .into()),
+        }
+    }
+}
+
+/// The route's path parameters, percent-decoded, in order, with a 422 issue for each one
+/// that is not UTF-8. Read from the matched template and the raw path rather than through
+/// axum's `Path`, whose rejection of such bytes is a plain-text 400 or, for
+/// `RawPathParams`, hides the parameter's name.
+fn path_values(parts: &Parts) -> Result<(Vec<(String, String)>, Vec<ValidationIssue>), ApiError> {
+    let template = parts
+        .extensions
+        .get::<MatchedPath>()
+        .ok_or_else(|| anyhow::anyhow!("a path parameter was asked for outside a route"))?;
+    let mut values = Vec::new();
     let mut issues = Vec::new();
-    let mut count = 0;
-    for (index, (name, value)) in params.iter().enumerate() {
-        count += 1;
+    for (pattern, raw) in template.as_str().split('/').zip(parts.uri.path().split('/')) {
+        let Some(name) = pattern.strip_prefix('{').and_then(|p| p.strip_suffix('}')) else {
+            continue;
+        };
+        let bytes: Vec<u8> = percent_decode_str(raw).collect();
+        match String::from_utf8(bytes) {
+            Ok(value) => values.push((name.to_owned(), value)),
+            Err(error) => issues.push(
+                ValidationIssue::new(
+                    vec![json!("path"), json!(name)],
+                    "string_unicode",
+                    "Input should be a valid string, unable to parse raw data as a unicode string",
+                )
+                .with_input(json!(String::from_utf8_lossy(error.as_bytes()))),
+            ),
+        }
+    }
+    Ok((values, issues))
+}
+
+pub(crate) fn path_ids<const N: usize>(parts: &Parts) -> Result<([Uuid; N], Vec<ValidationIssue>), ApiError> {
+    let (values, mut issues) = path_values(parts)?;
+    let count = values.len() + issues.len();
+    if count != N {
+        return Err(anyhow::anyhow!("route has {count} path parameters, handler expects {N}").into());
+    }
+    let mut ids = [Uuid::nil(); N];
+    for (slot, (name, value)) in ids.iter_mut().zip(&values) {
         match Uuid::parse_str(value) {
-            Ok(id) if index < N => ids[index] = id,
-            Ok(_) => {}
+            Ok(id) => *slot = id,
             Err(err) => issues.push(
                 ValidationIssue::new(
                     vec![json!("path"), json!(name)],
@@ -99,9 +148,6 @@ pub(crate) async fn path_ids<const N: usize>(
                 .with_ctx(json!({ "error": err.to_string() })),
             ),
         }
-    }
-    if count != N {
-        return Err(anyhow::anyhow!("route has {count} path parameters, handler expects {N}").into());
     }
     Ok((ids, issues))
 }
@@ -132,8 +178,8 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &AppState) -> Result<Self, Self::Rejection> {
-        let (mut parts, body) = req.into_parts();
-        let (ids, mut issues) = path_ids::<N>(&mut parts, state).await?;
+        let (parts, body) = req.into_parts();
+        let (ids, mut issues) = path_ids::<N>(&parts)?;
         let bytes = read_json_body(Request::from_parts(parts, body), state).await?;
         match parse_body::<T>(&bytes) {
             Ok(value) if issues.is_empty() => Ok(IdsAndJson(ids, value)),
@@ -170,6 +216,12 @@ pub(crate) async fn read_json_body_up_to(req: Request, limit: u64) -> Result<Byt
             )));
         }
     }
+    read_body_up_to(req, limit).await
+}
+
+/// The body as it came, whatever its type, refused with 413 past `limit` bytes and with
+/// 408 when it arrives too slowly.
+pub(crate) async fn read_body_up_to(req: Request, limit: u64) -> Result<Bytes, ApiError> {
     let too_large = || ApiError::PayloadTooLarge(format!("Request body is larger than the limit of {limit} bytes"));
     let declared = req
         .headers()
@@ -182,7 +234,42 @@ pub(crate) async fn read_json_body_up_to(req: Request, limit: u64) -> Result<Byt
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
     axum::body::to_bytes(req.into_body(), limit)
         .await
-        .map_err(|_| too_large())
+        .map_err(|error| body_failed(&error).unwrap_or_else(too_large))
+}
+
+/// What to answer when reading a body failed for a reason of the client's other than its
+/// size: too slow (408), or cut off (400, which the client will not see).
+pub(crate) fn body_failed(error: &(dyn std::error::Error + 'static)) -> Option<ApiError> {
+    if let Some(slow) = super::serve::too_slow(error) {
+        return Some(ApiError::RequestTimeout(format!(
+            "The request body arrived too slowly: send at least {} bytes every {} seconds \
+             (INSIGHT_REQUEST_BODY_MIN_BYTES_PER_SECOND, INSIGHT_REQUEST_BODY_TIMEOUT_SECONDS).",
+            slow.quota,
+            slow.window.as_secs()
+        )));
+    }
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        if error.is::<hyper::Error>() {
+            return Some(ApiError::BadRequest(
+                "The request body was cut off before its end.".into(),
+            ));
+        }
+        cause = error.source();
+    }
+    None
+}
+
+/// The body's bytes, whatever its type (providers sign the raw bytes of their
+/// callbacks), up to `INSIGHT_MAX_BODY_BYTES`.
+pub struct RawBody(pub Bytes);
+
+impl FromRequest<AppState> for RawBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, Self::Rejection> {
+        read_body_up_to(req, state.settings.max_body_bytes).await.map(RawBody)
+    }
 }
 
 /// The raw value of the query parameter `name`, if the query has it.

@@ -2,9 +2,11 @@
 //! like the API documentation: extract, call the store, return a typed response.
 
 pub mod cache;
+pub mod client;
 pub mod extract;
 pub mod metrics;
 pub mod openapi;
+pub mod paging;
 pub mod ratelimit;
 pub mod routes;
 pub mod serve;
@@ -14,7 +16,8 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::Request;
-use axum::http::{StatusCode, Uri};
+use axum::http::header::{AUTHORIZATION, CACHE_CONTROL, COOKIE, X_CONTENT_TYPE_OPTIONS};
+use axum::http::{HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
@@ -62,6 +65,13 @@ impl AppState {
     pub fn wake_workers(&self, kind: &str) {
         self.jobs_wake.queued(kind);
     }
+
+    /// Refuses a creation that would pass its quota (see [`crate::quota`]).
+    pub async fn check_quota(&self, counted: crate::quota::Counted) -> crate::error::ApiResult<()> {
+        crate::quota::check(&self.store, &self.settings.quotas, counted)
+            .await?
+            .map_err(crate::error::ApiError::from)
+    }
 }
 
 /// The API document, exactly as `/openapi.json` serves it.
@@ -102,13 +112,43 @@ pub fn app(state: AppState) -> Router {
         .layer(axum::middleware::from_fn_with_state(public_rate, ratelimit::limit))
         .layer(CompressionLayer::new())
         .layer(CatchPanicLayer::custom(|_| internal_error()))
-        .layer(TraceLayer::new_for_http())
+        .layer(axum::middleware::from_fn(security_headers))
+        .layer(TraceLayer::new_for_http().make_span_with(request_span))
         .with_state(state);
     let paths = Arc::new(paths);
     Router::new().fallback_service(tower::ServiceExt::map_request(router, move |mut request: Request| {
         paths.normalize(&mut request);
         request
     }))
+}
+
+/// The span every request's logs carry: the method, the route's template (never the
+/// path itself, which can hold an interview link's token) and the client's address.
+fn request_span(request: &Request) -> tracing::Span {
+    let route = request
+        .extensions()
+        .get::<axum::extract::MatchedPath>()
+        .map_or("-", |path| path.as_str());
+    let client = request.extensions().get::<client::ClientAddr>().map(|client| client.0);
+    tracing::info_span!(
+        "request",
+        method = %request.method(),
+        route,
+        client = tracing::field::display(client.map_or_else(|| "-".to_owned(), |ip| ip.to_string())),
+    )
+}
+
+/// Headers every answer carries: browsers must not guess a type other than the one
+/// declared, and what a user's credentials opened is never kept by a cache on the way.
+async fn security_headers(request: Request, next: axum::middleware::Next) -> Response {
+    let authenticated = request.headers().contains_key(AUTHORIZATION) || request.headers().contains_key(COOKIE);
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    if authenticated && !headers.contains_key(CACHE_CONTROL) {
+        headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    response
 }
 
 fn internal_error() -> Response {

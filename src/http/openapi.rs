@@ -3,11 +3,14 @@
 //! operation shares: the bearer scheme, the ten tags, and the error responses each
 //! kind of operation can give, so the document lists every status a client can see.
 
+use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::path::Operation;
+use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
-use utoipa::openapi::{ContentBuilder, OpenApi as Document, Ref, ResponseBuilder};
+use utoipa::openapi::{ContentBuilder, OpenApi as Document, Ref, RefOr, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 
+use super::paging::NEXT_LINK;
 use crate::error::{ErrorBody, ValidationErrorBody, ValidationIssue};
 
 #[derive(OpenApi)]
@@ -52,8 +55,24 @@ impl Modify for BearerScheme {
     }
 }
 
+/// The answer of a creation that a quota (`INSIGHT_QUOTA_*`) refuses; list it in the
+/// `responses` of every operation that checks one.
+#[derive(utoipa::IntoResponses)]
+#[response(
+    status = 409,
+    description = "A quota (INSIGHT_QUOTA_*) is reached, or the resource's state forbids the change; the sentence says which"
+)]
+#[allow(dead_code)] // Describes the answer for the API document.
+pub struct QuotaReached(ErrorBody);
+
 /// Adds the shared error responses to every operation of the collected document.
 pub fn finish(mut doc: Document) -> Document {
+    if let Some(components) = doc.components.as_mut() {
+        components
+            .schemas
+            .values_mut()
+            .for_each(super::validation::forbid_blank);
+    }
     for (path, item) in doc.paths.paths.iter_mut() {
         let has_path_params = path.contains('{');
         let operations = [
@@ -65,9 +84,28 @@ pub fn finish(mut doc: Document) -> Document {
         ];
         for operation in operations.into_iter().flatten() {
             add_error_responses(operation, has_path_params);
+            add_next_link(operation);
         }
     }
     doc
+}
+
+/// A paginated list (one that takes `cursor`) tells of its next page in a `Link` header.
+fn add_next_link(operation: &mut Operation) {
+    let paginated = operation
+        .parameters
+        .as_ref()
+        .is_some_and(|params| params.iter().any(|p| p.name == "cursor"));
+    if !paginated {
+        return;
+    }
+    if let Some(RefOr::T(response)) = operation.responses.responses.get_mut("200") {
+        let header = HeaderBuilder::new()
+            .schema(ObjectBuilder::new().schema_type(Type::String))
+            .description(Some(NEXT_LINK))
+            .build();
+        response.headers.insert("Link".to_owned(), header);
+    }
 }
 
 fn add_error_responses(operation: &mut Operation, has_path_params: bool) {

@@ -1,15 +1,16 @@
-//! The rate limit of the public interview endpoints and pages, per client address, so
-//! that links cannot be guessed by trying (they are 192 random bits besides). Limits
-//! are per instance: with several instances behind a balancer a client gets that many
-//! times the rate, which still leaves guessing hopeless.
+//! The rate limit of the public interview endpoints and pages, per client address (behind
+//! a trusted proxy, the one it forwarded), so that links cannot be guessed by trying
+//! (they are 192 random bits besides). Limits are per instance: with several instances
+//! behind a balancer a client gets that many times the rate, which still leaves guessing
+//! hopeless.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Json;
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{Request, State};
 use axum::http::header::RETRY_AFTER;
 use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::Next;
@@ -17,6 +18,7 @@ use axum::response::{IntoResponse, Response};
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
 
+use super::client::ClientAddr;
 use crate::config::Settings;
 use crate::error::ErrorBody;
 
@@ -61,8 +63,8 @@ fn limited(path: &str) -> bool {
 /// The middleware: 429 with `Retry-After` when the client's address is over the rate.
 pub async fn limit(State(rate): State<Arc<PublicRate>>, request: Request, next: Next) -> Response {
     if limited(request.uri().path())
-        && let Some(ConnectInfo(address)) = request.extensions().get::<ConnectInfo<SocketAddr>>()
-        && let Some(seconds) = rate.wait(address.ip())
+        && let Some(ClientAddr(address)) = request.extensions().get::<ClientAddr>()
+        && let Some(seconds) = rate.wait(*address)
     {
         let body = ErrorBody {
             detail: format!("Too many requests from your address; try again in {seconds} seconds."),

@@ -8,17 +8,24 @@
 //! browsers are a reverse proxy's job.
 //!
 //! The loop does what `axum::serve` did besides: `TCP_NODELAY` on every connection, the
-//! client's address as `ConnectInfo` (the public rate limit is kept per address), accept
-//! errors that do not stop the server, and a graceful stop that lets requests in flight
-//! finish. It adds a limit on how long a request's head may take to arrive, which also
-//! closes a keep-alive connection left idle that long.
+//! peer's address as `ConnectInfo`, accept errors that do not stop the server, and a
+//! graceful stop that lets requests in flight finish. It adds what a server on the
+//! internet needs: the client's address as `ClientAddr` (the peer's, or the one a
+//! trusted proxy forwarded; see `client`), a limit on how long a request's head may take
+//! to arrive (which also closes a keep-alive connection left idle that long), and a
+//! floor on the pace of a request's body, so a client that trickles a byte at a time
+//! cannot hold a connection and a task open for ever.
 
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::Router;
+use axum::body::Bytes;
 use axum::extract::ConnectInfo;
-use hyper::body::Incoming;
+use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
@@ -52,9 +59,20 @@ pub fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
     socket.listen(BACKLOG)
 }
 
+/// What the server asks of every connection besides the HTTP protocol itself.
+#[derive(Debug, Clone)]
+pub struct Wire {
+    /// Whose forwarded client address to believe.
+    pub proxies: Arc<super::client::TrustedProxies>,
+    /// The body's pace: in every window of this length after the handler starts reading
+    /// it, at least `body_min_rate` bytes a second must arrive.
+    pub body_window: Duration,
+    pub body_min_rate: u64,
+}
+
 /// Serves `app` on `listener` until `shutdown` completes, then waits for the requests in
 /// flight.
-pub async fn serve(listener: TcpListener, app: Router, shutdown: impl Future<Output = ()>) {
+pub async fn serve(listener: TcpListener, app: Router, wire: Wire, shutdown: impl Future<Output = ()>) {
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new()).header_read_timeout(HEAD_TIMEOUT);
     let graceful = GracefulShutdown::new();
@@ -75,7 +93,7 @@ pub async fn serve(listener: TcpListener, app: Router, shutdown: impl Future<Out
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "cannot set TCP_NODELAY");
         }
-        let connection = http.serve_connection(TokioIo::new(stream), service(app.clone(), peer));
+        let connection = http.serve_connection(TokioIo::new(stream), service(app.clone(), peer, wire.clone()));
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             if let Err(error) = connection.await {
@@ -87,10 +105,12 @@ pub async fn serve(listener: TcpListener, app: Router, shutdown: impl Future<Out
     graceful.shutdown().await;
 }
 
-/// The router for one connection's requests, each told the client's address.
+/// The router for one connection's requests, each told the peer's and the client's
+/// address, with its body paced.
 fn service(
     app: Router,
     peer: SocketAddr,
+    wire: Wire,
 ) -> impl hyper::service::Service<
     hyper::Request<Incoming>,
     Response = axum::response::Response,
@@ -98,9 +118,105 @@ fn service(
     Future: Send,
 > + Clone {
     hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+        let client = wire.proxies.client(peer.ip(), request.headers());
         request.extensions_mut().insert(ConnectInfo(peer));
-        app.clone().oneshot(request.map(axum::body::Body::new))
+        request.extensions_mut().insert(super::client::ClientAddr(client));
+        let request = request.map(|body| {
+            axum::body::Body::new(PacedBody {
+                inner: body,
+                window: wire.body_window,
+                window_quota: wire.body_min_rate.saturating_mul(wire.body_window.as_secs().max(1)),
+                window_bytes: 0,
+                deadline: None,
+            })
+        });
+        app.clone().oneshot(request)
     })
+}
+
+/// A request body that fails with [`BodyTooSlow`] when a window passes without its quota
+/// of bytes. The first window opens when the body is first read, not when the request
+/// arrived: time a handler spends before reading is not the client's.
+struct PacedBody {
+    inner: Incoming,
+    window: Duration,
+    window_quota: u64,
+    window_bytes: u64,
+    deadline: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+/// The error of a body that arrived more slowly than `INSIGHT_REQUEST_BODY_MIN_BYTES_PER_SECOND`.
+#[derive(Debug)]
+pub struct BodyTooSlow {
+    pub window: Duration,
+    pub quota: u64,
+}
+
+impl std::fmt::Display for BodyTooSlow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the request body arrived too slowly: fewer than {} bytes in {} seconds",
+            self.quota,
+            self.window.as_secs()
+        )
+    }
+}
+
+impl std::error::Error for BodyTooSlow {}
+
+impl Body for PacedBody {
+    type Data = Bytes;
+    type Error = Box<dyn std::error::Error + Send + Sync>;
+
+    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        let this = self.get_mut();
+        let window = this.window;
+        let deadline = this
+            .deadline
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(window)));
+        match Pin::new(&mut this.inner).poll_frame(cx) {
+            Poll::Ready(Some(Ok(frame))) => {
+                if let Some(data) = frame.data_ref() {
+                    this.window_bytes += data.len() as u64;
+                    if this.window_bytes >= this.window_quota {
+                        this.window_bytes = 0;
+                        deadline.as_mut().reset(tokio::time::Instant::now() + window);
+                    }
+                }
+                Poll::Ready(Some(Ok(frame)))
+            }
+            Poll::Ready(Some(Err(error))) => Poll::Ready(Some(Err(error.into()))),
+            Poll::Ready(None) => Poll::Ready(None),
+            Poll::Pending => match deadline.as_mut().poll(cx) {
+                Poll::Ready(()) => Poll::Ready(Some(Err(Box::new(BodyTooSlow {
+                    window,
+                    quota: this.window_quota,
+                })))),
+                Poll::Pending => Poll::Pending,
+            },
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// Whether a body's read failed because the client sent it too slowly.
+pub fn too_slow<'e>(error: &'e (dyn std::error::Error + 'static)) -> Option<&'e BodyTooSlow> {
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        if let Some(slow) = error.downcast_ref::<BodyTooSlow>() {
+            return Some(slow);
+        }
+        cause = error.source();
+    }
+    None
 }
 
 /// A failed accept: a connection the client gave up on is nothing to wait for; anything

@@ -13,6 +13,8 @@ use jsonschema::{JsonType, ValidationError, Validator};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ArrayItems, Schema, SchemaType, Type};
 
 use crate::error::{ApiError, ValidationIssue};
 
@@ -28,7 +30,7 @@ where
             "Field required",
         )]));
     }
-    let value: Value = serde_json::from_slice(bytes).map_err(|err| {
+    let mut value: Value = serde_json::from_slice(bytes).map_err(|err| {
         // At the end of input pydantic points past the last byte; serde at it.
         let offset = if err.is_eof() {
             bytes.len()
@@ -41,6 +43,7 @@ where
                 .with_ctx(json!({ "error": err.to_string() })),
         ])
     })?;
+    normalize(&mut value);
     let (validator, fields) = &*validator_for::<T>();
     let mut issues = schema_issues(validator, &value, vec![json!("body")]);
     // pydantic reports in the order the fields are declared.
@@ -53,26 +56,43 @@ where
     if !issues.is_empty() {
         return Err(ApiError::validation(issues));
     }
-    // The schema and the type come from one derive, so this holds; if they ever drift
-    // the client still gets a 422, never a 500.
-    // No database stores a NUL character in text (PostgreSQL refuses it), and it means
-    // nothing in text: it is dropped.
-    let mut value = value;
-    drop_nul(&mut value);
-    serde_json::from_value(value).map_err(|err| {
-        ApiError::validation(vec![ValidationIssue::value_error(
-            vec![json!("body")],
-            &err.to_string(),
-        )])
+    // The schema has passed; what serde still refuses (a number beyond 64 bits where no
+    // bound is documented) is told at its place.
+    serde_path_to_error::deserialize(value).map_err(|error| {
+        let mut loc = vec![json!("body")];
+        loc.extend(error.path().iter().filter_map(|segment| match segment {
+            serde_path_to_error::Segment::Seq { index } => Some(json!(index)),
+            serde_path_to_error::Segment::Map { key } => Some(json!(key)),
+            serde_path_to_error::Segment::Enum { variant } => Some(json!(variant)),
+            serde_path_to_error::Segment::Unknown => None,
+        }));
+        let reason = error.into_inner().to_string();
+        let issue = if reason.starts_with("invalid type: floating point") {
+            ValidationIssue::new(loc, "int_type", "Input should be a valid integer")
+        } else {
+            ValidationIssue::value_error(loc, &reason)
+        };
+        ApiError::validation(vec![issue])
     })
 }
 
-/// `value` with every NUL character taken out of its strings.
-fn drop_nul(value: &mut Value) {
+/// `value` as the types take it. NUL characters leave its strings: no database stores
+/// one in text (PostgreSQL refuses it), and it means nothing there. A whole number
+/// written with a fraction (`3.0`) becomes the integer: JSON Schema counts it as one,
+/// so the document promises it is accepted wherever an integer is.
+fn normalize(value: &mut Value) {
     match value {
         Value::String(text) if text.contains('\0') => text.retain(|c| c != '\0'),
-        Value::Array(items) => items.iter_mut().for_each(drop_nul),
-        Value::Object(fields) => fields.values_mut().for_each(drop_nul),
+        Value::Number(number) if number.is_f64() => {
+            if let Some(whole) = number
+                .as_f64()
+                .filter(|n| n.fract() == 0.0 && *n >= i64::MIN as f64 && *n < i64::MAX as f64)
+            {
+                *value = Value::from(whole as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(normalize),
+        Value::Object(fields) => fields.values_mut().for_each(normalize),
         _ => {}
     }
 }
@@ -101,10 +121,15 @@ fn validator_for<T: ToSchema + 'static>() -> Arc<CompiledSchema> {
         .or_insert_with(|| {
             let mut components = Vec::new();
             T::schemas(&mut components);
-            let mut root = serde_json::to_value(T::schema()).unwrap_or(Value::Null);
+            let mut root = T::schema();
+            forbid_blank(&mut root);
+            let mut root = serde_json::to_value(root).unwrap_or(Value::Null);
             let schemas: serde_json::Map<String, Value> = components
                 .into_iter()
-                .map(|(name, schema)| (name, serde_json::to_value(schema).unwrap_or(Value::Null)))
+                .map(|(name, mut schema)| {
+                    forbid_blank(&mut schema);
+                    (name, serde_json::to_value(schema).unwrap_or(Value::Null))
+                })
                 .collect();
             if let Value::Object(map) = &mut root {
                 map.insert("components".into(), json!({ "schemas": schemas }));
@@ -121,6 +146,41 @@ fn validator_for<T: ToSchema + 'static>() -> Arc<CompiledSchema> {
             Arc::new((validator, fields))
         })
         .clone()
+}
+
+/// The pattern of a text that must hold more than whitespace: a character outside
+/// Unicode's White_Space set, written out so that every regex engine (the server's, a
+/// generated client's, a fuzzer's) reads the same set.
+pub const NOT_BLANK: &str =
+    "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
+
+/// Gives every text of `schema` that must not be empty (`minLength` 1 or more, no pattern
+/// or format of its own) the [`NOT_BLANK`] pattern: a name of spaces is no name. The
+/// server validates with the schema it publishes, so both say the same.
+pub fn forbid_blank(schema: &mut RefOr<Schema>) {
+    let RefOr::T(schema) = schema else { return };
+    match schema {
+        Schema::Object(object) => {
+            let is_text = match &object.schema_type {
+                SchemaType::Type(Type::String) => true,
+                SchemaType::Array(types) => types.contains(&Type::String),
+                _ => false,
+            };
+            if is_text && object.min_length.unwrap_or(0) >= 1 && object.pattern.is_none() && object.format.is_none() {
+                object.pattern = Some(NOT_BLANK.to_owned());
+            }
+            object.properties.values_mut().for_each(forbid_blank);
+        }
+        Schema::Array(array) => {
+            if let ArrayItems::RefOrSchema(items) = &mut array.items {
+                forbid_blank(items);
+            }
+        }
+        Schema::OneOf(one_of) => one_of.items.iter_mut().for_each(forbid_blank),
+        Schema::AllOf(all_of) => all_of.items.iter_mut().for_each(forbid_blank),
+        Schema::AnyOf(any_of) => any_of.items.iter_mut().for_each(forbid_blank),
+        _ => {}
+    }
 }
 
 /// Every problem of `value` under `validator`, with `loc` starting at `prefix`.
@@ -158,6 +218,12 @@ fn push_issues(error: &ValidationError<'_>, root: &Value, prefix: &[Value], issu
             ValidationIssue::new(loc, "uuid_parsing", format!("Input should be a valid UUID, {reason}"))
                 .with_input(input)
                 .with_ctx(json!({ "error": reason }))
+        }
+        ValidationErrorKind::Format { format } if format == "email" => {
+            ValidationIssue::new(loc, "value_error", "value is not a valid email address").with_input(input)
+        }
+        ValidationErrorKind::Format { format } if format == "uri" => {
+            ValidationIssue::new(loc, "url_parsing", "Input should be a valid URL").with_input(input)
         }
         ValidationErrorKind::Format { format } if format == "date-time" => {
             ValidationIssue::new(loc, "datetime_parsing", "Input should be a valid datetime").with_input(input)
@@ -207,6 +273,12 @@ fn push_issues(error: &ValidationError<'_>, root: &Value, prefix: &[Value], issu
             )
             .with_input(input)
             .with_ctx(json!({ "field_type": "List", "max_length": limit, "actual_length": actual }))
+        }
+        // Whitespace only, reported as pydantic reports a stripped string left empty.
+        ValidationErrorKind::Pattern { pattern } if pattern == NOT_BLANK => {
+            ValidationIssue::new(loc, "string_too_short", "String should have at least 1 character")
+                .with_input(input)
+                .with_ctx(json!({ "min_length": 1 }))
         }
         ValidationErrorKind::Pattern { pattern } => ValidationIssue::new(
             loc,
@@ -339,10 +411,14 @@ mod tests {
     }
 
     #[test]
-    fn nul_characters_are_dropped_from_text() {
-        let mut value = json!({"title": "a\0b", "tags": ["ok", "x\0"], "n": 1});
-        drop_nul(&mut value);
-        assert_eq!(value, json!({"title": "ab", "tags": ["ok", "x"], "n": 1}));
+    fn nul_characters_are_dropped_and_whole_numbers_are_integers() {
+        let mut value = json!({"title": "a\0b", "tags": ["ok", "x\0"], "n": 1, "w": 3.0, "f": 1.5, "big": 1e30});
+        normalize(&mut value);
+        assert_eq!(
+            value,
+            json!({"title": "ab", "tags": ["ok", "x"], "n": 1, "w": 3, "f": 1.5, "big": 1e30})
+        );
+        assert!(value["w"].is_i64());
     }
 
     #[test]

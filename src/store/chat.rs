@@ -7,9 +7,10 @@ use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::{Store, db};
+use super::{MessageKey, Store, ThreadKey, db};
 use crate::domain::chat::{ChatMessage, ChatThread, Citation, MessageType, ThreadKind};
 use crate::domain::now;
+use crate::domain::page::{Page, PageRequest};
 use crate::domain::patch::Patch;
 
 #[derive(sqlx::FromRow)]
@@ -45,6 +46,7 @@ struct MessageRow {
     content: String,
     citations: Json<Vec<Citation>>,
     created_at: DateTime<Utc>,
+    position: i32,
 }
 
 impl From<MessageRow> for ChatMessage {
@@ -115,25 +117,41 @@ impl Store {
         Ok(row.map(ChatThread::from))
     }
 
-    /// The owner's threads of `kind` (for a record chat, about `record_id`), the most
-    /// recently active first.
+    /// A page of the owner's threads of `kind` (for a record chat, about `record_id`),
+    /// the most recently active first.
     pub async fn chat_threads(
         &self,
         owner_id: Uuid,
         kind: ThreadKind,
         record_id: Option<Uuid>,
-    ) -> anyhow::Result<Vec<ChatThread>> {
+        page: &PageRequest<ThreadKey>,
+    ) -> anyhow::Result<Page<ChatThread, ThreadKey>> {
+        let after = if page.after.is_some() {
+            " AND (t.updated_at, t.id) < ($5, $6)"
+        } else {
+            ""
+        };
         let sql = format!(
-            "{SELECT_THREAD} WHERE t.owner_id = $1 AND t.kind = $2 AND ($3 IS NULL OR t.record_id = $3) \
-             ORDER BY t.updated_at DESC, t.id DESC"
+            "{SELECT_THREAD} WHERE t.owner_id = $1 AND t.kind = $2 AND ($3 IS NULL OR t.record_id = $3){after} \
+             ORDER BY t.updated_at DESC, t.id DESC LIMIT $4"
         );
-        let rows = db!(self, read, |pool| sqlx::query_as::<_, ThreadRow>(&sql)
-            .bind(owner_id)
-            .bind(kind.as_str())
-            .bind(record_id)
+        let rows = db!(self, read, |pool| {
+            let query = sqlx::query_as::<_, ThreadRow>(&sql)
+                .bind(owner_id)
+                .bind(kind.as_str())
+                .bind(record_id)
+                .bind(page.fetch());
+            match &page.after {
+                Some((at, id)) => query.bind(at).bind(id),
+                None => query,
+            }
             .fetch_all(pool)
-            .await)?;
-        Ok(rows.into_iter().map(ChatThread::from).collect())
+            .await
+        })?;
+        let threads = rows.into_iter().map(ChatThread::from).collect();
+        Ok(Page::from_rows(threads, page, |thread: &ChatThread| {
+            (thread.updated_at, thread.id)
+        }))
     }
 
     /// A thread with no messages yet.
@@ -153,14 +171,29 @@ impl Store {
 
     /// A thread's messages, oldest first.
     pub async fn chat_messages(&self, thread_id: i64) -> anyhow::Result<Vec<ChatMessage>> {
+        Ok(self
+            .chat_messages_page(thread_id, &PageRequest::everything())
+            .await?
+            .items)
+    }
+
+    /// A page of a thread's messages, oldest first.
+    pub async fn chat_messages_page(
+        &self,
+        thread_id: i64,
+        page: &PageRequest<MessageKey>,
+    ) -> anyhow::Result<Page<ChatMessage, MessageKey>> {
         let rows = db!(self, read, |pool| sqlx::query_as::<_, MessageRow>(
-            "SELECT id, thread_id, message_type, content, citations, created_at FROM chat_messages \
-             WHERE thread_id = $1 ORDER BY position"
+            "SELECT id, thread_id, message_type, content, citations, created_at, position FROM chat_messages \
+             WHERE thread_id = $1 AND position > $3 ORDER BY position LIMIT $2"
         )
         .bind(thread_id)
+        .bind(page.fetch())
+        .bind(page.after.unwrap_or(i64::MIN))
         .fetch_all(pool)
         .await)?;
-        Ok(rows.into_iter().map(ChatMessage::from).collect())
+        let page = Page::from_rows(rows, page, |row: &MessageRow| i64::from(row.position));
+        Ok(page.map(ChatMessage::from))
     }
 
     /// Stores a question and its answer in one transaction and returns the answer's

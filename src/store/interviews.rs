@@ -8,9 +8,10 @@ use sqlx::types::Json;
 use uuid::Uuid;
 
 use super::records::{NewRecord, RecordContent, insert_record};
-use super::{Store, db};
+use super::{CreatedKey, Store, db};
 use crate::domain::interview::{Room, RoomStatus, RoomUpdate, status_at};
 use crate::domain::now;
+use crate::domain::page::{Page, PageRequest};
 use crate::domain::patch::Patch;
 use crate::domain::record::{PROCESS_JOB, RecordStatus};
 
@@ -83,12 +84,15 @@ pub struct NewRoom {
     pub topics_for_respondent: Option<String>,
     pub research_goals_override: Option<String>,
     pub interview_guide_override: Option<String>,
+    /// The rooms of a batch are made a microsecond apart, so that they list in the order
+    /// they were numbered.
+    pub created_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
 }
 
 impl NewRoom {
-    /// The room as [`Store::create_rooms`] stores it in `project_id` at `at`.
-    pub fn stored(&self, project_id: Uuid, at: DateTime<Utc>) -> StoredRoom {
+    /// The room as [`Store::create_rooms`] stores it in `project_id`.
+    pub fn stored(&self, project_id: Uuid) -> StoredRoom {
         StoredRoom {
             id: self.id,
             project_id,
@@ -102,7 +106,7 @@ impl NewRoom {
             topics_for_respondent: self.topics_for_respondent.clone(),
             research_goals_override: self.research_goals_override.clone(),
             interview_guide_override: self.interview_guide_override.clone(),
-            created_at: at,
+            created_at: self.created_at,
             started_at: None,
             completed_at: None,
             expires_at: self.expires_at,
@@ -161,8 +165,8 @@ const SELECT_TURN: &str =
     "SELECT position, from_respondent, text, step, follow_up, message_id, at FROM interview_turns";
 
 impl Store {
-    /// Makes rooms, created `at`, in one transaction.
-    pub async fn create_rooms(&self, project_id: Uuid, rooms: &[NewRoom], at: DateTime<Utc>) -> anyhow::Result<()> {
+    /// Makes rooms in one transaction.
+    pub async fn create_rooms(&self, project_id: Uuid, rooms: &[NewRoom]) -> anyhow::Result<()> {
         db!(self, write, |conn| {
             for room in rooms {
                 sqlx::query(
@@ -182,7 +186,7 @@ impl Store {
                 .bind(&room.topics_for_respondent)
                 .bind(&room.research_goals_override)
                 .bind(&room.interview_guide_override)
-                .bind(at)
+                .bind(room.created_at)
                 .bind(room.expires_at)
                 .execute(&mut *conn)
                 .await?;
@@ -192,17 +196,38 @@ impl Store {
         Ok(())
     }
 
-    /// The owner's rooms, of one project or all, newest first.
-    pub async fn list_rooms(&self, owner_id: Uuid, project_id: Option<Uuid>) -> anyhow::Result<Vec<StoredRoom>> {
+    /// A page of the owner's rooms, of one project or all, newest first (a batch's rooms
+    /// are a microsecond apart, so the last made comes first).
+    pub async fn list_rooms(
+        &self,
+        owner_id: Uuid,
+        project_id: Option<Uuid>,
+        page: &PageRequest<CreatedKey>,
+    ) -> anyhow::Result<Page<StoredRoom, CreatedKey>> {
+        let after = if page.after.is_some() {
+            " AND (r.created_at, r.id) < ($4, $5)"
+        } else {
+            ""
+        };
         let sql = format!(
-            "{SELECT_ROOM} WHERE p.owner_id = $1 AND ($2 IS NULL OR r.project_id = $2) \
-             ORDER BY r.created_at DESC, r.room_name DESC"
+            "{SELECT_ROOM} WHERE p.owner_id = $1 AND ($2 IS NULL OR r.project_id = $2){after} \
+             ORDER BY r.created_at DESC, r.id DESC LIMIT $3"
         );
-        Ok(db!(self, read, |pool| sqlx::query_as::<_, StoredRoom>(&sql)
-            .bind(owner_id)
-            .bind(project_id)
+        let rows = db!(self, read, |pool| {
+            let query = sqlx::query_as::<_, StoredRoom>(&sql)
+                .bind(owner_id)
+                .bind(project_id)
+                .bind(page.fetch());
+            match &page.after {
+                Some((at, id)) => query.bind(at).bind(id),
+                None => query,
+            }
             .fetch_all(pool)
-            .await)?)
+            .await
+        })?;
+        Ok(Page::from_rows(rows, page, |room: &StoredRoom| {
+            (room.created_at, room.id)
+        }))
     }
 
     pub async fn get_room(&self, owner_id: Uuid, room_id: Uuid) -> anyhow::Result<Option<StoredRoom>> {

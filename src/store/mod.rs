@@ -20,6 +20,7 @@ mod jobs;
 mod personas;
 mod presets;
 mod projects;
+mod quota;
 mod readers;
 mod records;
 mod reports;
@@ -52,6 +53,15 @@ pub use records::{NewRecord, ProjectUtterance, RecordContent, RecordVersion, Rec
 pub use reports::{NewReport, ReportChanges};
 pub use users::FIRST_ADMIN_EMAIL;
 pub use webhooks::{Attempt, ClaimedDelivery};
+
+/// Where a page of a list sorted by creation continues: the last item's time and id.
+pub type CreatedKey = (chrono::DateTime<chrono::Utc>, uuid::Uuid);
+/// A page of chat threads continues after the last one's latest activity and id.
+pub type ThreadKey = (chrono::DateTime<chrono::Utc>, i64);
+/// A page of a thread's messages continues after a position.
+pub type MessageKey = i64;
+/// A page of prompts or presets continues after a kind (system first), a time and an id.
+pub type LibraryKey = (i32, chrono::DateTime<chrono::Utc>, uuid::Uuid);
 
 #[derive(Debug, Clone)]
 enum Db {

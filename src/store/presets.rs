@@ -5,8 +5,9 @@ use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::{Store, db};
+use super::{LibraryKey, Store, db};
 use crate::domain::now;
+use crate::domain::page::{Page, PageRequest};
 use crate::domain::preset::{Ownership, Preset, PresetFields, Prompt, PromptFields};
 use crate::domain::system_presets::{SYSTEM_PRESETS, system_id};
 
@@ -78,7 +79,18 @@ const SELECT_PRESET: &str = "SELECT p.id, u.email, p.title, p.icon, p.category, 
      FROM presets p LEFT JOIN users u ON u.id = p.owner_id";
 /// System ones first (in the order they ship), then the user's own, oldest first.
 const VISIBLE: &str = "(p.owner_id IS NULL OR p.owner_id = $1)";
-const ORDER: &str = "ORDER BY (p.owner_id IS NULL) DESC, p.created_at, p.id";
+const ORDER: &str = "ORDER BY CASE WHEN p.owner_id IS NULL THEN 0 ELSE 1 END, p.created_at, p.id";
+/// Where a page continues (`LibraryKey`: the kind in `ORDER`'s terms, a time, an id).
+const AFTER: &str = " AND (CASE WHEN p.owner_id IS NULL THEN 0 ELSE 1 END, p.created_at, p.id) > ($3, $4, $5)";
+
+/// The position of a prompt or preset in `ORDER`.
+fn library_key(ownership: Ownership, created_at: DateTime<Utc>, id: Uuid) -> LibraryKey {
+    let rank = match ownership {
+        Ownership::System => 0,
+        Ownership::User => 1,
+    };
+    (rank, created_at, id)
+}
 
 /// Why a prompt or preset could not be changed.
 #[derive(Debug)]
@@ -137,13 +149,27 @@ impl Store {
         Ok(())
     }
 
-    pub async fn list_prompts(&self, owner_id: Uuid) -> anyhow::Result<Vec<Prompt>> {
-        let sql = format!("{SELECT_PROMPT} WHERE {VISIBLE} {ORDER}");
-        let rows = db!(self, read, |pool| sqlx::query_as::<_, PromptRow>(&sql)
-            .bind(owner_id)
+    /// A page of the prompts the user sees: system ones, then his own.
+    pub async fn list_prompts(
+        &self,
+        owner_id: Uuid,
+        page: &PageRequest<LibraryKey>,
+    ) -> anyhow::Result<Page<Prompt, LibraryKey>> {
+        let after = if page.after.is_some() { AFTER } else { "" };
+        let sql = format!("{SELECT_PROMPT} WHERE {VISIBLE}{after} {ORDER} LIMIT $2");
+        let rows = db!(self, read, |pool| {
+            let query = sqlx::query_as::<_, PromptRow>(&sql).bind(owner_id).bind(page.fetch());
+            match &page.after {
+                Some((rank, at, id)) => query.bind(rank).bind(at).bind(id),
+                None => query,
+            }
             .fetch_all(pool)
-            .await)?;
-        Ok(rows.into_iter().map(Prompt::from).collect())
+            .await
+        })?;
+        let prompts = rows.into_iter().map(Prompt::from).collect();
+        Ok(Page::from_rows(prompts, page, |prompt: &Prompt| {
+            library_key(prompt.prompt_type, prompt.created_at, prompt.id)
+        }))
     }
 
     /// A prompt the user can see (his own or a system one).
@@ -159,7 +185,13 @@ impl Store {
 
     /// Of `prompt_ids`, those the user cannot see.
     pub async fn invisible_prompts(&self, owner_id: Uuid, prompt_ids: &[Uuid]) -> anyhow::Result<Vec<Uuid>> {
-        let visible: Vec<Uuid> = self.list_prompts(owner_id).await?.into_iter().map(|p| p.id).collect();
+        let visible: Vec<Uuid> = self
+            .list_prompts(owner_id, &PageRequest::everything())
+            .await?
+            .items
+            .into_iter()
+            .map(|p| p.id)
+            .collect();
         Ok(prompt_ids.iter().filter(|id| !visible.contains(id)).copied().collect())
     }
 
@@ -224,8 +256,9 @@ impl Store {
             Some(_) => {}
         }
         let users: Vec<String> = self
-            .list_presets(owner_id)
+            .list_presets(owner_id, &PageRequest::everything())
             .await?
+            .items
             .into_iter()
             .filter(|preset| preset.preset_type == Ownership::User && preset.prompt_ids.contains(&prompt_id))
             .map(|preset| preset.title)
@@ -244,14 +277,27 @@ impl Store {
         Ok(Ok(()))
     }
 
-    /// System presets and the user's own.
-    pub async fn list_presets(&self, owner_id: Uuid) -> anyhow::Result<Vec<Preset>> {
-        let sql = format!("{SELECT_PRESET} WHERE {VISIBLE} {ORDER}");
-        let rows = db!(self, read, |pool| sqlx::query_as::<_, PresetRow>(&sql)
-            .bind(owner_id)
+    /// A page of the presets the user sees: system ones, then his own.
+    pub async fn list_presets(
+        &self,
+        owner_id: Uuid,
+        page: &PageRequest<LibraryKey>,
+    ) -> anyhow::Result<Page<Preset, LibraryKey>> {
+        let after = if page.after.is_some() { AFTER } else { "" };
+        let sql = format!("{SELECT_PRESET} WHERE {VISIBLE}{after} {ORDER} LIMIT $2");
+        let rows = db!(self, read, |pool| {
+            let query = sqlx::query_as::<_, PresetRow>(&sql).bind(owner_id).bind(page.fetch());
+            match &page.after {
+                Some((rank, at, id)) => query.bind(rank).bind(at).bind(id),
+                None => query,
+            }
             .fetch_all(pool)
-            .await)?;
-        Ok(rows.into_iter().map(Preset::from).collect())
+            .await
+        })?;
+        let presets = rows.into_iter().map(Preset::from).collect();
+        Ok(Page::from_rows(presets, page, |preset: &Preset| {
+            library_key(preset.preset_type, preset.created_at, preset.id)
+        }))
     }
 
     pub async fn list_system_presets(&self) -> anyhow::Result<Vec<Preset>> {

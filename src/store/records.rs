@@ -5,8 +5,10 @@ use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use uuid::Uuid;
 
+use super::CreatedKey;
 use super::{Job, Store, db, finish_job, settle_job};
 use crate::domain::now;
+use crate::domain::page::{Page, PageRequest};
 use crate::domain::record::{PROCESS_JOB, Record, RecordStatus, Transcribed, Utterance, speakers};
 
 #[derive(sqlx::FromRow)]
@@ -256,17 +258,38 @@ impl Store {
         Ok(id)
     }
 
-    /// The project's records, newest first.
-    pub async fn list_records(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<Vec<Record>> {
+    /// A page of the project's records, newest first.
+    pub async fn list_records(
+        &self,
+        owner_id: Uuid,
+        project_id: Uuid,
+        page: &PageRequest<CreatedKey>,
+    ) -> anyhow::Result<Page<Record, CreatedKey>> {
+        let after = if page.after.is_some() {
+            " AND (r.created_at, r.id) < ($4, $5)"
+        } else {
+            ""
+        };
         let sql = format!(
-            "{SELECT_RECORD} WHERE r.project_id = $1 AND p.owner_id = $2 ORDER BY r.created_at DESC, r.id DESC"
+            "{SELECT_RECORD} WHERE r.project_id = $1 AND p.owner_id = $2{after} \
+             ORDER BY r.created_at DESC, r.id DESC LIMIT $3"
         );
-        let rows = db!(self, read, |pool| sqlx::query_as::<_, RecordRow>(&sql)
-            .bind(project_id)
-            .bind(owner_id)
+        let rows = db!(self, read, |pool| {
+            let query = sqlx::query_as::<_, RecordRow>(&sql)
+                .bind(project_id)
+                .bind(owner_id)
+                .bind(page.fetch());
+            match &page.after {
+                Some((at, id)) => query.bind(at).bind(id),
+                None => query,
+            }
             .fetch_all(pool)
-            .await)?;
-        Ok(rows.into_iter().map(Record::from).collect())
+            .await
+        })?;
+        let records = rows.into_iter().map(Record::from).collect();
+        Ok(Page::from_rows(records, page, |record: &Record| {
+            (record.created_at, record.id)
+        }))
     }
 
     /// A record of one of the owner's projects.

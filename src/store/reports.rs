@@ -7,8 +7,10 @@ use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use uuid::Uuid;
 
+use super::CreatedKey;
 use super::{Backend, Store, db};
 use crate::domain::now;
+use crate::domain::page::{Page, PageRequest};
 use crate::domain::patch::Patch;
 use crate::domain::report::{GENERATE_JOB, ReasoningMode, Report, ReportStatus};
 
@@ -176,25 +178,41 @@ impl Store {
         })
     }
 
-    /// Reports of one of the owner's projects, newest first; deleted ones never, archived
-    /// ones on request.
+    /// A page of the reports of one of the owner's projects, newest first; deleted ones
+    /// never, archived ones on request.
     pub async fn list_reports(
         &self,
         owner_id: Uuid,
         project_id: Uuid,
         with_archived: bool,
-    ) -> anyhow::Result<Vec<Report>> {
+        page: &PageRequest<CreatedKey>,
+    ) -> anyhow::Result<Page<Report, CreatedKey>> {
+        let after = if page.after.is_some() {
+            " AND (r.created_at, r.id) < ($5, $6)"
+        } else {
+            ""
+        };
         let sql = format!(
             "{SELECT_REPORT} WHERE r.project_id = $1 AND p.owner_id = $2 AND NOT r.is_deleted \
-             AND (NOT r.is_archived OR $3) ORDER BY r.created_at DESC, r.id DESC"
+             AND (NOT r.is_archived OR $3){after} ORDER BY r.created_at DESC, r.id DESC LIMIT $4"
         );
-        let rows = db!(self, read, |pool| sqlx::query_as::<_, ReportRow>(&sql)
-            .bind(project_id)
-            .bind(owner_id)
-            .bind(with_archived)
+        let rows = db!(self, read, |pool| {
+            let query = sqlx::query_as::<_, ReportRow>(&sql)
+                .bind(project_id)
+                .bind(owner_id)
+                .bind(with_archived)
+                .bind(page.fetch());
+            match &page.after {
+                Some((at, id)) => query.bind(at).bind(id),
+                None => query,
+            }
             .fetch_all(pool)
-            .await)?;
-        Ok(rows.into_iter().map(Report::from).collect())
+            .await
+        })?;
+        let reports = rows.into_iter().map(Report::from).collect();
+        Ok(Page::from_rows(reports, page, |report: &Report| {
+            (report.created_at, report.id)
+        }))
     }
 
     /// The completed reports (archived ones too) of the project that holds one of the

@@ -8,8 +8,10 @@ use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use uuid::Uuid;
 
+use super::CreatedKey;
 use super::{Db, Store, db};
 use crate::domain::now;
+use crate::domain::page::{Page, PageRequest};
 use crate::domain::webhook::{Delivery, DeliveryStatus, Endpoint, EndpointStatus, EventType};
 
 /// Inside a write: queues `$event` (an [`EventType`]) with `$data` (a JSON value) for
@@ -187,13 +189,31 @@ impl Store {
         })
     }
 
-    pub async fn list_endpoints(&self, owner_id: Uuid) -> anyhow::Result<Vec<Endpoint>> {
-        let sql = format!("{SELECT_ENDPOINT} WHERE owner_id = $1 ORDER BY created_at DESC, id");
-        let rows = db!(self, read, |pool| sqlx::query_as::<_, EndpointRow>(&sql)
-            .bind(owner_id)
+    /// A page of the owner's endpoints, newest first.
+    pub async fn list_endpoints(
+        &self,
+        owner_id: Uuid,
+        page: &PageRequest<CreatedKey>,
+    ) -> anyhow::Result<Page<Endpoint, CreatedKey>> {
+        let after = if page.after.is_some() {
+            " AND (created_at, id) < ($3, $4)"
+        } else {
+            ""
+        };
+        let sql = format!("{SELECT_ENDPOINT} WHERE owner_id = $1{after} ORDER BY created_at DESC, id DESC LIMIT $2");
+        let rows = db!(self, read, |pool| {
+            let query = sqlx::query_as::<_, EndpointRow>(&sql).bind(owner_id).bind(page.fetch());
+            match &page.after {
+                Some((at, id)) => query.bind(at).bind(id),
+                None => query,
+            }
             .fetch_all(pool)
-            .await)?;
-        Ok(rows.into_iter().map(Endpoint::from).collect())
+            .await
+        })?;
+        let endpoints = rows.into_iter().map(Endpoint::from).collect();
+        Ok(Page::from_rows(endpoints, page, |endpoint: &Endpoint| {
+            (endpoint.created_at, endpoint.id)
+        }))
     }
 
     pub async fn get_endpoint(&self, owner_id: Uuid, id: Uuid) -> anyhow::Result<Option<Endpoint>> {
@@ -204,15 +224,6 @@ impl Store {
             .fetch_optional(pool)
             .await)?;
         Ok(row.map(Endpoint::from))
-    }
-
-    pub async fn count_endpoints(&self, owner_id: Uuid) -> anyhow::Result<i64> {
-        Ok(db!(self, read, |pool| sqlx::query_scalar::<_, i64>(
-            "SELECT COUNT(*) FROM webhook_endpoints WHERE owner_id = $1"
-        )
-        .bind(owner_id)
-        .fetch_one(pool)
-        .await)?)
     }
 
     /// Removes an endpoint and its deliveries; `false` when it is not the owner's.
@@ -228,19 +239,37 @@ impl Store {
         Ok(deleted == 1)
     }
 
-    /// The endpoint's latest deliveries, newest first.
-    pub async fn deliveries(&self, endpoint_id: Uuid, limit: i64) -> anyhow::Result<Vec<Delivery>> {
-        let rows = db!(self, read, |pool| {
-            sqlx::query_as::<_, DeliveryRow>(
+    /// A page of the endpoint's deliveries, newest first.
+    pub async fn deliveries(
+        &self,
+        endpoint_id: Uuid,
+        page: &PageRequest<CreatedKey>,
+    ) -> anyhow::Result<Page<Delivery, CreatedKey>> {
+        let after = if page.after.is_some() {
+            " AND (created_at, id) < ($3, $4)"
+        } else {
+            ""
+        };
+        let sql = format!(
             "SELECT id, event_id, event_type, status, attempts, last_status, last_error, created_at, next_attempt_at, \
-             delivered_at FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at DESC, event_id DESC LIMIT $2"
-        )
-        .bind(endpoint_id)
-        .bind(limit)
-        .fetch_all(pool)
-        .await
+             delivered_at FROM webhook_deliveries WHERE endpoint_id = $1{after} \
+             ORDER BY created_at DESC, id DESC LIMIT $2"
+        );
+        let rows = db!(self, read, |pool| {
+            let query = sqlx::query_as::<_, DeliveryRow>(&sql)
+                .bind(endpoint_id)
+                .bind(page.fetch());
+            match &page.after {
+                Some((at, id)) => query.bind(at).bind(id),
+                None => query,
+            }
+            .fetch_all(pool)
+            .await
         })?;
-        Ok(rows.into_iter().map(Delivery::from).collect())
+        let deliveries = rows.into_iter().map(Delivery::from).collect();
+        Ok(Page::from_rows(deliveries, page, |delivery: &Delivery| {
+            (delivery.created_at, delivery.id)
+        }))
     }
 
     /// Claims up to `limit` due deliveries for `lease`, with their endpoints.

@@ -5,45 +5,59 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
+use ip_network::{Ipv4Network, Ipv6Network};
+
 use reqwest::Url;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
-/// Whether an address is on the public internet: not loopback, private, link-local,
-/// shared (CGNAT), unspecified, multicast, broadcast or reserved for documentation.
+/// Whether an address is on the public internet. The IANA special-purpose registries
+/// decide (through `ip_network`), plus what they leave to other rules: multicast is never
+/// a webhook receiver, and an IPv6 address that carries an IPv4 one (mapped, compatible,
+/// NAT64, 6to4) is judged by the IPv4 address it leads to. Forms whose IPv4 address
+/// cannot be read off (NAT64's local-use prefix, Teredo) and the discard prefix are
+/// refused.
 pub fn is_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => is_public_v4(v4),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => is_public_v4(v4),
-            None => is_public_v6(v6),
+        IpAddr::V6(v6) => match carried_v4(v6) {
+            Carried::V4(v4) => is_public_v4(v4),
+            Carried::Unreadable => false,
+            Carried::None => !v6.is_multicast() && Ipv6Network::from(v6).is_global(),
         },
     }
 }
 
 fn is_public_v4(ip: Ipv4Addr) -> bool {
-    let [a, b, ..] = ip.octets();
-    !(ip.is_private()
-        || ip.is_loopback()
-        || ip.is_link_local()
-        || ip.is_unspecified()
-        || ip.is_broadcast()
-        || ip.is_multicast()
-        || ip.is_documentation()
-        || a == 0
-        || (a == 100 && (64..128).contains(&b))
-        || (a == 192 && b == 0 && ip.octets()[2] == 0)
-        || a >= 240)
+    !ip.is_multicast() && Ipv4Network::from(ip).is_global()
 }
 
-fn is_public_v6(ip: Ipv6Addr) -> bool {
-    let first = ip.segments()[0];
-    !(ip.is_loopback()
-        || ip.is_unspecified()
-        || ip.is_multicast()
-        || (first & 0xfe00) == 0xfc00
-        || (first & 0xffc0) == 0xfe80
-        || first == 0x2001 && ip.segments()[1] == 0x0db8
-        || ip.to_ipv4().is_some_and(|v4| !is_public_v4(v4)))
+/// What an IPv6 address says of IPv4.
+enum Carried {
+    /// It stands for this IPv4 address.
+    V4(Ipv4Addr),
+    /// It leads to an IPv4 address that cannot be read off it.
+    Unreadable,
+    /// It is an IPv6 address in its own right.
+    None,
+}
+
+fn carried_v4(ip: Ipv6Addr) -> Carried {
+    let s = ip.segments();
+    let v4 = |high: u16, low: u16| Carried::V4(Ipv4Addr::from((u32::from(high) << 16) | u32::from(low)));
+    match s {
+        // IPv4-mapped ::ffff:0:0/96 and IPv4-compatible ::/96 (which holds :: and ::1 too).
+        [0, 0, 0, 0, 0, 0xffff | 0, ..] => v4(s[6], s[7]),
+        // NAT64's well-known prefix 64:ff9b::/96 (RFC 6052).
+        [0x64, 0xff9b, 0, 0, 0, 0, ..] => v4(s[6], s[7]),
+        // NAT64's local-use prefix 64:ff9b:1::/48 (RFC 8215) puts the address where its
+        // operator chooses; Teredo 2001::/32 hides it.
+        [0x64, 0xff9b, 1, ..] | [0x2001, 0, ..] => Carried::Unreadable,
+        // 6to4 2002::/16 (RFC 3056): the IPv4 address follows the prefix.
+        [0x2002, ..] => v4(s[1], s[2]),
+        // The discard-only prefix 100::/64 (RFC 6666) leads nowhere.
+        [0x100, 0, 0, 0, ..] => Carried::Unreadable,
+        _ => Carried::None,
+    }
 }
 
 /// Checks a webhook URL; the reason, in a sentence, when it may not be used.
@@ -64,9 +78,8 @@ pub fn check_url(url: &str, allow_http: bool, allow_private: bool) -> Result<Url
     let literal = match host {
         url::Host::Ipv4(v4) => Some(IpAddr::V4(v4)),
         url::Host::Ipv6(v6) => Some(IpAddr::V6(v6)),
-        url::Host::Domain(name) if name.eq_ignore_ascii_case("localhost") || name.ends_with(".localhost") => {
-            Some(IpAddr::V4(Ipv4Addr::LOCALHOST))
-        }
+        // A name's trailing dot makes it absolute; it names the same host.
+        url::Host::Domain(name) if is_localhost(name.trim_end_matches('.')) => Some(IpAddr::V4(Ipv4Addr::LOCALHOST)),
         url::Host::Domain(_) => None,
     };
     if let Some(ip) = literal
@@ -78,6 +91,12 @@ pub fn check_url(url: &str, allow_http: bool, allow_private: bool) -> Result<Url
         ));
     }
     Ok(parsed)
+}
+
+/// `localhost` and its subdomains, which resolve to loopback by rule (RFC 6761).
+fn is_localhost(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name == "localhost" || name.ends_with(".localhost")
 }
 
 /// Resolves names for deliveries, keeping only addresses deliveries may go to.
@@ -130,10 +149,41 @@ mod tests {
             "fd00::1",
             "::ffff:127.0.0.1",
             "::ffff:10.0.0.1",
+            "::127.0.0.1",
+            "198.18.0.1",
+            "198.19.255.254",
+            "100.127.255.254",
+            "0.1.2.3",
+            "240.0.0.1",
+            "255.255.255.255",
+            "224.0.0.1",
+            "239.255.255.250",
+            "192.0.0.8",
+            "192.0.2.1",
+            "64:ff9b::7f00:1",
+            "64:ff9b::a00:1",
+            "64:ff9b:1::a00:1",
+            "2002:7f00:1::",
+            "2002:c0a8:101::1",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            "fc00::1",
+            "fdff:ffff::1",
+            "ff02::1",
+            "ff0e::1",
+            "2001:db8::1",
+            "100::1",
+            "::",
         ] {
             assert!(!is_public(ip.parse().unwrap()), "{ip}");
         }
-        for ip in ["93.184.216.34", "1.1.1.1", "2606:4700::1111"] {
+        for ip in [
+            "93.184.216.34",
+            "1.1.1.1",
+            "2606:4700::1111",
+            "::ffff:1.1.1.1",
+            "64:ff9b::101:101",
+            "2002:101:101::1",
+        ] {
             assert!(is_public(ip.parse().unwrap()), "{ip}");
         }
     }
@@ -155,6 +205,15 @@ mod tests {
             "https://[::1]:8443/",
             "https://localhost/",
             "https://169.254.169.254/",
+            "https://LOCALHOST./",
+            "https://localhost../",
+            "https://api.localhost./",
+            "https://198.18.0.1/",
+            "https://[64:ff9b::7f00:1]/",
+            "https://[2002:7f00:1::]/",
+            "https://[::ffff:7f00:1]/",
+            "https://2130706433/",
+            "https://0x7f.1/",
         ] {
             assert!(
                 check_url(private, false, false).unwrap_err().contains("ALLOW_PRIVATE"),

@@ -398,14 +398,32 @@ async fn chat_refuses_bad_input_strangers_and_unknown_threads() {
         "{error}"
     );
     assert_eq!(error_types(&error), ["bool_type", "string_type", "int_type"], "{error}");
-    // A whole number written as 3.0 is a thread id, as pydantic takes it.
+    // A fraction is not a thread id, and one beyond 64 bits is told at its place.
+    for (thread_id, kind) in [
+        (json!(1.5), "int_type"),
+        (json!(1e30), "less_than_equal"),
+        (json!(18446744073709551615u64), "less_than_equal"),
+        (json!(0), "greater_than_equal"),
+    ] {
+        let (status, error) = app
+            .post(&path, &anna, json!({ "message": "hi", "thread_id": thread_id }))
+            .await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{thread_id}: {error}");
+        assert_eq!(
+            error_locs(&error),
+            vec![json!(["body", "thread_id"])],
+            "{thread_id}: {error}"
+        );
+        assert_eq!(error_types(&error), [kind], "{thread_id}: {error}");
+    }
+    // A whole number written as 3.0 is an integer, as JSON Schema and pydantic count it.
     let (status, error) = app
         .post(&path, &anna, json!({ "message": "hi", "thread_id": 424242.0 }))
         .await;
-    assert_eq!(
-        (status, error["detail"].clone()),
-        (StatusCode::NOT_FOUND, json!("Thread not found"))
-    );
+    // A thread the body names that is not the caller's is a 422 at its place.
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{error}");
+    assert_eq!(error_locs(&error), vec![json!(["body", "thread_id"])], "{error}");
+    assert_eq!(error["detail"][0]["msg"], "Value error, Thread 424242 not found");
     let (status, answer) = app
         .post(&path, &anna, json!({ "message": "invoices\0 and finance" }))
         .await;
@@ -475,16 +493,15 @@ async fn chat_refuses_bad_input_strangers_and_unknown_threads() {
             json!({ "message": "hi", "thread_id": thread }),
         )
         .await;
-    assert_eq!(
-        (status, error["detail"].clone()),
-        (StatusCode::NOT_FOUND, json!("Thread not found"))
-    );
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "another's thread: {error}");
+    assert_eq!(error_locs(&error), vec![json!(["body", "thread_id"])], "{error}");
     let (status, _) = app
         .post(&path, &anna, json!({ "message": "hi", "thread_id": 999_999 }))
         .await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
-    let (status, _) = app.get(&format!("{path}?thread_id=999999"), &anna).await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    let (status, error) = app.get(&format!("{path}?thread_id=999999"), &anna).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(error_locs(&error), vec![json!(["query", "thread_id"])], "{error}");
     let (_, history) = app.get(&format!("{path}?thread_id={thread}"), &anna).await;
     assert_eq!(
         history["messages"].as_array().map(Vec::len),
@@ -766,8 +783,8 @@ async fn web_search_adds_web_citations() {
     assert_eq!(
         web,
         [
-            &json!({ "url": "https://example.org/billing-guide", "title": "A guide to & billing" }),
-            &json!({ "url": "https://example.org/pricing", "title": "Pricing pages" })
+            &json!({ "kind": "web", "url": "https://example.org/billing-guide", "title": "A guide to & billing" }),
+            &json!({ "kind": "web", "url": "https://example.org/pricing", "title": "Pricing pages" })
         ]
     );
     assert!(
@@ -1070,10 +1087,15 @@ async fn the_research_assistant_answers_across_a_project_and_drafts_a_guide() {
         (StatusCode::UNPROCESSABLE_ENTITY, vec!["string_too_short".to_owned()])
     );
     let (bob_project, _) = interview(&app, &bob, ANNA).await;
-    let (status, _) = app
+    let (status, error) = app
         .post("/agent/threads", &anna, json!({ "project_id": bob_project }))
         .await;
-    assert_eq!(status, StatusCode::NOT_FOUND, "a stranger's project");
+    assert_eq!(
+        status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "a stranger's project: {error}"
+    );
+    assert_eq!(error_locs(&error), vec![json!(["body", "project_id"])], "{error}");
     let (status, _) = app
         .call(
             Method::PATCH,
@@ -1082,7 +1104,7 @@ async fn the_research_assistant_answers_across_a_project_and_drafts_a_guide() {
             Some(json!({ "project_id": bob_project })),
         )
         .await;
-    assert_eq!(status, StatusCode::NOT_FOUND, "a stranger's project");
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "a stranger's project");
 
     // Strangers, unknown ids and bad input.
     for (method, path) in [
@@ -1095,14 +1117,17 @@ async fn the_research_assistant_answers_across_a_project_and_drafts_a_guide() {
         let (status, _) = app.call(method.clone(), &path, Some(&bob.token), body).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{method} {path}");
     }
-    let (status, _) = app
+    // Named in a body, another's thread or project is a 422 at its place.
+    let (status, error) = app
         .post("/agent/chat", &bob, json!({ "message": "hi", "thread_id": thread }))
         .await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
-    let (status, _) = app
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{error}");
+    assert_eq!(error_locs(&error), vec![json!(["body", "thread_id"])], "{error}");
+    let (status, error) = app
         .post("/agent/chat", &bob, json!({ "message": "hi", "project_id": project }))
         .await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{error}");
+    assert_eq!(error_locs(&error), vec![json!(["body", "project_id"])], "{error}");
     let (status, error) = app.get("/agent/threads/abc", &anna).await;
     assert_eq!(
         (status, error_types(&error)),

@@ -174,6 +174,22 @@ async fn rooms_are_made_in_bulk_listed_changed_while_pending_and_cancelled() {
     let path = format!("/api/interviews/rooms/{id}");
     let (status, got) = app.get(&path, &user).await;
     assert_eq!((status, &got), (StatusCode::OK, &made[0]));
+    // A fraction is not a number of days.
+    let (status, refused) = app
+        .call(
+            Method::PATCH,
+            &path,
+            Some(&user.token),
+            Some(json!({ "room_name": "Anna", "expires_in_days": 10.5 })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert_eq!(
+        error_locs(&refused),
+        vec![json!(["body", "expires_in_days"])],
+        "{refused}"
+    );
+    assert_eq!(error_types(&refused), ["int_type"], "{refused}");
     let (status, changed) = app
         .call(
             Method::PATCH,
@@ -262,18 +278,23 @@ async fn rooms_refuse_bad_input_and_strangers() {
             assert!(error_types(&error).contains(&kind.to_owned()), "{body}: {error}");
         }
     }
-    let (status, _) = app
+    let (status, error) = app
         .post("/api/interviews/rooms", &stranger, json!({ "project_id": project }))
         .await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{error}");
+    assert_eq!(error_locs(&error), vec![json!(["body", "project_id"])], "{error}");
     let (_, made) = app
         .post("/api/interviews/rooms", &user, json!({ "project_id": project }))
         .await;
     let id = made["rooms"][0]["id"].as_str().unwrap();
+    let (status, error) = app
+        .get(&format!("/api/interviews/rooms?project_id={project}"), &stranger)
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{error}");
+    assert_eq!(error_locs(&error), vec![json!(["query", "project_id"])], "{error}");
     for (method, path) in [
         (Method::GET, format!("/api/interviews/rooms/{id}")),
         (Method::DELETE, format!("/api/interviews/rooms/{id}")),
-        (Method::GET, format!("/api/interviews/rooms?project_id={project}")),
     ] {
         let (status, body) = app.call(method, &path, Some(&stranger.token), None).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{path}: {body}");
@@ -365,7 +386,12 @@ async fn an_offline_interview_follows_the_guide_and_becomes_a_record() {
     )
     .await;
     let token = made[0]["access_token"].as_str().unwrap();
-    let (status, joined) = join(&app, token, " Ana@Example.com ").await;
+    // The address is what the document's `format: email` says; the page trims what is typed.
+    let (status, refused) = join(&app, token, " Ana@Example.com ").await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert_eq!(error_locs(&refused), vec![json!(["body", "email"])], "{refused}");
+    assert_eq!(refused["detail"][0]["msg"], "value is not a valid email address");
+    let (status, joined) = join(&app, token, "Ana@Example.com").await;
     assert_eq!(status, StatusCode::OK, "{joined}");
     let opening = joined["message"].as_str().unwrap();
     assert!(

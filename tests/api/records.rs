@@ -485,7 +485,8 @@ async fn speakers_can_be_renamed_and_their_role_fixed() {
             Some(json!({ "speaker": "Nobody", "name": "X" })),
         )
         .await;
-    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(error_locs(&body), vec![json!(["body", "speaker"])], "{body}");
     let (status, body) = app
         .call(
             Method::PATCH,

@@ -143,24 +143,35 @@ async fn create_needs_prompts_or_a_preset_and_known_references() {
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(error_types(&body), ["too_short"]);
 
-    // References the caller cannot see are not found, whichever kind they are.
+    // References the caller cannot see are not found, whichever kind they are: a 422
+    // at the place of each.
     let unknown = uuid::Uuid::new_v4();
     let (_, prompts) = app.get("/prompts/", &ann).await;
     let prompt = prompts[0]["id"].clone();
-    for (body, kind) in [
-        (json!({"title": "x", "prompts_ids": [prompt, unknown]}), "Prompt"),
+    for (body, kind, loc) in [
+        (
+            json!({"title": "x", "prompts_ids": [prompt, unknown]}),
+            "Prompt",
+            json!(["body", "prompts_ids", 1]),
+        ),
         (
             json!({"title": "x", "prompts_ids": [prompt], "records_ids": [unknown]}),
             "Record",
+            json!(["body", "records_ids", 0]),
         ),
-        (json!({"title": "x", "preset_id": unknown}), "Preset"),
+        (
+            json!({"title": "x", "preset_id": unknown}),
+            "Preset",
+            json!(["body", "preset_id"]),
+        ),
     ] {
         let (status, answer) = app.post(&path, &ann, body).await;
-        assert_eq!(status, StatusCode::NOT_FOUND, "{answer}");
-        let detail = answer["detail"].as_str().unwrap_or_default();
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{answer}");
+        assert_eq!(error_locs(&answer), vec![loc], "{answer}");
+        let msg = answer["detail"][0]["msg"].as_str().unwrap_or_default();
         assert!(
-            detail.starts_with(kind) && detail.contains(&unknown.to_string()),
-            "{detail}"
+            msg.starts_with(&format!("Value error, {kind}")) && msg.contains(&unknown.to_string()),
+            "{msg}"
         );
     }
     let (_, reports) = app.get(&path, &ann).await;
@@ -194,22 +205,24 @@ async fn create_needs_prompts_or_a_preset_and_known_references() {
         assert_eq!(status, StatusCode::NOT_FOUND);
         assert_eq!(answer["detail"], "Project not found", "{answer}");
     }
-    for (body, kind) in [
+    // Every unknown reference is told at once, in the body's order.
+    for (body, locs) in [
         (
             json!({"title": "x", "prompts_ids": [unknown], "records_ids": [unknown], "preset_id": unknown}),
-            "Prompt",
+            vec![
+                json!(["body", "prompts_ids", 0]),
+                json!(["body", "records_ids", 0]),
+                json!(["body", "preset_id"]),
+            ],
         ),
         (
             json!({"title": "x", "prompts_ids": [prompt], "records_ids": [unknown], "preset_id": unknown}),
-            "Record",
+            vec![json!(["body", "records_ids", 0]), json!(["body", "preset_id"])],
         ),
     ] {
         let (status, answer) = app.post(&path, &ann, body).await;
-        assert_eq!(status, StatusCode::NOT_FOUND, "{answer}");
-        assert!(
-            answer["detail"].as_str().unwrap_or_default().starts_with(kind),
-            "{answer}"
-        );
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{answer}");
+        assert_eq!(error_locs(&answer), locs, "{answer}");
     }
     let (_, reports) = app.get(&path, &ann).await;
     assert_eq!(reports, json!([]), "nothing was written");

@@ -6,24 +6,29 @@ use std::collections::HashMap;
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::Response;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use super::chat::{blank_message, busy, follow_up_query, respond, turns, wants_stream};
+use super::chat::{blank_message, busy, follow_up_query, history_page, respond, turns, wants_stream};
 use crate::ai::chat::{ProjectBrief, Question, Subject};
 use crate::conversation::{self, CitationStyle, Pending};
 use crate::domain::chat::{
     AgentChatCreate, AgentMode, AgentThreadCreate, AgentThreadUpdate, ChatHistory, ChatMessage, ChatThread, ThreadKind,
     thread_title,
 };
+use crate::domain::page::PageRequest;
 use crate::domain::patch::Patch;
-use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
 use crate::http::AppState;
-use crate::http::extract::{CurrentUser, ValidJson};
+use crate::http::extract::{CurrentUser, PathText, ValidJson};
+use crate::http::openapi::QuotaReached;
+use crate::http::paging::{PageQuery, Paging, paged};
+use crate::quota::Counted;
 use crate::store::{ThreadOwner, ThreadTarget};
+use serde_json::json;
 
 /// Passages of the project's records an answer gets.
 const PASSAGES: usize = 12;
@@ -35,11 +40,32 @@ async fn owned_thread(app: &AppState, owner_id: Uuid, thread_id: i64) -> ApiResu
         .ok_or_else(|| ApiError::not_found("Thread"))
 }
 
+/// The thread a question names in its body: unknown is a 422 at `thread_id`.
+async fn asked_thread(app: &AppState, owner_id: Uuid, thread_id: i64) -> ApiResult<ChatThread> {
+    app.store
+        .chat_thread(owner_id, ThreadKind::Agent, thread_id, None)
+        .await?
+        .ok_or_else(|| unknown_thread(thread_id))
+}
+
+pub(crate) fn unknown_thread(thread_id: i64) -> ApiError {
+    ApiError::validation(vec![ValidationIssue::unknown_reference(
+        vec![json!("body"), json!("thread_id")],
+        "Thread",
+        thread_id,
+    )])
+}
+
+/// A project named in a body: unknown is a 422 at `project_id`.
 async fn check_project(app: &AppState, owner_id: Uuid, project_id: Uuid) -> ApiResult<()> {
     if app.store.owns_project(owner_id, project_id).await? {
         Ok(())
     } else {
-        Err(ApiError::not_found("Project"))
+        Err(ApiError::validation(vec![ValidationIssue::unknown_reference(
+            vec![json!("body"), json!("project_id")],
+            "Project",
+            project_id,
+        )]))
     }
 }
 
@@ -49,10 +75,10 @@ async fn check_project(app: &AppState, owner_id: Uuid, project_id: Uuid) -> ApiR
         (status = 200, description = "The answer, stored in the thread with the question; citations name the \
          record. With `Accept: text/event-stream`: `delta` events, then a `done` event carrying this object",
          content((ChatMessage = "application/json"), (String = "text/event-stream"))),
-        (status = 404, description = "No such thread or project", body = ErrorBody),
         (status = 429, description = "Too many answers of this user in the making; wait `Retry-After` seconds",
          body = ErrorBody),
-        (status = 503, description = "The model failed", body = ErrorBody)))]
+        (status = 503, description = "The model failed", body = ErrorBody),
+        QuotaReached))]
 async fn agent_chat(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
@@ -63,17 +89,20 @@ async fn agent_chat(
         return Err(blank_message(&body.message));
     }
     let thread = match body.thread_id {
-        Some(thread_id) => Some(owned_thread(&app, user.id, thread_id).await?),
+        Some(thread_id) => Some(asked_thread(&app, user.id, thread_id).await?),
         None => None,
     };
+    app.check_quota(match &thread {
+        Some(thread) => Counted::Messages { thread_id: thread.id },
+        None => Counted::AssistantThreads { owner_id: user.id },
+    })
+    .await?;
     let project_id = body.project_id.or(thread.as_ref().and_then(|t| t.project_id));
+    if let Some(project_id) = body.project_id {
+        check_project(&app, user.id, project_id).await?;
+    }
     let project = match project_id {
-        Some(project_id) => Some(
-            app.store
-                .get_project(user.id, project_id)
-                .await?
-                .ok_or_else(|| ApiError::not_found("Project"))?,
-        ),
+        Some(project_id) => app.store.get_project(user.id, project_id).await?,
         None => None,
     };
     let history = match &thread {
@@ -83,7 +112,11 @@ async fn agent_chat(
     let message = body.message.trim().to_owned();
     let (brief, passages, reports, transcripts) = match &project {
         Some(project) => {
-            let records = app.store.list_records(user.id, project.id).await?;
+            let records = app
+                .store
+                .list_records(user.id, project.id, &PageRequest::everything())
+                .await?
+                .items;
             let names: HashMap<Uuid, String> = records.iter().map(|r| (r.id, r.name.clone())).collect();
             let transcripts: Vec<(Uuid, String)> = records.iter().map(|r| (r.id, r.name.clone())).collect();
             let mut found = app
@@ -98,7 +131,11 @@ async fn agent_chat(
                     .search(&app.store, user.id, project.id, None, &query, PASSAGES)
                     .await?;
             }
-            let reports = app.store.list_reports(user.id, project.id, true).await?;
+            let reports = app
+                .store
+                .list_reports(user.id, project.id, true, &PageRequest::everything())
+                .await?
+                .items;
             let brief = ProjectBrief {
                 name: project.name.clone(),
                 description: project.description.clone(),
@@ -160,16 +197,25 @@ async fn agent_chat(
 }
 
 #[utoipa::path(get, path = "/agent/threads", tag = "agent", security(("bearer" = [])),
-    responses((status = 200, description = "The research assistant's threads, most recently active first",
+    params(PageQuery),
+    responses((status = 200, description = "A page of the research assistant's threads, most recently active first",
         body = Vec<ChatThread>)))]
-async fn list_threads(CurrentUser(user): CurrentUser, State(app): State<AppState>) -> ApiResult<Json<Vec<ChatThread>>> {
-    Ok(Json(app.store.chat_threads(user.id, ThreadKind::Agent, None).await?))
+async fn list_threads(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    paging: Paging,
+    uri: Uri,
+) -> ApiResult<Response> {
+    let page = paging.request()?;
+    Ok(paged(
+        &uri,
+        app.store.chat_threads(user.id, ThreadKind::Agent, None, &page).await?,
+    ))
 }
 
 #[utoipa::path(post, path = "/agent/threads", tag = "agent", security(("bearer" = [])),
     request_body = AgentThreadCreate,
-    responses((status = 201, description = "A new, empty thread", body = ChatThread),
-        (status = 404, description = "No such project", body = ErrorBody)))]
+    responses((status = 201, description = "A new, empty thread", body = ChatThread), QuotaReached))]
 async fn create_thread(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
@@ -181,6 +227,7 @@ async fn create_thread(
     if let Some(title) = body.title.as_deref().filter(|title| title.trim().is_empty()) {
         return Err(blank_title(title));
     }
+    app.check_quota(Counted::AssistantThreads { owner_id: user.id }).await?;
     let title = body.title.as_deref().map_or("New chat", str::trim);
     let owner = ThreadOwner {
         owner_id: user.id,
@@ -215,28 +262,24 @@ fn thread_path(raw: &str) -> ApiResult<i64> {
 async fn get_thread(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
-    params: axum::extract::RawPathParams,
+    PathText(thread): PathText,
 ) -> ApiResult<Json<ChatThread>> {
-    let thread_id = thread_path(first(&params))?;
+    let thread_id = thread_path(&thread)?;
     Ok(Json(owned_thread(&app, user.id, thread_id).await?))
-}
-
-fn first(params: &axum::extract::RawPathParams) -> &str {
-    params.iter().next().map(|(_, value)| value).unwrap_or_default()
 }
 
 #[utoipa::path(patch, path = "/agent/threads/{thread_id}", tag = "agent", security(("bearer" = [])),
     params(("thread_id" = i64, Path, description = "The thread")),
     request_body = AgentThreadUpdate,
     responses((status = 200, description = "The thread, renamed or pointed at another project", body = ChatThread),
-        (status = 404, description = "No such thread or project", body = ErrorBody)))]
+        (status = 404, description = "No such thread", body = ErrorBody)))]
 async fn update_thread(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
-    params: axum::extract::RawPathParams,
+    PathText(thread): PathText,
     ValidJson(body): ValidJson<AgentThreadUpdate>,
 ) -> ApiResult<Json<ChatThread>> {
-    let thread_id = thread_path(first(&params))?;
+    let thread_id = thread_path(&thread)?;
     owned_thread(&app, user.id, thread_id).await?;
     if let Patch::Value(project_id) = body.project_id {
         check_project(&app, user.id, project_id).await?;
@@ -260,9 +303,9 @@ async fn update_thread(
 async fn delete_thread(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
-    params: axum::extract::RawPathParams,
+    PathText(thread): PathText,
 ) -> ApiResult<StatusCode> {
-    let thread_id = thread_path(first(&params))?;
+    let thread_id = thread_path(&thread)?;
     if app
         .store
         .delete_chat_thread(user.id, ThreadKind::Agent, thread_id)
@@ -275,20 +318,24 @@ async fn delete_thread(
 }
 
 #[utoipa::path(get, path = "/agent/threads/{thread_id}/history", tag = "agent", security(("bearer" = [])),
-    params(("thread_id" = i64, Path, description = "The thread")),
-    responses((status = 200, description = "The thread's messages, oldest first", body = ChatHistory),
+    params(("thread_id" = i64, Path, description = "The thread"), PageQuery),
+    responses((status = 200, description = "A page of the thread's messages, oldest first", body = ChatHistory),
         (status = 404, description = "No such thread", body = ErrorBody)))]
 async fn thread_history(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
-    params: axum::extract::RawPathParams,
-) -> ApiResult<Json<ChatHistory>> {
-    let thread_id = thread_path(first(&params))?;
+    PathText(thread): PathText,
+    paging: Paging,
+    uri: Uri,
+) -> ApiResult<Response> {
+    let thread_id = thread_path(&thread)?;
+    let page = paging.request()?;
     owned_thread(&app, user.id, thread_id).await?;
-    Ok(Json(ChatHistory {
-        thread_id: Some(thread_id),
-        messages: app.store.chat_messages(thread_id).await?,
-    }))
+    Ok(history_page(
+        &uri,
+        thread_id,
+        app.store.chat_messages_page(thread_id, &page).await?,
+    ))
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

@@ -15,7 +15,6 @@
 //! the record (or fails it with Deepgram's reason) and the record's job in one
 //! transaction; a replay finds the record finished and changes nothing.
 
-use axum::body::Bytes;
 use axum::extract::{Request, State};
 use axum::http::header::AUTHORIZATION;
 use axum::http::{HeaderMap, StatusCode};
@@ -29,16 +28,21 @@ use utoipa_axum::routes;
 use crate::domain::record::{PROCESS_JOB, RecordStatus};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::AppState;
-use crate::http::extract::read_json_body_up_to;
+use crate::http::extract::{RawBody, read_json_body_up_to};
 use crate::ingest::stt::{ASSEMBLYAI_JOB, CALLBACK_HEADER, SpeechToText, accept, callback_token, read_deepgram_result};
 use crate::secret::KeyMaterial;
+
+crate::domain::string_enum! {
+    /// What became of the transcript.
+    AssemblyAiStatus { Completed = "completed", Error = "error" }
+}
 
 /// AssemblyAI's callback for a transcript that finished or failed.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 pub struct AssemblyAiCallback {
     #[schema(min_length = 1, max_length = 200)]
     pub transcript_id: String,
-    /// `completed` or `error`.
+    #[schema(value_type = AssemblyAiStatus)]
     pub status: String,
 }
 
@@ -52,7 +56,11 @@ pub struct AssemblyAiCallback {
          duplicate changes nothing)"),
         (status = 401, description = "Missing or wrong secret, a transcript Insight did not send, or AssemblyAI \
          is not the speech-to-text provider here: nothing changed", body = ErrorBody)))]
-async fn assemblyai_callback(State(app): State<AppState>, headers: HeaderMap, body: Bytes) -> ApiResult<StatusCode> {
+async fn assemblyai_callback(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    RawBody(body): RawBody,
+) -> ApiResult<StatusCode> {
     let refused =
         |why: &str| ApiError::Unauthorized(format!("Not a callback from AssemblyAI for this service: {why}."));
     if !matches!(app.stt, Some(SpeechToText::AssemblyAi(_))) {

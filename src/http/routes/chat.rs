@@ -30,12 +30,16 @@ use crate::conversation::{self, CitationStyle, Event, Pending};
 use crate::domain::chat::{
     ChatHistory, ChatMessage, ChatMessageCreate, ChatThread, MessageType, SearchScope, ThreadKind, thread_title,
 };
-use crate::domain::persona::{PERSONA_JOB, PersonaPending, PersonaReport};
+use crate::domain::page::{Page, PageRequest};
+use crate::domain::persona::{PERSONA_JOB, PersonaInTheWorks, PersonaPending, PersonaReport, PersonaWritten};
 use crate::domain::record::{Record, RecordStatus};
 use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, query_param};
-use crate::store::{ThreadOwner, ThreadTarget};
+use crate::http::openapi::QuotaReached;
+use crate::http::paging::{PageQuery, Paging, paged, with_next_link};
+use crate::quota::Counted;
+use crate::store::{MessageKey, ThreadOwner, ThreadTarget};
 
 /// Passages of the record an answer gets.
 const PASSAGES: usize = 8;
@@ -151,11 +155,12 @@ async fn owned_record(app: &AppState, owner_id: Uuid, record_id: Uuid) -> ApiRes
         (status = 200, description = "The answer, stored in the thread with the question. With `Accept: \
          text/event-stream`: `delta` events, then a `done` event carrying this object (or an `error` event)",
          content((ChatMessage = "application/json"), (String = "text/event-stream"))),
-        (status = 404, description = "No such record or thread", body = ErrorBody),
+        (status = 404, description = "No such record", body = ErrorBody),
         (status = 429, description = "Too many answers of this user in the making; wait `Retry-After` seconds",
          body = ErrorBody),
         (status = 503, description = "`use_web` without a web search provider, or the model or search provider \
-         failed", body = ErrorBody)))]
+         failed", body = ErrorBody),
+        QuotaReached))]
 async fn chat(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
@@ -182,8 +187,9 @@ async fn chat(
             app.store
                 .chat_thread(user.id, ThreadKind::Record, thread_id, Some(record_id))
                 .await?
-                .ok_or_else(|| ApiError::not_found("Thread"))?;
+                .ok_or_else(|| super::agent::unknown_thread(thread_id))?;
             let messages = app.store.chat_messages(thread_id).await?;
+            crate::quota::room_for_an_exchange(messages.len() as i64, &app.settings.quotas)?;
             (
                 ThreadTarget::Existing {
                     owner_id: user.id,
@@ -192,18 +198,25 @@ async fn chat(
                 turns(&messages),
             )
         }
-        None => (
-            ThreadTarget::New {
-                owner: ThreadOwner {
-                    owner_id: user.id,
-                    kind: ThreadKind::Record,
-                    record_id: Some(record_id),
-                    project_id: None,
+        None => {
+            app.check_quota(Counted::RecordThreads {
+                owner_id: user.id,
+                record_id,
+            })
+            .await?;
+            (
+                ThreadTarget::New {
+                    owner: ThreadOwner {
+                        owner_id: user.id,
+                        kind: ThreadKind::Record,
+                        record_id: Some(record_id),
+                        project_id: None,
+                    },
+                    title: thread_title(&body.message),
                 },
-                title: thread_title(&body.message),
-            },
-            Vec::new(),
-        ),
+                Vec::new(),
+            )
+        }
     };
     let web_search = match (settings.use_web, &app.web) {
         (false, _) => None,
@@ -242,8 +255,9 @@ async fn chat(
         vec![(record.id, record.name.clone())]
     } else {
         app.store
-            .list_records(user.id, record.project_id)
+            .list_records(user.id, record.project_id, &PageRequest::everything())
             .await?
+            .items
             .into_iter()
             .map(|r| (r.id, r.name))
             .collect()
@@ -301,62 +315,96 @@ pub(crate) fn query_thread_id(uri: &Uri) -> ApiResult<Option<i64>> {
 
 #[utoipa::path(get, path = "/insight/{rec_id}/chat/", tag = "insight", security(("bearer" = [])),
     params(("rec_id" = Uuid, Path, description = "The record"),
-        ("thread_id" = Option<i64>, Query, description = "The thread; default the record's most recent one")),
-    responses((status = 200, description = "The thread's messages, oldest first", body = ChatHistory),
-        (status = 404, description = "No such record or thread", body = ErrorBody)))]
+        ("thread_id" = Option<i64>, Query, description = "The thread; default the record's most recent one"),
+        PageQuery),
+    responses((status = 200, description = "A page of the thread's messages, oldest first", body = ChatHistory),
+        (status = 404, description = "No such record", body = ErrorBody)))]
 async fn history(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
     uri: Uri,
+    paging: Paging,
     Ids(ids): Ids<1>,
-) -> ApiResult<Json<ChatHistory>> {
+) -> ApiResult<Response> {
     let [record_id] = ids;
     let thread_id = query_thread_id(&uri)?;
+    let page = paging.request()?;
     owned_record(&app, user.id, record_id).await?;
     let thread_id = match thread_id {
         Some(thread_id) => {
             app.store
                 .chat_thread(user.id, ThreadKind::Record, thread_id, Some(record_id))
                 .await?
-                .ok_or_else(|| ApiError::not_found("Thread"))?;
+                .ok_or_else(|| {
+                    ApiError::validation(vec![ValidationIssue::unknown_reference(
+                        vec![json!("query"), json!("thread_id")],
+                        "Thread",
+                        thread_id,
+                    )])
+                })?;
             Some(thread_id)
         }
         None => app
             .store
-            .chat_threads(user.id, ThreadKind::Record, Some(record_id))
+            .chat_threads(
+                user.id,
+                ThreadKind::Record,
+                Some(record_id),
+                &PageRequest { limit: 1, after: None },
+            )
             .await?
+            .items
             .first()
             .map(|thread| thread.id),
     };
-    let messages = match thread_id {
-        Some(thread_id) => app.store.chat_messages(thread_id).await?,
-        None => Vec::new(),
+    let Some(thread_id) = thread_id else {
+        return Ok(Json(ChatHistory {
+            thread_id: None,
+            messages: Vec::new(),
+        })
+        .into_response());
     };
-    Ok(Json(ChatHistory { thread_id, messages }))
+    Ok(history_page(
+        &uri,
+        thread_id,
+        app.store.chat_messages_page(thread_id, &page).await?,
+    ))
+}
+
+/// A page of a thread's messages as the history answer, with its `Link` header.
+pub(crate) fn history_page(uri: &Uri, thread_id: i64, page: Page<ChatMessage, MessageKey>) -> Response {
+    let body = Json(ChatHistory {
+        thread_id: Some(thread_id),
+        messages: page.items,
+    });
+    with_next_link(uri, page.next.as_ref(), body.into_response())
 }
 
 #[utoipa::path(get, path = "/insight/{rec_id}/chat/threads/", tag = "insight", security(("bearer" = [])),
-    params(("rec_id" = Uuid, Path, description = "The record")),
-    responses((status = 200, description = "The record's chat threads, most recently active first",
+    params(("rec_id" = Uuid, Path, description = "The record"), PageQuery),
+    responses((status = 200, description = "A page of the record's chat threads, most recently active first",
         body = Vec<ChatThread>)))]
 async fn threads(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
-) -> ApiResult<Json<Vec<ChatThread>>> {
+    paging: Paging,
+    uri: Uri,
+) -> ApiResult<Response> {
     let [record_id] = ids;
+    let page = paging.request()?;
     owned_record(&app, user.id, record_id).await?;
-    Ok(Json(
-        app.store
-            .chat_threads(user.id, ThreadKind::Record, Some(record_id))
-            .await?,
-    ))
+    let threads = app
+        .store
+        .chat_threads(user.id, ThreadKind::Record, Some(record_id), &page)
+        .await?;
+    Ok(paged(&uri, threads))
 }
 
 #[utoipa::path(post, path = "/insight/{rec_id}/chat/new-thread/", tag = "insight", security(("bearer" = [])),
     params(("rec_id" = Uuid, Path, description = "The record")),
     responses((status = 201, description = "A new, empty thread; send its id with the next question",
-        body = ChatThread)))]
+        body = ChatThread), QuotaReached))]
 async fn new_thread(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
@@ -364,6 +412,11 @@ async fn new_thread(
 ) -> ApiResult<(StatusCode, Json<ChatThread>)> {
     let [record_id] = ids;
     owned_record(&app, user.id, record_id).await?;
+    app.check_quota(Counted::RecordThreads {
+        owner_id: user.id,
+        record_id,
+    })
+    .await?;
     let owner = ThreadOwner {
         owner_id: user.id,
         kind: ThreadKind::Record,
@@ -385,7 +438,7 @@ async fn persona_of(app: &AppState, record: &Record, public: bool) -> ApiResult<
             StatusCode::ACCEPTED,
             Json(PersonaPending {
                 record_id: record.id,
-                status: "generating".into(),
+                status: PersonaInTheWorks::Generating,
             }),
         )
             .into_response();
@@ -411,7 +464,7 @@ async fn persona_of(app: &AppState, record: &Record, public: bool) -> ApiResult<
     let report = |persona: crate::domain::persona::Persona, markdown: String, generated_at| {
         Json(PersonaReport {
             record_id: record.id,
-            status: "completed".into(),
+            status: PersonaWritten::Completed,
             persona,
             markdown,
             generated_at,

@@ -4,7 +4,7 @@
 //! sent on as a referrer.
 
 use axum::Router;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::header::{ACCEPT_LANGUAGE, CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -14,6 +14,7 @@ use super::interviews::room_info;
 use crate::domain::now;
 use crate::error::ApiError;
 use crate::http::AppState;
+use crate::http::extract::PathText;
 use crate::interview::{self, page};
 
 fn with_headers(
@@ -38,7 +39,15 @@ fn with_headers(
     response
 }
 
-async fn respondent_page(State(app): State<AppState>, Path(token): Path<String>, headers: HeaderMap) -> Response {
+async fn respondent_page(
+    State(app): State<AppState>,
+    token: Result<PathText, ApiError>,
+    headers: HeaderMap,
+) -> Response {
+    // A token that is not even text matches no room.
+    let Ok(PathText(token)) = token else {
+        return not_found_page(&headers);
+    };
     let found = app
         .store
         .room_by_token_hash(&interview::token_hash(&token))
@@ -58,17 +67,20 @@ async fn respondent_page(State(app): State<AppState>, Path(token): Path<String>,
             });
             with_headers(StatusCode::OK, "text/html; charset=utf-8", html, "no-store")
         }
-        Ok(None) => {
-            let language = headers.get(ACCEPT_LANGUAGE).and_then(|value| value.to_str().ok());
-            with_headers(
-                StatusCode::NOT_FOUND,
-                "text/html; charset=utf-8",
-                page::render_not_found(language),
-                "no-store",
-            )
-        }
+        Ok(None) => not_found_page(&headers),
         Err(error) => error.into_response(),
     }
+}
+
+/// The page for a link that leads to no interview, in the browser's language.
+fn not_found_page(headers: &HeaderMap) -> Response {
+    let language = headers.get(ACCEPT_LANGUAGE).and_then(|value| value.to_str().ok());
+    with_headers(
+        StatusCode::NOT_FOUND,
+        "text/html; charset=utf-8",
+        page::render_not_found(language),
+        "no-store",
+    )
 }
 
 async fn script() -> Response {

@@ -6,7 +6,7 @@
 //! events, then `done` carrying the same object; see `chat.rs`).
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
@@ -25,8 +25,10 @@ use crate::domain::record::PROCESS_JOB;
 use crate::domain::user::normalize_email;
 use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
 use crate::http::AppState;
-use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson, query_uuid};
+use crate::http::extract::{CurrentUser, Ids, IdsAndJson, PathText, ValidJson, query_uuid};
+use crate::http::paging::{PageQuery, Paging, paged};
 use crate::interview::{self, NONCE_BYTES, phrases::phrases};
+use crate::quota::Counted;
 use crate::store::{NewRoom, NewTurn, PublicRoom, StoredRoom, StoredTurn, TurnRefused};
 
 /// The room as its owner sees it, link included.
@@ -66,7 +68,8 @@ fn closed(status: RoomStatus) -> ApiError {
     request_body = RoomCreate,
     responses(
         (status = 201, description = "The rooms, each with its own link", body = RoomsCreated),
-        (status = 404, description = "No such project", body = ErrorBody)))]
+        (status = 429, description = "More rooms than INSIGHT_QUOTA_ROOMS_PER_DAY in 24 hours; try again after \
+            `Retry-After` seconds", body = ErrorBody)))]
 async fn create_rooms(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
@@ -75,12 +78,19 @@ async fn create_rooms(
     if let Some(name) = body.room_name.as_deref().filter(|name| name.trim().is_empty()) {
         return Err(ApiError::validation(vec![ValidationIssue::blank("room_name", name)]));
     }
-    let project = app
-        .store
-        .get_project(user.id, body.project_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Project"))?;
+    let project = app.store.get_project(user.id, body.project_id).await?.ok_or_else(|| {
+        ApiError::validation(vec![ValidationIssue::unknown_reference(
+            vec![serde_json::json!("body"), serde_json::json!("project_id")],
+            "Project",
+            body.project_id,
+        )])
+    })?;
     let count = body.count.unwrap_or(1);
+    app.check_quota(Counted::RoomsToday {
+        owner_id: user.id,
+        adding: count,
+    })
+    .await?;
     let base_name = body
         .room_name
         .as_deref()
@@ -111,37 +121,45 @@ async fn create_rooms(
                 topics_for_respondent: body.topics_for_respondent.clone(),
                 research_goals_override: body.research_goals_override.clone(),
                 interview_guide_override: body.interview_guide_override.clone(),
-                expires_at: at + chrono::Duration::days(body.expires_in_days.unwrap_or(7)),
+                created_at: at + chrono::Duration::microseconds(number - 1),
+                expires_at: at
+                    + chrono::Duration::microseconds(number - 1)
+                    + chrono::Duration::days(body.expires_in_days.unwrap_or(7)),
             }
         })
         .collect();
-    app.store.create_rooms(project.id, &rooms, at).await?;
+    app.store.create_rooms(project.id, &rooms).await?;
     let created = rooms
         .iter()
-        .map(|room| owner_view(&app, &room.stored(project.id, at), at))
+        .map(|room| owner_view(&app, &room.stored(project.id), at))
         .collect();
     Ok((StatusCode::CREATED, Json(RoomsCreated { rooms: created })))
 }
 
 #[utoipa::path(get, path = "/api/interviews/rooms", tag = "interviews", security(("bearer" = [])),
-    params(("project_id" = Option<Uuid>, Query, description = "Only this project's rooms")),
+    params(("project_id" = Option<Uuid>, Query, description = "Only this project's rooms"), PageQuery),
     responses(
-        (status = 200, description = "The caller's rooms, newest first", body = Vec<Room>),
-        (status = 404, description = "No such project", body = ErrorBody)))]
+        (status = 200, description = "A page of the caller's rooms, newest first", body = Vec<Room>)))]
 async fn list_rooms(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
+    paging: Paging,
     uri: Uri,
-) -> ApiResult<Json<Vec<Room>>> {
+) -> ApiResult<Response> {
     let project_id = query_uuid(uri.query(), "project_id")?;
+    let page = paging.request()?;
     if let Some(project_id) = project_id
         && !app.store.owns_project(user.id, project_id).await?
     {
-        return Err(ApiError::not_found("Project"));
+        return Err(ApiError::validation(vec![ValidationIssue::unknown_reference(
+            vec![serde_json::json!("query"), serde_json::json!("project_id")],
+            "Project",
+            project_id,
+        )]));
     }
     let at = now();
-    let rooms = app.store.list_rooms(user.id, project_id).await?;
-    Ok(Json(rooms.iter().map(|room| owner_view(&app, room, at)).collect()))
+    let rooms = app.store.list_rooms(user.id, project_id, &page).await?;
+    Ok(paged(&uri, rooms.map(|room| owner_view(&app, &room, at))))
 }
 
 #[utoipa::path(get, path = "/api/interviews/rooms/{room_id}", tag = "interviews", security(("bearer" = [])),
@@ -229,7 +247,7 @@ pub(crate) fn room_info(room: &PublicRoom, at: DateTime<Utc>) -> RoomInfo {
          answers with that status", body = RoomInfo),
         (status = 429, description = "Too many requests from this address; wait `Retry-After` seconds",
          body = ErrorBody)))]
-async fn join_info(State(app): State<AppState>, Path(token): Path<String>) -> ApiResult<Json<RoomInfo>> {
+async fn join_info(State(app): State<AppState>, PathText(token): PathText) -> ApiResult<Json<RoomInfo>> {
     let room = room_by_token(&app, &token).await?;
     Ok(Json(room_info(&room, now())))
 }
@@ -290,7 +308,7 @@ async fn session_room(app: &AppState, token: &str, session_id: &str) -> ApiResul
         (status = 503, description = "The interviewer could not open the interview; join again", body = ErrorBody)))]
 async fn join(
     State(app): State<AppState>,
-    Path(token): Path<String>,
+    PathText(token): PathText,
     ValidJson(body): ValidJson<JoinRequest>,
 ) -> ApiResult<Json<JoinAnswer>> {
     let email = normalize_email(&body.email).ok_or_else(|| {
@@ -396,7 +414,7 @@ async fn join(
          body = ErrorBody)))]
 async fn message(
     State(app): State<AppState>,
-    Path(token): Path<String>,
+    PathText(token): PathText,
     headers: HeaderMap,
     ValidJson(body): ValidJson<MessageRequest>,
 ) -> ApiResult<Response> {
@@ -481,7 +499,7 @@ async fn message(
          body = ErrorBody)))]
 async fn leave(
     State(app): State<AppState>,
-    Path(token): Path<String>,
+    PathText(token): PathText,
     ValidJson(body): ValidJson<LeaveRequest>,
 ) -> ApiResult<Json<LeaveAnswer>> {
     let room = session_room(&app, &token, &body.session_id).await?;

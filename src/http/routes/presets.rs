@@ -3,7 +3,8 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{StatusCode, Uri};
+use axum::response::Response;
 use serde::Deserialize;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -12,9 +13,12 @@ use uuid::Uuid;
 
 use super::prompts::refused;
 use crate::domain::preset::{DEFAULT_CATEGORY, DEFAULT_ICON, Preset, PresetFields};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, ValidationIssue};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson};
+use crate::http::openapi::QuotaReached;
+use crate::http::paging::{PageQuery, Paging, paged};
+use crate::quota::Counted;
 use crate::store::Store;
 
 /// A preset to create, or the new content of one (PUT replaces all its fields).
@@ -33,8 +37,14 @@ pub struct PresetWrite {
 
 impl PresetWrite {
     async fn into_fields(self, store: &Store, owner_id: Uuid) -> ApiResult<PresetFields> {
-        if let Some(id) = store.invisible_prompts(owner_id, &self.prompt_ids).await?.first() {
-            return Err(ApiError::NotFound(format!("Prompt {id} not found")));
+        let unknown = store.invisible_prompts(owner_id, &self.prompt_ids).await?;
+        if !unknown.is_empty() {
+            return Err(ApiError::validation(ValidationIssue::unknown_references(
+                "prompt_ids",
+                "Prompt",
+                &self.prompt_ids,
+                &unknown,
+            )));
         }
         Ok(PresetFields {
             title: self.title,
@@ -47,9 +57,17 @@ impl PresetWrite {
 
 /// System presets and the user's own.
 #[utoipa::path(get, path = "/presets/", tag = "presets", security(("bearer" = [])),
-    responses((status = 200, description = "System presets first, then the user's own", body = Vec<Preset>)))]
-async fn list_presets(CurrentUser(user): CurrentUser, State(app): State<AppState>) -> ApiResult<Json<Vec<Preset>>> {
-    Ok(Json(app.store.list_presets(user.id).await?))
+    params(PageQuery),
+    responses((status = 200, description = "A page of the presets: system ones first, then the user's own",
+        body = Vec<Preset>)))]
+async fn list_presets(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    paging: Paging,
+    uri: Uri,
+) -> ApiResult<Response> {
+    let page = paging.request()?;
+    Ok(paged(&uri, app.store.list_presets(user.id, &page).await?))
 }
 
 /// The presets that ship with Insight.
@@ -64,14 +82,14 @@ async fn list_system_presets(
 
 #[utoipa::path(post, path = "/presets/", tag = "presets", security(("bearer" = [])),
     request_body = PresetWrite,
-    responses((status = 201, description = "The new preset", body = Preset),
-        (status = 404, description = "A prompt in prompt_ids is not found", body = crate::error::ErrorBody)))]
+    responses((status = 201, description = "The new preset", body = Preset), QuotaReached))]
 async fn create_preset(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
     ValidJson(body): ValidJson<PresetWrite>,
 ) -> ApiResult<(StatusCode, Json<Preset>)> {
     let fields = body.into_fields(&app.store, user.id).await?;
+    app.check_quota(Counted::Presets { owner_id: user.id }).await?;
     Ok((
         StatusCode::CREATED,
         Json(app.store.create_preset(user.id, fields).await?),
@@ -133,13 +151,15 @@ async fn delete_preset(
 #[utoipa::path(post, path = "/presets/{preset_id}/clone/", tag = "presets", operation_id = "clone_system_preset",
     security(("bearer" = [])),
     params(("preset_id" = Uuid, Path, description = "The preset to copy")),
-    responses((status = 201, description = "The new preset", body = Preset)))]
+    responses((status = 201, description = "The new preset", body = Preset), QuotaReached))]
 async fn clone_preset(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
 ) -> ApiResult<(StatusCode, Json<Preset>)> {
     let [preset_id] = ids;
+    app.check_quota(Counted::Presets { owner_id: user.id }).await?;
+    app.check_quota(Counted::Prompts { owner_id: user.id }).await?;
     let preset = app.store.clone_preset(user.id, preset_id).await?;
     preset
         .map(|p| (StatusCode::CREATED, Json(p)))

@@ -16,6 +16,8 @@ use crate::domain::project::{NewProject, Project, ProjectStatus};
 use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson, VersionedUser};
+use crate::http::openapi::QuotaReached;
+use crate::quota::Counted;
 use crate::store::ProjectChanges;
 
 #[derive(Deserialize, ToSchema)]
@@ -73,12 +75,13 @@ async fn list_projects(versioned: VersionedUser, State(app): State<AppState>) ->
 /// Creates a project; it starts as `New`.
 #[utoipa::path(post, path = "/projects/", tag = "projects", security(("bearer" = [])),
     request_body = ProjectCreate,
-    responses((status = 201, description = "The new project", body = Project)))]
+    responses((status = 201, description = "The new project", body = Project), QuotaReached))]
 async fn create_project(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
     ValidJson(body): ValidJson<ProjectCreate>,
 ) -> ApiResult<(StatusCode, Json<Project>)> {
+    app.check_quota(Counted::Projects { owner_id: user.id }).await?;
     let project = NewProject {
         name: body.name,
         description: body.description.unwrap_or_default(),

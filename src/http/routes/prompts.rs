@@ -3,7 +3,8 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{StatusCode, Uri};
+use axum::response::Response;
 use serde::Deserialize;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -13,6 +14,9 @@ use crate::domain::preset::{DEFAULT_CATEGORY, Prompt, PromptFields};
 use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson};
+use crate::http::openapi::QuotaReached;
+use crate::http::paging::{PageQuery, Paging, paged};
+use crate::quota::Counted;
 use crate::store::ChangeRefused;
 
 /// A prompt to create, or the new content of one (PUT replaces title, text and category).
@@ -54,19 +58,28 @@ pub fn refused(what: &str, refusal: ChangeRefused) -> ApiError {
 
 /// System prompts and the user's own.
 #[utoipa::path(get, path = "/prompts/", tag = "prompts", security(("bearer" = [])),
-    responses((status = 200, description = "System prompts first, then the user's own", body = Vec<Prompt>)))]
-async fn list_prompts(CurrentUser(user): CurrentUser, State(app): State<AppState>) -> ApiResult<Json<Vec<Prompt>>> {
-    Ok(Json(app.store.list_prompts(user.id).await?))
+    params(PageQuery),
+    responses((status = 200, description = "A page of the prompts: system ones first, then the user's own",
+        body = Vec<Prompt>)))]
+async fn list_prompts(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    paging: Paging,
+    uri: Uri,
+) -> ApiResult<Response> {
+    let page = paging.request()?;
+    Ok(paged(&uri, app.store.list_prompts(user.id, &page).await?))
 }
 
 #[utoipa::path(post, path = "/prompts/", tag = "prompts", security(("bearer" = [])),
     request_body = PromptWrite,
-    responses((status = 201, description = "The new prompt", body = Prompt)))]
+    responses((status = 201, description = "The new prompt", body = Prompt), QuotaReached))]
 async fn create_prompt(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
     ValidJson(body): ValidJson<PromptWrite>,
 ) -> ApiResult<(StatusCode, Json<Prompt>)> {
+    app.check_quota(Counted::Prompts { owner_id: user.id }).await?;
     Ok((
         StatusCode::CREATED,
         Json(app.store.create_prompt(user.id, body.into()).await?),

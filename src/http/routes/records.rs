@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 
 use axum::Json;
 use axum::extract::{Request, State};
-use axum::http::StatusCode;
 use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use axum::http::{StatusCode, Uri};
+use axum::response::Response;
 use serde::Deserialize;
 use serde_json::json;
 use tokio::io::AsyncWriteExt;
@@ -23,9 +24,12 @@ use uuid::Uuid;
 use crate::domain::record::{PROCESS_JOB, Record, RecordDetail, transcribe};
 use crate::error::{ApiError, ApiResult, ValidationIssue};
 use crate::http::AppState;
-use crate::http::extract::{CurrentUser, Ids, IdsAndJson, path_ids, read_json_body_up_to};
+use crate::http::extract::{CurrentUser, Ids, IdsAndJson, body_failed, path_ids, read_json_body_up_to};
+use crate::http::openapi::QuotaReached;
+use crate::http::paging::{PageQuery, Paging, paged};
 use crate::http::validation::parse_body;
 use crate::ingest::{self, Format, IngestError, Transcript, stt};
+use crate::quota::Counted;
 use crate::store::{NewRecord, RecordContent};
 
 /// How much of an upload is looked at to recognise its format.
@@ -150,14 +154,15 @@ impl Drop for TempFile {
     responses(
         (status = 201, description = "The record; text is read at once, recordings are transcribed in the background", body = Record),
         (status = 503, description = "A recording, and no speech-to-text provider is configured", body = crate::error::ErrorBody),
+        QuotaReached,
     ))]
 async fn create_record(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
     req: Request,
 ) -> ApiResult<(StatusCode, Json<Record>)> {
-    let (mut parts, body) = req.into_parts();
-    let (ids, issues) = path_ids::<1>(&mut parts, &app).await?;
+    let (parts, body) = req.into_parts();
+    let (ids, issues) = path_ids::<1>(&parts)?;
     if !issues.is_empty() {
         return Err(ApiError::validation(issues));
     }
@@ -165,6 +170,7 @@ async fn create_record(
     if !app.store.owns_project(user.id, project_id).await? {
         return Err(ApiError::not_found("Project"));
     }
+    app.check_quota(Counted::Records { project_id }).await?;
     let limit = app.settings.max_upload_bytes;
     let declared = parts
         .headers
@@ -265,6 +271,14 @@ async fn read_multipart(req: Request, content_type: &str, app: &AppState, temp: 
                 let head = stream_to_file(field, &path, limit).await?;
                 file = Some((path, name, part_type, head));
             }
+            "file" => {
+                // Taking one and dropping the other would file half of what was sent.
+                return Err(ApiError::validation(vec![ValidationIssue::new(
+                    vec![json!("body"), json!("file")],
+                    "value_error",
+                    "Value error, send one file per upload: this form has more than one part named file",
+                )]));
+            }
             "title" => title = Some(small_text(field, "title", 300, &mut issues).await?),
             "language" => {
                 let tag = small_text(field, "language", 35, &mut issues).await?;
@@ -359,7 +373,8 @@ async fn small_text(
             break;
         }
     }
-    let text = String::from_utf8_lossy(&bytes).trim().to_owned();
+    // NUL means nothing in text and PostgreSQL refuses it: dropped, as from JSON bodies.
+    let text = String::from_utf8_lossy(&bytes).replace('\0', "").trim().to_owned();
     if text.chars().count() > max_chars {
         issues.push(
             ValidationIssue::new(
@@ -374,6 +389,9 @@ async fn small_text(
 }
 
 fn multipart_error(error: multer::Error) -> ApiError {
+    if let Some(failed) = body_failed(&error) {
+        return failed;
+    }
     match error {
         multer::Error::StreamSizeExceeded { .. } | multer::Error::FieldSizeExceeded { .. } => {
             ApiError::PayloadTooLarge("The upload is larger than the limit.".to_owned())
@@ -589,18 +607,21 @@ fn record_name(title: Option<String>, file_name: Option<&str>) -> String {
 }
 
 #[utoipa::path(get, path = "/projects/{project_id}/records", tag = "insight", security(("bearer" = [])),
-    params(("project_id" = Uuid, Path, description = "The project")),
-    responses((status = 200, description = "The project's records, newest first", body = Vec<Record>)))]
+    params(("project_id" = Uuid, Path, description = "The project"), PageQuery),
+    responses((status = 200, description = "A page of the project's records, newest first", body = Vec<Record>)))]
 async fn list_records(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
-) -> ApiResult<Json<Vec<Record>>> {
+    paging: Paging,
+    uri: Uri,
+) -> ApiResult<Response> {
     let [project_id] = ids;
+    let page = paging.request()?;
     if !app.store.owns_project(user.id, project_id).await? {
         return Err(ApiError::not_found("Project"));
     }
-    Ok(Json(app.store.list_records(user.id, project_id).await?))
+    Ok(paged(&uri, app.store.list_records(user.id, project_id, &page).await?))
 }
 
 async fn record_detail(app: &AppState, owner_id: Uuid, record_id: Uuid) -> ApiResult<RecordDetail> {
@@ -665,7 +686,13 @@ async fn update_record(
 }
 
 fn no_speaker(speaker: &str) -> ApiError {
-    ApiError::NotFound(format!("The record has no speaker named {speaker:?}"))
+    ApiError::validation(vec![
+        ValidationIssue::value_error(
+            vec![json!("body"), json!("speaker")],
+            &format!("the record has no speaker named {speaker:?}"),
+        )
+        .with_input(json!(speaker)),
+    ])
 }
 
 #[utoipa::path(patch, path = "/insight/{rec_id}/speaker_name", tag = "insight", security(("bearer" = [])),

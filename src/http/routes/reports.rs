@@ -2,9 +2,11 @@
 //! updates one. Creating a report queues its generation; a later worker fills it.
 
 use axum::Json;
-use axum::extract::{RawQuery, State};
-use axum::http::StatusCode;
+use axum::extract::State;
+use axum::http::{StatusCode, Uri};
+use axum::response::Response;
 use serde::Deserialize;
+use serde_json::json;
 use utoipa::openapi::schema::{AllOfBuilder, AnyOfBuilder, ObjectBuilder, Schema, Type};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{PartialSchema, ToSchema};
@@ -14,9 +16,12 @@ use uuid::Uuid;
 
 use crate::domain::patch::Patch;
 use crate::domain::report::{GENERATE_JOB, Generation, ReasoningMode, Report, ReportStatus, TokenUsage};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, ValidationIssue};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, query_bool};
+use crate::http::openapi::QuotaReached;
+use crate::http::paging::{PageQuery, Paging, paged};
+use crate::quota::Counted;
 use crate::store::{GenerationRefused, NewReport, ReportChanges, Store};
 
 /// The fields of a report to generate; see `ReportCreate` for the rule across them.
@@ -123,7 +128,8 @@ pub struct ProjectReportUpdate {
 }
 
 /// Checks that referenced prompts, records and preset exist and are the caller's to use;
-/// one that is not answers 404 like any resource the caller cannot see.
+/// every one that is not is a 422 at its place, said the same way whether it does not
+/// exist or is someone else's.
 async fn check_references(
     store: &Store,
     owner_id: Uuid,
@@ -132,29 +138,46 @@ async fn check_references(
     records_ids: Option<&Vec<Uuid>>,
     preset_id: Option<Uuid>,
 ) -> ApiResult<()> {
-    if let Some(ids) = prompts_ids
-        && let Some(id) = store.invisible_prompts(owner_id, ids).await?.first()
-    {
-        return Err(ApiError::NotFound(format!("Prompt {id} not found")));
+    let mut issues = Vec::new();
+    if let Some(ids) = prompts_ids {
+        let unknown = store.invisible_prompts(owner_id, ids).await?;
+        issues.extend(ValidationIssue::unknown_references(
+            "prompts_ids",
+            "Prompt",
+            ids,
+            &unknown,
+        ));
     }
-    if let Some(ids) = records_ids
-        && let Some(id) = store.foreign_records(project_id, ids).await?.first()
-    {
-        return Err(ApiError::NotFound(format!("Record {id} not found in this project")));
+    if let Some(ids) = records_ids {
+        let unknown = store.foreign_records(project_id, ids).await?;
+        issues.extend(ValidationIssue::unknown_references(
+            "records_ids",
+            "Record (in this project)",
+            ids,
+            &unknown,
+        ));
     }
     if let Some(id) = preset_id
         && store.get_preset(owner_id, id).await?.is_none()
     {
-        return Err(ApiError::NotFound(format!("Preset {id} not found")));
+        issues.push(ValidationIssue::unknown_reference(
+            vec![json!("body"), json!("preset_id")],
+            "Preset",
+            id,
+        ));
     }
-    Ok(())
+    if issues.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::validation(issues))
+    }
 }
 
 /// Creates a report and queues its generation. Give `prompts_ids`, a `preset_id`, or both.
 #[utoipa::path(post, path = "/projects/{project_id}/reports", tag = "project_reports", security(("bearer" = [])),
     params(("project_id" = Uuid, Path, description = "The project")),
     request_body = ReportCreate,
-    responses((status = 202, description = "The report, queued for generation", body = Report)))]
+    responses((status = 202, description = "The report, queued for generation", body = Report), QuotaReached))]
 async fn create_report(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
@@ -181,6 +204,7 @@ async fn create_report(
         body.preset_id,
     )
     .await?;
+    app.check_quota(Counted::Reports { project_id }).await?;
     let prompts_ids = match (body.prompts_ids, body.preset_id) {
         (Some(ids), _) if !ids.is_empty() => ids,
         (_, Some(preset_id)) => app
@@ -219,20 +243,26 @@ async fn create_report(
     params(
         ("project_id" = Uuid, Path, description = "The project"),
         ("archived" = Option<bool>, Query, description = "Include archived reports"),
+        PageQuery,
     ),
-    responses((status = 200, description = "The reports", body = Vec<Report>)))]
+    responses((status = 200, description = "A page of the reports", body = Vec<Report>)))]
 async fn list_reports(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
-    RawQuery(query): RawQuery,
-) -> ApiResult<Json<Vec<Report>>> {
+    paging: Paging,
+    uri: Uri,
+) -> ApiResult<Response> {
     let [project_id] = ids;
-    let archived = query_bool(query.as_deref(), "archived")?.unwrap_or(false);
+    let archived = query_bool(uri.query(), "archived")?.unwrap_or(false);
+    let page = paging.request()?;
     if !app.store.owns_project(user.id, project_id).await? {
         return Err(ApiError::not_found("Project"));
     }
-    Ok(Json(app.store.list_reports(user.id, project_id, archived).await?))
+    Ok(paged(
+        &uri,
+        app.store.list_reports(user.id, project_id, archived, &page).await?,
+    ))
 }
 
 /// One report (deleted ones too, so they can be restored with an update).

@@ -14,9 +14,14 @@ use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
 use crate::http::extract::CurrentUser;
 
+crate::domain::string_enum! {
+    /// `ok` from `/healthz`, `ready` from `/readyz`.
+    HealthStatus { Ok = "ok", Ready = "ready" }
+}
+
 #[derive(Serialize, ToSchema)]
 pub struct Health {
-    pub status: &'static str,
+    pub status: HealthStatus,
 }
 
 /// The user the token belongs to.
@@ -29,7 +34,9 @@ async fn me(CurrentUser(user): CurrentUser) -> Json<User> {
 /// The process is up.
 #[utoipa::path(get, path = "/healthz", responses((status = 200, description = "Alive", body = Health)))]
 async fn healthz() -> Json<Health> {
-    Json(Health { status: "ok" })
+    Json(Health {
+        status: HealthStatus::Ok,
+    })
 }
 
 /// The process can serve: its database answers.
@@ -38,7 +45,9 @@ async fn healthz() -> Json<Health> {
     (status = 503, description = "The database does not answer", body = crate::error::ErrorBody)))]
 async fn readyz(State(app): State<AppState>) -> ApiResult<Json<Health>> {
     if app.store.ping().await {
-        Ok(Json(Health { status: "ready" }))
+        Ok(Json(Health {
+            status: HealthStatus::Ready,
+        }))
     } else {
         Err(ApiError::Unavailable("The database does not answer".into()))
     }

@@ -8,10 +8,10 @@
 //! `session-report`, which turns it into the record exactly as a typed interview's.
 
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{FromRequestParts, State};
 use axum::http::HeaderMap;
 use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -23,9 +23,9 @@ use uuid::Uuid;
 use crate::domain::interview::RoomStatus;
 use crate::domain::now;
 use crate::domain::record::PROCESS_JOB;
-use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
 use crate::http::AppState;
-use crate::http::extract::{Ids, ValidJson};
+use crate::http::extract::{Ids, RawBody, ValidJson};
 use crate::interview::{self, interviewer, phrases};
 use crate::livekit;
 use crate::store::{NewTurn, PublicRoom, TurnRefused};
@@ -55,13 +55,17 @@ pub struct AgentConfig {
     pub ends_at: DateTime<Utc>,
 }
 
+crate::domain::string_enum! {
+    /// Who spoke a turn.
+    TurnRole { Interviewer = "interviewer", Respondent = "respondent" }
+}
+
 /// One turn of a voice interview as the agent heard it.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 pub struct ReportedTurn {
-    /// `interviewer` or `respondent`.
-    #[schema(pattern = "^(interviewer|respondent)$")]
-    pub role: String,
-    #[schema(min_length = 1, max_length = 20000)]
+    pub role: TurnRole,
+    /// A blank turn (silence) is left out of the transcript.
+    #[schema(max_length = 20000)]
     pub text: String,
     /// When it was said; default: as reported, one after the other.
     #[serde(default)]
@@ -85,30 +89,45 @@ pub struct SessionReported {
     pub record_id: Option<Uuid>,
 }
 
+crate::domain::string_enum! {
+    /// What was done with a LiveKit event: `applied`, `ignored` (not about one of our
+    /// rooms, or nothing to do) or `duplicate` (already applied).
+    EventOutcome { Applied = "applied", Ignored = "ignored", Duplicate = "duplicate" }
+}
+
 /// What was done with a LiveKit event.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct EventHandled {
-    /// `applied`, `ignored` (not about one of our rooms, or nothing to do) or
-    /// `duplicate` (already applied).
-    pub status: String,
+    pub status: EventOutcome,
 }
 
-/// The agent's secret checked; with none configured no request can carry the right
-/// one, so it is the same 401 with a sentence for the operator.
-fn check_agent(app: &AppState, headers: &HeaderMap) -> ApiResult<()> {
-    let secret = app.settings.agent_secret.as_ref().ok_or_else(|| {
-        ApiError::Unauthorized(
-            "No interviewer agent is set up here (INSIGHT_AGENT_SECRET is not set), so no X-Agent-Secret is valid."
-                .into(),
-        )
-    })?;
-    let given = headers.get("x-agent-secret").and_then(|value| value.to_str().ok());
-    if given.is_some_and(|given| secret.matches(given)) {
-        Ok(())
-    } else {
-        Err(ApiError::Unauthorized(
-            "Send the interviewer agent's secret (INSIGHT_AGENT_SECRET) as X-Agent-Secret.".into(),
-        ))
+/// The interviewer agent, known by its secret; put it first in a handler's arguments so
+/// a request without the secret gets 401 before anything about its input is said. With
+/// no secret configured no request can carry the right one, so it is the same 401 with a
+/// sentence for the operator.
+struct Agent;
+
+impl FromRequestParts<AppState> for Agent {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, Self::Rejection> {
+        let secret = app.settings.agent_secret.as_ref().ok_or_else(|| {
+            ApiError::Unauthorized(
+                "No interviewer agent is set up here (INSIGHT_AGENT_SECRET is not set), so no X-Agent-Secret is valid."
+                    .into(),
+            )
+        })?;
+        let given = parts
+            .headers
+            .get("x-agent-secret")
+            .and_then(|value| value.to_str().ok());
+        if given.is_some_and(|given| secret.matches(given)) {
+            Ok(Agent)
+        } else {
+            Err(ApiError::Unauthorized(
+                "Send the interviewer agent's secret (INSIGHT_AGENT_SECRET) as X-Agent-Secret.".into(),
+            ))
+        }
     }
 }
 
@@ -119,6 +138,17 @@ async fn agent_room(app: &AppState, room_id: Uuid) -> ApiResult<PublicRoom> {
         .ok_or_else(|| ApiError::not_found("Room"))
 }
 
+/// The room a session report names in its body: unknown is a 422 at `room_id`.
+async fn reported_room(app: &AppState, room_id: Uuid) -> ApiResult<PublicRoom> {
+    app.store.room_for_agent(room_id).await?.ok_or_else(|| {
+        ApiError::validation(vec![ValidationIssue::unknown_reference(
+            vec![serde_json::json!("body"), serde_json::json!("room_id")],
+            "Room",
+            room_id,
+        )])
+    })
+}
+
 #[utoipa::path(get, path = "/api/interviews/agent-config/{room_id}", tag = "interviews",
     params(("room_id" = Uuid, Path, description = "The room"),
         ("X-Agent-Secret" = String, Header, description = "The interviewer agent's secret (INSIGHT_AGENT_SECRET)")),
@@ -126,12 +156,7 @@ async fn agent_room(app: &AppState, room_id: Uuid) -> ApiResult<PublicRoom> {
         (status = 200, description = "The interviewer's instructions for this room", body = AgentConfig),
         (status = 401, description = "No or a wrong X-Agent-Secret, or INSIGHT_AGENT_SECRET is not set",
          body = ErrorBody)))]
-async fn agent_config(
-    State(app): State<AppState>,
-    headers: HeaderMap,
-    Ids(ids): Ids<1>,
-) -> ApiResult<Json<AgentConfig>> {
-    check_agent(&app, &headers)?;
+async fn agent_config(_: Agent, State(app): State<AppState>, Ids(ids): Ids<1>) -> ApiResult<Json<AgentConfig>> {
     let room = agent_room(&app, ids[0]).await?;
     let at = now();
     let brief = interview::brief(&room, at);
@@ -161,21 +186,19 @@ async fn agent_config(
          body = SessionReported),
         (status = 401, description = "No or a wrong X-Agent-Secret, or INSIGHT_AGENT_SECRET is not set",
          body = ErrorBody),
-        (status = 404, description = "No such room", body = ErrorBody),
         (status = 409, description = "The room is completed, cancelled or was never joined", body = ErrorBody)))]
 async fn session_report(
+    _: Agent,
     State(app): State<AppState>,
-    headers: HeaderMap,
     ValidJson(report): ValidJson<SessionReport>,
 ) -> ApiResult<Json<SessionReported>> {
-    check_agent(&app, &headers)?;
-    let room = agent_room(&app, report.room_id).await?;
+    let room = reported_room(&app, report.room_id).await?;
     let at = now();
     // A voice respondent may never have used the join form: the report starts the room.
     if room.room.status == RoomStatus::Pending.as_str() {
         app.store.start_room_by_voice(room.room.id, at).await?;
     }
-    let room = agent_room(&app, report.room_id).await?;
+    let room = reported_room(&app, report.room_id).await?;
     if room.room.status != RoomStatus::Active.as_str() {
         let status = super::interviews::room_info(&room, at).status;
         return Err(ApiError::conflict(format!(
@@ -190,7 +213,7 @@ async fn session_report(
         .enumerate();
     for (index, turn) in turns {
         let new = NewTurn {
-            from_respondent: turn.role == "respondent",
+            from_respondent: turn.role == TurnRole::Respondent,
             text: turn.text.trim().to_owned(),
             step: None,
             follow_up: false,
@@ -234,7 +257,7 @@ async fn session_report(
 async fn livekit_webhook(
     State(app): State<AppState>,
     headers: HeaderMap,
-    body: Bytes,
+    RawBody(body): RawBody,
 ) -> ApiResult<Json<EventHandled>> {
     // Without LiveKit set up no signature can be checked: refused like a wrong one.
     let livekit = app.livekit.as_ref().ok_or_else(|| {
@@ -248,23 +271,27 @@ async fn livekit_webhook(
     livekit
         .verify_webhook(authorization, &body, now())
         .map_err(|why| ApiError::Unauthorized(format!("Not a webhook signed by LiveKit: {why}.")))?;
-    let handled = |status: &str| Ok(Json(EventHandled { status: status.into() }));
+    let handled = |status: EventOutcome| Ok(Json(EventHandled { status }));
     let Ok(event) = serde_json::from_slice::<Value>(&body) else {
-        return handled("ignored");
+        return handled(EventOutcome::Ignored);
     };
     let kind = event["event"].as_str().unwrap_or_default().to_owned();
     let Some(room_id) = event["room"]["name"].as_str().and_then(livekit::room_id) else {
-        return handled("ignored");
+        return handled(EventOutcome::Ignored);
     };
     let id = event["id"]
         .as_str()
         .map(str::to_owned)
         .unwrap_or_else(|| format!("{kind}:{room_id}:{}", event["createdAt"]));
     if !app.store.note_livekit_event(&id, &kind, now()).await? {
-        return handled("duplicate");
+        return handled(EventOutcome::Duplicate);
     }
     match apply(&app, &kind, room_id, &event).await {
-        Ok(applied) => handled(if applied { "applied" } else { "ignored" }),
+        Ok(applied) => handled(if applied {
+            EventOutcome::Applied
+        } else {
+            EventOutcome::Ignored
+        }),
         Err(error) => {
             // LiveKit sends it again; let that one apply.
             let _ = app.store.forget_livekit_event(&id).await;

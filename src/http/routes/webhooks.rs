@@ -4,7 +4,8 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{StatusCode, Uri};
+use axum::response::Response;
 use rand::RngCore;
 use serde_json::json;
 use utoipa_axum::router::OpenApiRouter;
@@ -12,15 +13,13 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::domain::webhook::{Delivery, Endpoint, EndpointCreate, EndpointCreated, EventType};
-use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
+use crate::error::{ApiError, ApiResult, ValidationIssue};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, ValidJson};
+use crate::http::openapi::QuotaReached;
+use crate::http::paging::{PageQuery, Paging, paged};
+use crate::quota::Counted;
 use crate::webhooks::{address, endpoint_secret};
-
-/// Endpoints one user may have.
-const ENDPOINTS_PER_USER: i64 = 20;
-/// Deliveries the log shows.
-const LOG_LENGTH: i64 = 100;
 
 async fn owned_endpoint(app: &AppState, owner_id: Uuid, id: Uuid) -> ApiResult<Endpoint> {
     app.store
@@ -33,7 +32,7 @@ async fn owned_endpoint(app: &AppState, owner_id: Uuid, id: Uuid) -> ApiResult<E
     request_body = EndpointCreate,
     responses(
         (status = 201, description = "The endpoint with its signing secret, shown this once", body = EndpointCreated),
-        (status = 409, description = "The caller has 20 endpoints already", body = ErrorBody)))]
+        QuotaReached))]
 async fn create_endpoint(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
@@ -51,11 +50,7 @@ async fn create_endpoint(
                 .with_input(json!(body.url)),
         ])
     })?;
-    if app.store.count_endpoints(user.id).await? >= ENDPOINTS_PER_USER {
-        return Err(ApiError::conflict(format!(
-            "You have {ENDPOINTS_PER_USER} webhook endpoints already; delete one first."
-        )));
-    }
+    app.check_quota(Counted::WebhookEndpoints { owner_id: user.id }).await?;
     let mut events = body.events.unwrap_or_else(|| EventType::ALL.to_vec());
     events.sort_by_key(|event| EventType::ALL.iter().position(|e| e == event));
     events.dedup();
@@ -78,10 +73,17 @@ async fn create_endpoint(
 }
 
 #[utoipa::path(get, path = "/webhooks/endpoints", tag = "webhooks", security(("bearer" = [])),
-    responses((status = 200, description = "The caller's endpoints, newest first (never their secrets)",
+    params(PageQuery),
+    responses((status = 200, description = "A page of the caller's endpoints, newest first (never their secrets)",
         body = Vec<Endpoint>)))]
-async fn list_endpoints(CurrentUser(user): CurrentUser, State(app): State<AppState>) -> ApiResult<Json<Vec<Endpoint>>> {
-    Ok(Json(app.store.list_endpoints(user.id).await?))
+async fn list_endpoints(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    paging: Paging,
+    uri: Uri,
+) -> ApiResult<Response> {
+    let page = paging.request()?;
+    Ok(paged(&uri, app.store.list_endpoints(user.id, &page).await?))
 }
 
 #[utoipa::path(get, path = "/webhooks/endpoints/{endpoint_id}", tag = "webhooks", security(("bearer" = [])),
@@ -112,16 +114,19 @@ async fn delete_endpoint(
 
 #[utoipa::path(get, path = "/webhooks/endpoints/{endpoint_id}/deliveries", tag = "webhooks",
     security(("bearer" = [])),
-    params(("endpoint_id" = Uuid, Path, description = "The endpoint")),
-    responses((status = 200, description = "The endpoint's latest 100 deliveries, newest first: status, \
+    params(("endpoint_id" = Uuid, Path, description = "The endpoint"), PageQuery),
+    responses((status = 200, description = "A page of the endpoint's deliveries, newest first: status, \
         attempts, the receiver's last answer", body = Vec<Delivery>)))]
 async fn deliveries(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
-) -> ApiResult<Json<Vec<Delivery>>> {
+    paging: Paging,
+    uri: Uri,
+) -> ApiResult<Response> {
+    let page = paging.request()?;
     let endpoint = owned_endpoint(&app, user.id, ids[0]).await?;
-    Ok(Json(app.store.deliveries(endpoint.id, LOG_LENGTH).await?))
+    Ok(paged(&uri, app.store.deliveries(endpoint.id, &page).await?))
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

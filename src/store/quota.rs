@@ -1,0 +1,83 @@
+//! Counts for the quotas (`crate::quota`).
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::{Store, db};
+use crate::domain::chat::ThreadKind;
+use crate::quota::Counted;
+
+impl Store {
+    /// How many of what `counted` names there are now.
+    pub async fn count_for_quota(&self, counted: Counted) -> anyhow::Result<i64> {
+        let (sql, id): (&str, Uuid) = match counted {
+            Counted::Projects { owner_id } => ("SELECT COUNT(*) FROM projects WHERE owner_id = $1", owner_id),
+            Counted::Records { project_id } => ("SELECT COUNT(*) FROM records WHERE project_id = $1", project_id),
+            Counted::Reports { project_id } => (
+                "SELECT COUNT(*) FROM reports WHERE project_id = $1 AND NOT is_deleted",
+                project_id,
+            ),
+            Counted::RecordThreads { owner_id, record_id } => {
+                return Ok(db!(self, read, |pool| sqlx::query_scalar::<_, i64>(
+                    "SELECT COUNT(*) FROM chat_threads WHERE owner_id = $1 AND kind = $2 AND record_id = $3"
+                )
+                .bind(owner_id)
+                .bind(ThreadKind::Record.as_str())
+                .bind(record_id)
+                .fetch_one(pool)
+                .await)?);
+            }
+            Counted::AssistantThreads { owner_id } => {
+                return Ok(db!(self, read, |pool| sqlx::query_scalar::<_, i64>(
+                    "SELECT COUNT(*) FROM chat_threads WHERE owner_id = $1 AND kind = $2"
+                )
+                .bind(owner_id)
+                .bind(ThreadKind::Agent.as_str())
+                .fetch_one(pool)
+                .await)?);
+            }
+            Counted::Messages { thread_id } => {
+                return Ok(db!(self, read, |pool| sqlx::query_scalar::<_, i64>(
+                    "SELECT COUNT(*) FROM chat_messages WHERE thread_id = $1"
+                )
+                .bind(thread_id)
+                .fetch_one(pool)
+                .await)?);
+            }
+            Counted::Prompts { owner_id } => ("SELECT COUNT(*) FROM prompts WHERE owner_id = $1", owner_id),
+            Counted::Presets { owner_id } => ("SELECT COUNT(*) FROM presets WHERE owner_id = $1", owner_id),
+            Counted::WebhookEndpoints { owner_id } => {
+                ("SELECT COUNT(*) FROM webhook_endpoints WHERE owner_id = $1", owner_id)
+            }
+            Counted::RoomsToday { owner_id, .. } => {
+                return Ok(self
+                    .rooms_made_since(owner_id, crate::domain::now() - chrono::Duration::hours(24))
+                    .await?
+                    .0);
+            }
+        };
+        Ok(db!(self, read, |pool| sqlx::query_scalar::<_, i64>(sql)
+            .bind(id)
+            .fetch_one(pool)
+            .await)?)
+    }
+
+    /// How many interview rooms the owner's projects got since `since`, and when the
+    /// oldest of them was made.
+    pub async fn rooms_made_since(
+        &self,
+        owner_id: Uuid,
+        since: DateTime<Utc>,
+    ) -> anyhow::Result<(i64, Option<DateTime<Utc>>)> {
+        Ok(db!(self, read, |pool| {
+            sqlx::query_as::<_, (i64, Option<DateTime<Utc>>)>(
+                "SELECT COUNT(*), MIN(r.created_at) FROM interview_rooms r JOIN projects p ON p.id = r.project_id \
+             WHERE p.owner_id = $1 AND r.created_at > $2",
+            )
+            .bind(owner_id)
+            .bind(since)
+            .fetch_one(pool)
+            .await
+        })?)
+    }
+}
