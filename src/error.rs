@@ -92,30 +92,47 @@ impl ValidationIssue {
         .with_input(json!(input))
     }
 
-    /// A body field naming something the caller cannot see (it does not exist, or is not
-    /// his): the same sentence either way, so nothing about others' data leaks.
-    pub fn unknown_reference(loc: Vec<Value>, what: &str, id: impl std::fmt::Display) -> Self {
-        Self::value_error(loc, &format!("{what} {id} not found")).with_input(json!(id.to_string()))
-    }
-
-    /// Issues for the ids of `ids` (a body field's list, at `field`) that are in `unknown`.
-    pub fn unknown_references<T: PartialEq + std::fmt::Display>(
-        field: &str,
-        what: &str,
-        ids: &[T],
-        unknown: &[T],
-    ) -> Vec<Self> {
-        ids.iter()
-            .enumerate()
-            .filter(|(_, id)| unknown.contains(id))
-            .map(|(index, id)| Self::unknown_reference(vec![json!("body"), json!(field), json!(index)], what, id))
-            .collect()
-    }
-
     /// A rule that the schema cannot express (a referenced prompt that does not exist,
     /// say). pydantic prefixes such messages with "Value error, ".
     pub fn value_error(loc: Vec<Value>, sentence: &str) -> Self {
         Self::new(loc, "value_error", format!("Value error, {sentence}"))
+    }
+}
+
+/// What a well-formed body names that the caller cannot see (it does not exist, or is
+/// not his: the same sentence either way, so nothing about others' data leaks). The
+/// request conflicts with what is there, so the answer is 409, with a sentence that names
+/// every such reference and its place; the path's own resource missing stays a 404.
+#[derive(Debug, Default)]
+pub struct UnknownReferences(Vec<String>);
+
+impl UnknownReferences {
+    /// `what` (`prompt`, `record`...) with `id`, given at `place` (`prompts_ids[1]`).
+    pub fn add(&mut self, what: &str, id: impl std::fmt::Display, place: impl std::fmt::Display) {
+        self.0.push(format!("{what} {id} (at {place})"));
+    }
+
+    /// Every id of `ids`, a list given at `field`, that is among `unknown`.
+    pub fn add_all<T: PartialEq + std::fmt::Display>(&mut self, what: &str, field: &str, ids: &[T], unknown: &[T]) {
+        for (index, id) in ids.iter().enumerate().filter(|(_, id)| unknown.contains(id)) {
+            self.add(what, id, format!("{field}[{index}]"));
+        }
+    }
+
+    pub fn one(what: &str, id: impl std::fmt::Display, place: &str) -> ApiError {
+        let mut unknown = Self::default();
+        unknown.add(what, id, place);
+        unknown.into_error().unwrap_or_else(|| ApiError::conflict(""))
+    }
+
+    /// The 409, when anything was unknown.
+    pub fn into_error(self) -> Option<ApiError> {
+        (!self.0.is_empty()).then(|| {
+            ApiError::conflict(format!(
+                "The request names what is not found, or not yours: {}.",
+                self.0.join("; ")
+            ))
+        })
     }
 }
 

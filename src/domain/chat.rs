@@ -194,12 +194,12 @@ pub struct ChatThread {
     pub id: i64,
     /// The record a record chat is about (left out for the research assistant).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(required = false)]
+    #[schema(required = false, nullable = false)]
     pub record_id: Option<Uuid>,
     /// The project the research assistant answers about (left out when it has none, and
     /// for a record chat).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(required = false)]
+    #[schema(required = false, nullable = false)]
     pub project_id: Option<Uuid>,
     /// The first question, shortened, unless renamed.
     pub title: String,

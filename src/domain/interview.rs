@@ -29,7 +29,10 @@ pub const DEFAULT_LANGUAGE: &str = "en";
 pub struct Room {
     pub id: Uuid,
     pub project_id: Uuid,
-    /// The record of the transcript, once the interview is `completed`.
+    /// The record of the transcript, once the interview is `completed`; left out until
+    /// then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false, nullable = false)]
     pub record_id: Option<Uuid>,
     /// The secret in the respondent's link; whoever has it can take the interview.
     pub access_token: String,

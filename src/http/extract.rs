@@ -97,11 +97,14 @@ impl FromRequestParts<AppState> for PathText {
     }
 }
 
+/// A path parameter's name and its text.
+type PathValue = (String, String);
+
 /// The route's path parameters, percent-decoded, in order, with a 422 issue for each one
 /// that is not UTF-8. Read from the matched template and the raw path rather than through
 /// axum's `Path`, whose rejection of such bytes is a plain-text 400 or, for
 /// `RawPathParams`, hides the parameter's name.
-fn path_values(parts: &Parts) -> Result<(Vec<(String, String)>, Vec<ValidationIssue>), ApiError> {
+fn path_values(parts: &Parts) -> Result<(Vec<PathValue>, Vec<ValidationIssue>), ApiError> {
     let template = parts
         .extensions
         .get::<MatchedPath>()

@@ -55,15 +55,16 @@ impl Modify for BearerScheme {
     }
 }
 
-/// The answer of a creation that a quota (`INSIGHT_QUOTA_*`) refuses; list it in the
-/// `responses` of every operation that checks one.
+/// The 409 of an operation that checks a quota (`INSIGHT_QUOTA_*`) or names other
+/// objects in its body (see `UnknownReferences`); list it in the `responses` of each.
 #[derive(utoipa::IntoResponses)]
 #[response(
     status = 409,
-    description = "A quota (INSIGHT_QUOTA_*) is reached, or the resource's state forbids the change; the sentence says which"
+    description = "Refused as things stand: a quota (INSIGHT_QUOTA_*) is reached, the body names something \
+                   that is not found or not the caller's, or the resource's state forbids it; the sentence says which"
 )]
 #[allow(dead_code)] // Describes the answer for the API document.
-pub struct QuotaReached(ErrorBody);
+pub struct Conflicts(ErrorBody);
 
 /// Adds the shared error responses to every operation of the collected document.
 pub fn finish(mut doc: Document) -> Document {

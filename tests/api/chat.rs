@@ -13,7 +13,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::generation::ANNA;
-use crate::support::{TestApp, TestUser, assert_validation_body, error_locs, error_types};
+use crate::support::{TestApp, TestUser, assert_unknown_references, assert_validation_body, error_locs, error_types};
 
 const REAL_QUOTE: &str = "The invoices arrive late and I have to chase finance every month.";
 
@@ -420,10 +420,12 @@ async fn chat_refuses_bad_input_strangers_and_unknown_threads() {
     let (status, error) = app
         .post(&path, &anna, json!({ "message": "hi", "thread_id": 424242.0 }))
         .await;
-    // A thread the body names that is not the caller's is a 422 at its place.
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{error}");
-    assert_eq!(error_locs(&error), vec![json!(["body", "thread_id"])], "{error}");
-    assert_eq!(error["detail"][0]["msg"], "Value error, Thread 424242 not found");
+    // A thread the body names that is not the caller's is a 409 naming it.
+    assert_unknown_references(status, &error, &["thread_id"]);
+    assert!(
+        error["detail"].as_str().unwrap_or_default().contains("thread 424242"),
+        "{error}"
+    );
     let (status, answer) = app
         .post(&path, &anna, json!({ "message": "invoices\0 and finance" }))
         .await;
@@ -493,15 +495,13 @@ async fn chat_refuses_bad_input_strangers_and_unknown_threads() {
             json!({ "message": "hi", "thread_id": thread }),
         )
         .await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "another's thread: {error}");
-    assert_eq!(error_locs(&error), vec![json!(["body", "thread_id"])], "{error}");
+    assert_unknown_references(status, &error, &["thread_id"]);
     let (status, _) = app
         .post(&path, &anna, json!({ "message": "hi", "thread_id": 999_999 }))
         .await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
-    let (status, error) = app.get(&format!("{path}?thread_id=999999"), &anna).await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
-    assert_eq!(error_locs(&error), vec![json!(["query", "thread_id"])], "{error}");
+    assert_eq!(status, StatusCode::CONFLICT);
+    let (status, _) = app.get(&format!("{path}?thread_id=999999"), &anna).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
     let (_, history) = app.get(&format!("{path}?thread_id={thread}"), &anna).await;
     assert_eq!(
         history["messages"].as_array().map(Vec::len),
@@ -1090,12 +1090,7 @@ async fn the_research_assistant_answers_across_a_project_and_drafts_a_guide() {
     let (status, error) = app
         .post("/agent/threads", &anna, json!({ "project_id": bob_project }))
         .await;
-    assert_eq!(
-        status,
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "a stranger's project: {error}"
-    );
-    assert_eq!(error_locs(&error), vec![json!(["body", "project_id"])], "{error}");
+    assert_unknown_references(status, &error, &["project_id"]);
     let (status, _) = app
         .call(
             Method::PATCH,
@@ -1104,7 +1099,7 @@ async fn the_research_assistant_answers_across_a_project_and_drafts_a_guide() {
             Some(json!({ "project_id": bob_project })),
         )
         .await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "a stranger's project");
+    assert_eq!(status, StatusCode::CONFLICT, "a stranger's project");
 
     // Strangers, unknown ids and bad input.
     for (method, path) in [
@@ -1117,17 +1112,15 @@ async fn the_research_assistant_answers_across_a_project_and_drafts_a_guide() {
         let (status, _) = app.call(method.clone(), &path, Some(&bob.token), body).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{method} {path}");
     }
-    // Named in a body, another's thread or project is a 422 at its place.
+    // Named in a body, another's thread or project is a 409 naming it.
     let (status, error) = app
         .post("/agent/chat", &bob, json!({ "message": "hi", "thread_id": thread }))
         .await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{error}");
-    assert_eq!(error_locs(&error), vec![json!(["body", "thread_id"])], "{error}");
+    assert_unknown_references(status, &error, &["thread_id"]);
     let (status, error) = app
         .post("/agent/chat", &bob, json!({ "message": "hi", "project_id": project }))
         .await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{error}");
-    assert_eq!(error_locs(&error), vec![json!(["body", "project_id"])], "{error}");
+    assert_unknown_references(status, &error, &["project_id"]);
     let (status, error) = app.get("/agent/threads/abc", &anna).await;
     assert_eq!(
         (status, error_types(&error)),

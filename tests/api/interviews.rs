@@ -9,7 +9,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::chat::{Mode, model_app, model_stub};
-use crate::support::{TestApp, TestUser, assert_validation_body, error_locs, error_types};
+use crate::support::{TestApp, TestUser, assert_unknown_references, assert_validation_body, error_locs, error_types};
 
 const GUIDE: &str =
     "# Warm-up\n1. What do you do for a living?\n2. How do you plan a trip?\n3. What annoys you most about booking?";
@@ -92,13 +92,20 @@ async fn set_room_time(app: &TestApp, room_id: &str, column: &str, at: DateTime<
 }
 
 fn assert_room(room: &Value, project: &str) {
-    let keys: Vec<&str> = room.as_object().expect("room").keys().map(String::as_str).collect();
+    // A room's record_id is there once the interview has made a record.
+    let keys: Vec<&str> = room
+        .as_object()
+        .expect("room")
+        .keys()
+        .map(String::as_str)
+        .filter(|key| *key != "record_id")
+        .collect();
+    assert!(room.get("record_id").is_none_or(Value::is_string), "{room}");
     assert_eq!(
         keys,
         [
             "id",
             "project_id",
-            "record_id",
             "access_token",
             "url",
             "room_name",
@@ -281,20 +288,15 @@ async fn rooms_refuse_bad_input_and_strangers() {
     let (status, error) = app
         .post("/api/interviews/rooms", &stranger, json!({ "project_id": project }))
         .await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{error}");
-    assert_eq!(error_locs(&error), vec![json!(["body", "project_id"])], "{error}");
+    assert_unknown_references(status, &error, &["project_id"]);
     let (_, made) = app
         .post("/api/interviews/rooms", &user, json!({ "project_id": project }))
         .await;
     let id = made["rooms"][0]["id"].as_str().unwrap();
-    let (status, error) = app
-        .get(&format!("/api/interviews/rooms?project_id={project}"), &stranger)
-        .await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{error}");
-    assert_eq!(error_locs(&error), vec![json!(["query", "project_id"])], "{error}");
     for (method, path) in [
         (Method::GET, format!("/api/interviews/rooms/{id}")),
         (Method::DELETE, format!("/api/interviews/rooms/{id}")),
+        (Method::GET, format!("/api/interviews/rooms?project_id={project}")),
     ] {
         let (status, body) = app.call(method, &path, Some(&stranger.token), None).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{path}: {body}");

@@ -6,7 +6,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::support::{TestApp, TestUser, assert_validation_body, error_locs};
+use crate::support::{TestApp, TestUser, assert_unknown_references};
 
 /// The ids of one user's resources.
 #[derive(Clone)]
@@ -293,19 +293,17 @@ async fn another_users_resources_answer_as_if_they_did_not_exist() {
 }
 
 /// Checks an answer to a request that references another user's prompt or preset: the
-/// same as for an id that exists nowhere, and either 404 naming the id or a 422 at `loc`.
+/// same as for an id that exists nowhere, a 409 naming the place `loc` points at.
 fn assert_refused_reference(what: &str, answer: (StatusCode, &Value), missing: (StatusCode, &Value), loc: &Value) {
     let (status, body) = answer;
     let (missing_status, missing_body) = missing;
     assert_eq!(status, missing_status, "{what}: {body} vs unknown id: {missing_body}");
-    match status {
-        StatusCode::NOT_FOUND => assert_not_found(what, status, body),
-        StatusCode::UNPROCESSABLE_ENTITY => {
-            assert_validation_body(body);
-            assert_eq!(error_locs(body), std::slice::from_ref(loc), "{what}: {body}");
-        }
-        other => panic!("{what}: expected 404 or 422, got {other}: {body}"),
-    }
+    let place = match loc.as_array().map(Vec::as_slice) {
+        Some([_, field]) => field.as_str().unwrap_or_default().to_owned(),
+        Some([_, field, index]) => format!("{}[{index}]", field.as_str().unwrap_or_default()),
+        _ => panic!("{what}: a body place: {loc}"),
+    };
+    assert_unknown_references(status, body, &[place.as_str()]);
 }
 
 #[tokio::test]

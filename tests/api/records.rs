@@ -12,7 +12,7 @@ use reqwest::multipart::{Form, Part};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::support::{TestApp, TestUser, assert_validation_body, error_locs, error_types};
+use crate::support::{TestApp, TestUser, assert_unknown_references, assert_validation_body, error_locs, error_types};
 
 fn fixture(name: &str) -> Vec<u8> {
     let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -485,8 +485,7 @@ async fn speakers_can_be_renamed_and_their_role_fixed() {
             Some(json!({ "speaker": "Nobody", "name": "X" })),
         )
         .await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
-    assert_eq!(error_locs(&body), vec![json!(["body", "speaker"])], "{body}");
+    assert_unknown_references(status, &body, &["speaker"]);
     let (status, body) = app
         .call(
             Method::PATCH,

@@ -3,7 +3,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::support::{TestApp, assert_validation_body, error_locs, error_types};
+use crate::support::{TestApp, assert_unknown_references, assert_validation_body, error_locs, error_types};
 
 /// The report fields of the interface document: (name, JSON type, nullable).
 const REPORT_FIELDS: &[(&str, &str, bool)] = &[
@@ -143,35 +143,30 @@ async fn create_needs_prompts_or_a_preset_and_known_references() {
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(error_types(&body), ["too_short"]);
 
-    // References the caller cannot see are not found, whichever kind they are: a 422
-    // at the place of each.
+    // References the caller cannot see are not found, whichever kind they are: a 409
+    // naming each and its place.
     let unknown = uuid::Uuid::new_v4();
     let (_, prompts) = app.get("/prompts/", &ann).await;
     let prompt = prompts[0]["id"].clone();
-    for (body, kind, loc) in [
+    for (body, kind, place) in [
         (
             json!({"title": "x", "prompts_ids": [prompt, unknown]}),
-            "Prompt",
-            json!(["body", "prompts_ids", 1]),
+            "prompt",
+            "prompts_ids[1]",
         ),
         (
             json!({"title": "x", "prompts_ids": [prompt], "records_ids": [unknown]}),
-            "Record",
-            json!(["body", "records_ids", 0]),
+            "record",
+            "records_ids[0]",
         ),
-        (
-            json!({"title": "x", "preset_id": unknown}),
-            "Preset",
-            json!(["body", "preset_id"]),
-        ),
+        (json!({"title": "x", "preset_id": unknown}), "preset", "preset_id"),
     ] {
         let (status, answer) = app.post(&path, &ann, body).await;
-        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{answer}");
-        assert_eq!(error_locs(&answer), vec![loc], "{answer}");
-        let msg = answer["detail"][0]["msg"].as_str().unwrap_or_default();
+        assert_unknown_references(status, &answer, &[place]);
+        let detail = answer["detail"].as_str().unwrap_or_default();
         assert!(
-            msg.starts_with(&format!("Value error, {kind}")) && msg.contains(&unknown.to_string()),
-            "{msg}"
+            detail.contains(&format!("{kind} ")) && detail.contains(&unknown.to_string()),
+            "{detail}"
         );
     }
     let (_, reports) = app.get(&path, &ann).await;
@@ -205,24 +200,19 @@ async fn create_needs_prompts_or_a_preset_and_known_references() {
         assert_eq!(status, StatusCode::NOT_FOUND);
         assert_eq!(answer["detail"], "Project not found", "{answer}");
     }
-    // Every unknown reference is told at once, in the body's order.
-    for (body, locs) in [
+    // Every unknown reference is told at once.
+    for (body, places) in [
         (
             json!({"title": "x", "prompts_ids": [unknown], "records_ids": [unknown], "preset_id": unknown}),
-            vec![
-                json!(["body", "prompts_ids", 0]),
-                json!(["body", "records_ids", 0]),
-                json!(["body", "preset_id"]),
-            ],
+            vec!["prompts_ids[0]", "records_ids[0]", "preset_id"],
         ),
         (
             json!({"title": "x", "prompts_ids": [prompt], "records_ids": [unknown], "preset_id": unknown}),
-            vec![json!(["body", "records_ids", 0]), json!(["body", "preset_id"])],
+            vec!["records_ids[0]", "preset_id"],
         ),
     ] {
         let (status, answer) = app.post(&path, &ann, body).await;
-        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{answer}");
-        assert_eq!(error_locs(&answer), locs, "{answer}");
+        assert_unknown_references(status, &answer, &places);
     }
     let (_, reports) = app.get(&path, &ann).await;
     assert_eq!(reports, json!([]), "nothing was written");

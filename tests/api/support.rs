@@ -277,3 +277,24 @@ pub fn assert_validation_body(body: &Value) {
         assert!(item["type"].is_string(), "{item}");
     }
 }
+
+/// Asserts a 409 that names, for each `place` of the body, what it named that the caller
+/// cannot see.
+pub fn assert_unknown_references(status: StatusCode, body: &Value, places: &[&str]) {
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    let detail = body["detail"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no detail sentence: {body}"));
+    assert!(
+        detail.starts_with("The request names what is not found, or not yours:"),
+        "{detail}"
+    );
+    for place in places {
+        assert!(detail.contains(&format!("(at {place})")), "{place} in {detail}");
+    }
+    assert_eq!(
+        detail.matches("(at ").count(),
+        places.len(),
+        "only {places:?}: {detail}"
+    );
+}

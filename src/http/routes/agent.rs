@@ -21,14 +21,13 @@ use crate::domain::chat::{
 };
 use crate::domain::page::PageRequest;
 use crate::domain::patch::Patch;
-use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
+use crate::error::{ApiError, ApiResult, ErrorBody, UnknownReferences};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, PathText, ValidJson};
-use crate::http::openapi::QuotaReached;
+use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::quota::Counted;
 use crate::store::{ThreadOwner, ThreadTarget};
-use serde_json::json;
 
 /// Passages of the project's records an answer gets.
 const PASSAGES: usize = 12;
@@ -40,7 +39,7 @@ async fn owned_thread(app: &AppState, owner_id: Uuid, thread_id: i64) -> ApiResu
         .ok_or_else(|| ApiError::not_found("Thread"))
 }
 
-/// The thread a question names in its body: unknown is a 422 at `thread_id`.
+/// The thread a question names in its body: unknown is a 409.
 async fn asked_thread(app: &AppState, owner_id: Uuid, thread_id: i64) -> ApiResult<ChatThread> {
     app.store
         .chat_thread(owner_id, ThreadKind::Agent, thread_id, None)
@@ -49,23 +48,15 @@ async fn asked_thread(app: &AppState, owner_id: Uuid, thread_id: i64) -> ApiResu
 }
 
 pub(crate) fn unknown_thread(thread_id: i64) -> ApiError {
-    ApiError::validation(vec![ValidationIssue::unknown_reference(
-        vec![json!("body"), json!("thread_id")],
-        "Thread",
-        thread_id,
-    )])
+    UnknownReferences::one("thread", thread_id, "thread_id")
 }
 
-/// A project named in a body: unknown is a 422 at `project_id`.
+/// A project named in a body: unknown is a 409.
 async fn check_project(app: &AppState, owner_id: Uuid, project_id: Uuid) -> ApiResult<()> {
     if app.store.owns_project(owner_id, project_id).await? {
         Ok(())
     } else {
-        Err(ApiError::validation(vec![ValidationIssue::unknown_reference(
-            vec![json!("body"), json!("project_id")],
-            "Project",
-            project_id,
-        )]))
+        Err(UnknownReferences::one("project", project_id, "project_id"))
     }
 }
 
@@ -78,7 +69,7 @@ async fn check_project(app: &AppState, owner_id: Uuid, project_id: Uuid) -> ApiR
         (status = 429, description = "Too many answers of this user in the making; wait `Retry-After` seconds",
          body = ErrorBody),
         (status = 503, description = "The model failed", body = ErrorBody),
-        QuotaReached))]
+        Conflicts))]
 async fn agent_chat(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
@@ -215,7 +206,7 @@ async fn list_threads(
 
 #[utoipa::path(post, path = "/agent/threads", tag = "agent", security(("bearer" = [])),
     request_body = AgentThreadCreate,
-    responses((status = 201, description = "A new, empty thread", body = ChatThread), QuotaReached))]
+    responses((status = 201, description = "A new, empty thread", body = ChatThread), Conflicts))]
 async fn create_thread(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
@@ -272,7 +263,7 @@ async fn get_thread(
     params(("thread_id" = i64, Path, description = "The thread")),
     request_body = AgentThreadUpdate,
     responses((status = 200, description = "The thread, renamed or pointed at another project", body = ChatThread),
-        (status = 404, description = "No such thread", body = ErrorBody)))]
+        (status = 404, description = "No such thread", body = ErrorBody), Conflicts))]
 async fn update_thread(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,

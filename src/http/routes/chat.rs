@@ -36,7 +36,7 @@ use crate::domain::record::{Record, RecordStatus};
 use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, query_param};
-use crate::http::openapi::QuotaReached;
+use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged, with_next_link};
 use crate::quota::Counted;
 use crate::store::{MessageKey, ThreadOwner, ThreadTarget};
@@ -160,7 +160,7 @@ async fn owned_record(app: &AppState, owner_id: Uuid, record_id: Uuid) -> ApiRes
          body = ErrorBody),
         (status = 503, description = "`use_web` without a web search provider, or the model or search provider \
          failed", body = ErrorBody),
-        QuotaReached))]
+        Conflicts))]
 async fn chat(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
@@ -335,13 +335,7 @@ async fn history(
             app.store
                 .chat_thread(user.id, ThreadKind::Record, thread_id, Some(record_id))
                 .await?
-                .ok_or_else(|| {
-                    ApiError::validation(vec![ValidationIssue::unknown_reference(
-                        vec![json!("query"), json!("thread_id")],
-                        "Thread",
-                        thread_id,
-                    )])
-                })?;
+                .ok_or_else(|| ApiError::not_found("Thread"))?;
             Some(thread_id)
         }
         None => app
@@ -404,7 +398,7 @@ async fn threads(
 #[utoipa::path(post, path = "/insight/{rec_id}/chat/new-thread/", tag = "insight", security(("bearer" = [])),
     params(("rec_id" = Uuid, Path, description = "The record")),
     responses((status = 201, description = "A new, empty thread; send its id with the next question",
-        body = ChatThread), QuotaReached))]
+        body = ChatThread), Conflicts))]
 async fn new_thread(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,

@@ -110,10 +110,20 @@ async fn favicon() -> Response {
     response
 }
 
+/// The pages' paths (all `GET`), in the order `router` adds them; they are not in the
+/// API document, so tests that visit every route read them here.
+pub const PATHS: [&str; 4] = [
+    "/favicon.ico",
+    "/interview/assets/interview.js",
+    "/interview/assets/interview.css",
+    "/interview/{access_token}",
+];
+
 pub fn router() -> Router<AppState> {
+    let [icon, script_path, style_path, page] = PATHS;
     Router::new()
-        .route("/favicon.ico", get(favicon))
-        .route("/interview/assets/interview.js", get(script))
-        .route("/interview/assets/interview.css", get(style))
-        .route("/interview/{access_token}", get(respondent_page))
+        .route(icon, get(favicon))
+        .route(script_path, get(script))
+        .route(style_path, get(style))
+        .route(page, get(respondent_page))
 }

@@ -23,9 +23,10 @@ use crate::domain::interview::{
 use crate::domain::now;
 use crate::domain::record::PROCESS_JOB;
 use crate::domain::user::normalize_email;
-use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
+use crate::error::{ApiError, ApiResult, ErrorBody, UnknownReferences, ValidationIssue};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, PathText, ValidJson, query_uuid};
+use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::interview::{self, NONCE_BYTES, phrases::phrases};
 use crate::quota::Counted;
@@ -69,7 +70,8 @@ fn closed(status: RoomStatus) -> ApiError {
     responses(
         (status = 201, description = "The rooms, each with its own link", body = RoomsCreated),
         (status = 429, description = "More rooms than INSIGHT_QUOTA_ROOMS_PER_DAY in 24 hours; try again after \
-            `Retry-After` seconds", body = ErrorBody)))]
+            `Retry-After` seconds", body = ErrorBody),
+        Conflicts))]
 async fn create_rooms(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
@@ -78,13 +80,11 @@ async fn create_rooms(
     if let Some(name) = body.room_name.as_deref().filter(|name| name.trim().is_empty()) {
         return Err(ApiError::validation(vec![ValidationIssue::blank("room_name", name)]));
     }
-    let project = app.store.get_project(user.id, body.project_id).await?.ok_or_else(|| {
-        ApiError::validation(vec![ValidationIssue::unknown_reference(
-            vec![serde_json::json!("body"), serde_json::json!("project_id")],
-            "Project",
-            body.project_id,
-        )])
-    })?;
+    let project = app
+        .store
+        .get_project(user.id, body.project_id)
+        .await?
+        .ok_or_else(|| UnknownReferences::one("project", body.project_id, "project_id"))?;
     let count = body.count.unwrap_or(1);
     app.check_quota(Counted::RoomsToday {
         owner_id: user.id,
@@ -139,7 +139,8 @@ async fn create_rooms(
 #[utoipa::path(get, path = "/api/interviews/rooms", tag = "interviews", security(("bearer" = [])),
     params(("project_id" = Option<Uuid>, Query, description = "Only this project's rooms"), PageQuery),
     responses(
-        (status = 200, description = "A page of the caller's rooms, newest first", body = Vec<Room>)))]
+        (status = 200, description = "A page of the caller's rooms, newest first", body = Vec<Room>),
+        (status = 404, description = "No such project (`project_id`)", body = ErrorBody)))]
 async fn list_rooms(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
@@ -151,11 +152,7 @@ async fn list_rooms(
     if let Some(project_id) = project_id
         && !app.store.owns_project(user.id, project_id).await?
     {
-        return Err(ApiError::validation(vec![ValidationIssue::unknown_reference(
-            vec![serde_json::json!("query"), serde_json::json!("project_id")],
-            "Project",
-            project_id,
-        )]));
+        return Err(ApiError::not_found("Project"));
     }
     let at = now();
     let rooms = app.store.list_rooms(user.id, project_id, &page).await?;

@@ -13,10 +13,10 @@ use uuid::Uuid;
 
 use super::prompts::refused;
 use crate::domain::preset::{DEFAULT_CATEGORY, DEFAULT_ICON, Preset, PresetFields};
-use crate::error::{ApiError, ApiResult, ValidationIssue};
+use crate::error::{ApiError, ApiResult, UnknownReferences};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson};
-use crate::http::openapi::QuotaReached;
+use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::quota::Counted;
 use crate::store::Store;
@@ -37,14 +37,11 @@ pub struct PresetWrite {
 
 impl PresetWrite {
     async fn into_fields(self, store: &Store, owner_id: Uuid) -> ApiResult<PresetFields> {
-        let unknown = store.invisible_prompts(owner_id, &self.prompt_ids).await?;
-        if !unknown.is_empty() {
-            return Err(ApiError::validation(ValidationIssue::unknown_references(
-                "prompt_ids",
-                "Prompt",
-                &self.prompt_ids,
-                &unknown,
-            )));
+        let missing = store.invisible_prompts(owner_id, &self.prompt_ids).await?;
+        let mut unknown = UnknownReferences::default();
+        unknown.add_all("prompt", "prompt_ids", &self.prompt_ids, &missing);
+        if let Some(error) = unknown.into_error() {
+            return Err(error);
         }
         Ok(PresetFields {
             title: self.title,
@@ -82,7 +79,7 @@ async fn list_system_presets(
 
 #[utoipa::path(post, path = "/presets/", tag = "presets", security(("bearer" = [])),
     request_body = PresetWrite,
-    responses((status = 201, description = "The new preset", body = Preset), QuotaReached))]
+    responses((status = 201, description = "The new preset", body = Preset), Conflicts))]
 async fn create_preset(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
@@ -114,7 +111,7 @@ async fn get_preset(
     params(("preset_id" = Uuid, Path, description = "The preset")),
     request_body = PresetWrite,
     responses((status = 200, description = "The updated preset", body = Preset),
-        (status = 403, description = "A system preset", body = crate::error::ErrorBody)))]
+        (status = 403, description = "A system preset", body = crate::error::ErrorBody), Conflicts))]
 async fn update_preset(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
@@ -151,7 +148,7 @@ async fn delete_preset(
 #[utoipa::path(post, path = "/presets/{preset_id}/clone/", tag = "presets", operation_id = "clone_system_preset",
     security(("bearer" = [])),
     params(("preset_id" = Uuid, Path, description = "The preset to copy")),
-    responses((status = 201, description = "The new preset", body = Preset), QuotaReached))]
+    responses((status = 201, description = "The new preset", body = Preset), Conflicts))]
 async fn clone_preset(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,

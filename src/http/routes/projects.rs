@@ -16,7 +16,7 @@ use crate::domain::project::{NewProject, Project, ProjectStatus};
 use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson, VersionedUser};
-use crate::http::openapi::QuotaReached;
+use crate::http::openapi::Conflicts;
 use crate::quota::Counted;
 use crate::store::ProjectChanges;
 
@@ -75,7 +75,7 @@ async fn list_projects(versioned: VersionedUser, State(app): State<AppState>) ->
 /// Creates a project; it starts as `New`.
 #[utoipa::path(post, path = "/projects/", tag = "projects", security(("bearer" = [])),
     request_body = ProjectCreate,
-    responses((status = 201, description = "The new project", body = Project), QuotaReached))]
+    responses((status = 201, description = "The new project", body = Project), Conflicts))]
 async fn create_project(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,

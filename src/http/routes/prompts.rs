@@ -14,7 +14,7 @@ use crate::domain::preset::{DEFAULT_CATEGORY, Prompt, PromptFields};
 use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson};
-use crate::http::openapi::QuotaReached;
+use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::quota::Counted;
 use crate::store::ChangeRefused;
@@ -73,7 +73,7 @@ async fn list_prompts(
 
 #[utoipa::path(post, path = "/prompts/", tag = "prompts", security(("bearer" = [])),
     request_body = PromptWrite,
-    responses((status = 201, description = "The new prompt", body = Prompt), QuotaReached))]
+    responses((status = 201, description = "The new prompt", body = Prompt), Conflicts))]
 async fn create_prompt(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,

@@ -22,10 +22,10 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::domain::record::{PROCESS_JOB, Record, RecordDetail, transcribe};
-use crate::error::{ApiError, ApiResult, ValidationIssue};
+use crate::error::{ApiError, ApiResult, UnknownReferences, ValidationIssue};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, body_failed, path_ids, read_json_body_up_to};
-use crate::http::openapi::QuotaReached;
+use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::http::validation::parse_body;
 use crate::ingest::{self, Format, IngestError, Transcript, stt};
@@ -154,7 +154,7 @@ impl Drop for TempFile {
     responses(
         (status = 201, description = "The record; text is read at once, recordings are transcribed in the background", body = Record),
         (status = 503, description = "A recording, and no speech-to-text provider is configured", body = crate::error::ErrorBody),
-        QuotaReached,
+        Conflicts,
     ))]
 async fn create_record(
     CurrentUser(user): CurrentUser,
@@ -686,19 +686,13 @@ async fn update_record(
 }
 
 fn no_speaker(speaker: &str) -> ApiError {
-    ApiError::validation(vec![
-        ValidationIssue::value_error(
-            vec![json!("body"), json!("speaker")],
-            &format!("the record has no speaker named {speaker:?}"),
-        )
-        .with_input(json!(speaker)),
-    ])
+    UnknownReferences::one("speaker", format!("{speaker:?} of this record"), "speaker")
 }
 
 #[utoipa::path(patch, path = "/insight/{rec_id}/speaker_name", tag = "insight", security(("bearer" = [])),
     params(("rec_id" = Uuid, Path, description = "The record")),
     request_body = SpeakerName,
-    responses((status = 200, description = "The record with the speaker renamed", body = RecordDetail)))]
+    responses((status = 200, description = "The record with the speaker renamed", body = RecordDetail), Conflicts))]
 async fn rename_speaker(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
@@ -721,7 +715,7 @@ async fn rename_speaker(
 #[utoipa::path(patch, path = "/insight/{rec_id}/speaker_respondent", tag = "insight", security(("bearer" = [])),
     params(("rec_id" = Uuid, Path, description = "The record")),
     request_body = SpeakerRespondent,
-    responses((status = 200, description = "The record with the speaker's role set", body = RecordDetail)))]
+    responses((status = 200, description = "The record with the speaker's role set", body = RecordDetail), Conflicts))]
 async fn set_speaker_respondent(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,

@@ -6,7 +6,6 @@ use axum::extract::State;
 use axum::http::{StatusCode, Uri};
 use axum::response::Response;
 use serde::Deserialize;
-use serde_json::json;
 use utoipa::openapi::schema::{AllOfBuilder, AnyOfBuilder, ObjectBuilder, Schema, Type};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{PartialSchema, ToSchema};
@@ -16,10 +15,10 @@ use uuid::Uuid;
 
 use crate::domain::patch::Patch;
 use crate::domain::report::{GENERATE_JOB, Generation, ReasoningMode, Report, ReportStatus, TokenUsage};
-use crate::error::{ApiError, ApiResult, ValidationIssue};
+use crate::error::{ApiError, ApiResult, UnknownReferences};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, query_bool};
-use crate::http::openapi::QuotaReached;
+use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::quota::Counted;
 use crate::store::{GenerationRefused, NewReport, ReportChanges, Store};
@@ -128,8 +127,7 @@ pub struct ProjectReportUpdate {
 }
 
 /// Checks that referenced prompts, records and preset exist and are the caller's to use;
-/// every one that is not is a 422 at its place, said the same way whether it does not
-/// exist or is someone else's.
+/// those that are not are named in one 409 (see `UnknownReferences`).
 async fn check_references(
     store: &Store,
     owner_id: Uuid,
@@ -138,46 +136,28 @@ async fn check_references(
     records_ids: Option<&Vec<Uuid>>,
     preset_id: Option<Uuid>,
 ) -> ApiResult<()> {
-    let mut issues = Vec::new();
+    let mut unknown = UnknownReferences::default();
     if let Some(ids) = prompts_ids {
-        let unknown = store.invisible_prompts(owner_id, ids).await?;
-        issues.extend(ValidationIssue::unknown_references(
-            "prompts_ids",
-            "Prompt",
-            ids,
-            &unknown,
-        ));
+        let missing = store.invisible_prompts(owner_id, ids).await?;
+        unknown.add_all("prompt", "prompts_ids", ids, &missing);
     }
     if let Some(ids) = records_ids {
-        let unknown = store.foreign_records(project_id, ids).await?;
-        issues.extend(ValidationIssue::unknown_references(
-            "records_ids",
-            "Record (in this project)",
-            ids,
-            &unknown,
-        ));
+        let missing = store.foreign_records(project_id, ids).await?;
+        unknown.add_all("record of this project", "records_ids", ids, &missing);
     }
     if let Some(id) = preset_id
         && store.get_preset(owner_id, id).await?.is_none()
     {
-        issues.push(ValidationIssue::unknown_reference(
-            vec![json!("body"), json!("preset_id")],
-            "Preset",
-            id,
-        ));
+        unknown.add("preset", id, "preset_id");
     }
-    if issues.is_empty() {
-        Ok(())
-    } else {
-        Err(ApiError::validation(issues))
-    }
+    unknown.into_error().map_or(Ok(()), Err)
 }
 
 /// Creates a report and queues its generation. Give `prompts_ids`, a `preset_id`, or both.
 #[utoipa::path(post, path = "/projects/{project_id}/reports", tag = "project_reports", security(("bearer" = [])),
     params(("project_id" = Uuid, Path, description = "The project")),
     request_body = ReportCreate,
-    responses((status = 202, description = "The report, queued for generation", body = Report), QuotaReached))]
+    responses((status = 202, description = "The report, queued for generation", body = Report), Conflicts))]
 async fn create_report(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
@@ -285,7 +265,7 @@ async fn get_report(
     operation_id = "update_project_report", security(("bearer" = [])),
     params(("project_id" = Uuid, Path, description = "The project"), ("report_id" = Uuid, Path, description = "The report")),
     request_body = ProjectReportUpdate,
-    responses((status = 200, description = "The updated report", body = Report)))]
+    responses((status = 200, description = "The updated report", body = Report), Conflicts))]
 async fn update_report(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,

@@ -23,7 +23,7 @@ use uuid::Uuid;
 use crate::domain::interview::RoomStatus;
 use crate::domain::now;
 use crate::domain::record::PROCESS_JOB;
-use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
+use crate::error::{ApiError, ApiResult, ErrorBody, UnknownReferences};
 use crate::http::AppState;
 use crate::http::extract::{Ids, RawBody, ValidJson};
 use crate::interview::{self, interviewer, phrases};
@@ -138,15 +138,12 @@ async fn agent_room(app: &AppState, room_id: Uuid) -> ApiResult<PublicRoom> {
         .ok_or_else(|| ApiError::not_found("Room"))
 }
 
-/// The room a session report names in its body: unknown is a 422 at `room_id`.
+/// The room a session report names in its body: unknown is a 409.
 async fn reported_room(app: &AppState, room_id: Uuid) -> ApiResult<PublicRoom> {
-    app.store.room_for_agent(room_id).await?.ok_or_else(|| {
-        ApiError::validation(vec![ValidationIssue::unknown_reference(
-            vec![serde_json::json!("body"), serde_json::json!("room_id")],
-            "Room",
-            room_id,
-        )])
-    })
+    app.store
+        .room_for_agent(room_id)
+        .await?
+        .ok_or_else(|| UnknownReferences::one("room", room_id, "room_id"))
 }
 
 #[utoipa::path(get, path = "/api/interviews/agent-config/{room_id}", tag = "interviews",

@@ -16,7 +16,7 @@ use crate::domain::webhook::{Delivery, Endpoint, EndpointCreate, EndpointCreated
 use crate::error::{ApiError, ApiResult, ValidationIssue};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, ValidJson};
-use crate::http::openapi::QuotaReached;
+use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::quota::Counted;
 use crate::webhooks::{address, endpoint_secret};
@@ -32,7 +32,7 @@ async fn owned_endpoint(app: &AppState, owner_id: Uuid, id: Uuid) -> ApiResult<E
     request_body = EndpointCreate,
     responses(
         (status = 201, description = "The endpoint with its signing secret, shown this once", body = EndpointCreated),
-        QuotaReached))]
+        Conflicts))]
 async fn create_endpoint(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
