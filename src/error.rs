@@ -119,20 +119,23 @@ impl UnknownReferences {
         }
     }
 
+    /// The 409 for one unknown reference.
     pub fn one(what: &str, id: impl std::fmt::Display, place: &str) -> ApiError {
         let mut unknown = Self::default();
         unknown.add(what, id, place);
-        unknown.into_error().unwrap_or_else(|| ApiError::conflict(""))
+        unknown.error()
     }
 
     /// The 409, when anything was unknown.
     pub fn into_error(self) -> Option<ApiError> {
-        (!self.0.is_empty()).then(|| {
-            ApiError::conflict(format!(
-                "The request names what is not found, or not yours: {}.",
-                self.0.join("; ")
-            ))
-        })
+        (!self.0.is_empty()).then(|| self.error())
+    }
+
+    fn error(&self) -> ApiError {
+        ApiError::conflict(format!(
+            "The request names what is not found, or not yours: {}.",
+            self.0.join("; ")
+        ))
     }
 }
 

@@ -10,43 +10,17 @@ use crate::config::Quotas;
 use crate::domain::now;
 use crate::store::Store;
 
-/// What a creation would add to.
+/// What a creation would add one to.
 #[derive(Debug, Clone, Copy)]
 pub enum Counted {
-    Projects {
-        owner_id: Uuid,
-    },
-    Records {
-        project_id: Uuid,
-    },
-    Reports {
-        project_id: Uuid,
-    },
-    /// `adding` rooms at once, against those the owner made in the last 24 hours.
-    RoomsToday {
-        owner_id: Uuid,
-        adding: i64,
-    },
-    RecordThreads {
-        owner_id: Uuid,
-        record_id: Uuid,
-    },
-    AssistantThreads {
-        owner_id: Uuid,
-    },
-    /// A question and its answer: two messages more.
-    Messages {
-        thread_id: i64,
-    },
-    Prompts {
-        owner_id: Uuid,
-    },
-    Presets {
-        owner_id: Uuid,
-    },
-    WebhookEndpoints {
-        owner_id: Uuid,
-    },
+    Projects { owner_id: Uuid },
+    Records { project_id: Uuid },
+    Reports { project_id: Uuid },
+    RecordThreads { owner_id: Uuid, record_id: Uuid },
+    AssistantThreads { owner_id: Uuid },
+    Prompts { owner_id: Uuid },
+    Presets { owner_id: Uuid },
+    WebhookEndpoints { owner_id: Uuid },
 }
 
 /// A quota that a creation would pass.
@@ -57,87 +31,111 @@ pub struct QuotaExceeded {
     pub retry_after: Option<u64>,
 }
 
-/// Whether a thread holding `messages` has room for a question and its answer.
-pub fn room_for_an_exchange(messages: i64, quotas: &Quotas) -> Result<(), QuotaExceeded> {
-    if messages + 2 <= quotas.messages_per_thread {
-        return Ok(());
+impl QuotaExceeded {
+    fn count(sentence: String) -> Self {
+        Self {
+            sentence,
+            retry_after: None,
+        }
     }
-    Err(QuotaExceeded {
-        sentence: format!(
-            "This thread holds the most messages one thread may ({}, INSIGHT_QUOTA_MESSAGES_PER_THREAD); \
-             start a new thread.",
-            quotas.messages_per_thread
-        ),
-        retry_after: None,
-    })
 }
 
 /// Refuses a creation that would take `counted` past its quota.
 pub async fn check(store: &Store, quotas: &Quotas, counted: Counted) -> anyhow::Result<Result<(), QuotaExceeded>> {
-    let refused = |sentence: String| {
-        Ok(Err(QuotaExceeded {
-            sentence,
-            retry_after: None,
-        }))
-    };
-    let count = |what| store.count_for_quota(what);
-    match counted {
-        Counted::Projects { .. } if count(counted).await? >= quotas.projects => refused(format!(
+    let (limit, sentence) = match counted {
+        Counted::Projects { .. } => (
+            quotas.projects,
             "You own {} projects, the most one user may (INSIGHT_QUOTA_PROJECTS); delete one first.",
-            quotas.projects
-        )),
-        Counted::Records { .. } if count(counted).await? >= quotas.records_per_project => refused(format!(
+        ),
+        Counted::Records { .. } => (
+            quotas.records_per_project,
             "This project holds {} records, the most one project may (INSIGHT_QUOTA_RECORDS_PER_PROJECT); \
              delete one or start another project.",
-            quotas.records_per_project
-        )),
-        Counted::Reports { .. } if count(counted).await? >= quotas.reports_per_project => refused(format!(
+        ),
+        Counted::Reports { .. } => (
+            quotas.reports_per_project,
             "This project holds {} reports, the most one project may (INSIGHT_QUOTA_REPORTS_PER_PROJECT); \
              delete one first.",
-            quotas.reports_per_project
-        )),
-        Counted::RoomsToday { owner_id, adding } => {
-            let since = now() - Duration::hours(24);
-            let (made, oldest) = store.rooms_made_since(owner_id, since).await?;
-            if made + adding <= quotas.rooms_per_day {
-                return Ok(Ok(()));
-            }
-            // A room made a day before the oldest of the window leaves it then.
-            let retry_after = oldest
-                .map(|oldest| (oldest + Duration::hours(24) - now()).num_seconds().max(1))
-                .unwrap_or(60);
-            Ok(Err(QuotaExceeded {
-                sentence: format!(
-                    "You made {made} interview rooms in the last 24 hours; {} more would pass the limit of {} a day \
-                     (INSIGHT_QUOTA_ROOMS_PER_DAY).",
-                    adding, quotas.rooms_per_day
-                ),
-                retry_after: Some(u64::try_from(retry_after).unwrap_or(60)),
-            }))
-        }
-        Counted::RecordThreads { .. } if count(counted).await? >= quotas.threads_per_record => refused(format!(
+        ),
+        Counted::RecordThreads { .. } => (
+            quotas.threads_per_record,
             "You have {} chat threads on this record, the most one user may (INSIGHT_QUOTA_THREADS_PER_RECORD); \
              delete one or continue an existing thread.",
-            quotas.threads_per_record
-        )),
-        Counted::AssistantThreads { .. } if count(counted).await? >= quotas.assistant_threads => refused(format!(
+        ),
+        Counted::AssistantThreads { .. } => (
+            quotas.assistant_threads,
             "You have {} research assistant threads, the most one user may (INSIGHT_QUOTA_ASSISTANT_THREADS); \
              delete one first.",
-            quotas.assistant_threads
-        )),
-        Counted::Messages { .. } => Ok(room_for_an_exchange(count(counted).await?, quotas)),
-        Counted::Prompts { .. } if count(counted).await? >= quotas.prompts => refused(format!(
+        ),
+        Counted::Prompts { .. } => (
+            quotas.prompts,
             "You own {} prompts, the most one user may (INSIGHT_QUOTA_PROMPTS); delete one first.",
-            quotas.prompts
-        )),
-        Counted::Presets { .. } if count(counted).await? >= quotas.presets => refused(format!(
+        ),
+        Counted::Presets { .. } => (
+            quotas.presets,
             "You own {} presets, the most one user may (INSIGHT_QUOTA_PRESETS); delete one first.",
-            quotas.presets
-        )),
-        Counted::WebhookEndpoints { .. } if count(counted).await? >= quotas.webhook_endpoints => refused(format!(
-            "You have {} webhook endpoints, the most one user may (INSIGHT_QUOTA_WEBHOOK_ENDPOINTS); delete one first.",
-            quotas.webhook_endpoints
-        )),
-        _ => Ok(Ok(())),
+        ),
+        Counted::WebhookEndpoints { .. } => (
+            quotas.webhook_endpoints,
+            "You have {} webhook endpoints, the most one user may (INSIGHT_QUOTA_WEBHOOK_ENDPOINTS); \
+             delete one first.",
+        ),
+    };
+    if store.count_for_quota(counted).await? < limit {
+        return Ok(Ok(()));
     }
+    Ok(Err(QuotaExceeded::count(sentence.replacen(
+        "{}",
+        &limit.to_string(),
+        1,
+    ))))
+}
+
+/// Refuses `adding` rooms more for `owner_id` when they would pass the rooms one user may
+/// make in 24 hours: 429 until enough of the window's rooms have left it, or 409 when no
+/// wait would make room for so many.
+pub async fn check_rooms_today(
+    store: &Store,
+    quotas: &Quotas,
+    owner_id: Uuid,
+    adding: i64,
+) -> anyhow::Result<Result<(), QuotaExceeded>> {
+    let limit = quotas.rooms_per_day;
+    if adding > limit {
+        return Ok(Err(QuotaExceeded::count(format!(
+            "{adding} rooms at once are more than the {limit} one user may make in a day \
+             (INSIGHT_QUOTA_ROOMS_PER_DAY); make fewer."
+        ))));
+    }
+    let day = Duration::hours(24);
+    let made = store.rooms_made_since(owner_id, now() - day).await?;
+    let over = made.len() as i64 + adding - limit;
+    if over <= 0 {
+        return Ok(Ok(()));
+    }
+    // The rooms fit once `over` of the window's rooms, oldest first, have left it.
+    let leaves = usize::try_from(over - 1)
+        .ok()
+        .and_then(|index| made.get(index))
+        .map_or(60, |made_at| (*made_at + day - now()).num_seconds().max(1));
+    Ok(Err(QuotaExceeded {
+        sentence: format!(
+            "You made {} interview rooms in the last 24 hours; {adding} more would pass the limit of {limit} a day \
+             (INSIGHT_QUOTA_ROOMS_PER_DAY).",
+            made.len()
+        ),
+        retry_after: Some(u64::try_from(leaves).unwrap_or(60)),
+    }))
+}
+
+/// Whether a thread holding `messages` has room for a question and its answer.
+pub fn room_for_an_exchange(messages: usize, quotas: &Quotas) -> Result<(), QuotaExceeded> {
+    if i64::try_from(messages).unwrap_or(i64::MAX).saturating_add(2) <= quotas.messages_per_thread {
+        return Ok(());
+    }
+    Err(QuotaExceeded::count(format!(
+        "This thread holds the most messages one thread may ({}, INSIGHT_QUOTA_MESSAGES_PER_THREAD); \
+         start a new thread.",
+        quotas.messages_per_thread
+    )))
 }

@@ -1,7 +1,8 @@
 //! Pages of a list: at most `limit` items after a position, and the position after the
 //! last one when more exist. The position is the list's sort key (keyset pagination), so
 //! an item added or removed while a client walks the list neither repeats nor hides the
-//! others.
+//! others. (A list sorted by activity, as chat threads are, moves an item that changes
+//! during the walk: ahead of the cursor, where this walk does not see it again.)
 //!
 //! Clients see a position only as a `cursor`: 43 characters of URL-safe base64 holding
 //! two numbers and an id, whatever the list. Any such text is a position (perhaps past
@@ -11,7 +12,7 @@
 use base64::Engine;
 use base64::alphabet::URL_SAFE;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 /// Items per page when the client does not say.
@@ -29,14 +30,6 @@ pub struct PageRequest<K> {
 }
 
 impl<K> PageRequest<K> {
-    /// The first page of the default size.
-    pub fn first() -> Self {
-        Self {
-            limit: DEFAULT_LIMIT,
-            after: None,
-        }
-    }
-
     /// Every item at once, for the service's own use of a list.
     pub fn everything() -> Self {
         Self {
@@ -151,17 +144,13 @@ impl SortKey for (i32, DateTime<Utc>, Uuid) {
     }
 }
 
+/// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z in microseconds since the epoch.
+const EARLIEST_MICROS: i64 = -62_135_596_800_000_000;
+const LATEST_MICROS: i64 = 253_402_300_799_000_000;
+
 /// Microseconds since the epoch as a time every backend stores (years 1 to 9999).
 fn time(micros: i64) -> DateTime<Utc> {
-    let earliest = NaiveDate::from_ymd_opt(1, 1, 1)
-        .and_then(|day| day.and_hms_opt(0, 0, 0))
-        .map(|t| t.and_utc().timestamp_micros())
-        .unwrap_or_default();
-    let latest = NaiveDate::from_ymd_opt(9999, 12, 31)
-        .and_then(|day| day.and_hms_opt(23, 59, 59))
-        .map(|t| t.and_utc().timestamp_micros())
-        .unwrap_or_default();
-    DateTime::from_timestamp_micros(micros.clamp(earliest, latest)).unwrap_or_default()
+    DateTime::from_timestamp_micros(micros.clamp(EARLIEST_MICROS, LATEST_MICROS)).unwrap_or_default()
 }
 
 /// URL-safe base64 without padding that reads any 43 characters of its alphabet, whatever
@@ -229,6 +218,14 @@ mod tests {
             && cursor
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    }
+
+    #[test]
+    fn positions_become_times_every_backend_stores() {
+        let first = chrono::NaiveDate::from_ymd_opt(1, 1, 1).and_then(|d| d.and_hms_opt(0, 0, 0));
+        let last = chrono::NaiveDate::from_ymd_opt(9999, 12, 31).and_then(|d| d.and_hms_opt(23, 59, 59));
+        assert_eq!(time(i64::MIN).naive_utc(), first.expect("a time"));
+        assert_eq!(time(i64::MAX).naive_utc(), last.expect("a time"));
     }
 
     #[test]

@@ -86,13 +86,10 @@ impl FromRequestParts<AppState> for PathText {
         if !issues.is_empty() {
             return Err(ApiError::validation(issues));
         }
+        let count = values.len();
         match values.pop() {
-            Some((_, value)) if values.is_empty() => Ok(PathText(value)),
-            _ => Err(anyhow::anyhow!(
-                "the route has {} path parameters, the handler expects one",
-                values.len() + 1
-            )
-            .into()),
+            Some((_, value)) if count == 1 => Ok(PathText(value)),
+            _ => Err(anyhow::anyhow!("the route has {count} path parameters, the handler expects one").into()),
         }
     }
 }

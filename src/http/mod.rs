@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::Request;
-use axum::http::header::{AUTHORIZATION, CACHE_CONTROL, COOKIE, X_CONTENT_TYPE_OPTIONS};
+use axum::http::header::{CACHE_CONTROL, X_CONTENT_TYPE_OPTIONS};
 use axum::http::{HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use tower_http::catch_panic::CatchPanicLayer;
@@ -139,13 +139,14 @@ fn request_span(request: &Request) -> tracing::Span {
 }
 
 /// Headers every answer carries: browsers must not guess a type other than the one
-/// declared, and what a user's credentials opened is never kept by a cache on the way.
+/// declared, and no cache on the way keeps an answer unless its handler says it may
+/// (the respondent page's assets do). Credentials come in headers, cookies and
+/// interview links alike, so "not stored" is the rule rather than a case.
 async fn security_headers(request: Request, next: axum::middleware::Next) -> Response {
-    let authenticated = request.headers().contains_key(AUTHORIZATION) || request.headers().contains_key(COOKIE);
     let mut response = next.run(request).await;
     let headers = response.headers_mut();
     headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    if authenticated && !headers.contains_key(CACHE_CONTROL) {
+    if !headers.contains_key(CACHE_CONTROL) {
         headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
     }
     response

@@ -118,18 +118,25 @@ pub fn paged<T: Serialize, K: SortKey>(uri: &Uri, page: Page<T, K>) -> Response 
     with_next_link(uri, page.next.as_ref(), Json(page.items).into_response())
 }
 
+/// `uri` with the query parameter `name` set to `value` (added, or replacing its value).
+pub fn set_query_param(uri: &Uri, name: &str, value: &str) -> Uri {
+    let mut query = url::form_urlencoded::Serializer::new(String::new());
+    for (key, old) in url::form_urlencoded::parse(uri.query().unwrap_or("").as_bytes()) {
+        if key != name {
+            query.append_pair(&key, &old);
+        }
+    }
+    query.append_pair(name, value);
+    format!("{}?{}", uri.path(), query.finish())
+        .parse()
+        .unwrap_or_else(|_| uri.clone())
+}
+
 /// `response` with a `Link: rel="next"` header to the same list after `next`, if any.
 pub fn with_next_link<K: SortKey>(uri: &Uri, next: Option<&K>, mut response: Response) -> Response {
     if let Some(next) = next {
-        let mut query = url::form_urlencoded::Serializer::new(String::new());
-        for (name, value) in url::form_urlencoded::parse(uri.query().unwrap_or("").as_bytes()) {
-            if name != "cursor" {
-                query.append_pair(&name, &value);
-            }
-        }
-        query.append_pair("cursor", &encode_cursor(next));
-        let link = format!("<{}?{}>; rel=\"next\"", uri.path(), query.finish());
-        if let Ok(value) = HeaderValue::from_str(&link) {
+        let target = set_query_param(uri, "cursor", &encode_cursor(next));
+        if let Ok(value) = HeaderValue::from_str(&format!("<{target}>; rel=\"next\"")) {
             response.headers_mut().insert(LINK, value);
         }
     }

@@ -171,6 +171,10 @@ impl Body for PacedBody {
 
     fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         let this = self.get_mut();
+        // An empty body (most GETs) needs no timer.
+        if this.deadline.is_none() && this.inner.is_end_stream() {
+            return Pin::new(&mut this.inner).poll_frame(cx).map_err(Into::into);
+        }
         let window = this.window;
         let deadline = this
             .deadline

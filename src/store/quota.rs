@@ -36,24 +36,10 @@ impl Store {
                 .fetch_one(pool)
                 .await)?);
             }
-            Counted::Messages { thread_id } => {
-                return Ok(db!(self, read, |pool| sqlx::query_scalar::<_, i64>(
-                    "SELECT COUNT(*) FROM chat_messages WHERE thread_id = $1"
-                )
-                .bind(thread_id)
-                .fetch_one(pool)
-                .await)?);
-            }
             Counted::Prompts { owner_id } => ("SELECT COUNT(*) FROM prompts WHERE owner_id = $1", owner_id),
             Counted::Presets { owner_id } => ("SELECT COUNT(*) FROM presets WHERE owner_id = $1", owner_id),
             Counted::WebhookEndpoints { owner_id } => {
                 ("SELECT COUNT(*) FROM webhook_endpoints WHERE owner_id = $1", owner_id)
-            }
-            Counted::RoomsToday { owner_id, .. } => {
-                return Ok(self
-                    .rooms_made_since(owner_id, crate::domain::now() - chrono::Duration::hours(24))
-                    .await?
-                    .0);
             }
         };
         Ok(db!(self, read, |pool| sqlx::query_scalar::<_, i64>(sql)
@@ -62,22 +48,16 @@ impl Store {
             .await)?)
     }
 
-    /// How many interview rooms the owner's projects got since `since`, and when the
-    /// oldest of them was made.
-    pub async fn rooms_made_since(
-        &self,
-        owner_id: Uuid,
-        since: DateTime<Utc>,
-    ) -> anyhow::Result<(i64, Option<DateTime<Utc>>)> {
-        Ok(db!(self, read, |pool| {
-            sqlx::query_as::<_, (i64, Option<DateTime<Utc>>)>(
-                "SELECT COUNT(*), MIN(r.created_at) FROM interview_rooms r JOIN projects p ON p.id = r.project_id \
-             WHERE p.owner_id = $1 AND r.created_at > $2",
-            )
-            .bind(owner_id)
-            .bind(since)
-            .fetch_one(pool)
-            .await
-        })?)
+    /// When the interview rooms of the owner's projects made since `since` were made,
+    /// oldest first.
+    pub async fn rooms_made_since(&self, owner_id: Uuid, since: DateTime<Utc>) -> anyhow::Result<Vec<DateTime<Utc>>> {
+        Ok(db!(self, read, |pool| sqlx::query_scalar::<_, DateTime<Utc>>(
+            "SELECT r.created_at FROM interview_rooms r JOIN projects p ON p.id = r.project_id \
+             WHERE p.owner_id = $1 AND r.created_at > $2 ORDER BY r.created_at"
+        )
+        .bind(owner_id)
+        .bind(since)
+        .fetch_all(pool)
+        .await)?)
     }
 }

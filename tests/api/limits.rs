@@ -246,6 +246,15 @@ async fn past_a_quota_creations_are_refused_with_a_sentence_naming_it() {
     let wait: u64 = response.headers()["retry-after"].to_str().unwrap().parse().unwrap();
     assert!((80_000..=86_400).contains(&wait), "a day from the first room: {wait}");
     created(&app, &user, "/api/interviews/rooms", json!({ "project_id": project })).await;
+    // More at once than a day allows waits for nothing: 409.
+    refused(
+        &app,
+        &user,
+        "/api/interviews/rooms",
+        json!({ "project_id": project, "count": 4 }),
+        "INSIGHT_QUOTA_ROOMS_PER_DAY",
+    )
+    .await;
 
     let chat = format!("/insight/{record}/chat/");
     let thread = created(&app, &user, &format!("/insight/{record}/chat/new-thread/"), json!({})).await["id"].clone();

@@ -83,11 +83,9 @@ async fn agent_chat(
         Some(thread_id) => Some(asked_thread(&app, user.id, thread_id).await?),
         None => None,
     };
-    app.check_quota(match &thread {
-        Some(thread) => Counted::Messages { thread_id: thread.id },
-        None => Counted::AssistantThreads { owner_id: user.id },
-    })
-    .await?;
+    if thread.is_none() {
+        app.check_quota(Counted::AssistantThreads { owner_id: user.id }).await?;
+    }
     let project_id = body.project_id.or(thread.as_ref().and_then(|t| t.project_id));
     if let Some(project_id) = body.project_id {
         check_project(&app, user.id, project_id).await?;
@@ -97,7 +95,11 @@ async fn agent_chat(
         None => None,
     };
     let history = match &thread {
-        Some(thread) => turns(&app.store.chat_messages(thread.id).await?),
+        Some(thread) => {
+            let messages = app.store.chat_messages(thread.id).await?;
+            crate::quota::room_for_an_exchange(messages.len(), &app.settings.quotas)?;
+            turns(&messages)
+        }
         None => Vec::new(),
     };
     let message = body.message.trim().to_owned();

@@ -37,7 +37,7 @@ use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, query_param};
 use crate::http::openapi::Conflicts;
-use crate::http::paging::{PageQuery, Paging, paged, with_next_link};
+use crate::http::paging::{PageQuery, Paging, paged, set_query_param, with_next_link};
 use crate::quota::Counted;
 use crate::store::{MessageKey, ThreadOwner, ThreadTarget};
 
@@ -189,7 +189,7 @@ async fn chat(
                 .await?
                 .ok_or_else(|| super::agent::unknown_thread(thread_id))?;
             let messages = app.store.chat_messages(thread_id).await?;
-            crate::quota::room_for_an_exchange(messages.len() as i64, &app.settings.quotas)?;
+            crate::quota::room_for_an_exchange(messages.len(), &app.settings.quotas)?;
             (
                 ThreadTarget::Existing {
                     owner_id: user.id,
@@ -358,6 +358,8 @@ async fn history(
         })
         .into_response());
     };
+    // The next page is of this thread, even if another becomes the most recent meanwhile.
+    let uri = set_query_param(&uri, "thread_id", &thread_id.to_string());
     Ok(history_page(
         &uri,
         thread_id,

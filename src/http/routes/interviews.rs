@@ -29,7 +29,6 @@ use crate::http::extract::{CurrentUser, Ids, IdsAndJson, PathText, ValidJson, qu
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::interview::{self, NONCE_BYTES, phrases::phrases};
-use crate::quota::Counted;
 use crate::store::{NewRoom, NewTurn, PublicRoom, StoredRoom, StoredTurn, TurnRefused};
 
 /// The room as its owner sees it, link included.
@@ -86,11 +85,9 @@ async fn create_rooms(
         .await?
         .ok_or_else(|| UnknownReferences::one("project", body.project_id, "project_id"))?;
     let count = body.count.unwrap_or(1);
-    app.check_quota(Counted::RoomsToday {
-        owner_id: user.id,
-        adding: count,
-    })
-    .await?;
+    crate::quota::check_rooms_today(&app.store, &app.settings.quotas, user.id, count)
+        .await?
+        .map_err(ApiError::from)?;
     let base_name = body
         .room_name
         .as_deref()
