@@ -149,10 +149,10 @@ fn validator_for<T: ToSchema + 'static>() -> Arc<CompiledSchema> {
 }
 
 /// The pattern of a text that must hold more than whitespace: a character outside
-/// Unicode's White_Space set, written out so that every regex engine (the server's, a
-/// generated client's, a fuzzer's) reads the same set.
+/// Unicode's White_Space set and other than NUL (which is dropped), written out so that
+/// every regex engine (the server's, a generated client's, a fuzzer's) reads the same set.
 pub const NOT_BLANK: &str =
-    "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
+    "[^\\u0000\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
 
 /// Gives every text of `schema` that must not be empty (`minLength` 1 or more, no pattern
 /// or format of its own) the [`NOT_BLANK`] pattern: a name of spaces is no name. The

@@ -440,6 +440,33 @@ async fn nul_leaves_multipart_text_and_two_files_are_refused() {
 }
 
 #[tokio::test]
+async fn text_of_only_nul_or_whitespace_is_refused_as_its_pattern_says() {
+    let app = TestApp::start().await;
+    let user = app.user().await;
+    // Found by schemathesis (seed 510278176): NUL is dropped, so "\u0000" is blank, and
+    // the document's pattern says so too.
+    for text in ["\u{0}", "\u{0}\u{0} ", " \t\u{3000}\u{85}", "\u{2028}"] {
+        let (status, body) = app
+            .post("/prompts/", &user, json!({ "title": "T", "text": text }))
+            .await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{text:?}: {body}");
+        assert_eq!(error_locs(&body), vec![json!(["body", "text"])], "{text:?}");
+        assert_eq!(error_types(&body), ["string_too_short"], "{text:?}");
+    }
+    let (status, prompt) = app
+        .post("/prompts/", &user, json!({ "title": "T", "text": "\u{0}a\u{0}" }))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{prompt}");
+    assert_eq!(prompt["text"], "a");
+    let doc = serde_json::to_value(insight::document()).expect("the document is JSON");
+    let pattern = doc["components"]["schemas"]["PromptWrite"]["properties"]["text"]["pattern"]
+        .as_str()
+        .expect("a pattern");
+    assert!(pattern.starts_with("[^\\u0000"), "{pattern}");
+    app.stop().await;
+}
+
+#[tokio::test]
 async fn the_agents_secret_is_checked_before_its_body() {
     let app = TestApp::start_with(|settings| {
         settings.agent_secret = Some(insight::secret::KeyMaterial::new(AGENT));

@@ -423,7 +423,7 @@ async fn an_offline_interview_follows_the_guide_and_becomes_a_record() {
     assert_eq!(again["transcript"].as_array().unwrap().len(), 5, "{again}");
     assert_eq!(again["message"], "How do you plan a trip?");
     let (status, _) = say(&app, token, "not-a-session", LONG[1]).await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(status, StatusCode::CONFLICT);
 
     let (_, turn) = say_once(&app, token, &session, LONG[1], "m-2").await;
     assert_eq!(turn["message"], "What annoys you most about booking?");
@@ -572,7 +572,7 @@ async fn the_join_flow_refuses_bad_input() {
     }
     // Before anyone joined there is no session to speak in.
     let (status, _) = say(&app, token, "guess", "hello there").await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(status, StatusCode::CONFLICT);
     let (status, _) = say(&app, "unknown", "guess", "hello there").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     app.stop().await;

@@ -280,9 +280,11 @@ async fn session_room(app: &AppState, token: &str, session_id: &str) -> ApiResul
         interview::token_hash(&interview::session_id(&app.secret, room.room.id, email))
             == interview::token_hash(session_id)
     });
+    // The session is named in the body, so an unknown one is a 409, as every unknown
+    // reference in a body is; the room of the path exists.
     if !owns {
-        return Err(ApiError::NotFound(
-            "No such session in this interview; join again with your email address.".into(),
+        return Err(ApiError::conflict(
+            "No such session in this interview; join again with your email address.",
         ));
     }
     Ok(room)
@@ -399,8 +401,8 @@ async fn join(
         (status = 200, description = "The interviewer's next turn (with `done` when the interview ended with \
          it). With `Accept: text/event-stream`: `delta` events, then a `done` event carrying this object",
          content((TurnAnswer = "application/json"), (String = "text/event-stream"))),
-        (status = 409, description = "The interview is complete or cancelled, or another answer came in at the \
-         same moment", body = ErrorBody),
+        (status = 409, description = "The interview is complete or cancelled, another answer came in at the \
+         same moment, or the session is not this interview's (join again)", body = ErrorBody),
         (status = 410, description = "The link has expired", body = ErrorBody),
         (status = 429, description = "Too many requests from this address; wait `Retry-After` seconds",
          body = ErrorBody),
@@ -488,7 +490,8 @@ async fn message(
     responses(
         (status = 200, description = "The interview is over and its transcript is a record of the project; \
          leaving again answers the same", body = LeaveAnswer),
-        (status = 409, description = "The interview was cancelled", body = ErrorBody),
+        (status = 409, description = "The interview was cancelled, or the session is not this interview's \
+         (join again)", body = ErrorBody),
         (status = 429, description = "Too many requests from this address; wait `Retry-After` seconds",
          body = ErrorBody)))]
 async fn leave(
