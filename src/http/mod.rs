@@ -21,6 +21,7 @@ use axum::http::{HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
+use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
@@ -112,7 +113,17 @@ pub fn app(state: AppState) -> Router {
         .layer(axum::middleware::from_fn_with_state(public_rate, ratelimit::limit))
         .layer(CompressionLayer::new())
         .layer(CatchPanicLayer::custom(|_| internal_error()))
-        .layer(axum::middleware::from_fn(security_headers))
+        // Browsers must not guess a type other than the one declared, and no cache on the
+        // way keeps an answer unless its handler says it may (the respondent page's
+        // assets do): credentials come in headers and in interview links alike.
+        .layer(SetResponseHeaderLayer::overriding(
+            X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            CACHE_CONTROL,
+            HeaderValue::from_static("no-store"),
+        ))
         .layer(TraceLayer::new_for_http().make_span_with(request_span))
         .with_state(state);
     let paths = Arc::new(paths);
@@ -122,34 +133,22 @@ pub fn app(state: AppState) -> Router {
     }))
 }
 
-/// The span every request's logs carry: the method, the route's template (never the
-/// path itself, which can hold an interview link's token) and the client's address.
+/// The span every request's logs carry (at `debug`, like tower-http's own, so a busy
+/// server at `info` does not format one per request): the method, the route's template
+/// (never the path itself, which can hold an interview link's token) and the client's
+/// address.
 fn request_span(request: &Request) -> tracing::Span {
     let route = request
         .extensions()
         .get::<axum::extract::MatchedPath>()
         .map_or("-", |path| path.as_str());
     let client = request.extensions().get::<client::ClientAddr>().map(|client| client.0);
-    tracing::info_span!(
+    tracing::debug_span!(
         "request",
         method = %request.method(),
         route,
-        client = tracing::field::display(client.map_or_else(|| "-".to_owned(), |ip| ip.to_string())),
+        client = tracing::field::debug(client),
     )
-}
-
-/// Headers every answer carries: browsers must not guess a type other than the one
-/// declared, and no cache on the way keeps an answer unless its handler says it may
-/// (the respondent page's assets do). Credentials come in headers, cookies and
-/// interview links alike, so "not stored" is the rule rather than a case.
-async fn security_headers(request: Request, next: axum::middleware::Next) -> Response {
-    let mut response = next.run(request).await;
-    let headers = response.headers_mut();
-    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    if !headers.contains_key(CACHE_CONTROL) {
-        headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    }
-    response
 }
 
 fn internal_error() -> Response {
