@@ -1,7 +1,7 @@
 //! Insight: a self-hostable service for customer research teams.
 //!
-//! `serve` runs everything in one process on one database: the API, the API document,
-//! and (in later modules) the background workers and the respondent page.
+//! `serve` runs everything in one process on one database: the API and its document, the
+//! respondent page, and the background workers. `docs/architecture.md` maps the layers.
 
 pub mod ai;
 pub mod config;
@@ -16,6 +16,7 @@ pub mod livekit;
 pub mod quota;
 pub mod search;
 pub mod secret;
+pub mod services;
 pub mod store;
 pub mod webhooks;
 
@@ -54,51 +55,8 @@ impl Server {
             let (store, data_dir) = (store.clone(), settings.data_dir.clone());
             tokio::spawn(async move { jobs::sweep(&store, &data_dir).await });
         }
-        let secret = Arc::new(secret::SecretKey::load(
-            settings.secret_key.as_ref(),
-            &settings.data_dir,
-        )?);
-        let stt = ingest::stt::SpeechToText::from_settings(&settings);
-        let engine = match settings.ai_kind().map_err(anyhow::Error::msg)? {
-            config::AiKind::Offline => ai::Engine::Offline,
-            config::AiKind::OpenAi => ai::Engine::OpenAi(
-                ai::openai::OpenAiClient::new(ai::openai::OpenAiConfig {
-                    base_url: settings.llm_base_url.clone().unwrap_or_default(),
-                    api_key: settings.llm_api_key.clone().filter(|key| !key.is_empty()),
-                    model: settings.llm_model.clone(),
-                    context_tokens: settings.llm_context_tokens,
-                    max_attempts: settings.llm_max_attempts,
-                    retry_base: std::time::Duration::from_secs_f64(settings.job_retry_base_seconds.min(1.0)),
-                    timeout: std::time::Duration::from_secs(settings.llm_timeout_seconds),
-                    concurrency: settings.llm_concurrency,
-                })
-                .map_err(|error| anyhow::anyhow!("cannot set up the model client: {error}"))?,
-            ),
-        };
-        tracing::info!(engine = engine.name(), "AI engine");
-        if matches!(engine, ai::Engine::OpenAi(_)) {
-            tokio::task::spawn_blocking(ai::openai::load_tokenizer)
-                .await
-                .context("loading the tokenizer failed")?;
-        }
-        let web = search::web::WebSearch::from_settings(&settings).map_err(anyhow::Error::msg)?;
-        let jobs_wake = Arc::new(jobs::Wake::default());
-        let workers = jobs::Workers::start(
-            jobs::Context {
-                store: store.clone(),
-                settings: settings.clone(),
-                stt: stt.clone(),
-                engine: engine.clone(),
-                secret: secret.clone(),
-            },
-            jobs_wake.clone(),
-        );
-        let livekit = livekit::LiveKit::from_settings(
-            settings.livekit_url.as_deref(),
-            settings.livekit_api_key.as_deref(),
-            settings.livekit_api_secret.as_deref(),
-        )
-        .map_err(anyhow::Error::msg)?;
+        let services = services::Services::build(settings.clone(), store.clone()).await?;
+        let workers = jobs::Workers::start(services.clone());
         let public_rate = http::ratelimit::PublicRate::new(&settings);
         {
             // Ends with the server: it holds the limiter only while it clears it.
@@ -120,18 +78,9 @@ impl Server {
             body_min_rate: settings.request_body_min_bytes_per_second,
         };
         let state = AppState {
-            store: store.clone(),
-            settings,
+            services,
             project_lists: Arc::default(),
-            jobs_wake,
-            stt,
-            engine,
-            retriever: Arc::default(),
-            web,
-            answers: Arc::default(),
-            secret,
             public_rate: public_rate.clone(),
-            livekit,
             report_intake: Arc::new(tokio::sync::Semaphore::new(report_intake_permits(
                 std::thread::available_parallelism().map_or(1, usize::from),
             ))),

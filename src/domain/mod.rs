@@ -4,6 +4,7 @@
 
 pub mod chat;
 pub mod interview;
+pub mod job;
 pub mod page;
 pub mod patch;
 pub mod persona;

@@ -7,9 +7,6 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-/// The job kind that writes a record's persona.
-pub const PERSONA_JOB: &str = "persona.write";
-
 /// A sentence the respondent said, with the utterance it comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct PersonaQuote {

@@ -23,9 +23,6 @@ super::string_enum! {
     }
 }
 
-/// The job kind that processes a record (transcribes it when it is audio or video).
-pub const PROCESS_JOB: &str = "record.process";
-
 /// The speaker name given to text whose source names nobody.
 pub const UNNAMED_SPEAKER: &str = "Unknown speaker";
 

@@ -23,9 +23,6 @@ super::string_enum! {
     ReasoningMode { Fast = "fast", Balanced = "balanced", Deep = "deep" }
 }
 
-/// The job kind that generates a report; its row is written with the report.
-pub const GENERATE_JOB: &str = "report.generate";
-
 /// A project report (spec operation 1 returns one).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Report {

@@ -27,51 +27,26 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_swagger_ui::SwaggerUi;
 
-use crate::config::Settings;
 use crate::error::ErrorBody;
-use crate::store::Store;
 
-/// What every handler can reach.
+/// What every handler can reach: the house's services, and what only this door keeps.
 #[derive(Clone)]
 pub struct AppState {
-    pub store: Store,
-    pub settings: Arc<Settings>,
+    pub services: crate::services::Services,
     pub project_lists: Arc<cache::ProjectListCache>,
-    /// Wakes this instance's background workers when a request queues work.
-    pub jobs_wake: Arc<crate::jobs::Wake>,
-    /// The speech-to-text provider, when one is configured.
-    pub stt: Option<crate::ingest::stt::SpeechToText>,
-    /// The engine that answers chat questions and writes personas.
-    pub engine: crate::ai::Engine,
-    /// Search over the projects' utterances.
-    pub retriever: Arc<crate::search::Retriever>,
-    /// The web search provider, when one is configured.
-    pub web: Option<crate::search::web::WebSearch>,
-    /// Chat answers in the making, per user.
-    pub answers: Arc<crate::conversation::InFlight>,
-    /// The instance key interview links are derived from.
-    pub secret: Arc<crate::secret::SecretKey>,
     /// The rate limit of the public interview endpoints.
     pub public_rate: Arc<ratelimit::PublicRate>,
-    /// The LiveKit project for voice interviews, when one is configured.
-    pub livekit: Option<crate::livekit::LiveKit>,
     /// How many report creations may check what they name at once: all cores but one
     /// (see `routes::reports::create_report` and `report_intake_permits`).
     pub report_intake: Arc<tokio::sync::Semaphore>,
 }
 
-impl AppState {
-    /// Tells this instance's workers that a job of `kind` was queued (see
-    /// [`crate::jobs::Wake`]).
-    pub fn wake_workers(&self, kind: &str) {
-        self.jobs_wake.queued(kind);
-    }
+// Handlers read `app.store`, `app.engine`... as the services they are.
+impl std::ops::Deref for AppState {
+    type Target = crate::services::Services;
 
-    /// Refuses a creation that would pass its quota (see [`crate::quota`]).
-    pub async fn check_quota(&self, counted: crate::quota::Counted) -> crate::error::ApiResult<()> {
-        crate::quota::check(&self.store, &self.settings.quotas, counted)
-            .await?
-            .map_err(crate::error::ApiError::from)
+    fn deref(&self) -> &Self::Target {
+        &self.services
     }
 }
 

@@ -21,7 +21,7 @@ use crate::ai::openai::Piece;
 use crate::conversation::Event;
 use crate::domain::interview::TurnAnswer;
 use crate::domain::now;
-use crate::domain::record::{PROCESS_JOB, transcribe};
+use crate::domain::record::transcribe;
 use crate::http::AppState;
 use crate::ingest::ParsedUtterance;
 use crate::secret::SecretKey;
@@ -163,7 +163,7 @@ pub async fn close_overdue(store: &Store) -> anyhow::Result<usize> {
 }
 
 /// Asks the interviewer for its next turn in a task of its own, which stores the turn
-/// (and closes the interview when it was the last, waking a worker for the record)
+/// (and closes the interview when it was the last)
 /// whether or not anyone still listens. `turns` is the conversation as the question was
 /// read; a turn that arrives meanwhile makes this one void (409), and the newer request
 /// answers.
@@ -173,12 +173,9 @@ pub fn spawn_turn(
     turns: Vec<StoredTurn>,
 ) -> mpsc::UnboundedReceiver<Event<TurnAnswer>> {
     let (events, receiver) = mpsc::unbounded_channel();
-    let (engine, store, wake) = (app.engine.clone(), app.store.clone(), app.jobs_wake.clone());
+    let (engine, store) = (app.engine.clone(), app.store.clone());
     tokio::spawn(async move {
         let event = take_turn(&engine, &store, &room, &turns, &events).await;
-        if matches!(&event, Event::Done(answer) if answer.done) {
-            wake.queued(PROCESS_JOB);
-        }
         let _ = events.send(event);
     });
     receiver

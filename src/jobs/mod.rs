@@ -1,9 +1,9 @@
 //! Background workers over the durable job queue (see `store::jobs`). Each kind of job
 //! has its runner; a worker claims a due job, keeps its lease alive while it runs, and
 //! then completes it, schedules a retry with exponential backoff and jitter, or fails it
-//! with a reason. Workers wake at once when this instance queues work and otherwise poll,
-//! so work queued by another instance, a retry coming due, or a job whose worker died
-//! is picked up within a second or so.
+//! with a reason. Workers wake at once when this instance's store commits a job of their
+//! kind and otherwise poll, so work queued by another instance, a retry coming due, or a
+//! job whose worker died is picked up within a second or so.
 
 mod personas;
 mod records;
@@ -12,19 +12,13 @@ mod sweep;
 
 pub use sweep::sweep;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use rand::Rng;
-use tokio::sync::{Notify, watch};
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::ai::Engine;
-use crate::config::Settings;
-use crate::domain::persona::PERSONA_JOB;
-use crate::domain::record::PROCESS_JOB;
-use crate::domain::report::GENERATE_JOB;
-use crate::ingest::stt::SpeechToText;
+use crate::domain::job::JobKind;
 use crate::store::{Job, ReportWork, Store};
 
 const POLL: Duration = Duration::from_secs(1);
@@ -44,46 +38,8 @@ impl From<anyhow::Error> for JobError {
     }
 }
 
-/// Everything runners need.
-#[derive(Clone)]
-pub struct Context {
-    pub store: Store,
-    pub settings: Arc<Settings>,
-    pub stt: Option<SpeechToText>,
-    pub engine: Engine,
-    /// The instance key (webhook secrets are derived from it).
-    pub secret: Arc<crate::secret::SecretKey>,
-}
-
-/// Tells this instance's workers that a job was queued: one idle worker of the job's
-/// kind looks now; the others sleep on. (Waking every idle worker for every job sent a
-/// herd of claims that found nothing, and on SQLite each claim is a write through the
-/// single writer.) A job queued while every worker of its kind is busy is taken by the
-/// first to finish; one queued by another instance, within a poll.
-#[derive(Debug, Default)]
-pub struct Wake {
-    records: Notify,
-    personas: Notify,
-    reports: Notify,
-}
-
-impl Wake {
-    /// A job of `kind` was queued.
-    pub fn queued(&self, kind: &str) {
-        if let Some(notify) = self.of(kind) {
-            notify.notify_one();
-        }
-    }
-
-    fn of(&self, kind: &str) -> Option<&Notify> {
-        match kind {
-            PROCESS_JOB => Some(&self.records),
-            PERSONA_JOB => Some(&self.personas),
-            GENERATE_JOB => Some(&self.reports),
-            _ => None,
-        }
-    }
-}
+/// Everything runners need: the house's services.
+pub(crate) use crate::services::Services as Context;
 
 /// The running workers.
 pub struct Workers {
@@ -96,20 +52,18 @@ pub struct Workers {
 
 impl Workers {
     /// Starts the workers of this instance.
-    pub fn start(context: Context, wake: Arc<Wake>) -> Self {
+    pub fn start(context: Context) -> Self {
         let (shutdown, stopped) = watch::channel(false);
         let mut tasks = vec![tokio::spawn(work(
             context.clone(),
-            PROCESS_JOB,
-            wake.clone(),
+            JobKind::ProcessRecord,
             stopped.clone(),
         ))];
         // Personas are AI work like reports: `INSIGHT_REPORT_WORKERS=0` stops both.
         if context.settings.report_workers() > 0 {
             tasks.push(tokio::spawn(work(
                 context.clone(),
-                PERSONA_JOB,
-                wake.clone(),
+                JobKind::WritePersona,
                 stopped.clone(),
             )));
         }
@@ -128,8 +82,7 @@ impl Workers {
         for _ in 0..context.settings.report_workers() {
             tasks.push(tokio::spawn(work(
                 context.clone(),
-                GENERATE_JOB,
-                wake.clone(),
+                JobKind::GenerateReport,
                 stopped.clone(),
             )));
         }
@@ -177,17 +130,13 @@ async fn watch_interviews(store: Store, mut stopped: watch::Receiver<bool>) {
     }
 }
 
-async fn work(context: Context, kind: &'static str, wake: Arc<Wake>, mut stopped: watch::Receiver<bool>) {
-    let Some(wake) = wake.of(kind) else {
-        tracing::error!(kind, "no worker knows jobs of this kind");
-        return;
-    };
+async fn work(context: Context, kind: JobKind, mut stopped: watch::Receiver<bool>) {
     let lease = chrono::Duration::seconds(i64::try_from(context.settings.job_lease_seconds).unwrap_or(60));
     loop {
         if *stopped.borrow() {
             return;
         }
-        let claimed = if kind == GENERATE_JOB {
+        let claimed = if kind == JobKind::GenerateReport {
             context.store.claim_generation(lease).await
         } else {
             context
@@ -200,13 +149,13 @@ async fn work(context: Context, kind: &'static str, wake: Arc<Wake>, mut stopped
             Ok(Some((job, report))) => run(&context, job, report, lease).await,
             Ok(None) => {
                 tokio::select! {
-                    () = wake.notified() => {}
+                    () = context.store.job_committed(kind) => {}
                     () = tokio::time::sleep(POLL) => {}
                     _ = stopped.changed() => return,
                 }
             }
             Err(error) => {
-                tracing::warn!(error = %format!("{error:#}"), kind, "claiming a job failed");
+                tracing::warn!(error = %format!("{error:#}"), %kind, "claiming a job failed");
                 tokio::time::sleep(POLL).await;
             }
         }
@@ -237,19 +186,18 @@ async fn run(context: &Context, job: Job, report: Option<ReportWork>, lease: chr
         })
     };
     let max_attempts = i32::try_from(context.settings.job_max_attempts).unwrap_or(5);
-    let outcome = match job.kind.as_str() {
+    let outcome = match job.kind {
         // Claimed more often than allowed: earlier attempts died with their process.
         _ if job.attempts > max_attempts => Err(JobError::Permanent(format!(
             "Gave up after {} attempts; the service stopped while working on it each time.",
             job.attempts - 1
         ))),
-        PROCESS_JOB => records::process(context, &job).await,
-        GENERATE_JOB => reports::generate(context, &job, report).await,
-        PERSONA_JOB => personas::write(context, &job).await,
-        other => Err(JobError::Permanent(format!("no worker knows jobs of kind {other}"))),
+        JobKind::ProcessRecord => records::process(context, &job).await,
+        JobKind::GenerateReport => reports::generate(context, &job, report).await,
+        JobKind::WritePersona => personas::write(context, &job).await,
     };
     heartbeat.abort();
-    let record_job = job.kind == PROCESS_JOB;
+    let record_job = job.kind == JobKind::ProcessRecord;
     let result = match &outcome {
         Ok(()) => "done",
         Err(JobError::Transient(_)) if job.attempts < max_attempts => "retried",
@@ -263,7 +211,7 @@ async fn run(context: &Context, job: Job, report: Option<ReportWork>, lease: chr
             let run_at = crate::domain::now() + chrono::Duration::from_std(delay).unwrap_or_default();
             if record_job {
                 context.store.requeue_record_job(&job, run_at, &reason).await
-            } else if job.kind == GENERATE_JOB {
+            } else if job.kind == JobKind::GenerateReport {
                 context.store.requeue_generation(&job, run_at, &reason).await
             } else {
                 context.store.retry_job(&job, run_at, &reason).await
@@ -273,14 +221,14 @@ async fn run(context: &Context, job: Job, report: Option<ReportWork>, lease: chr
             tracing::warn!(job = %job.id, kind = %job.kind, attempt = job.attempts, %reason, "job failed for good");
             if record_job {
                 context.store.fail_record_job(&job, &reason).await
-            } else if job.kind == GENERATE_JOB {
+            } else if job.kind == JobKind::GenerateReport {
                 context.store.fail_generation(&job, &reason).await
             } else {
                 context.store.fail_job(&job, &reason).await
             }
         }
     };
-    metrics::counter!("insight_jobs_total", "kind" => job.kind.clone(), "result" => result).increment(1);
+    metrics::counter!("insight_jobs_total", "kind" => job.kind.as_str(), "result" => result).increment(1);
     match settled {
         Ok(true) => {}
         // Its lease ran out and another worker has it now: that attempt's outcome counts.
@@ -300,39 +248,6 @@ fn backoff(base_seconds: f64, attempt: i32) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[tokio::test]
-    async fn a_queued_job_wakes_one_worker_of_its_kind() {
-        let wake = Wake::default();
-        let waits = std::time::Duration::from_millis(20);
-        let (reports, records) = (wake.of(GENERATE_JOB).unwrap(), wake.of(PROCESS_JOB).unwrap());
-        let (first, second, record) = (reports.notified(), reports.notified(), records.notified());
-        tokio::pin!(first, second, record);
-        // Waiting, as idle workers do.
-        for waiter in [first.as_mut(), second.as_mut(), record.as_mut()] {
-            waiter.enable();
-        }
-        wake.queued(GENERATE_JOB);
-        assert!(
-            tokio::time::timeout(waits, &mut first).await.is_ok(),
-            "a report worker woke"
-        );
-        assert!(
-            tokio::time::timeout(waits, &mut second).await.is_err(),
-            "one job wakes one worker"
-        );
-        assert!(
-            tokio::time::timeout(waits, &mut record).await.is_err(),
-            "other kinds sleep on"
-        );
-        wake.queued(PROCESS_JOB);
-        assert!(tokio::time::timeout(waits, &mut record).await.is_ok());
-        // A job queued while no worker waits is taken by the next that looks.
-        wake.queued(PERSONA_JOB);
-        let later = wake.of(PERSONA_JOB).unwrap().notified();
-        assert!(tokio::time::timeout(waits, later).await.is_ok());
-        assert!(wake.of("no.such.kind").is_none());
-    }
 
     #[test]
     fn backoff_doubles_with_jitter_and_is_capped() {

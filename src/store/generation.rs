@@ -7,9 +7,10 @@ use sqlx::types::Json;
 use uuid::Uuid;
 
 use super::{Job, Store, db, finish_job, settle_job};
+use crate::domain::job::JobKind;
 use crate::domain::now;
 use crate::domain::record::RecordStatus;
-use crate::domain::report::{GENERATE_JOB, ReportStatus};
+use crate::domain::report::ReportStatus;
 use crate::domain::webhook::EventType;
 
 /// A report as its generator needs it, with its project's study.
@@ -165,7 +166,7 @@ impl Store {
     /// and for a reader once less.
     pub async fn claim_generation(&self, lease: chrono::Duration) -> anyhow::Result<Option<(Job, Option<ReportWork>)>> {
         let at = now();
-        let claim = self.claim_sql(GENERATE_JOB);
+        let claim = self.claim_sql(JobKind::GenerateReport);
         let start = format!(
             "UPDATE reports SET status = $3, gen_progress = 0, gen_attempts = $2, gen_error = NULL, \
              gen_started_at = COALESCE(gen_started_at, $4), gen_finished_at = NULL, updated_at = $4 \
@@ -369,7 +370,7 @@ impl Store {
                      VALUES ($1, $2, $3, 'queued', 0, $4, $4, $4)",
                 )
                 .bind(Uuid::new_v4())
-                .bind(GENERATE_JOB)
+                .bind(JobKind::GenerateReport.as_str())
                 .bind(report_id)
                 .bind(at)
                 .execute(&mut *conn)
@@ -379,6 +380,7 @@ impl Store {
         })?;
         // Lost a race with another regenerate or cancel: report the state it is in now.
         Ok(if queued {
+            self.job_queued(JobKind::GenerateReport);
             Ok(())
         } else {
             Err(GenerationRefused::State(ReportStatus::Queued))
@@ -419,7 +421,7 @@ impl Store {
             )
             .bind(at)
             .bind(report_id)
-            .bind(GENERATE_JOB)
+            .bind(JobKind::GenerateReport.as_str())
             .execute(&mut *conn)
             .await?;
             Ok::<_, sqlx::Error>(done.rows_affected() == 1)

@@ -13,7 +13,7 @@ use crate::domain::interview::{Room, RoomStatus, RoomUpdate, status_at};
 use crate::domain::now;
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::patch::Patch;
-use crate::domain::record::{PROCESS_JOB, RecordStatus};
+use crate::domain::record::RecordStatus;
 
 /// A room as stored: everything but its link, which is derived from `token_nonce`.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -486,6 +486,7 @@ impl Store {
         })?;
         if completed.is_some() {
             self.outbox_queued();
+            self.job_queued(crate::domain::job::JobKind::ProcessRecord);
         }
         Ok(completed)
     }

@@ -5,19 +5,44 @@
 //! never wait on each other; on SQLite the single writer makes the claim atomic.
 
 use chrono::{DateTime, Utc};
+use tokio::sync::Notify;
 use uuid::Uuid;
 
 use super::{Db, Store, db};
+use crate::domain::job::JobKind;
 use crate::domain::now;
 
 /// A claimed job: run it, then finish, retry or fail it.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct Job {
     pub id: Uuid,
-    pub kind: String,
+    pub kind: JobKind,
     pub subject_id: Uuid,
     /// Attempts so far, this one included.
     pub attempts: i32,
+}
+
+// A job's kind is stored by its name.
+impl<DB: sqlx::Database> sqlx::Type<DB> for JobKind
+where
+    String: sqlx::Type<DB>,
+{
+    fn type_info() -> DB::TypeInfo {
+        <String as sqlx::Type<DB>>::type_info()
+    }
+
+    fn compatible(ty: &DB::TypeInfo) -> bool {
+        <String as sqlx::Type<DB>>::compatible(ty)
+    }
+}
+
+impl<'r, DB: sqlx::Database> sqlx::Decode<'r, DB> for JobKind
+where
+    String: sqlx::Decode<'r, DB>,
+{
+    fn decode(value: DB::ValueRef<'r>) -> Result<Self, sqlx::error::BoxDynError> {
+        Ok(JobKind::try_from(String::decode(value)?)?)
+    }
 }
 
 /// The claim of the next job of `kind`: a job whose worker died (its lease ran out)
@@ -28,9 +53,9 @@ pub struct Job {
 /// new value of a parameter that it compared with a partial index's condition, and the
 /// partial index `jobs_one_persona` has a condition on the kind, so a bound kind made
 /// every claim compile its statement again (4% of the server's CPU in the generation
-/// benchmark). The kinds are this program's constants; a quote is doubled all the same.
-fn claim_sql(kind: &str, lock: &str) -> String {
-    let kind = kind.replace('\'', "''");
+/// benchmark). The kinds' names are this program's constants; a quote is doubled all the same.
+fn claim_sql(kind: JobKind, lock: &str) -> String {
+    let kind = kind.as_str().replace('\'', "''");
     format!(
         "UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_until = $1, updated_at = $2 \
          WHERE id = COALESCE(\
@@ -84,9 +109,42 @@ macro_rules! finish_job {
 }
 pub(crate) use finish_job;
 
+/// Tells this instance's idle workers that a job was committed: one idle worker of the
+/// job's kind looks now; the others sleep on. (Waking every idle worker for every job sent
+/// a herd of claims that found nothing, and on SQLite each claim is a write through the
+/// single writer.) A job committed while every worker of its kind is busy is taken by the
+/// first to finish; one committed by another instance, within a poll.
+#[derive(Debug, Default)]
+pub(super) struct Bell {
+    records: Notify,
+    personas: Notify,
+    reports: Notify,
+}
+
+impl Bell {
+    fn of(&self, kind: JobKind) -> &Notify {
+        match kind {
+            JobKind::ProcessRecord => &self.records,
+            JobKind::WritePersona => &self.personas,
+            JobKind::GenerateReport => &self.reports,
+        }
+    }
+}
+
 impl Store {
+    /// After the commit of a job of `kind`: wakes one of this instance's idle workers.
+    pub(super) fn job_queued(&self, kind: JobKind) {
+        self.bell.of(kind).notify_one();
+    }
+
+    /// Returns when this instance commits a job of `kind` (or committed one that no
+    /// worker has looked for since).
+    pub async fn job_committed(&self, kind: JobKind) {
+        self.bell.of(kind).notified().await;
+    }
+
     /// The claim statement of this backend for jobs of `kind` (see [`claim_sql`]).
-    pub(super) fn claim_sql(&self, kind: &str) -> String {
+    pub(super) fn claim_sql(&self, kind: JobKind) -> String {
         match self.db {
             Db::Sqlite { .. } => claim_sql(kind, ""),
             Db::Postgres(_) => claim_sql(kind, " FOR UPDATE SKIP LOCKED"),
@@ -94,7 +152,7 @@ impl Store {
     }
 
     /// Claims the next due job of `kind` for `lease`, if there is one.
-    pub async fn claim_job(&self, kind: &str, lease: chrono::Duration) -> anyhow::Result<Option<Job>> {
+    pub async fn claim_job(&self, kind: JobKind, lease: chrono::Duration) -> anyhow::Result<Option<Job>> {
         let at = now();
         let sql = self.claim_sql(kind);
         Ok(db!(self, write_one_urgent, |conn| sqlx::query_as::<_, Job>(&sql)
@@ -164,5 +222,42 @@ impl Store {
             job,
             now()
         )))?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Bell, JobKind};
+
+    #[tokio::test]
+    async fn a_committed_job_wakes_one_worker_of_its_kind() {
+        let bell = Bell::default();
+        let waits = std::time::Duration::from_millis(20);
+        let (reports, records) = (bell.of(JobKind::GenerateReport), bell.of(JobKind::ProcessRecord));
+        let (first, second, record) = (reports.notified(), reports.notified(), records.notified());
+        tokio::pin!(first, second, record);
+        // Waiting, as idle workers do.
+        for waiter in [first.as_mut(), second.as_mut(), record.as_mut()] {
+            waiter.enable();
+        }
+        bell.of(JobKind::GenerateReport).notify_one();
+        assert!(
+            tokio::time::timeout(waits, &mut first).await.is_ok(),
+            "a report worker woke"
+        );
+        assert!(
+            tokio::time::timeout(waits, &mut second).await.is_err(),
+            "one job wakes one worker"
+        );
+        assert!(
+            tokio::time::timeout(waits, &mut record).await.is_err(),
+            "other kinds sleep on"
+        );
+        bell.of(JobKind::ProcessRecord).notify_one();
+        assert!(tokio::time::timeout(waits, &mut record).await.is_ok());
+        // A job committed while no worker waits is taken by the next that looks.
+        bell.of(JobKind::WritePersona).notify_one();
+        let later = bell.of(JobKind::WritePersona).notified();
+        assert!(tokio::time::timeout(waits, later).await.is_ok());
     }
 }

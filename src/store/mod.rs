@@ -85,6 +85,8 @@ pub struct Store {
     db: Db,
     /// Told when this instance queued webhook deliveries, so they go out at once.
     outbox: std::sync::Arc<tokio::sync::Notify>,
+    /// Told when this instance committed a job, so that an idle worker takes it at once.
+    bell: std::sync::Arc<jobs::Bell>,
     /// Token checks waiting to share a read.
     token_checks: std::sync::Arc<token_checks::TokenChecks>,
 }
@@ -237,6 +239,7 @@ impl Store {
         let store = Self {
             db,
             outbox: std::sync::Arc::default(),
+            bell: std::sync::Arc::default(),
             token_checks: std::sync::Arc::default(),
         };
         store.migrate().await?;

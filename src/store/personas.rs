@@ -39,7 +39,7 @@ macro_rules! queue_persona {
              ON CONFLICT DO NOTHING",
         )
         .bind(Uuid::new_v4())
-        .bind(crate::domain::persona::PERSONA_JOB)
+        .bind(crate::domain::job::JobKind::WritePersona.as_str())
         .bind($record_id)
         .bind($at)
         .bind($version)
@@ -67,7 +67,7 @@ impl Store {
              ORDER BY created_at DESC, id DESC LIMIT 1"
         )
         .bind(record_id)
-        .bind(crate::domain::persona::PERSONA_JOB)
+        .bind(crate::domain::job::JobKind::WritePersona.as_str())
         .fetch_optional(pool)
         .await)?)
     }
@@ -76,10 +76,13 @@ impl Store {
     /// `record_version` (the record's `updated_at`).
     pub async fn queue_persona(&self, record_id: Uuid, record_version: DateTime<Utc>) -> anyhow::Result<()> {
         let at = now();
-        db!(self, write_one, |conn| {
-            queue_persona!(conn, record_id, record_version, at);
-            Ok::<_, sqlx::Error>(())
+        let queued = db!(self, write_one, |conn| {
+            let done = queue_persona!(conn, record_id, record_version, at);
+            Ok::<_, sqlx::Error>(done.rows_affected() == 1)
         })?;
+        if queued {
+            self.job_queued(crate::domain::job::JobKind::WritePersona);
+        }
         Ok(())
     }
 

@@ -7,9 +7,10 @@ use uuid::Uuid;
 
 use super::CreatedKey;
 use super::{Job, Store, db, finish_job, settle_job};
+use crate::domain::job::JobKind;
 use crate::domain::now;
 use crate::domain::page::{Page, PageRequest};
-use crate::domain::record::{PROCESS_JOB, Record, RecordStatus, Transcribed, Utterance, speakers};
+use crate::domain::record::{Record, RecordStatus, Transcribed, Utterance, speakers};
 
 #[derive(sqlx::FromRow)]
 struct RecordRow {
@@ -237,7 +238,7 @@ macro_rules! insert_record {
              VALUES ($1, $2, $3, 'queued', 0, $4, $4, $4)",
         )
         .bind(Uuid::new_v4())
-        .bind(PROCESS_JOB)
+        .bind($crate::domain::job::JobKind::ProcessRecord.as_str())
         .bind($id)
         .bind($at)
         .execute(&mut *$conn)
@@ -255,6 +256,7 @@ impl Store {
             insert_record!(conn, id, project_id, &record, at);
             Ok::<_, sqlx::Error>(())
         })?;
+        self.job_queued(JobKind::ProcessRecord);
         Ok(id)
     }
 
@@ -517,6 +519,7 @@ impl Store {
         })?;
         if finished {
             self.outbox_queued();
+            self.job_queued(JobKind::WritePersona);
         }
         Ok(finished)
     }
@@ -596,7 +599,7 @@ impl Store {
         .bind(at + lease)
         .bind(at)
         .bind(record_id)
-        .bind(PROCESS_JOB)
+        .bind(JobKind::ProcessRecord.as_str())
         .fetch_optional(&mut *conn)
         .await)?)
     }
@@ -636,10 +639,13 @@ impl Store {
         )
         .bind(at)
         .bind(record_id)
-        .bind(PROCESS_JOB)
+        .bind(JobKind::ProcessRecord.as_str())
         .execute(&mut *conn)
         .await
         .map(|done| done.rows_affected()))?;
+        if affected > 0 {
+            self.job_queued(JobKind::ProcessRecord);
+        }
         Ok(affected > 0)
     }
 

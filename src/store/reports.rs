@@ -9,10 +9,11 @@ use uuid::Uuid;
 
 use super::CreatedKey;
 use super::{Backend, Store, db};
+use crate::domain::job::JobKind;
 use crate::domain::now;
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::patch::Patch;
-use crate::domain::report::{GENERATE_JOB, ReasoningMode, Report, ReportStatus};
+use crate::domain::report::{ReasoningMode, Report, ReportStatus};
 
 #[derive(sqlx::FromRow)]
 struct ReportRow {
@@ -151,11 +152,12 @@ impl Store {
                 .bind(Json(&report.records_ids))
                 .bind(at)
                 .bind(Uuid::new_v4())
-                .bind(GENERATE_JOB)
+                .bind(JobKind::GenerateReport.as_str())
                 .execute(&mut *conn)
                 .await?;
             Ok::<_, sqlx::Error>(())
         })?;
+        self.job_queued(JobKind::GenerateReport);
         Ok(Report {
             id,
             prompts_ids: report.prompts_ids,

@@ -25,7 +25,7 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::domain::record::{PROCESS_JOB, RecordStatus};
+use crate::domain::record::RecordStatus;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::AppState;
 use crate::http::extract::{RawBody, read_json_body_up_to};
@@ -85,9 +85,7 @@ async fn assemblyai_callback(
     if !KeyMaterial::new(callback_token(&app.secret, record_id)).matches(given) {
         return Err(refused("the secret does not match"));
     }
-    if app.store.wake_record_job(record_id).await? {
-        app.wake_workers(PROCESS_JOB);
-    }
+    app.store.wake_record_job(record_id).await?;
     tracing::info!(%record_id, status = %callback.status.chars().take(20).collect::<String>(), "AssemblyAI called back");
     Ok(StatusCode::NO_CONTENT)
 }

@@ -31,7 +31,7 @@ use crate::domain::chat::{
     ChatHistory, ChatMessage, ChatMessageCreate, ChatThread, MessageType, SearchScope, ThreadKind, thread_title,
 };
 use crate::domain::page::{Page, PageRequest};
-use crate::domain::persona::{PERSONA_JOB, PersonaInTheWorks, PersonaPending, PersonaReport, PersonaWritten};
+use crate::domain::persona::{PersonaInTheWorks, PersonaPending, PersonaReport, PersonaWritten};
 use crate::domain::record::{Record, RecordStatus};
 use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
 use crate::http::AppState;
@@ -518,7 +518,6 @@ async fn persona_of(app: &AppState, record: &Record, public: bool) -> ApiResult<
         }
     }
     app.store.queue_persona(record.id, record.updated_at).await?;
-    app.wake_workers(PERSONA_JOB);
     pending()
 }
 

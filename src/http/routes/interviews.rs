@@ -21,7 +21,6 @@ use crate::domain::interview::{
     RoomUpdate, RoomsCreated, TranscriptTurn, TurnAnswer, VoiceAccess, status_at,
 };
 use crate::domain::now;
-use crate::domain::record::PROCESS_JOB;
 use crate::domain::user::normalize_email;
 use crate::error::{ApiError, ApiResult, ErrorBody, UnknownReferences, ValidationIssue};
 use crate::http::AppState;
@@ -344,7 +343,6 @@ async fn join(
     if interview::ends_at(&room.room, now()) <= now() {
         let last_words = phrases(&room.room.language).time_up;
         interview::close(&app.store, &room.room, Some(last_words)).await?;
-        app.wake_workers(PROCESS_JOB);
         return Err(ApiError::conflict("This interview's time is up; it is complete."));
     }
     let mut turns = app.store.turns(room.room.id).await?;
@@ -472,7 +470,6 @@ async fn message(
     if interview::ends_at(&room.room, at) <= at {
         let last_words = phrases(&room.room.language).time_up;
         interview::close(&app.store, &room.room, Some(last_words)).await?;
-        app.wake_workers(PROCESS_JOB);
         return Ok(Json(TurnAnswer {
             message: last_words.to_owned(),
             done: true,
@@ -504,7 +501,6 @@ async fn leave(
     match room_status(&room.room, now()) {
         RoomStatus::Active => {
             interview::close(&app.store, &room.room, Some(goodbye)).await?;
-            app.wake_workers(PROCESS_JOB);
         }
         RoomStatus::Completed => {}
         other => return Err(closed(other)),

@@ -21,7 +21,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use crate::domain::record::{PROCESS_JOB, Record, RecordDetail, transcribe};
+use crate::domain::record::{Record, RecordDetail, transcribe};
 use crate::error::{ApiError, ApiResult, UnknownReferences, ValidationIssue};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, body_failed, path_ids, read_json_body_up_to};
@@ -217,7 +217,6 @@ async fn create_record(
         }
         Err(error) => return Err(error),
     };
-    app.wake_workers(PROCESS_JOB);
     let record = app
         .store
         .get_record(user.id, record_id)

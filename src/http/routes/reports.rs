@@ -14,7 +14,7 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::domain::patch::Patch;
-use crate::domain::report::{GENERATE_JOB, Generation, ReasoningMode, Report, ReportStatus, TokenUsage};
+use crate::domain::report::{Generation, ReasoningMode, Report, ReportStatus, TokenUsage};
 use crate::error::{ApiError, ApiResult, UnknownReferences};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, query_bool};
@@ -213,7 +213,6 @@ async fn create_report(
     drop(intake);
     // Answered as written (`queued`), without reading it back.
     let report = app.store.create_report(project_id, project_name, report).await?;
-    app.wake_workers(GENERATE_JOB);
     Ok((StatusCode::ACCEPTED, Json(report)))
 }
 
@@ -361,7 +360,6 @@ async fn regenerate_report(
         .regenerate_report(user.id, project_id, report_id)
         .await?
         .map_err(|why| refused(why, "regenerated"))?;
-    app.wake_workers(GENERATE_JOB);
     let report = app.store.get_report(user.id, project_id, report_id).await?;
     report
         .map(|report| (StatusCode::ACCEPTED, Json(report)))

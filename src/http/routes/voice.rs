@@ -22,7 +22,6 @@ use uuid::Uuid;
 
 use crate::domain::interview::RoomStatus;
 use crate::domain::now;
-use crate::domain::record::PROCESS_JOB;
 use crate::error::{ApiError, ApiResult, ErrorBody, UnknownReferences};
 use crate::http::AppState;
 use crate::http::extract::{Ids, RawBody, ValidJson};
@@ -226,7 +225,6 @@ async fn session_report(
         }
     }
     let record_id = interview::close(&app.store, &room.room, None).await?;
-    app.wake_workers(PROCESS_JOB);
     Ok(Json(SessionReported {
         room_id: room.room.id,
         status: if record_id.is_some() {
@@ -312,7 +310,6 @@ async fn apply(app: &AppState, kind: &str, room_id: Uuid, event: &Value) -> ApiR
                 return Ok(false);
             }
             let closed = interview::close(&app.store, &room.room, None).await?.is_some();
-            app.wake_workers(PROCESS_JOB);
             Ok(closed)
         }
         _ => Ok(false),
