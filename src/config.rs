@@ -300,7 +300,15 @@ impl Default for Quotas {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TrustedNetworks(pub Vec<ip_network::IpNetwork>);
 
-pub use crate::http::client::ForwardedHeader;
+/// Which header a trusted proxy names the client in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForwardedHeader {
+    /// `X-Forwarded-For: client, proxy1, proxy2`, as nginx, HAProxy, Caddy and most
+    /// balancers write it.
+    XForwardedFor,
+    /// RFC 7239 `Forwarded: for=client, for=proxy1`.
+    Forwarded,
+}
 
 /// Delays between a failed delivery and its retries.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,6 +4,7 @@
 //! respondent page, and the background workers. `docs/architecture.md` maps the layers.
 
 pub mod ai;
+pub mod assistant;
 pub mod config;
 pub mod conversation;
 pub mod domain;
@@ -13,7 +14,9 @@ pub mod ingest;
 pub mod interview;
 pub mod jobs;
 pub mod livekit;
+pub mod persona;
 pub mod quota;
+pub mod records;
 pub mod search;
 pub mod secret;
 pub mod services;

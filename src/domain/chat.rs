@@ -1,4 +1,4 @@
-//! Conversations: chat about one record (spec operation 2) and the research assistant
+//! Conversations: chat about one record ("Chat message" in the interface document) and the research assistant
 //! across a project. Threads have integer ids; messages are kept in order with the
 //! citations of each answer.
 

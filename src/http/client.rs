@@ -13,15 +13,7 @@ use ip_network::IpNetwork;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientAddr(pub IpAddr);
 
-/// Which header a trusted proxy names the client in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ForwardedHeader {
-    /// `X-Forwarded-For: client, proxy1, proxy2`, as nginx, HAProxy, Caddy and most
-    /// balancers write it.
-    XForwardedFor,
-    /// RFC 7239 `Forwarded: for=client, for=proxy1`.
-    Forwarded,
-}
+pub use crate::config::ForwardedHeader;
 
 /// The proxies whose word on the client's address is taken.
 #[derive(Debug, Clone)]

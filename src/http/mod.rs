@@ -1,6 +1,7 @@
 //! HTTP only: the router, middleware, extractors and the API document. Handlers read
 //! like the API documentation: extract, call the store, return a typed response.
 
+pub mod answers;
 pub mod cache;
 pub mod client;
 pub mod extract;

@@ -9,6 +9,7 @@
 pub mod interviewer;
 pub mod page;
 pub mod phrases;
+pub mod respondent;
 
 use axum::http::StatusCode;
 use chrono::{DateTime, Duration, Utc};
@@ -19,10 +20,10 @@ use uuid::Uuid;
 use crate::ai::Engine;
 use crate::ai::openai::Piece;
 use crate::conversation::Event;
-use crate::domain::interview::TurnAnswer;
+use crate::domain::interview::{RoomStatus, TurnAnswer, status_at};
 use crate::domain::now;
 use crate::domain::record::transcribe;
-use crate::http::AppState;
+use crate::error::ApiError;
 use crate::ingest::ParsedUtterance;
 use crate::secret::SecretKey;
 use crate::store::{NewRecord, NewTurn, PublicRoom, RecordContent, Store, StoredRoom, StoredTurn, TurnRefused};
@@ -162,26 +163,47 @@ pub async fn close_overdue(store: &Store) -> anyhow::Result<usize> {
     Ok(closed)
 }
 
+/// The room's status now: a pending room whose link ran out is expired.
+pub fn room_status(room: &StoredRoom, at: DateTime<Utc>) -> RoomStatus {
+    status_at(
+        RoomStatus::parse(&room.status).unwrap_or(RoomStatus::Cancelled),
+        room.expires_at,
+        at,
+    )
+}
+
+/// The sentence for a room that can no longer be changed or joined.
+pub fn closed(status: RoomStatus) -> ApiError {
+    match status {
+        RoomStatus::Expired => ApiError::Gone("This interview link has expired.".into()),
+        RoomStatus::Cancelled => ApiError::conflict("This interview was cancelled."),
+        RoomStatus::Completed => ApiError::conflict("This interview is complete."),
+        RoomStatus::Active => ApiError::conflict("This interview has started; a started room cannot be changed."),
+        RoomStatus::Pending => ApiError::conflict("This interview has not started."),
+    }
+}
+
 /// Asks the interviewer for its next turn in a task of its own, which stores the turn
 /// (and closes the interview when it was the last)
 /// whether or not anyone still listens. `turns` is the conversation as the question was
 /// read; a turn that arrives meanwhile makes this one void (409), and the newer request
 /// answers.
 pub fn spawn_turn(
-    app: &AppState,
+    engine: &Engine,
+    store: &Store,
     room: PublicRoom,
     turns: Vec<StoredTurn>,
 ) -> mpsc::UnboundedReceiver<Event<TurnAnswer>> {
     let (events, receiver) = mpsc::unbounded_channel();
-    let (engine, store) = (app.engine.clone(), app.store.clone());
+    let (engine, store) = (engine.clone(), store.clone());
     tokio::spawn(async move {
-        let event = take_turn(&engine, &store, &room, &turns, &events).await;
+        let event = interviewer_turn(&engine, &store, &room, &turns, &events).await;
         let _ = events.send(event);
     });
     receiver
 }
 
-async fn take_turn(
+async fn interviewer_turn(
     engine: &Engine,
     store: &Store,
     room: &PublicRoom,

@@ -81,7 +81,7 @@ pub struct NewReport {
     pub reasoning_mode: Option<ReasoningMode>,
 }
 
-/// A change to a report (spec operation 1): a field left out is unchanged; `null`
+/// A change to a report ("Update project report" in the interface document): a field left out is unchanged; `null`
 /// clears a nullable field and leaves a non-nullable one unchanged.
 #[derive(Debug, Default)]
 pub struct ReportChanges {

@@ -2,8 +2,6 @@
 //! reports, answered with citations that name the record, and drafts of research goals
 //! and interview guides. Answers stream as the record chat's do (see `chat.rs`).
 
-use std::collections::HashMap;
-
 use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, Uri};
@@ -12,44 +10,19 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use super::chat::{blank_message, busy, follow_up_query, history_page, respond, turns, wants_stream};
-use crate::ai::chat::{ProjectBrief, Question, Subject};
-use crate::conversation::{self, CitationStyle, Pending};
+use crate::assistant::{self, owned_thread};
 use crate::domain::chat::{
-    AgentChatCreate, AgentMode, AgentThreadCreate, AgentThreadUpdate, ChatHistory, ChatMessage, ChatThread, ThreadKind,
-    thread_title,
+    AgentChatCreate, AgentThreadCreate, AgentThreadUpdate, ChatHistory, ChatMessage, ChatThread, ThreadKind,
 };
-use crate::domain::page::PageRequest;
 use crate::domain::patch::Patch;
 use crate::error::{ApiError, ApiResult, ErrorBody, UnknownReferences};
 use crate::http::AppState;
+use crate::http::answers::{answer, history_page};
 use crate::http::extract::{CurrentUser, PathText, ValidJson};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::quota::Counted;
-use crate::store::{ThreadOwner, ThreadTarget};
-
-/// Passages of the project's records an answer gets.
-const PASSAGES: usize = 12;
-
-async fn owned_thread(app: &AppState, owner_id: Uuid, thread_id: i64) -> ApiResult<ChatThread> {
-    app.store
-        .chat_thread(owner_id, ThreadKind::Agent, thread_id, None)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Thread"))
-}
-
-/// The thread a question names in its body: unknown is a 409.
-async fn asked_thread(app: &AppState, owner_id: Uuid, thread_id: i64) -> ApiResult<ChatThread> {
-    app.store
-        .chat_thread(owner_id, ThreadKind::Agent, thread_id, None)
-        .await?
-        .ok_or_else(|| unknown_thread(thread_id))
-}
-
-pub(crate) fn unknown_thread(thread_id: i64) -> ApiError {
-    UnknownReferences::one("thread", thread_id, "thread_id")
-}
+use crate::store::ThreadOwner;
 
 /// A project named in a body: unknown is a 409.
 async fn check_project(app: &AppState, owner_id: Uuid, project_id: Uuid) -> ApiResult<()> {
@@ -76,117 +49,8 @@ async fn agent_chat(
     headers: HeaderMap,
     ValidJson(body): ValidJson<AgentChatCreate>,
 ) -> ApiResult<Response> {
-    if body.message.trim().is_empty() {
-        return Err(blank_message(&body.message));
-    }
-    let thread = match body.thread_id {
-        Some(thread_id) => Some(asked_thread(&app, user.id, thread_id).await?),
-        None => None,
-    };
-    if thread.is_none() {
-        app.check_quota(Counted::AssistantThreads { owner_id: user.id }).await?;
-    }
-    let project_id = body.project_id.or(thread.as_ref().and_then(|t| t.project_id));
-    if let Some(project_id) = body.project_id {
-        check_project(&app, user.id, project_id).await?;
-    }
-    let project = match project_id {
-        Some(project_id) => app.store.get_project(user.id, project_id).await?,
-        None => None,
-    };
-    let history = match &thread {
-        Some(thread) => {
-            let messages = app.store.chat_messages(thread.id).await?;
-            crate::quota::room_for_an_exchange(messages.len(), &app.settings.quotas)?;
-            turns(&messages)
-        }
-        None => Vec::new(),
-    };
-    let message = body.message.trim().to_owned();
-    let (brief, passages, reports, transcripts) = match &project {
-        Some(project) => {
-            let records = app
-                .store
-                .list_records(user.id, project.id, &PageRequest::everything())
-                .await?
-                .items;
-            let names: HashMap<Uuid, String> = records.iter().map(|r| (r.id, r.name.clone())).collect();
-            let transcripts: Vec<(Uuid, String)> = records.iter().map(|r| (r.id, r.name.clone())).collect();
-            let mut found = app
-                .retriever
-                .search(&app.store, user.id, project.id, None, &message, PASSAGES)
-                .await?;
-            if found.is_empty()
-                && let Some(query) = follow_up_query(&message, &history)
-            {
-                found = app
-                    .retriever
-                    .search(&app.store, user.id, project.id, None, &query, PASSAGES)
-                    .await?;
-            }
-            let reports = app
-                .store
-                .list_reports(user.id, project.id, true, &PageRequest::everything())
-                .await?
-                .items;
-            let brief = ProjectBrief {
-                name: project.name.clone(),
-                description: project.description.clone(),
-                research_goals: project.research_goals.clone(),
-                interview_guide: project.interview_guide.clone(),
-                records_count: records.len(),
-            };
-            (
-                Some(brief),
-                conversation::sources(found, &names),
-                conversation::report_excerpts(&reports, None, &message),
-                transcripts,
-            )
-        }
-        None => (None, Vec::new(), Vec::new(), Vec::new()),
-    };
-    let target = match &thread {
-        Some(thread) => ThreadTarget::Existing {
-            owner_id: user.id,
-            thread_id: thread.id,
-        },
-        None => ThreadTarget::New {
-            owner: ThreadOwner {
-                owner_id: user.id,
-                kind: ThreadKind::Agent,
-                record_id: None,
-                project_id,
-            },
-            title: thread_title(&message),
-        },
-    };
-    let Some(slot) = conversation::InFlight::take(&app.answers, user.id) else {
-        return Ok(busy());
-    };
-    let question = Question {
-        message,
-        history,
-        subject: Subject::Project(brief),
-        passages,
-        reports,
-        web: Vec::new(),
-        thinking: body.reasoning_mode == Some(AgentMode::Thinking),
-        language: None,
-    };
-    let events = conversation::spawn(
-        app.engine.clone(),
-        app.store.clone(),
-        Pending {
-            target,
-            question,
-            style: CitationStyle::Record,
-            project_id,
-            transcripts,
-            asked_at: crate::domain::now(),
-        },
-        slot,
-    );
-    Ok(respond(wants_stream(&headers), events).await)
+    let asked = assistant::ask(&app, user.id, body).await?;
+    Ok(answer(&headers, asked).await)
 }
 
 #[utoipa::path(get, path = "/agent/threads", tag = "agent", security(("bearer" = [])),

@@ -10,7 +10,6 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
-use super::interviews::room_info;
 use crate::domain::now;
 use crate::error::ApiError;
 use crate::http::AppState;
@@ -55,7 +54,7 @@ async fn respondent_page(
         .map_err(ApiError::from);
     match found {
         Ok(Some(room)) => {
-            let info = room_info(&room, now());
+            let info = interview::respondent::room_info(&room, now());
             let html = page::render(&page::PageRoom {
                 token: &token,
                 room_name: &info.room_name,

@@ -1,4 +1,4 @@
-//! Presets (tag `presets`): named sets of prompts. Spec operation 4 clones one into the
+//! Presets (tag `presets`): named sets of prompts. "Clone system preset" in the interface document clones one into the
 //! caller's own presets, with copies of its prompts so he can edit them.
 
 use axum::Json;

@@ -6,7 +6,7 @@
 //! broken file is refused (415 or 422) before anything is written; recordings are
 //! streamed to the data folder and transcribed in the background.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use axum::Json;
 use axum::extract::{Request, State};
@@ -21,22 +21,16 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use crate::domain::record::{Record, RecordDetail, transcribe};
+use crate::domain::record::{Record, RecordDetail};
 use crate::error::{ApiError, ApiResult, UnknownReferences, ValidationIssue};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, body_failed, path_ids, read_json_body_up_to};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::http::validation::parse_body;
-use crate::ingest::{self, Format, IngestError, Transcript, stt};
+use crate::ingest::stt;
 use crate::quota::Counted;
-use crate::store::{NewRecord, RecordContent};
-
-/// How much of an upload is looked at to recognise its format.
-const HEAD_BYTES: usize = 16 * 1024;
-
-/// Largest text or document read into memory (recordings stream, up to the upload limit).
-const MAX_DOCUMENT_BYTES: u64 = 100 * 1024 * 1024;
+use crate::records::intake::{self, HEAD_BYTES, MAX_DOCUMENT_BYTES, Source, TempFile, Upload, upload_path};
 
 /// A BCP 47 language tag, as the JSON schema of `RecordCreate` has it.
 fn is_language_tag(tag: &str) -> bool {
@@ -116,35 +110,6 @@ pub struct SpeakerRespondent {
     pub is_respondent: bool,
 }
 
-/// What an upload brought, before it is read.
-struct Upload {
-    title: Option<String>,
-    language: Option<String>,
-    source: Source,
-}
-
-enum Source {
-    Text(String),
-    /// A file streamed to `path` in the data folder; `head` is its beginning.
-    File {
-        path: PathBuf,
-        name: Option<String>,
-        content_type: Option<String>,
-        head: Vec<u8>,
-    },
-}
-
-/// Removes an upload's temporary file when the request ends, however it ends.
-struct TempFile(Option<PathBuf>);
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        if let Some(path) = self.0.take() {
-            let _ = std::fs::remove_file(path);
-        }
-    }
-}
-
 #[utoipa::path(post, path = "/projects/{project_id}/records", tag = "insight", security(("bearer" = [])),
     params(("project_id" = Uuid, Path, description = "The project")),
     request_body(content(
@@ -209,7 +174,7 @@ async fn create_record(
             source: Source::Text(body.text),
         }
     };
-    let record_id = match store_upload(&app, project_id, upload, &mut temp).await {
+    let record_id = match intake::intake(&app, project_id, upload, &mut temp).await {
         Ok(id) => id,
         // The project was deleted while the upload came in.
         Err(ApiError::Internal(_)) if !app.store.owns_project(user.id, project_id).await? => {
@@ -322,14 +287,6 @@ async fn read_multipart(req: Request, content_type: &str, app: &AppState, temp: 
     })
 }
 
-/// A fresh temporary path for an upload in the data folder.
-fn upload_path(data_dir: &Path) -> ApiResult<PathBuf> {
-    let folder = data_dir.join("uploads");
-    std::fs::create_dir_all(&folder)
-        .map_err(|error| anyhow::anyhow!("cannot create the upload folder {}: {error}", folder.display()))?;
-    Ok(folder.join(format!("{}.part", Uuid::new_v4())))
-}
-
 /// Streams a field to `path`, refusing it past `limit` bytes; returns its first bytes.
 async fn stream_to_file(mut field: multer::Field<'_>, path: &Path, limit: u64) -> ApiResult<Vec<u8>> {
     let mut out = tokio::fs::File::create(path)
@@ -407,202 +364,6 @@ fn too_large(limit: u64) -> ApiError {
     ApiError::PayloadTooLarge(format!(
         "The upload is larger than the limit of {limit} bytes (INSIGHT_MAX_UPLOAD_BYTES)."
     ))
-}
-
-/// A file that could not be read: 415 for a format Insight does not read, else 422 on `file`.
-fn ingest_error(error: IngestError, field: &str) -> ApiError {
-    match error {
-        IngestError::Unsupported(message) => ApiError::UnsupportedMediaType(message),
-        IngestError::Invalid(message) => ApiError::validation(vec![ValidationIssue::new(
-            vec![json!("body"), json!(field)],
-            "value_error",
-            message,
-        )]),
-    }
-}
-
-/// Reads text and documents now, files recordings for transcription, and writes the record.
-async fn store_upload(app: &AppState, project_id: Uuid, upload: Upload, temp: &mut TempFile) -> ApiResult<Uuid> {
-    let (format, bytes, source_name, field) = match upload.source {
-        Source::Text(text) => {
-            let bytes = text.into_bytes();
-            let format = ingest::detect(bytes.get(..HEAD_BYTES.min(bytes.len())).unwrap_or_default(), None, None)
-                .map_err(|error| ingest_error(error, "text"))?;
-            if matches!(format, Format::Media | Format::Docx | Format::Pdf) {
-                return Err(ingest_error(
-                    IngestError::Invalid("Send documents and recordings as a multipart file upload.".to_owned()),
-                    "text",
-                ));
-            }
-            (format, bytes, None, "text")
-        }
-        Source::File {
-            path,
-            name,
-            content_type,
-            head,
-        } => {
-            let format = ingest::detect(&head, name.as_deref(), content_type.as_deref())
-                .map_err(|error| ingest_error(error, "file"))?;
-            if format == Format::Media {
-                return file_recording(
-                    app,
-                    project_id,
-                    upload.title,
-                    upload.language,
-                    path,
-                    name,
-                    content_type,
-                    &head,
-                    temp,
-                )
-                .await;
-            }
-            let size = tokio::fs::metadata(&path).await.map(|m| m.len()).unwrap_or(0);
-            if size > MAX_DOCUMENT_BYTES {
-                return Err(ApiError::PayloadTooLarge(format!(
-                    "Text and documents are read up to {MAX_DOCUMENT_BYTES} bytes; this one has {size}. \
-                     Split it, or upload the recording instead."
-                )));
-            }
-            let bytes = tokio::fs::read(&path)
-                .await
-                .map_err(|error| anyhow::anyhow!("cannot read the upload back: {error}"))?;
-            (format, bytes, name, "file")
-        }
-    };
-    // Documents can take a moment (a long PDF): off the async threads.
-    let transcript: Transcript = match tokio::task::spawn_blocking(move || ingest::read(format, &bytes)).await {
-        Ok(read) => read.map_err(|error| ingest_error(error, field))?,
-        // A reader that panics on a file has met a file it cannot read.
-        Err(error) if error.is_panic() => {
-            return Err(ingest_error(
-                IngestError::Invalid(format!(
-                    "The {} file could not be read; it may be damaged.",
-                    format.as_str().to_uppercase()
-                )),
-                field,
-            ));
-        }
-        Err(error) => return Err(anyhow::anyhow!("reading the upload failed: {error}").into()),
-    };
-    check_limits(app, &transcript, field)?;
-    let language = upload.language.or(transcript.language);
-    let transcribed = transcribe(transcript.utterances);
-    let name = record_name(upload.title, source_name.as_deref());
-    let id = app
-        .store
-        .create_record(
-            project_id,
-            NewRecord {
-                name,
-                language,
-                source_format: format.as_str().to_owned(),
-                source_name,
-                content: RecordContent::Transcript(transcribed),
-            },
-        )
-        .await?;
-    Ok(id)
-}
-
-/// Moves a recording into the data folder and queues it for transcription.
-#[allow(clippy::too_many_arguments)]
-async fn file_recording(
-    app: &AppState,
-    project_id: Uuid,
-    title: Option<String>,
-    language: Option<String>,
-    path: PathBuf,
-    name: Option<String>,
-    content_type: Option<String>,
-    head: &[u8],
-    temp: &mut TempFile,
-) -> ApiResult<Uuid> {
-    if app.stt.is_none() {
-        return Err(ApiError::Unavailable(stt::SETTINGS_HINT.to_owned()));
-    }
-    let folder = app.settings.data_dir.join("media");
-    std::fs::create_dir_all(&folder)
-        .map_err(|error| anyhow::anyhow!("cannot create the media folder {}: {error}", folder.display()))?;
-    let extension = name
-        .as_deref()
-        .and_then(|name| name.rsplit_once('.'))
-        .map(|(_, extension)| extension.to_ascii_lowercase())
-        .filter(|extension| (1..=5).contains(&extension.len()) && extension.chars().all(|c| c.is_ascii_alphanumeric()))
-        .unwrap_or_else(|| ingest::media_extension(head).to_owned());
-    let stored = format!("media/{}.{extension}", Uuid::new_v4());
-    let target = app.settings.data_dir.join(&stored);
-    tokio::fs::rename(&path, &target)
-        .await
-        .map_err(|error| anyhow::anyhow!("cannot move the upload into the media folder: {error}"))?;
-    // The rename itself must survive a crash, like the record that will point at it.
-    if let Ok(dir) = std::fs::File::open(&folder) {
-        let _ = dir.sync_all();
-    }
-    // From here the file is the record's: were this request dropped while the record
-    // commits, the file must stay (the startup sweep removes it if no record came of it).
-    temp.0 = None;
-    let created = app
-        .store
-        .create_record(
-            project_id,
-            NewRecord {
-                name: record_name(title, name.as_deref()),
-                language,
-                source_format: Format::Media.as_str().to_owned(),
-                source_name: name,
-                content: RecordContent::Media {
-                    path: stored,
-                    media_type: content_type.filter(|t| t.starts_with("audio/") || t.starts_with("video/")),
-                },
-            },
-        )
-        .await;
-    if created.is_err() {
-        let _ = tokio::fs::remove_file(&target).await;
-    }
-    Ok(created?)
-}
-
-fn check_limits(app: &AppState, transcript: &Transcript, field: &str) -> ApiResult<()> {
-    let limit = app.settings.max_utterances;
-    let count = transcript.utterances.len();
-    let invalid = |message: String| ingest_error(IngestError::Invalid(message), field);
-    if count > limit {
-        return Err(invalid(format!(
-            "The material has {count} utterances; the limit is {limit} (INSIGHT_MAX_UTTERANCES)."
-        )));
-    }
-    let last_ms = transcript
-        .utterances
-        .iter()
-        .filter_map(|u| u.end_ms.or(u.start_ms))
-        .max()
-        .unwrap_or(0);
-    let max_minutes = app.settings.max_duration_minutes;
-    if last_ms / 60_000 >= max_minutes {
-        return Err(invalid(format!(
-            "The material runs {} minutes; the limit is {max_minutes} (INSIGHT_MAX_DURATION_MINUTES).",
-            last_ms / 60_000
-        )));
-    }
-    Ok(())
-}
-
-/// The title given, else the file's name without its extension, else "Untitled record".
-fn record_name(title: Option<String>, file_name: Option<&str>) -> String {
-    let name = title
-        .map(|t| t.trim().to_owned())
-        .filter(|t| !t.is_empty())
-        .or_else(|| {
-            file_name
-                .map(|name| name.rsplit(['/', '\\']).next().unwrap_or(name))
-                .map(|name| name.rsplit_once('.').map_or(name, |(stem, _)| stem).trim().to_owned())
-                .filter(|name| !name.is_empty())
-        })
-        .unwrap_or_else(|| "Untitled record".to_owned());
-    name.chars().take(300).collect()
 }
 
 #[utoipa::path(get, path = "/projects/{project_id}/records", tag = "insight", security(("bearer" = [])),

@@ -1,4 +1,4 @@
-//! Project reports (tags `project_reports`, `project_reports_public`). Spec operation 1
+//! Project reports (tags `project_reports`, `project_reports_public`). "Update project report" in the interface document
 //! updates one. Creating a report queues its generation; a later worker fills it.
 
 use axum::Json;

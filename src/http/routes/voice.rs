@@ -161,7 +161,7 @@ async fn agent_config(_: Agent, State(app): State<AppState>, Ids(ids): Ids<1>) -
         room_id: room.room.id,
         livekit_room: livekit::room_name(room.room.id),
         respondent_identity: livekit::respondent_identity(room.room.id),
-        status: super::interviews::room_info(&room, at).status,
+        status: interview::room_status(&room.room, at),
         language_name: phrases::language_name(&brief.language),
         instructions: interviewer::system_prompt(&brief),
         greeting,
@@ -196,7 +196,7 @@ async fn session_report(
     }
     let room = reported_room(&app, report.room_id).await?;
     if room.room.status != RoomStatus::Active.as_str() {
-        let status = super::interviews::room_info(&room, at).status;
+        let status = interview::room_status(&room.room, at);
         return Err(ApiError::conflict(format!(
             "This interview is {}; its transcript cannot be reported.",
             status.as_str()

@@ -1,11 +1,14 @@
-//! Answering in a conversation, apart from the HTTP request that asked.
+//! Answering in a conversation, apart from the request that asked.
 //!
-//! The handler gathers the material (retrieved passages, report excerpts, web results)
-//! and the thread's history, then [`spawn`]s the answer: a task that streams the
+//! A question about a record ([`record::ask`]) or to the research assistant
+//! ([`crate::assistant::ask`]) gathers its material (retrieved passages, report excerpts,
+//! web results) and the thread's history, then [`spawn`]s the answer: a task that streams the
 //! engine's text as [`Event`]s, checks the answer's quotes against the transcripts,
 //! and stores the question with its answer in one transaction. The task does not
 //! depend on the client: one that disconnects mid-answer still finds the whole answer
 //! in the thread's history.
+
+pub mod record;
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -14,11 +17,12 @@ use axum::http::StatusCode;
 use tokio::sync::mpsc;
 use uuid::Uuid;
 
-use crate::ai::chat::{Answer, Question, ReportExcerpt, Stream};
+use crate::ai::chat::{Answer, Question, ReportExcerpt, Stream, Turn};
 use crate::ai::quotes::check_quotes;
 use crate::ai::{Engine, Source};
-use crate::domain::chat::{ChatMessage, Citation, RecordCitation, UtteranceCitation, WebCitation};
+use crate::domain::chat::{ChatMessage, Citation, MessageType, RecordCitation, UtteranceCitation, WebCitation};
 use crate::domain::report::{Report, ReportStatus};
+use crate::error::{ApiError, UnknownReferences, ValidationIssue};
 use crate::search::Passage;
 use crate::search::bm25;
 use crate::store::{Exchange, Store, ThreadTarget};
@@ -101,6 +105,44 @@ impl Drop for Slot {
             }
         }
     }
+}
+
+/// A question taken: its answer in the making, or refused because the user has
+/// [`ANSWERS_PER_USER`] answers in the making already.
+pub enum Asked {
+    Answering(mpsc::UnboundedReceiver<Event>),
+    Busy,
+}
+
+/// The thread's messages as the model's history.
+pub fn turns(messages: &[ChatMessage]) -> Vec<Turn> {
+    messages
+        .iter()
+        .map(|message| Turn {
+            from_user: message.message_type == MessageType::User,
+            content: message.content.clone(),
+        })
+        .collect()
+}
+
+/// A question that names no passage (a follow-up such as "tell me more") is searched
+/// with the previous question too.
+pub fn follow_up_query(message: &str, history: &[Turn]) -> Option<String> {
+    history
+        .iter()
+        .rev()
+        .find(|turn| turn.from_user)
+        .map(|turn| format!("{message} {}", turn.content))
+}
+
+/// A question of only blank space, reported as pydantic reports an empty string.
+pub fn blank_message(message: &str) -> ApiError {
+    ApiError::validation(vec![ValidationIssue::blank("message", message)])
+}
+
+/// A thread named in a question's body that the asker cannot see.
+pub fn unknown_thread(thread_id: i64) -> ApiError {
+    UnknownReferences::one("thread", thread_id, "thread_id")
 }
 
 /// Starts answering; the events come through the returned receiver, and the answer is

@@ -1,0 +1,152 @@
+//! The research assistant: questions across a project's records and reports, answered
+//! with citations that name the record, in threads of their own.
+
+use std::collections::HashMap;
+
+use uuid::Uuid;
+
+use crate::ai::chat::{ProjectBrief, Question, Subject};
+use crate::conversation::{
+    Asked, CitationStyle, InFlight, Pending, blank_message, follow_up_query, report_excerpts, sources, turns,
+    unknown_thread,
+};
+use crate::domain::chat::{AgentChatCreate, AgentMode, ChatThread, ThreadKind, thread_title};
+use crate::domain::page::PageRequest;
+use crate::error::{ApiError, ApiResult, UnknownReferences};
+use crate::quota::Counted;
+use crate::services::Services;
+use crate::store::{ThreadOwner, ThreadTarget};
+
+/// Passages of the project's records an answer gets.
+const PASSAGES: usize = 12;
+
+/// The user's assistant thread named in a path: unknown is a 404.
+pub async fn owned_thread(services: &Services, owner_id: Uuid, thread_id: i64) -> ApiResult<ChatThread> {
+    services
+        .store
+        .chat_thread(owner_id, ThreadKind::Agent, thread_id, None)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Thread"))
+}
+
+/// Takes the user's question and starts its answer, in the thread the question names or
+/// in a new one, about the project it names (or the thread's), or about none.
+pub async fn ask(services: &Services, user_id: Uuid, body: AgentChatCreate) -> ApiResult<Asked> {
+    if body.message.trim().is_empty() {
+        return Err(blank_message(&body.message));
+    }
+    let store = &services.store;
+    let thread = match body.thread_id {
+        Some(thread_id) => Some(
+            store
+                .chat_thread(user_id, ThreadKind::Agent, thread_id, None)
+                .await?
+                .ok_or_else(|| unknown_thread(thread_id))?,
+        ),
+        None => None,
+    };
+    if thread.is_none() {
+        services
+            .check_quota(Counted::AssistantThreads { owner_id: user_id })
+            .await?;
+    }
+    let project_id = body.project_id.or(thread.as_ref().and_then(|t| t.project_id));
+    if let Some(project_id) = body.project_id
+        && !store.owns_project(user_id, project_id).await?
+    {
+        return Err(UnknownReferences::one("project", project_id, "project_id"));
+    }
+    let project = match project_id {
+        Some(project_id) => store.get_project(user_id, project_id).await?,
+        None => None,
+    };
+    let history = match &thread {
+        Some(thread) => {
+            let messages = store.chat_messages(thread.id).await?;
+            crate::quota::room_for_an_exchange(messages.len(), &services.settings.quotas)?;
+            turns(&messages)
+        }
+        None => Vec::new(),
+    };
+    let message = body.message.trim().to_owned();
+    let (brief, passages, reports, transcripts) = match &project {
+        Some(project) => {
+            let records = store
+                .list_records(user_id, project.id, &PageRequest::everything())
+                .await?
+                .items;
+            let names: HashMap<Uuid, String> = records.iter().map(|r| (r.id, r.name.clone())).collect();
+            let transcripts: Vec<(Uuid, String)> = records.iter().map(|r| (r.id, r.name.clone())).collect();
+            let retriever = &services.retriever;
+            let mut found = retriever
+                .search(store, user_id, project.id, None, &message, PASSAGES)
+                .await?;
+            if found.is_empty()
+                && let Some(query) = follow_up_query(&message, &history)
+            {
+                found = retriever
+                    .search(store, user_id, project.id, None, &query, PASSAGES)
+                    .await?;
+            }
+            let reports = store
+                .list_reports(user_id, project.id, true, &PageRequest::everything())
+                .await?
+                .items;
+            let brief = ProjectBrief {
+                name: project.name.clone(),
+                description: project.description.clone(),
+                research_goals: project.research_goals.clone(),
+                interview_guide: project.interview_guide.clone(),
+                records_count: records.len(),
+            };
+            (
+                Some(brief),
+                sources(found, &names),
+                report_excerpts(&reports, None, &message),
+                transcripts,
+            )
+        }
+        None => (None, Vec::new(), Vec::new(), Vec::new()),
+    };
+    let target = match &thread {
+        Some(thread) => ThreadTarget::Existing {
+            owner_id: user_id,
+            thread_id: thread.id,
+        },
+        None => ThreadTarget::New {
+            owner: ThreadOwner {
+                owner_id: user_id,
+                kind: ThreadKind::Agent,
+                record_id: None,
+                project_id,
+            },
+            title: thread_title(&message),
+        },
+    };
+    let Some(slot) = InFlight::take(&services.answers, user_id) else {
+        return Ok(Asked::Busy);
+    };
+    let question = Question {
+        message,
+        history,
+        subject: Subject::Project(brief),
+        passages,
+        reports,
+        web: Vec::new(),
+        thinking: body.reasoning_mode == Some(AgentMode::Thinking),
+        language: None,
+    };
+    Ok(Asked::Answering(crate::conversation::spawn(
+        services.engine.clone(),
+        store.clone(),
+        Pending {
+            target,
+            question,
+            style: CitationStyle::Record,
+            project_id,
+            transcripts,
+            asked_at: crate::domain::now(),
+        },
+        slot,
+    )))
+}

@@ -1,0 +1,3 @@
+//! Records: interview material in a project.
+
+pub mod intake;
