@@ -17,6 +17,7 @@ pub mod livekit;
 pub mod persona;
 pub mod quota;
 pub mod records;
+pub mod reports;
 pub mod search;
 pub mod secret;
 pub mod services;
@@ -42,20 +43,20 @@ pub struct Server {
 }
 
 impl Server {
-    /// Binds `settings.addr` and serves until `stop` (or forever).
+    /// Binds `settings.server.addr` and serves until `stop` (or forever).
     pub async fn start(settings: Settings, store: Store) -> anyhow::Result<Self> {
-        let listener = http::serve::listen(settings.addr)
-            .with_context(|| format!("cannot listen on {} (INSIGHT_ADDR)", settings.addr))?;
+        let listener = http::serve::listen(settings.server.addr)
+            .with_context(|| format!("cannot listen on {} (INSIGHT_ADDR)", settings.server.addr))?;
         let addr = listener.local_addr()?;
-        std::fs::create_dir_all(&settings.data_dir).with_context(|| {
+        std::fs::create_dir_all(&settings.storage.data_dir).with_context(|| {
             format!(
                 "cannot create the data folder {} (INSIGHT_DATA_DIR)",
-                settings.data_dir.display()
+                settings.storage.data_dir.display()
             )
         })?;
         let settings = Arc::new(settings);
         {
-            let (store, data_dir) = (store.clone(), settings.data_dir.clone());
+            let (store, data_dir) = (store.clone(), settings.storage.data_dir.clone());
             tokio::spawn(async move { jobs::sweep(&store, &data_dir).await });
         }
         let services = services::Services::build(settings.clone(), store.clone()).await?;
@@ -74,19 +75,16 @@ impl Server {
         }
         let wire = http::serve::Wire {
             proxies: Arc::new(http::client::TrustedProxies::new(
-                settings.trusted_proxies.0.clone(),
-                settings.forwarded_header,
+                settings.server.trusted_proxies.0.clone(),
+                settings.server.forwarded_header,
             )),
-            body_window: std::time::Duration::from_secs(settings.request_body_timeout_seconds),
-            body_min_rate: settings.request_body_min_bytes_per_second,
+            body_window: std::time::Duration::from_secs(settings.server.request_body_timeout_seconds),
+            body_min_rate: settings.server.request_body_min_bytes_per_second,
         };
         let state = AppState {
             services,
             project_lists: Arc::default(),
             public_rate: public_rate.clone(),
-            report_intake: Arc::new(tokio::sync::Semaphore::new(report_intake_permits(
-                std::thread::available_parallelism().map_or(1, usize::from),
-            ))),
         };
         let app = http::app(state);
         let (shutdown, signal) = tokio::sync::oneshot::channel::<()>();
@@ -122,15 +120,6 @@ impl Server {
     }
 }
 
-/// How many report creations check what they name at once (`AppState::report_intake`):
-/// all cores but one, so that a burst of creations leaves a core to the work it queues
-/// (the writer, the workers' claims and reads, the model calls' hand-offs). In the
-/// generation benchmark on two cores, one permit instead of two lowered the overhead per
-/// model call in each of seven paired runs, by 0.05-0.21 ms.
-fn report_intake_permits(cores: usize) -> usize {
-    cores.saturating_sub(1).max(1)
-}
-
 async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
@@ -149,17 +138,5 @@ async fn shutdown_signal() {
     tokio::select! {
         () = ctrl_c => {},
         () = terminate => {},
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::report_intake_permits;
-
-    #[test]
-    fn report_creations_leave_a_core_to_the_work_they_queue() {
-        assert_eq!(report_intake_permits(1), 1);
-        assert_eq!(report_intake_permits(2), 1);
-        assert_eq!(report_intake_permits(8), 7);
     }
 }

@@ -79,7 +79,7 @@ enum TokensCommand {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let log_format = match &cli.command {
-        Command::Serve(settings) => settings.log_format,
+        Command::Serve(settings) => settings.server.log_format,
         _ => LogFormat::Text,
     };
     init_logging(log_format);
@@ -202,8 +202,8 @@ async fn find_user(store: &Store, email: &str) -> anyhow::Result<insight::domain
 
 async fn serve(settings: Settings) -> anyhow::Result<()> {
     // Settings that depend on each other are checked before anything is touched.
-    settings.ai_kind().map_err(anyhow::Error::msg)?;
-    let store = Store::connect(&settings.database_url, settings.db_max_connections).await?;
+    settings.model.ai_kind().map_err(anyhow::Error::msg)?;
+    let store = Store::connect(&settings.storage.database_url, settings.storage.db_max_connections).await?;
     if let Some((user, token)) = store.ensure_first_user().await? {
         tracing::info!(email = %user.email, "empty database: created the first user; its token is printed on stdout once");
         println!("{token}");

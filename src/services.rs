@@ -35,25 +35,31 @@ pub struct Services {
     pub secret: Arc<SecretKey>,
     /// The LiveKit project for voice interviews, when one is configured.
     pub livekit: Option<LiveKit>,
+    /// How many report creations may check what they name at once (see
+    /// [`crate::reports::create`] and `report_intake_permits`).
+    pub report_intake: Arc<tokio::sync::Semaphore>,
 }
 
 impl Services {
     /// Builds every service the settings name; fails with the setting to fix.
     pub async fn build(settings: Arc<Settings>, store: Store) -> anyhow::Result<Self> {
-        let secret = Arc::new(SecretKey::load(settings.secret_key.as_ref(), &settings.data_dir)?);
+        let secret = Arc::new(SecretKey::load(
+            settings.storage.secret_key.as_ref(),
+            &settings.storage.data_dir,
+        )?);
         let stt = SpeechToText::from_settings(&settings);
-        let engine = match settings.ai_kind().map_err(anyhow::Error::msg)? {
+        let engine = match settings.model.ai_kind().map_err(anyhow::Error::msg)? {
             config::AiKind::Offline => Engine::Offline,
             config::AiKind::OpenAi => Engine::OpenAi(
                 ai::openai::OpenAiClient::new(ai::openai::OpenAiConfig {
-                    base_url: settings.llm_base_url.clone().unwrap_or_default(),
-                    api_key: settings.llm_api_key.clone().filter(|key| !key.is_empty()),
-                    model: settings.llm_model.clone(),
-                    context_tokens: settings.llm_context_tokens,
-                    max_attempts: settings.llm_max_attempts,
-                    retry_base: std::time::Duration::from_secs_f64(settings.job_retry_base_seconds.min(1.0)),
-                    timeout: std::time::Duration::from_secs(settings.llm_timeout_seconds),
-                    concurrency: settings.llm_concurrency,
+                    base_url: settings.model.llm_base_url.clone().unwrap_or_default(),
+                    api_key: settings.model.llm_api_key.clone().filter(|key| !key.is_empty()),
+                    model: settings.model.llm_model.clone(),
+                    context_tokens: settings.model.llm_context_tokens,
+                    max_attempts: settings.model.llm_max_attempts,
+                    retry_base: std::time::Duration::from_secs_f64(settings.jobs.job_retry_base_seconds.min(1.0)),
+                    timeout: std::time::Duration::from_secs(settings.model.llm_timeout_seconds),
+                    concurrency: settings.model.llm_concurrency,
                 })
                 .map_err(|error| anyhow::anyhow!("cannot set up the model client: {error}"))?,
             ),
@@ -66,9 +72,9 @@ impl Services {
         }
         let web = WebSearch::from_settings(&settings).map_err(anyhow::Error::msg)?;
         let livekit = LiveKit::from_settings(
-            settings.livekit_url.as_deref(),
-            settings.livekit_api_key.as_deref(),
-            settings.livekit_api_secret.as_deref(),
+            settings.interviews.livekit_url.as_deref(),
+            settings.interviews.livekit_api_key.as_deref(),
+            settings.interviews.livekit_api_secret.as_deref(),
         )
         .map_err(anyhow::Error::msg)?;
         Ok(Self {
@@ -81,6 +87,9 @@ impl Services {
             answers: Arc::default(),
             secret,
             livekit,
+            report_intake: Arc::new(tokio::sync::Semaphore::new(report_intake_permits(
+                std::thread::available_parallelism().map_or(1, usize::from),
+            ))),
         })
     }
 
@@ -89,5 +98,25 @@ impl Services {
         crate::quota::check(&self.store, &self.settings.quotas, counted)
             .await?
             .map_err(crate::error::ApiError::from)
+    }
+}
+
+/// How many report creations check what they name at once (`Services::report_intake`):
+/// all cores but one, so that a burst of creations leaves a core to the work it queues
+/// (the writer, the workers' claims and reads, the model calls' hand-offs). In the
+/// generation benchmark (`docs/benchmarks.md`) one permit on two cores did better than two.
+fn report_intake_permits(cores: usize) -> usize {
+    cores.saturating_sub(1).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::report_intake_permits;
+
+    #[test]
+    fn report_creations_leave_a_core_to_the_work_they_queue() {
+        assert_eq!(report_intake_permits(1), 1);
+        assert_eq!(report_intake_permits(2), 1);
+        assert_eq!(report_intake_permits(8), 7);
     }
 }

@@ -271,3 +271,74 @@ mod tests {
         );
     }
 }
+
+/// What the interviewer agent needs to run one interview.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AgentConfig {
+    pub room_id: Uuid,
+    /// The LiveKit room the interview happens in.
+    pub livekit_room: String,
+    /// The respondent's identity in that room.
+    pub respondent_identity: String,
+    pub status: RoomStatus,
+    /// BCP 47.
+    pub language: String,
+    /// The language's name in English, for speech engines that want it.
+    pub language_name: String,
+    /// The interviewer's system prompt: the study, the guide, the rules.
+    pub instructions: String,
+    /// A greeting the agent may open with.
+    pub greeting: String,
+    pub research_goals: String,
+    pub interview_guide: String,
+    pub topics_for_respondent: String,
+    pub max_duration_minutes: i64,
+    /// When the interview must end.
+    pub ends_at: DateTime<Utc>,
+}
+
+super::string_enum! {
+    /// Who spoke a turn.
+    TurnRole { Interviewer = "interviewer", Respondent = "respondent" }
+}
+
+/// One turn of a voice interview as the agent heard it.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+pub struct ReportedTurn {
+    pub role: TurnRole,
+    /// A blank turn (silence) is left out of the transcript.
+    #[schema(max_length = 20000)]
+    pub text: String,
+    /// When it was said; default: as reported, one after the other.
+    #[serde(default)]
+    #[schema(required = false)]
+    pub at: Option<DateTime<Utc>>,
+}
+
+/// The agent's report at the end of a voice interview.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+pub struct SessionReport {
+    pub room_id: Uuid,
+    #[schema(min_items = 1, max_items = 5000)]
+    pub transcript: Vec<ReportedTurn>,
+}
+
+/// The interview as the report left it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SessionReported {
+    pub room_id: Uuid,
+    pub status: RoomStatus,
+    pub record_id: Option<Uuid>,
+}
+
+super::string_enum! {
+    /// What was done with a LiveKit event: `applied`, `ignored` (not about one of our
+    /// rooms, or nothing to do) or `duplicate` (already applied).
+    EventOutcome { Applied = "applied", Ignored = "ignored", Duplicate = "duplicate" }
+}
+
+/// What was done with a LiveKit event.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct EventHandled {
+    pub status: EventOutcome,
+}

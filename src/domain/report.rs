@@ -72,3 +72,28 @@ pub struct Generation {
     pub finished_at: Option<DateTime<Utc>>,
     pub usage: TokenUsage,
 }
+
+/// The fields of a report to generate; see `ReportCreate` for the rule across them.
+#[derive(Debug, serde::Deserialize, ToSchema)]
+pub struct ReportCreateFields {
+    #[schema(min_length = 1, max_length = 300)]
+    pub title: String,
+    /// Prompts to run; with a preset and no prompts, the preset's prompts.
+    #[schema(nullable = false, min_items = 1, max_items = 50)]
+    pub prompts_ids: Option<Vec<Uuid>>,
+    #[schema(nullable = false)]
+    pub preset_id: Option<Uuid>,
+    /// Records to use; left out, every record of the project.
+    pub records_ids: Option<Vec<Uuid>>,
+    #[schema(max_length = 100)]
+    pub category: Option<String>,
+    /// What the reader should know about the study; given to the engine.
+    #[schema(max_length = 20000)]
+    pub context: Option<String>,
+    #[schema(max_length = 20000)]
+    pub context_expand: Option<String>,
+    /// ISO 639-1 code, e.g. `en`.
+    #[schema(min_length = 2, max_length = 2, pattern = "^[a-z]{2}$")]
+    pub report_language: Option<String>,
+    pub reasoning_mode: Option<ReasoningMode>,
+}

@@ -196,7 +196,7 @@ where
 /// The body, refused with 415 when it is declared as something other than JSON and
 /// with 413 when it is over the limit (by its declared length or as it streams in).
 async fn read_json_body(req: Request, state: &AppState) -> Result<Bytes, ApiError> {
-    read_json_body_up_to(req, state.settings.max_body_bytes).await
+    read_json_body_up_to(req, state.settings.server.max_body_bytes).await
 }
 
 /// [`read_json_body`] with a limit of its own (record uploads take large texts).
@@ -268,7 +268,9 @@ impl FromRequest<AppState> for RawBody {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &AppState) -> Result<Self, Self::Rejection> {
-        read_body_up_to(req, state.settings.max_body_bytes).await.map(RawBody)
+        read_body_up_to(req, state.settings.server.max_body_bytes)
+            .await
+            .map(RawBody)
     }
 }
 

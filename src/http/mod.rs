@@ -37,9 +37,6 @@ pub struct AppState {
     pub project_lists: Arc<cache::ProjectListCache>,
     /// The rate limit of the public interview endpoints.
     pub public_rate: Arc<ratelimit::PublicRate>,
-    /// How many report creations may check what they name at once: all cores but one
-    /// (see `routes::reports::create_report` and `report_intake_permits`).
-    pub report_intake: Arc<tokio::sync::Semaphore>,
 }
 
 // Handlers read `app.store`, `app.engine`... as the services they are.

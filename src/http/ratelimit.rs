@@ -30,10 +30,10 @@ pub struct PublicRate {
 
 impl PublicRate {
     pub fn new(settings: &Settings) -> Arc<Self> {
-        let per_minute = settings.public_rate_per_minute.max(1);
+        let per_minute = settings.server.public_rate_per_minute.max(1);
         let quota = Quota::with_period(Duration::from_secs(60) / per_minute)
             .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
-            .allow_burst(NonZeroU32::new(settings.public_rate_burst).unwrap_or(NonZeroU32::MIN));
+            .allow_burst(NonZeroU32::new(settings.server.public_rate_burst).unwrap_or(NonZeroU32::MIN));
         Arc::new(Self {
             limiter: DefaultKeyedRateLimiter::keyed(quota),
             clock: DefaultClock::default(),
@@ -83,8 +83,8 @@ mod tests {
     #[test]
     fn an_address_gets_its_burst_then_waits_and_others_are_not_held_up() {
         let mut settings = Settings::for_database("sqlite::memory:");
-        settings.public_rate_per_minute = 6;
-        settings.public_rate_burst = 2;
+        settings.server.public_rate_per_minute = 6;
+        settings.server.public_rate_burst = 2;
         let rate = PublicRate::new(&settings);
         let one: IpAddr = "192.0.2.1".parse().unwrap();
         let two: IpAddr = "192.0.2.2".parse().unwrap();

@@ -1,9 +1,8 @@
 //! The server loop: every accepted connection is served by hyper's HTTP/1.1 connection.
 //!
 //! Why not `axum::serve`: it serves each connection with hyper-util's "auto" builder,
-//! which looks for HTTP/2 first and whose state costs about 11 KB more per connection
-//! than hyper's HTTP/1.1 connection alone (measured with idle keep-alive connections:
-//! 30 KB against 19 KB each). A respondent keeps a connection open for the whole
+//! which looks for HTTP/2 first and whose state costs more memory per connection than
+//! hyper's HTTP/1.1 connection alone. A respondent keeps a connection open for the whole
 //! interview, so that is memory per session. Insight speaks HTTP/1.1; TLS and HTTP/2 to
 //! browsers are a reverse proxy's job.
 //!
@@ -39,10 +38,9 @@ const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 /// want of resources (no file descriptors left, say).
 const ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
 
-/// Connections the system may hold for the server before it accepts them. The standard
-/// 128 was too few for a class of respondents opening their links at the same moment
-/// while the server was busy: connections beyond it were refused and tried again by the
-/// client a second later. The system caps it at `net.core.somaxconn`.
+/// Connections the system may hold for the server before it accepts them: more than the
+/// standard 128, so that a class of respondents opening their links at the same moment
+/// while the server is busy is not refused. The system caps it at `net.core.somaxconn`.
 const BACKLOG: u32 = 1024;
 
 /// A listening socket on `addr`, with room for a burst of connections.

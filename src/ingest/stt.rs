@@ -63,9 +63,9 @@ impl SpeechToText {
             .timeout(Duration::from_secs(30 * 60))
             .build()
             .ok()?;
-        match settings.stt_provider {
+        match settings.speech.stt_provider {
             SttProvider::OpenAi => {
-                let base = settings.stt_base_url.as_deref()?;
+                let base = settings.speech.stt_base_url.as_deref()?;
                 Some(Self::OpenAi(OpenAiStt::new(client, base, settings)))
             }
             SttProvider::AssemblyAi => Some(Self::AssemblyAi(AssemblyAi::new(client, settings))),

@@ -10,6 +10,8 @@ pub mod interviewer;
 pub mod page;
 pub mod phrases;
 pub mod respondent;
+pub mod rooms;
+pub mod voice;
 
 use axum::http::StatusCode;
 use chrono::{DateTime, Duration, Utc};

@@ -131,7 +131,7 @@ async fn watch_interviews(store: Store, mut stopped: watch::Receiver<bool>) {
 }
 
 async fn work(context: Context, kind: JobKind, mut stopped: watch::Receiver<bool>) {
-    let lease = chrono::Duration::seconds(i64::try_from(context.settings.job_lease_seconds).unwrap_or(60));
+    let lease = chrono::Duration::seconds(i64::try_from(context.settings.jobs.job_lease_seconds).unwrap_or(60));
     loop {
         if *stopped.borrow() {
             return;
@@ -185,7 +185,7 @@ async fn run(context: &Context, job: Job, report: Option<ReportWork>, lease: chr
             }
         })
     };
-    let max_attempts = i32::try_from(context.settings.job_max_attempts).unwrap_or(5);
+    let max_attempts = i32::try_from(context.settings.jobs.job_max_attempts).unwrap_or(5);
     let outcome = match job.kind {
         // Claimed more often than allowed: earlier attempts died with their process.
         _ if job.attempts > max_attempts => Err(JobError::Permanent(format!(
@@ -206,7 +206,7 @@ async fn run(context: &Context, job: Job, report: Option<ReportWork>, lease: chr
     let settled = match outcome {
         Ok(()) => Ok(true),
         Err(JobError::Transient(reason)) if job.attempts < max_attempts => {
-            let delay = backoff(context.settings.job_retry_base_seconds, job.attempts);
+            let delay = backoff(context.settings.jobs.job_retry_base_seconds, job.attempts);
             tracing::warn!(job = %job.id, kind = %job.kind, attempt = job.attempts, %reason, retry_in = ?delay, "job failed; will retry");
             let run_at = crate::domain::now() + chrono::Duration::from_std(delay).unwrap_or_default();
             if record_job {

@@ -28,7 +28,7 @@ pub(super) async fn process(context: &Context, job: &Job) -> Result<(), JobError
     let Some(stt) = &context.stt else {
         return Err(JobError::Permanent(SETTINGS_HINT.to_owned()));
     };
-    let path = context.settings.data_dir.join(media_path);
+    let path = context.settings.storage.data_dir.join(media_path);
     let transcript = match stt {
         SpeechToText::OpenAi(provider) => {
             // The provider goes by the name's extension: the stored file's is the right one.
@@ -49,7 +49,8 @@ pub(super) async fn process(context: &Context, job: &Job) -> Result<(), JobError
             None => return Ok(()),
         },
     };
-    let (transcribed, language) = accept(transcript, context.settings.max_utterances).map_err(JobError::Permanent)?;
+    let (transcribed, language) =
+        accept(transcript, context.settings.material.max_utterances).map_err(JobError::Permanent)?;
     let finished = store
         .finish_record(job, Some(&transcribed), language.as_deref())
         .await?;
@@ -85,7 +86,7 @@ async fn listen(
         store.forget_stt_job(work.id).await?;
         return Err(JobError::Transient(format!(
             "Deepgram did not call back within {} seconds (request {request_id}); the recording is sent again.",
-            context.settings.stt_callback_wait_seconds
+            context.settings.speech.stt_callback_wait_seconds
         )));
     }
     let token = callback_token(&context.secret, work.id);
@@ -103,8 +104,9 @@ async fn listen(
         Listened::Done(transcript) => Ok(Some(transcript)),
         Listened::Started(request_id) => {
             let at = now();
-            let wait =
-                chrono::TimeDelta::seconds(i64::try_from(context.settings.stt_callback_wait_seconds).unwrap_or(3_600));
+            let wait = chrono::TimeDelta::seconds(
+                i64::try_from(context.settings.speech.stt_callback_wait_seconds).unwrap_or(3_600),
+            );
             if !store
                 .note_stt_job(job, &format!("{DEEPGRAM_JOB}{request_id}"), at, at + wait)
                 .await?
@@ -131,7 +133,7 @@ async fn transcribe_async(
     path: &Path,
 ) -> Result<Option<Transcript>, JobError> {
     let store = &context.store;
-    let poll = chrono::TimeDelta::seconds(i64::try_from(context.settings.stt_poll_seconds).unwrap_or(30));
+    let poll = chrono::TimeDelta::seconds(i64::try_from(context.settings.speech.stt_poll_seconds).unwrap_or(30));
     let sent = work
         .stt_job
         .as_deref()

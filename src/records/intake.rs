@@ -170,7 +170,7 @@ async fn file_recording(
     if services.stt.is_none() {
         return Err(ApiError::Unavailable(stt::SETTINGS_HINT.to_owned()));
     }
-    let folder = services.settings.data_dir.join("media");
+    let folder = services.settings.storage.data_dir.join("media");
     std::fs::create_dir_all(&folder)
         .map_err(|error| anyhow::anyhow!("cannot create the media folder {}: {error}", folder.display()))?;
     let extension = name
@@ -180,7 +180,7 @@ async fn file_recording(
         .filter(|extension| (1..=5).contains(&extension.len()) && extension.chars().all(|c| c.is_ascii_alphanumeric()))
         .unwrap_or_else(|| ingest::media_extension(head).to_owned());
     let stored = format!("media/{}.{extension}", Uuid::new_v4());
-    let target = services.settings.data_dir.join(&stored);
+    let target = services.settings.storage.data_dir.join(&stored);
     tokio::fs::rename(&path, &target)
         .await
         .map_err(|error| anyhow::anyhow!("cannot move the upload into the media folder: {error}"))?;
@@ -214,7 +214,7 @@ async fn file_recording(
 }
 
 fn check_limits(services: &Services, transcript: &Transcript, field: &str) -> ApiResult<()> {
-    let limit = services.settings.max_utterances;
+    let limit = services.settings.material.max_utterances;
     let count = transcript.utterances.len();
     let invalid = |message: String| ingest_error(IngestError::Invalid(message), field);
     if count > limit {
@@ -228,7 +228,7 @@ fn check_limits(services: &Services, transcript: &Transcript, field: &str) -> Ap
         .filter_map(|u| u.end_ms.or(u.start_ms))
         .max()
         .unwrap_or(0);
-    let max_minutes = services.settings.max_duration_minutes;
+    let max_minutes = services.settings.material.max_duration_minutes;
     if last_ms / 60_000 >= max_minutes {
         return Err(invalid(format!(
             "The material runs {} minutes; the limit is {max_minutes} (INSIGHT_MAX_DURATION_MINUTES).",

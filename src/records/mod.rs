@@ -1,3 +1,4 @@
 //! Records: interview material in a project.
 
 pub mod intake;
+pub mod transcription;

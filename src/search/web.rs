@@ -102,13 +102,13 @@ impl WebSearch {
     /// The configured provider; Ok(None) when none is configured; Err(sentence naming the setting) when
     /// it is configured wrongly (searxng without INSIGHT_SEARCH_BASE_URL; brave or tavily without INSIGHT_SEARCH_API_KEY).
     pub fn from_settings(settings: &Settings) -> Result<Option<Self>, String> {
-        let Some(provider) = settings.search_provider else {
+        let Some(provider) = settings.search.search_provider else {
             return Ok(None);
         };
         Self::new(
             provider,
-            settings.search_base_url.clone(),
-            settings.search_api_key.clone(),
+            settings.search.search_base_url.clone(),
+            settings.search.search_api_key.clone(),
             DEFAULT_TIMEOUT,
         )
         .map(Some)
@@ -1183,10 +1183,10 @@ mod tests {
     #[test]
     fn from_settings_needs_a_base_url_for_searxng() {
         let mut settings = Settings::for_database("sqlite::memory:");
-        settings.search_provider = Some(SearchProvider::Searxng);
+        settings.search.search_provider = Some(SearchProvider::Searxng);
         let error = WebSearch::from_settings(&settings).unwrap_err();
         assert!(error.contains("INSIGHT_SEARCH_BASE_URL"), "{error}");
-        settings.search_base_url = Some("http://127.0.0.1:8888".into());
+        settings.search.search_base_url = Some("http://127.0.0.1:8888".into());
         let search = WebSearch::from_settings(&settings).expect("valid").expect("configured");
         assert_eq!(search.provider_name(), "searxng");
     }
@@ -1195,10 +1195,10 @@ mod tests {
     fn from_settings_needs_a_key_for_brave_and_tavily() {
         for provider in [SearchProvider::Brave, SearchProvider::Tavily] {
             let mut settings = Settings::for_database("sqlite::memory:");
-            settings.search_provider = Some(provider);
+            settings.search.search_provider = Some(provider);
             let error = WebSearch::from_settings(&settings).unwrap_err();
             assert!(error.contains("INSIGHT_SEARCH_API_KEY"), "{error}");
-            settings.search_api_key = Some("   ".into());
+            settings.search.search_api_key = Some("   ".into());
             assert!(WebSearch::from_settings(&settings).is_err(), "a blank key is no key");
         }
     }
@@ -1206,11 +1206,11 @@ mod tests {
     #[test]
     fn brave_and_tavily_default_to_the_vendors_api() {
         let mut settings = Settings::for_database("sqlite::memory:");
-        settings.search_provider = Some(SearchProvider::Brave);
-        settings.search_api_key = Some(KEY.into());
+        settings.search.search_provider = Some(SearchProvider::Brave);
+        settings.search.search_api_key = Some(KEY.into());
         let brave = WebSearch::from_settings(&settings).expect("valid").expect("configured");
         assert!(format!("{brave:?}").contains("https://api.search.brave.com/res/v1/web/search"));
-        settings.search_provider = Some(SearchProvider::Tavily);
+        settings.search.search_provider = Some(SearchProvider::Tavily);
         let tavily = WebSearch::from_settings(&settings).expect("valid").expect("configured");
         assert!(format!("{tavily:?}").contains("https://api.tavily.com/search"));
     }

@@ -52,8 +52,8 @@ where
 /// The kind is written into the statement, not bound: SQLite replans a statement on every
 /// new value of a parameter that it compared with a partial index's condition, and the
 /// partial index `jobs_one_persona` has a condition on the kind, so a bound kind made
-/// every claim compile its statement again (4% of the server's CPU in the generation
-/// benchmark). The kinds' names are this program's constants; a quote is doubled all the same.
+/// every claim compile its statement again. The kinds' names are this program's
+/// constants; a quote is doubled all the same.
 fn claim_sql(kind: JobKind, lock: &str) -> String {
     let kind = kind.as_str().replace('\'', "''");
     format!(

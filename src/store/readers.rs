@@ -4,9 +4,7 @@
 //! again when it takes it back, to catch a network connection that broke meanwhile. A
 //! SQLite connection is a file handle with a thread of its own, which does not break
 //! that way; the pings were two more round trips to that thread for every read, so a
-//! one-statement read cost three thread round trips instead of one. In the interview
-//! benchmark the SQLite connections' threads took half of the server's CPU, mostly
-//! waking up and going back to sleep. Here a read takes an idle connection (or opens
+//! one-statement read cost three thread round trips instead of one. Here a read takes an idle connection (or opens
 //! one, up to the limit) and puts it back when done.
 //!
 //! A read whose future is dropped half-way (its client went away) puts its connection

@@ -4,8 +4,7 @@
 //! the database, so that a token revoked by another process (the CLI, another instance)
 //! stops working at once and a kept project list is used only while it is current. On
 //! SQLite that read is a hop to a pooled connection's own thread and back, which costs
-//! more than all the rest of a request answered from a kept list; the benchmark measured
-//! the read as three quarters of such a request.
+//! more than all the rest of a request answered from a kept list.
 //!
 //! So one read runs at a time, and the checks that arrive while it runs wait for it to
 //! end and then go together in the next one: a single query for all of their distinct

@@ -23,9 +23,9 @@
 //! to the connection's thread and back, so the savepoint's bookkeeping rides with other
 //! statements: a kept write's savepoint is released by the next write of several
 //! statements, in the same trip as that write's own savepoint (or by the commit, which
-//! keeps everything), and a transaction's `BEGIN` goes with its first savepoint. (Leaving
-//! every kept savepoint open until the commit saves as much but measured slower: SQLite's
-//! statement journal then grows over the whole batch.) Each savepoint has a name of its
+//! keeps everything), and a transaction's `BEGIN` goes with its first savepoint. (Kept
+//! savepoints are not left open until the commit: SQLite's statement journal would then
+//! grow over the whole batch.) Each savepoint has a name of its
 //! own, so rolling one back can never reach a kept write's. A write whose future is
 //! dropped half-way (a client gone) leaves a note; the next holder of the lock rolls its
 //! savepoint back first. Anything unexpected (a savepoint that cannot be rolled back, a

@@ -70,11 +70,11 @@ impl Dispatcher {
     pub fn new(store: Store, key: Arc<SecretKey>, settings: Arc<Settings>) -> anyhow::Result<Self> {
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
-            .timeout(Duration::from_secs(settings.webhooks_timeout_seconds))
+            .timeout(Duration::from_secs(settings.webhooks.webhooks_timeout_seconds))
             .connect_timeout(Duration::from_secs(10))
             .user_agent(concat!("Insight-Webhooks/", env!("CARGO_PKG_VERSION")))
             .dns_resolver(Arc::new(address::CheckedResolver {
-                allow_private: settings.webhooks_allow_private,
+                allow_private: settings.webhooks.webhooks_allow_private,
             }))
             .build()?;
         Ok(Self {
@@ -122,7 +122,7 @@ impl Dispatcher {
             .await?;
         let count = claimed.len();
         futures_util::stream::iter(claimed)
-            .for_each_concurrent(self.settings.webhooks_concurrency, |delivery| async move {
+            .for_each_concurrent(self.settings.webhooks.webhooks_concurrency, |delivery| async move {
                 let attempt = self.attempt(&delivery).await;
                 if let Err(error) = self.store.settle_delivery(&delivery, &attempt).await {
                     // The lease runs out and the delivery is tried again: at least once.
@@ -148,8 +148,8 @@ impl Dispatcher {
         };
         if let Err(reason) = address::check_url(
             &delivery.url,
-            self.settings.webhooks_allow_http,
-            self.settings.webhooks_allow_private,
+            self.settings.webhooks.webhooks_allow_http,
+            self.settings.webhooks.webhooks_allow_private,
         ) {
             return failed(None, reason);
         }
@@ -200,7 +200,7 @@ impl Dispatcher {
     /// (±20 %), or `None` when the schedule is used up.
     fn retry_delay(&self, attempts: i32) -> Option<Duration> {
         let index = usize::try_from(attempts).ok()?.checked_sub(1)?;
-        let delay = *self.settings.webhooks_retry_schedule.0.get(index)?;
+        let delay = *self.settings.webhooks.webhooks_retry_schedule.0.get(index)?;
         Some(delay.mul_f64(rand::rng().random_range(0.8..1.2)))
     }
 }

@@ -25,11 +25,11 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::domain::record::RecordStatus;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::AppState;
 use crate::http::extract::{RawBody, read_json_body_up_to};
-use crate::ingest::stt::{ASSEMBLYAI_JOB, CALLBACK_HEADER, SpeechToText, accept, callback_token, read_deepgram_result};
+use crate::ingest::stt::{ASSEMBLYAI_JOB, CALLBACK_HEADER, SpeechToText, callback_token};
+use crate::records;
 use crate::secret::KeyMaterial;
 
 crate::domain::string_enum! {
@@ -123,54 +123,10 @@ async fn deepgram_callback(State(app): State<AppState>, request: Request) -> Api
     if !KeyMaterial::new(callback_token(&app.secret, record_id)).matches(&password) {
         return Err(refused("the credentials do not match"));
     }
-    let body = read_json_body_up_to(request, app.settings.max_upload_bytes).await?;
-    let lease = chrono::Duration::seconds(i64::try_from(app.settings.job_lease_seconds).unwrap_or(60));
-    // The job may be running for a moment (between sending the recording and noting
-    // Deepgram's request id): wait for it a little before asking Deepgram to send again.
-    let mut patience = CLAIM_PATIENCE;
-    let job = loop {
-        let settled = app.store.record_work(record_id).await?.is_none_or(|work| {
-            work.status == RecordStatus::Finished.as_str() || work.status == RecordStatus::Error.as_str()
-        });
-        if settled {
-            // A replay, or a record deleted meanwhile: nothing to do.
-            return Ok(StatusCode::NO_CONTENT);
-        }
-        if let Some(job) = app.store.claim_waiting_record_job(record_id, lease).await? {
-            break job;
-        }
-        if patience.is_zero() {
-            return Err(ApiError::Conflict(
-                "The record's transcription job is running just now; send the result again.".into(),
-            ));
-        }
-        let step = CLAIM_STEP.min(patience);
-        tokio::time::sleep(step).await;
-        patience -= step;
-    };
-    let outcome = read_deepgram_result(&body).and_then(|transcript| accept(transcript, app.settings.max_utterances));
-    let settled = match outcome {
-        Ok((transcribed, language)) => {
-            app.store
-                .finish_record(&job, Some(&transcribed), language.as_deref())
-                .await?
-        }
-        Err(reason) => {
-            tracing::warn!(%record_id, %reason, "Deepgram's callback holds no usable transcript");
-            app.store.fail_record_job(&job, &reason).await?
-        }
-    };
-    if !settled {
-        return Err(ApiError::Conflict(
-            "The record's transcription job was taken over meanwhile; send the result again.".into(),
-        ));
-    }
+    let body = read_json_body_up_to(request, app.settings.material.max_upload_bytes).await?;
+    records::transcription::deepgram_result(&app, record_id, &body).await?;
     Ok(StatusCode::NO_CONTENT)
 }
-
-/// How long a Deepgram callback waits for a running job, and how often it looks.
-const CLAIM_PATIENCE: std::time::Duration = std::time::Duration::from_secs(5);
-const CLAIM_STEP: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// AssemblyAI's transcript ids are short and URL-safe; anything else is not one of theirs.
 fn transcript_id_is_valid(id: &str) -> bool {

@@ -9,39 +9,21 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use chrono::{DateTime, Utc};
-use rand::RngCore;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use uuid::Uuid;
 
 use crate::domain::interview::{
-    JoinAnswer, JoinRequest, LeaveAnswer, LeaveRequest, MessageRequest, Room, RoomCreate, RoomInfo, RoomStatus,
-    RoomUpdate, RoomsCreated, TurnAnswer,
+    JoinAnswer, JoinRequest, LeaveAnswer, LeaveRequest, MessageRequest, Room, RoomCreate, RoomInfo, RoomUpdate,
+    RoomsCreated, TurnAnswer,
 };
 use crate::domain::now;
-use crate::error::{ApiError, ApiResult, ErrorBody, UnknownReferences, ValidationIssue};
+use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::AppState;
 use crate::http::answers::{respond, wants_stream};
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, PathText, ValidJson, query_uuid};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
-use crate::interview::{self, NONCE_BYTES, closed, respondent, room_status};
-use crate::store::{NewRoom, StoredRoom};
-
-/// The room as its owner sees it, link included.
-pub(crate) fn owner_view(app: &AppState, room: &StoredRoom, at: DateTime<Utc>) -> Room {
-    let token = interview::access_token(&app.secret, room.id, &room.token_nonce);
-    let url = interview::room_url(&app.settings.public_url, &token);
-    room.to_room(token, url, at)
-}
-
-async fn owned_room(app: &AppState, owner_id: Uuid, room_id: Uuid) -> ApiResult<StoredRoom> {
-    app.store
-        .get_room(owner_id, room_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Room"))
-}
+use crate::interview::{respondent, rooms};
 
 #[utoipa::path(post, path = "/api/interviews/rooms", tag = "interviews", security(("bearer" = [])),
     request_body = RoomCreate,
@@ -55,61 +37,8 @@ async fn create_rooms(
     State(app): State<AppState>,
     ValidJson(body): ValidJson<RoomCreate>,
 ) -> ApiResult<(StatusCode, Json<RoomsCreated>)> {
-    if let Some(name) = body.room_name.as_deref().filter(|name| name.trim().is_empty()) {
-        return Err(ApiError::validation(vec![ValidationIssue::blank("room_name", name)]));
-    }
-    let project = app
-        .store
-        .get_project(user.id, body.project_id)
-        .await?
-        .ok_or_else(|| UnknownReferences::one("project", body.project_id, "project_id"))?;
-    let count = body.count.unwrap_or(1);
-    crate::quota::check_rooms_today(&app.store, &app.settings.quotas, user.id, count)
-        .await?
-        .map_err(ApiError::from)?;
-    let base_name = body
-        .room_name
-        .as_deref()
-        .map(str::trim)
-        .unwrap_or(&project.name)
-        .to_owned();
-    let at = now();
-    let rooms: Vec<NewRoom> = (1..=count)
-        .map(|number| {
-            let id = Uuid::new_v4();
-            let mut nonce = vec![0u8; NONCE_BYTES];
-            rand::rng().fill_bytes(&mut nonce);
-            let token = interview::access_token(&app.secret, id, &nonce);
-            NewRoom {
-                id,
-                token_hash: interview::token_hash(&token),
-                token_nonce: nonce,
-                room_name: if count > 1 {
-                    format!("{base_name} {number}")
-                } else {
-                    base_name.clone()
-                },
-                max_duration_minutes: body.max_duration_minutes.unwrap_or(30),
-                language: body
-                    .language
-                    .clone()
-                    .unwrap_or_else(|| crate::domain::interview::DEFAULT_LANGUAGE.into()),
-                topics_for_respondent: body.topics_for_respondent.clone(),
-                research_goals_override: body.research_goals_override.clone(),
-                interview_guide_override: body.interview_guide_override.clone(),
-                created_at: at + chrono::Duration::microseconds(number - 1),
-                expires_at: at
-                    + chrono::Duration::microseconds(number - 1)
-                    + chrono::Duration::days(body.expires_in_days.unwrap_or(7)),
-            }
-        })
-        .collect();
-    app.store.create_rooms(project.id, &rooms).await?;
-    let created = rooms
-        .iter()
-        .map(|room| owner_view(&app, &room.stored(project.id), at))
-        .collect();
-    Ok((StatusCode::CREATED, Json(RoomsCreated { rooms: created })))
+    let rooms = rooms::create(&app, user.id, body).await?;
+    Ok((StatusCode::CREATED, Json(RoomsCreated { rooms })))
 }
 
 #[utoipa::path(get, path = "/api/interviews/rooms", tag = "interviews", security(("bearer" = [])),
@@ -132,7 +61,7 @@ async fn list_rooms(
     }
     let at = now();
     let rooms = app.store.list_rooms(user.id, project_id, &page).await?;
-    Ok(paged(&uri, rooms.map(|room| owner_view(&app, &room, at))))
+    Ok(paged(&uri, rooms.map(|room| rooms::owner_view(&app, &room, at))))
 }
 
 #[utoipa::path(get, path = "/api/interviews/rooms/{room_id}", tag = "interviews", security(("bearer" = [])),
@@ -143,8 +72,8 @@ async fn get_room(
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
 ) -> ApiResult<Json<Room>> {
-    let room = owned_room(&app, user.id, ids[0]).await?;
-    Ok(Json(owner_view(&app, &room, now())))
+    let room = rooms::owned_room(&app.store, user.id, ids[0]).await?;
+    Ok(Json(rooms::owner_view(&app, &room, now())))
 }
 
 #[utoipa::path(patch, path = "/api/interviews/rooms/{room_id}", tag = "interviews", security(("bearer" = [])),
@@ -159,17 +88,7 @@ async fn update_room(
     State(app): State<AppState>,
     IdsAndJson(ids, changes): IdsAndJson<1, RoomUpdate>,
 ) -> ApiResult<Json<Room>> {
-    if let Some(name) = changes.room_name.as_value().filter(|name| name.trim().is_empty()) {
-        return Err(ApiError::validation(vec![ValidationIssue::blank("room_name", name)]));
-    }
-    let room = owned_room(&app, user.id, ids[0]).await?;
-    let status = room_status(&room, now());
-    if status != RoomStatus::Pending || !app.store.update_room(room.id, &changes).await? {
-        let room = owned_room(&app, user.id, room.id).await?;
-        return Err(closed(room_status(&room, now())));
-    }
-    let room = owned_room(&app, user.id, room.id).await?;
-    Ok(Json(owner_view(&app, &room, now())))
+    Ok(Json(rooms::update(&app, user.id, ids[0], &changes).await?))
 }
 
 #[utoipa::path(delete, path = "/api/interviews/rooms/{room_id}", tag = "interviews", security(("bearer" = [])),
@@ -184,13 +103,7 @@ async fn cancel_room(
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
 ) -> ApiResult<Json<Room>> {
-    let room = owned_room(&app, user.id, ids[0]).await?;
-    if !app.store.cancel_room(room.id).await? {
-        let room = owned_room(&app, user.id, room.id).await?;
-        return Err(closed(room_status(&room, now())));
-    }
-    let room = owned_room(&app, user.id, room.id).await?;
-    Ok(Json(owner_view(&app, &room, now())))
+    Ok(Json(rooms::cancel(&app, user.id, ids[0]).await?))
 }
 
 #[utoipa::path(get, path = "/api/interviews/join/{access_token}", tag = "interviews",

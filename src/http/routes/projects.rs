@@ -143,7 +143,7 @@ async fn delete_project(
     let recordings = app.store.project_media_paths(user.id, project_id).await?;
     if app.store.delete_project(user.id, project_id).await? {
         for path in recordings {
-            let _ = tokio::fs::remove_file(app.settings.data_dir.join(path)).await;
+            let _ = tokio::fs::remove_file(app.settings.storage.data_dir.join(path)).await;
         }
         Ok(StatusCode::NO_CONTENT)
     } else {

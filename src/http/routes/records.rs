@@ -136,7 +136,7 @@ async fn create_record(
         return Err(ApiError::not_found("Project"));
     }
     app.check_quota(Counted::Records { project_id }).await?;
-    let limit = app.settings.max_upload_bytes;
+    let limit = app.settings.material.max_upload_bytes;
     let declared = parts
         .headers
         .get(CONTENT_LENGTH)
@@ -192,7 +192,7 @@ async fn create_record(
 
 /// Reads the multipart form: the file streams to a temporary file in the data folder.
 async fn read_multipart(req: Request, content_type: &str, app: &AppState, temp: &mut TempFile) -> ApiResult<Upload> {
-    let limit = app.settings.max_upload_bytes;
+    let limit = app.settings.material.max_upload_bytes;
     let boundary = multer::parse_boundary(content_type).map_err(|_| {
         ApiError::validation(vec![ValidationIssue::new(
             vec![json!("body")],
@@ -230,7 +230,7 @@ async fn read_multipart(req: Request, content_type: &str, app: &AppState, temp: 
                 if is_media && app.stt.is_none() {
                     return Err(ApiError::Unavailable(stt::SETTINGS_HINT.to_owned()));
                 }
-                let path = upload_path(&app.settings.data_dir)?;
+                let path = upload_path(&app.settings.storage.data_dir)?;
                 temp.0 = Some(path.clone());
                 let head = stream_to_file(field, &path, limit).await?;
                 file = Some((path, name, part_type, head));
@@ -419,7 +419,7 @@ async fn delete_record(
         return Err(ApiError::not_found("Record"));
     };
     if let Some(path) = media_path {
-        let _ = tokio::fs::remove_file(app.settings.data_dir.join(path)).await;
+        let _ = tokio::fs::remove_file(app.settings.storage.data_dir.join(path)).await;
     }
     Ok(StatusCode::NO_CONTENT)
 }

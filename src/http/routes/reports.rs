@@ -14,39 +14,14 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::domain::patch::Patch;
-use crate::domain::report::{Generation, ReasoningMode, Report, ReportStatus, TokenUsage};
-use crate::error::{ApiError, ApiResult, UnknownReferences};
+use crate::domain::report::{Generation, ReasoningMode, Report, ReportCreateFields, ReportStatus, TokenUsage};
+use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, query_bool};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
-use crate::quota::Counted;
-use crate::store::{GenerationRefused, NewReport, ReportChanges, Store};
-
-/// The fields of a report to generate; see `ReportCreate` for the rule across them.
-#[derive(Deserialize, ToSchema)]
-pub struct ReportCreateFields {
-    #[schema(min_length = 1, max_length = 300)]
-    pub title: String,
-    /// Prompts to run; with a preset and no prompts, the preset's prompts.
-    #[schema(nullable = false, min_items = 1, max_items = 50)]
-    pub prompts_ids: Option<Vec<Uuid>>,
-    #[schema(nullable = false)]
-    pub preset_id: Option<Uuid>,
-    /// Records to use; left out, every record of the project.
-    pub records_ids: Option<Vec<Uuid>>,
-    #[schema(max_length = 100)]
-    pub category: Option<String>,
-    /// What the reader should know about the study; given to the engine.
-    #[schema(max_length = 20000)]
-    pub context: Option<String>,
-    #[schema(max_length = 20000)]
-    pub context_expand: Option<String>,
-    /// ISO 639-1 code, e.g. `en`.
-    #[schema(min_length = 2, max_length = 2, pattern = "^[a-z]{2}$")]
-    pub report_language: Option<String>,
-    pub reasoning_mode: Option<ReasoningMode>,
-}
+use crate::reports;
+use crate::store::ReportChanges;
 
 /// A report to generate. Give `prompts_ids`, a `preset_id`, or both: the schema says
 /// so (`anyOf` of the two `required`s), so clients and validation agree on it.
@@ -126,33 +101,6 @@ pub struct ProjectReportUpdate {
     pub reasoning_mode: Patch<ReasoningMode>,
 }
 
-/// Checks that referenced prompts, records and preset exist and are the caller's to use;
-/// those that are not are named in one 409 (see `UnknownReferences`).
-async fn check_references(
-    store: &Store,
-    owner_id: Uuid,
-    project_id: Uuid,
-    prompts_ids: Option<&Vec<Uuid>>,
-    records_ids: Option<&Vec<Uuid>>,
-    preset_id: Option<Uuid>,
-) -> ApiResult<()> {
-    let mut unknown = UnknownReferences::default();
-    if let Some(ids) = prompts_ids {
-        let missing = store.invisible_prompts(owner_id, ids).await?;
-        unknown.add_all("prompt", "prompts_ids", ids, &missing);
-    }
-    if let Some(ids) = records_ids {
-        let missing = store.foreign_records(project_id, ids).await?;
-        unknown.add_all("record of this project", "records_ids", ids, &missing);
-    }
-    if let Some(id) = preset_id
-        && store.get_preset(owner_id, id).await?.is_none()
-    {
-        unknown.add("preset", id, "preset_id");
-    }
-    unknown.into_error().map_or(Ok(()), Err)
-}
-
 /// Creates a report and queues its generation. Give `prompts_ids`, a `preset_id`, or both.
 #[utoipa::path(post, path = "/projects/{project_id}/reports", tag = "project_reports", security(("bearer" = [])),
     params(("project_id" = Uuid, Path, description = "The project")),
@@ -164,55 +112,7 @@ async fn create_report(
     IdsAndJson(ids, ReportCreate(body)): IdsAndJson<1, ReportCreate>,
 ) -> ApiResult<(StatusCode, Json<Report>)> {
     let [project_id] = ids;
-    // The checks below are a few reads each, and a burst of creations (a team's tool
-    // queueing a thousand reports) made them all progress together: the first report
-    // was queued only when the burst's first wave all was, and the model sat idle
-    // meanwhile. Taken a few at a time (all cores but one: `report_intake_permits`), first
-    // come first served, they finish in order, and the first reports start generating
-    // while the rest are checked. The write is left out: creations that reach it
-    // together share a commit.
-    let intake = app.report_intake.acquire().await.map_err(anyhow::Error::from)?;
-    let Some(project_name) = app.store.project_name(user.id, project_id).await? else {
-        return Err(ApiError::not_found("Project"));
-    };
-    check_references(
-        &app.store,
-        user.id,
-        project_id,
-        body.prompts_ids.as_ref(),
-        body.records_ids.as_ref(),
-        body.preset_id,
-    )
-    .await?;
-    app.check_quota(Counted::Reports { project_id }).await?;
-    let prompts_ids = match (body.prompts_ids, body.preset_id) {
-        (Some(ids), _) if !ids.is_empty() => ids,
-        (_, Some(preset_id)) => app
-            .store
-            .get_preset(user.id, preset_id)
-            .await?
-            .map(|p| p.prompt_ids)
-            .unwrap_or_default(),
-        _ => Vec::new(),
-    };
-    let records_ids = match body.records_ids {
-        Some(ids) => ids,
-        None => app.store.record_ids(project_id).await?,
-    };
-    let report = NewReport {
-        title: body.title,
-        prompts_ids,
-        records_ids,
-        preset_id: body.preset_id,
-        category: body.category,
-        context: body.context,
-        context_expand: body.context_expand,
-        report_language: body.report_language,
-        reasoning_mode: body.reasoning_mode,
-    };
-    drop(intake);
-    // Answered as written (`queued`), without reading it back.
-    let report = app.store.create_report(project_id, project_name, report).await?;
+    let report = reports::create(&app, user.id, project_id, body).await?;
     Ok((StatusCode::ACCEPTED, Json(report)))
 }
 
@@ -271,17 +171,6 @@ async fn update_report(
     IdsAndJson(ids, body): IdsAndJson<2, ProjectReportUpdate>,
 ) -> ApiResult<Json<Report>> {
     let [project_id, report_id] = ids;
-    // The update itself is scoped by owner and answers None for a report that is not
-    // his, so no read before it is needed.
-    check_references(
-        &app.store,
-        user.id,
-        project_id,
-        body.prompts_ids.as_value(),
-        body.records_ids.as_value(),
-        body.preset_id.as_value().copied(),
-    )
-    .await?;
     let changes = ReportChanges {
         prompts_ids: body.prompts_ids,
         records_ids: body.records_ids,
@@ -298,8 +187,9 @@ async fn update_report(
         report_language: body.report_language,
         reasoning_mode: body.reasoning_mode,
     };
-    let report = app.store.update_report(user.id, project_id, report_id, changes).await?;
-    report.map(Json).ok_or_else(|| ApiError::not_found("Report"))
+    Ok(Json(
+        reports::update(&app, user.id, project_id, report_id, changes).await?,
+    ))
 }
 
 /// Deletes a report (it is kept with `is_deleted: true` and can be restored).
@@ -333,15 +223,6 @@ async fn get_public_report(State(app): State<AppState>, Ids(ids): Ids<2>) -> Api
     report.map(Json).ok_or_else(|| ApiError::not_found("Report"))
 }
 
-fn refused(refused: GenerationRefused, action: &str) -> ApiError {
-    match refused {
-        GenerationRefused::NotFound => ApiError::not_found("Report"),
-        GenerationRefused::State(status) => {
-            ApiError::Conflict(format!("The report is {}; it cannot be {action} now.", status.as_str()))
-        }
-    }
-}
-
 /// Generates the report again (its prompts, over its records as they are now).
 #[utoipa::path(post, path = "/projects/{project_id}/reports/{report_id}/regenerate", tag = "project_reports",
     security(("bearer" = [])),
@@ -356,14 +237,8 @@ async fn regenerate_report(
     Ids(ids): Ids<2>,
 ) -> ApiResult<(StatusCode, Json<Report>)> {
     let [project_id, report_id] = ids;
-    app.store
-        .regenerate_report(user.id, project_id, report_id)
-        .await?
-        .map_err(|why| refused(why, "regenerated"))?;
-    let report = app.store.get_report(user.id, project_id, report_id).await?;
-    report
-        .map(|report| (StatusCode::ACCEPTED, Json(report)))
-        .ok_or_else(|| ApiError::not_found("Report"))
+    let report = reports::regenerate(&app.store, user.id, project_id, report_id).await?;
+    Ok((StatusCode::ACCEPTED, Json(report)))
 }
 
 /// Cancels a queued or running generation.
@@ -380,14 +255,8 @@ async fn cancel_report(
     Ids(ids): Ids<2>,
 ) -> ApiResult<(StatusCode, Json<Report>)> {
     let [project_id, report_id] = ids;
-    app.store
-        .cancel_generation(user.id, project_id, report_id)
-        .await?
-        .map_err(|why| refused(why, "cancelled"))?;
-    let report = app.store.get_report(user.id, project_id, report_id).await?;
-    report
-        .map(|report| (StatusCode::ACCEPTED, Json(report)))
-        .ok_or_else(|| ApiError::not_found("Report"))
+    let report = reports::cancel(&app.store, user.id, project_id, report_id).await?;
+    Ok((StatusCode::ACCEPTED, Json(report)))
 }
 
 /// Where the report's generation is: progress, attempts, the last error, token usage.

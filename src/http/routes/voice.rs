@@ -12,93 +12,15 @@ use axum::extract::{FromRequestParts, State};
 use axum::http::HeaderMap;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
-use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use uuid::Uuid;
 
-use crate::domain::interview::RoomStatus;
+use crate::domain::interview::{AgentConfig, EventHandled, SessionReport, SessionReported};
 use crate::domain::now;
-use crate::error::{ApiError, ApiResult, ErrorBody, UnknownReferences};
+use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::AppState;
 use crate::http::extract::{Ids, RawBody, ValidJson};
-use crate::interview::{self, interviewer, phrases};
-use crate::livekit;
-use crate::store::{NewTurn, PublicRoom, TurnRefused};
-
-/// What the interviewer agent needs to run one interview.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct AgentConfig {
-    pub room_id: Uuid,
-    /// The LiveKit room the interview happens in.
-    pub livekit_room: String,
-    /// The respondent's identity in that room.
-    pub respondent_identity: String,
-    pub status: RoomStatus,
-    /// BCP 47.
-    pub language: String,
-    /// The language's name in English, for speech engines that want it.
-    pub language_name: String,
-    /// The interviewer's system prompt: the study, the guide, the rules.
-    pub instructions: String,
-    /// A greeting the agent may open with.
-    pub greeting: String,
-    pub research_goals: String,
-    pub interview_guide: String,
-    pub topics_for_respondent: String,
-    pub max_duration_minutes: i64,
-    /// When the interview must end.
-    pub ends_at: DateTime<Utc>,
-}
-
-crate::domain::string_enum! {
-    /// Who spoke a turn.
-    TurnRole { Interviewer = "interviewer", Respondent = "respondent" }
-}
-
-/// One turn of a voice interview as the agent heard it.
-#[derive(Debug, Clone, Deserialize, ToSchema)]
-pub struct ReportedTurn {
-    pub role: TurnRole,
-    /// A blank turn (silence) is left out of the transcript.
-    #[schema(max_length = 20000)]
-    pub text: String,
-    /// When it was said; default: as reported, one after the other.
-    #[serde(default)]
-    #[schema(required = false)]
-    pub at: Option<DateTime<Utc>>,
-}
-
-/// The agent's report at the end of a voice interview.
-#[derive(Debug, Clone, Deserialize, ToSchema)]
-pub struct SessionReport {
-    pub room_id: Uuid,
-    #[schema(min_items = 1, max_items = 5000)]
-    pub transcript: Vec<ReportedTurn>,
-}
-
-/// The interview as the report left it.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct SessionReported {
-    pub room_id: Uuid,
-    pub status: RoomStatus,
-    pub record_id: Option<Uuid>,
-}
-
-crate::domain::string_enum! {
-    /// What was done with a LiveKit event: `applied`, `ignored` (not about one of our
-    /// rooms, or nothing to do) or `duplicate` (already applied).
-    EventOutcome { Applied = "applied", Ignored = "ignored", Duplicate = "duplicate" }
-}
-
-/// What was done with a LiveKit event.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct EventHandled {
-    pub status: EventOutcome,
-}
+use crate::interview::voice;
 
 /// The interviewer agent, known by its secret; put it first in a handler's arguments so
 /// a request without the secret gets 401 before anything about its input is said. With
@@ -110,7 +32,7 @@ impl FromRequestParts<AppState> for Agent {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, Self::Rejection> {
-        let secret = app.settings.agent_secret.as_ref().ok_or_else(|| {
+        let secret = app.settings.interviews.agent_secret.as_ref().ok_or_else(|| {
             ApiError::Unauthorized(
                 "No interviewer agent is set up here (INSIGHT_AGENT_SECRET is not set), so no X-Agent-Secret is valid."
                     .into(),
@@ -130,21 +52,6 @@ impl FromRequestParts<AppState> for Agent {
     }
 }
 
-async fn agent_room(app: &AppState, room_id: Uuid) -> ApiResult<PublicRoom> {
-    app.store
-        .room_for_agent(room_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Room"))
-}
-
-/// The room a session report names in its body: unknown is a 409.
-async fn reported_room(app: &AppState, room_id: Uuid) -> ApiResult<PublicRoom> {
-    app.store
-        .room_for_agent(room_id)
-        .await?
-        .ok_or_else(|| UnknownReferences::one("room", room_id, "room_id"))
-}
-
 #[utoipa::path(get, path = "/api/interviews/agent-config/{room_id}", tag = "interviews",
     params(("room_id" = Uuid, Path, description = "The room"),
         ("X-Agent-Secret" = String, Header, description = "The interviewer agent's secret (INSIGHT_AGENT_SECRET)")),
@@ -153,25 +60,7 @@ async fn reported_room(app: &AppState, room_id: Uuid) -> ApiResult<PublicRoom> {
         (status = 401, description = "No or a wrong X-Agent-Secret, or INSIGHT_AGENT_SECRET is not set",
          body = ErrorBody)))]
 async fn agent_config(_: Agent, State(app): State<AppState>, Ids(ids): Ids<1>) -> ApiResult<Json<AgentConfig>> {
-    let room = agent_room(&app, ids[0]).await?;
-    let at = now();
-    let brief = interview::brief(&room, at);
-    let greeting = interviewer::offline_next(&brief, &[]).text;
-    Ok(Json(AgentConfig {
-        room_id: room.room.id,
-        livekit_room: livekit::room_name(room.room.id),
-        respondent_identity: livekit::respondent_identity(room.room.id),
-        status: interview::room_status(&room.room, at),
-        language_name: phrases::language_name(&brief.language),
-        instructions: interviewer::system_prompt(&brief),
-        greeting,
-        research_goals: brief.research_goals.clone(),
-        interview_guide: brief.guide.clone(),
-        topics_for_respondent: brief.topics.clone(),
-        language: brief.language,
-        max_duration_minutes: room.room.max_duration_minutes,
-        ends_at: interview::ends_at(&room.room, at),
-    }))
+    Ok(Json(voice::agent_config(&app.store, ids[0]).await?))
 }
 
 #[utoipa::path(post, path = "/api/interviews/session-report", tag = "interviews",
@@ -188,56 +77,7 @@ async fn session_report(
     State(app): State<AppState>,
     ValidJson(report): ValidJson<SessionReport>,
 ) -> ApiResult<Json<SessionReported>> {
-    let room = reported_room(&app, report.room_id).await?;
-    let at = now();
-    // A voice respondent may never have used the join form: the report starts the room.
-    if room.room.status == RoomStatus::Pending.as_str() {
-        app.store.start_room_by_voice(room.room.id, at).await?;
-    }
-    let room = reported_room(&app, report.room_id).await?;
-    if room.room.status != RoomStatus::Active.as_str() {
-        let status = interview::room_status(&room.room, at);
-        return Err(ApiError::conflict(format!(
-            "This interview is {}; its transcript cannot be reported.",
-            status.as_str()
-        )));
-    }
-    let turns = report
-        .transcript
-        .iter()
-        .filter(|turn| !turn.text.trim().is_empty())
-        .enumerate();
-    for (index, turn) in turns {
-        let new = NewTurn {
-            from_respondent: turn.role == TurnRole::Respondent,
-            text: turn.text.trim().to_owned(),
-            step: None,
-            follow_up: false,
-            message_id: None,
-            at: turn
-                .at
-                .unwrap_or_else(|| at + chrono::Duration::milliseconds(index as i64)),
-        };
-        match app.store.add_turn(room.room.id, &new, None).await {
-            Ok(_) | Err(TurnRefused::Clash) => {}
-            Err(TurnRefused::NotActive) => return Err(ApiError::conflict("This interview ended meanwhile.")),
-            Err(TurnRefused::Failed(error)) => return Err(error.into()),
-        }
-    }
-    let record_id = interview::close(&app.store, &room.room, None).await?;
-    Ok(Json(SessionReported {
-        room_id: room.room.id,
-        status: if record_id.is_some() {
-            RoomStatus::Completed
-        } else {
-            RoomStatus::parse(&app.store.get_room_status(room.room.id).await?.unwrap_or_default())
-                .unwrap_or(RoomStatus::Completed)
-        },
-        record_id: match record_id {
-            Some(id) => Some(id),
-            None => agent_room(&app, room.room.id).await?.room.record_id,
-        },
-    }))
+    Ok(Json(voice::report_session(&app.store, report).await?))
 }
 
 #[utoipa::path(post, path = "/api/webhooks/livekit", tag = "webhooks",
@@ -266,54 +106,8 @@ async fn livekit_webhook(
     livekit
         .verify_webhook(authorization, &body, now())
         .map_err(|why| ApiError::Unauthorized(format!("Not a webhook signed by LiveKit: {why}.")))?;
-    let handled = |status: EventOutcome| Ok(Json(EventHandled { status }));
-    let Ok(event) = serde_json::from_slice::<Value>(&body) else {
-        return handled(EventOutcome::Ignored);
-    };
-    let kind = event["event"].as_str().unwrap_or_default().to_owned();
-    let Some(room_id) = event["room"]["name"].as_str().and_then(livekit::room_id) else {
-        return handled(EventOutcome::Ignored);
-    };
-    let id = event["id"]
-        .as_str()
-        .map(str::to_owned)
-        .unwrap_or_else(|| format!("{kind}:{room_id}:{}", event["createdAt"]));
-    if !app.store.note_livekit_event(&id, &kind, now()).await? {
-        return handled(EventOutcome::Duplicate);
-    }
-    match apply(&app, &kind, room_id, &event).await {
-        Ok(applied) => handled(if applied {
-            EventOutcome::Applied
-        } else {
-            EventOutcome::Ignored
-        }),
-        Err(error) => {
-            // LiveKit sends it again; let that one apply.
-            let _ = app.store.forget_livekit_event(&id).await;
-            Err(error)
-        }
-    }
-}
-
-/// What an event changes: the respondent joining starts a room nobody started; the
-/// room finishing ends an interview whose transcript is in (the agent's report usually
-/// ends it first; otherwise the watch does when its time is up).
-async fn apply(app: &AppState, kind: &str, room_id: Uuid, event: &Value) -> ApiResult<bool> {
-    let respondent = event["participant"]["identity"].as_str() == Some(livekit::respondent_identity(room_id).as_str());
-    match kind {
-        "participant_joined" if respondent => Ok(app.store.start_room_by_voice(room_id, now()).await?),
-        "room_finished" => {
-            let Some(room) = app.store.room_for_agent(room_id).await? else {
-                return Ok(false);
-            };
-            if room.room.status != RoomStatus::Active.as_str() || app.store.turns(room_id).await?.is_empty() {
-                return Ok(false);
-            }
-            let closed = interview::close(&app.store, &room.room, None).await?.is_some();
-            Ok(closed)
-        }
-        _ => Ok(false),
-    }
+    let status = voice::livekit_event(&app.store, &body).await?;
+    Ok(Json(EventHandled { status }))
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

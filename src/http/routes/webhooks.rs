@@ -41,8 +41,8 @@ async fn create_endpoint(
     let settings = &app.settings;
     let url = address::check_url(
         body.url.trim(),
-        settings.webhooks_allow_http,
-        settings.webhooks_allow_private,
+        settings.webhooks.webhooks_allow_http,
+        settings.webhooks.webhooks_allow_private,
     )
     .map_err(|reason| {
         ApiError::validation(vec![

@@ -51,9 +51,10 @@ pub enum Progress {
 
 impl AssemblyAi {
     pub(super) fn new(client: reqwest::Client, settings: &Settings) -> Self {
-        let base = settings.stt_base_url.as_deref().unwrap_or(DEFAULT_BASE_URL);
+        let base = settings.speech.stt_base_url.as_deref().unwrap_or(DEFAULT_BASE_URL);
         let base = base.strip_suffix("/v2").unwrap_or(base).to_owned();
         let models = settings
+            .speech
             .stt_model
             .iter()
             .flat_map(|models| models.split(','))
@@ -61,12 +62,12 @@ impl AssemblyAi {
             .filter(|model| !model.is_empty())
             .map(str::to_owned)
             .collect();
-        let callback_url =
-            reachable(&settings.public_url).then(|| format!("{}/api/webhooks/assemblyai", settings.public_url));
+        let callback_url = reachable(&settings.server.public_url)
+            .then(|| format!("{}/api/webhooks/assemblyai", settings.server.public_url));
         Self {
             client,
             base,
-            api_key: settings.stt_api_key.clone().filter(|key| !key.is_empty()),
+            api_key: settings.speech.stt_api_key.clone().filter(|key| !key.is_empty()),
             models,
             callback_url,
         }

@@ -42,14 +42,14 @@ pub enum Listened {
 
 impl Deepgram {
     pub(super) fn new(client: reqwest::Client, settings: &Settings) -> Self {
-        let base = settings.stt_base_url.as_deref().unwrap_or(DEFAULT_BASE_URL);
+        let base = settings.speech.stt_base_url.as_deref().unwrap_or(DEFAULT_BASE_URL);
         let base = base.strip_suffix("/v1").unwrap_or(base).to_owned();
         Self {
             client,
             base,
-            api_key: settings.stt_api_key.clone().filter(|key| !key.is_empty()),
-            model: settings.stt_model.clone().unwrap_or_else(|| "nova-3".to_owned()),
-            public_url: reachable(&settings.public_url).then(|| settings.public_url.clone()),
+            api_key: settings.speech.stt_api_key.clone().filter(|key| !key.is_empty()),
+            model: settings.speech.stt_model.clone().unwrap_or_else(|| "nova-3".to_owned()),
+            public_url: reachable(&settings.server.public_url).then(|| settings.server.public_url.clone()),
         }
     }
 
@@ -173,7 +173,7 @@ mod tests {
 
     fn deepgram(public_url: &str) -> Deepgram {
         let mut settings = Settings::for_database("sqlite://unused.db");
-        settings.public_url = public_url.to_owned();
+        settings.server.public_url = public_url.to_owned();
         Deepgram::new(reqwest::Client::new(), &settings)
     }
 

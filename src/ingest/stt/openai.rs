@@ -25,8 +25,12 @@ impl OpenAiStt {
         Self {
             client,
             endpoint: format!("{base}/audio/transcriptions"),
-            api_key: settings.stt_api_key.clone().filter(|key| !key.is_empty()),
-            model: settings.stt_model.clone().unwrap_or_else(|| "whisper-1".to_owned()),
+            api_key: settings.speech.stt_api_key.clone().filter(|key| !key.is_empty()),
+            model: settings
+                .speech
+                .stt_model
+                .clone()
+                .unwrap_or_else(|| "whisper-1".to_owned()),
         }
     }
 

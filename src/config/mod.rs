@@ -1,0 +1,162 @@
+//! Settings: every `INSIGHT_*` variable, with its default and its check, in groups owned
+//! by the subsystem each configures (one file each); `Settings` gathers the groups.
+//!
+//! Each setting is also a `serve` flag, declared once with its default; `serve --help`
+//! shows them under the group's heading. A bad value stops the start with clap's message,
+//! which names both the flag and the variable (see each `help`), so an operator knows
+//! exactly what to fix.
+
+use std::net::SocketAddr;
+
+use clap::Args;
+
+mod interviews;
+mod jobs;
+mod material;
+mod model;
+mod quotas;
+mod search;
+mod server;
+mod speech;
+mod storage;
+mod webhooks;
+
+pub use interviews::InterviewsSettings;
+pub use jobs::JobsSettings;
+pub use material::MaterialSettings;
+pub use model::AiKind;
+pub use model::ModelSettings;
+pub use quotas::Quotas;
+pub use search::SearchProvider;
+pub use search::SearchSettings;
+pub use server::ServerSettings;
+pub use server::{ForwardedHeader, LogFormat, TrustedNetworks};
+pub use speech::SpeechSettings;
+pub use speech::SttProvider;
+pub use storage::{StorageSettings, parse_database_url};
+pub use webhooks::RetrySchedule;
+pub use webhooks::WebhooksSettings;
+
+#[derive(Debug, Clone, Args)]
+pub struct Settings {
+    #[command(flatten)]
+    pub server: ServerSettings,
+
+    #[command(flatten)]
+    pub storage: StorageSettings,
+
+    #[command(flatten)]
+    pub material: MaterialSettings,
+
+    #[command(flatten)]
+    pub speech: SpeechSettings,
+
+    #[command(flatten)]
+    pub jobs: JobsSettings,
+
+    #[command(flatten)]
+    pub model: ModelSettings,
+
+    #[command(flatten)]
+    pub search: SearchSettings,
+
+    #[command(flatten)]
+    pub webhooks: WebhooksSettings,
+
+    #[command(flatten)]
+    pub interviews: InterviewsSettings,
+
+    #[command(flatten)]
+    pub quotas: Quotas,
+}
+
+/// Report workers with the offline engine when `INSIGHT_REPORT_WORKERS` does not say.
+const DEFAULT_OFFLINE_WORKERS: usize = 4;
+
+impl Settings {
+    /// Report workers of this instance: `INSIGHT_REPORT_WORKERS`; unset, twice the model's
+    /// concurrency with a model (the model has work while some workers use the database),
+    /// 4 with the offline engine (its work is this machine's CPU, and each copies its material).
+    pub fn report_workers(&self) -> usize {
+        self.jobs.report_workers.unwrap_or(match self.model.ai_kind() {
+            Ok(AiKind::OpenAi) => 2 * self.model.llm_concurrency,
+            _ => DEFAULT_OFFLINE_WORKERS,
+        })
+    }
+
+    /// Settings for an instance that tests or embedders start on a given database: every
+    /// other setting at its declared default (the environment is not read), a free port on
+    /// loopback and a fresh data folder.
+    pub fn for_database(database_url: impl Into<String>) -> Self {
+        let database_url = database_url.into();
+        let command = <Self as Args>::augment_args(clap::Command::new("insight")).mut_args(|arg| arg.env(None));
+        let matches = command
+            .try_get_matches_from(["insight", "--database-url", database_url.as_str()])
+            .unwrap_or_else(|error| panic!("settings for {database_url}: {error}"));
+        let mut settings =
+            <Self as clap::FromArgMatches>::from_arg_matches(&matches).expect("the defaults are valid settings");
+        settings.server.addr = SocketAddr::from(([127, 0, 0, 1], 0));
+        settings.storage.data_dir = std::env::temp_dir().join(format!("insight-data-{}", uuid::Uuid::new_v4()));
+        settings
+    }
+}
+
+fn parse_flag(value: &str, variable: &str, flag: &str) -> Result<bool, String> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" => Ok(true),
+        "false" | "0" | "no" | "off" | "" => Ok(false),
+        _ => Err(format!("{variable} ({flag}) must be true or false, not {value:?}")),
+    }
+}
+
+/// A whole number within `range`, or a sentence naming the variable and the range.
+fn parse_number<T>(value: &str, variable: &str, flag: &str, range: std::ops::RangeInclusive<T>) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display,
+{
+    value
+        .trim()
+        .parse::<T>()
+        .ok()
+        .filter(|n| range.contains(n))
+        .ok_or_else(|| {
+            format!(
+                "{variable} ({flag}) must be a whole number from {} to {}, not {value:?}",
+                range.start(),
+                range.end()
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_workers_default_to_twice_the_model_concurrency_or_four_offline() {
+        let mut settings = Settings::for_database("sqlite://unused.db");
+        settings.model.llm_concurrency = 16;
+        assert_eq!(settings.report_workers(), 4, "offline");
+        settings.model.llm_base_url = Some("http://127.0.0.1:8080/v1".into());
+        assert_eq!(settings.report_workers(), 32, "with a model");
+        settings.jobs.report_workers = Some(0);
+        assert_eq!(settings.report_workers(), 0, "as set");
+    }
+}
+
+#[cfg(test)]
+mod defaults {
+    use super::*;
+
+    #[test]
+    fn settings_for_a_database_take_the_declared_defaults_not_the_environment() {
+        let settings = Settings::for_database("sqlite://unused.db");
+        assert_eq!(settings.storage.database_url, "sqlite://unused.db");
+        assert_eq!(settings.server.addr.port(), 0);
+        assert_eq!(settings.server.public_url, "http://127.0.0.1:8000");
+        assert_eq!(settings.model.llm_model, "gpt-4o-mini");
+        assert_eq!(settings.webhooks.webhooks_retry_schedule.0.len(), 7);
+        assert_eq!(settings.quotas.webhook_endpoints, 20);
+        assert_eq!(settings.speech.stt_provider, SttProvider::OpenAi);
+    }
+}

@@ -1,0 +1,115 @@
+//! The researcher's side of interviews: rooms made in a project, each with its own link,
+//! changed while nobody has joined, cancelled.
+
+use chrono::{DateTime, Utc};
+use rand::RngCore;
+use uuid::Uuid;
+
+use super::{NONCE_BYTES, closed, room_status};
+use crate::domain::interview::{Room, RoomCreate, RoomStatus, RoomUpdate};
+use crate::domain::now;
+use crate::error::{ApiError, ApiResult, UnknownReferences, ValidationIssue};
+use crate::interview;
+use crate::services::Services;
+use crate::store::{NewRoom, Store, StoredRoom};
+
+/// The room as its owner sees it, link included.
+pub fn owner_view(services: &Services, room: &StoredRoom, at: DateTime<Utc>) -> Room {
+    let token = interview::access_token(&services.secret, room.id, &room.token_nonce);
+    let url = interview::room_url(&services.settings.server.public_url, &token);
+    room.to_room(token, url, at)
+}
+
+/// The user's room.
+pub async fn owned_room(store: &Store, owner_id: Uuid, room_id: Uuid) -> ApiResult<StoredRoom> {
+    store
+        .get_room(owner_id, room_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Room"))
+}
+
+/// Makes `count` rooms (default one) in the project, each with its own link, within the
+/// user's rooms per day.
+pub async fn create(services: &Services, owner_id: Uuid, body: RoomCreate) -> ApiResult<Vec<Room>> {
+    if let Some(name) = body.room_name.as_deref().filter(|name| name.trim().is_empty()) {
+        return Err(ApiError::validation(vec![ValidationIssue::blank("room_name", name)]));
+    }
+    let project = services
+        .store
+        .get_project(owner_id, body.project_id)
+        .await?
+        .ok_or_else(|| UnknownReferences::one("project", body.project_id, "project_id"))?;
+    let count = body.count.unwrap_or(1);
+    crate::quota::check_rooms_today(&services.store, &services.settings.quotas, owner_id, count)
+        .await?
+        .map_err(ApiError::from)?;
+    let base_name = body
+        .room_name
+        .as_deref()
+        .map(str::trim)
+        .unwrap_or(&project.name)
+        .to_owned();
+    let at = now();
+    let rooms: Vec<NewRoom> = (1..=count)
+        .map(|number| {
+            let id = Uuid::new_v4();
+            let mut nonce = vec![0u8; NONCE_BYTES];
+            rand::rng().fill_bytes(&mut nonce);
+            let token = interview::access_token(&services.secret, id, &nonce);
+            NewRoom {
+                id,
+                token_hash: interview::token_hash(&token),
+                token_nonce: nonce,
+                room_name: if count > 1 {
+                    format!("{base_name} {number}")
+                } else {
+                    base_name.clone()
+                },
+                max_duration_minutes: body.max_duration_minutes.unwrap_or(30),
+                language: body
+                    .language
+                    .clone()
+                    .unwrap_or_else(|| crate::domain::interview::DEFAULT_LANGUAGE.into()),
+                topics_for_respondent: body.topics_for_respondent.clone(),
+                research_goals_override: body.research_goals_override.clone(),
+                interview_guide_override: body.interview_guide_override.clone(),
+                created_at: at + chrono::Duration::microseconds(number - 1),
+                expires_at: at
+                    + chrono::Duration::microseconds(number - 1)
+                    + chrono::Duration::days(body.expires_in_days.unwrap_or(7)),
+            }
+        })
+        .collect();
+    services.store.create_rooms(project.id, &rooms).await?;
+    Ok(rooms
+        .iter()
+        .map(|room| owner_view(services, &room.stored(project.id), at))
+        .collect())
+}
+
+/// Changes a room nobody has joined yet.
+pub async fn update(services: &Services, owner_id: Uuid, room_id: Uuid, changes: &RoomUpdate) -> ApiResult<Room> {
+    if let Some(name) = changes.room_name.as_value().filter(|name| name.trim().is_empty()) {
+        return Err(ApiError::validation(vec![ValidationIssue::blank("room_name", name)]));
+    }
+    let room = owned_room(&services.store, owner_id, room_id).await?;
+    let status = room_status(&room, now());
+    if status != RoomStatus::Pending || !services.store.update_room(room.id, changes).await? {
+        let room = owned_room(&services.store, owner_id, room.id).await?;
+        return Err(closed(room_status(&room, now())));
+    }
+    let room = owned_room(&services.store, owner_id, room.id).await?;
+    Ok(owner_view(services, &room, now()))
+}
+
+/// Cancels a room: its link answers with that status, and an interview in progress stops
+/// and keeps no record.
+pub async fn cancel(services: &Services, owner_id: Uuid, room_id: Uuid) -> ApiResult<Room> {
+    let room = owned_room(&services.store, owner_id, room_id).await?;
+    if !services.store.cancel_room(room.id).await? {
+        let room = owned_room(&services.store, owner_id, room.id).await?;
+        return Err(closed(room_status(&room, now())));
+    }
+    let room = owned_room(&services.store, owner_id, room.id).await?;
+    Ok(owner_view(services, &room, now()))
+}

@@ -1,0 +1,63 @@
+//! Transcription results that providers send back (Deepgram's callback carries the
+//! transcript itself; AssemblyAI's only says it is ready, and the record's job fetches it).
+
+use uuid::Uuid;
+
+use crate::domain::record::RecordStatus;
+use crate::error::{ApiError, ApiResult};
+use crate::ingest::stt::{accept, read_deepgram_result};
+use crate::services::Services;
+
+/// How long a Deepgram callback waits for a running job, and how often it looks.
+const CLAIM_PATIENCE: std::time::Duration = std::time::Duration::from_secs(5);
+const CLAIM_STEP: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Files Deepgram's result for the record (whose callback credentials were checked): the
+/// transcript becomes the record's, or the record shows why it could not. A replay, or a
+/// record deleted meanwhile, changes nothing.
+pub async fn deepgram_result(services: &Services, record_id: Uuid, body: &[u8]) -> ApiResult<()> {
+    let lease = chrono::Duration::seconds(i64::try_from(services.settings.jobs.job_lease_seconds).unwrap_or(60));
+    // The job may be running for a moment (between sending the recording and noting
+    // Deepgram's request id): wait for it a little before asking Deepgram to send again.
+    let mut patience = CLAIM_PATIENCE;
+    let job = loop {
+        let settled = services.store.record_work(record_id).await?.is_none_or(|work| {
+            work.status == RecordStatus::Finished.as_str() || work.status == RecordStatus::Error.as_str()
+        });
+        if settled {
+            // A replay, or a record deleted meanwhile: nothing to do.
+            return Ok(());
+        }
+        if let Some(job) = services.store.claim_waiting_record_job(record_id, lease).await? {
+            break job;
+        }
+        if patience.is_zero() {
+            return Err(ApiError::Conflict(
+                "The record's transcription job is running just now; send the result again.".into(),
+            ));
+        }
+        let step = CLAIM_STEP.min(patience);
+        tokio::time::sleep(step).await;
+        patience -= step;
+    };
+    let outcome =
+        read_deepgram_result(body).and_then(|transcript| accept(transcript, services.settings.material.max_utterances));
+    let settled = match outcome {
+        Ok((transcribed, language)) => {
+            services
+                .store
+                .finish_record(&job, Some(&transcribed), language.as_deref())
+                .await?
+        }
+        Err(reason) => {
+            tracing::warn!(%record_id, %reason, "Deepgram's callback holds no usable transcript");
+            services.store.fail_record_job(&job, &reason).await?
+        }
+    };
+    if !settled {
+        return Err(ApiError::Conflict(
+            "The record's transcription job was taken over meanwhile; send the result again.".into(),
+        ));
+    }
+    Ok(())
+}

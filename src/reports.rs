@@ -1,0 +1,149 @@
+//! Project reports: what a report is made from, and its generation's life (queued,
+//! regenerated, cancelled); the writing itself is `jobs::reports`.
+
+use uuid::Uuid;
+
+use crate::domain::report::{Report, ReportCreateFields};
+use crate::error::{ApiError, ApiResult, UnknownReferences};
+use crate::quota::Counted;
+use crate::services::Services;
+use crate::store::{GenerationRefused, NewReport, ReportChanges, Store};
+
+/// Checks that referenced prompts, records and preset exist and are the caller's to use;
+/// those that are not are named in one 409 (see `UnknownReferences`).
+pub async fn check_references(
+    store: &Store,
+    owner_id: Uuid,
+    project_id: Uuid,
+    prompts_ids: Option<&Vec<Uuid>>,
+    records_ids: Option<&Vec<Uuid>>,
+    preset_id: Option<Uuid>,
+) -> ApiResult<()> {
+    let mut unknown = UnknownReferences::default();
+    if let Some(ids) = prompts_ids {
+        let missing = store.invisible_prompts(owner_id, ids).await?;
+        unknown.add_all("prompt", "prompts_ids", ids, &missing);
+    }
+    if let Some(ids) = records_ids {
+        let missing = store.foreign_records(project_id, ids).await?;
+        unknown.add_all("record of this project", "records_ids", ids, &missing);
+    }
+    if let Some(id) = preset_id
+        && store.get_preset(owner_id, id).await?.is_none()
+    {
+        unknown.add("preset", id, "preset_id");
+    }
+    unknown.into_error().map_or(Ok(()), Err)
+}
+
+/// Creates a report from the prompts given, or the preset's, over the records given, or
+/// every record of the project, and queues its generation. Answers it as written.
+pub async fn create(
+    services: &Services,
+    owner_id: Uuid,
+    project_id: Uuid,
+    body: ReportCreateFields,
+) -> ApiResult<Report> {
+    // The checks below are a few reads each; a burst of creations taken all at once would
+    // queue its first report only when the whole burst was checked, leaving the model
+    // idle. A few at a time, first come first served, the first reports start generating
+    // while the rest are checked. The write is left out: creations that reach it
+    // together share a commit.
+    let intake = services.report_intake.acquire().await.map_err(anyhow::Error::from)?;
+    let Some(project_name) = services.store.project_name(owner_id, project_id).await? else {
+        return Err(ApiError::not_found("Project"));
+    };
+    check_references(
+        &services.store,
+        owner_id,
+        project_id,
+        body.prompts_ids.as_ref(),
+        body.records_ids.as_ref(),
+        body.preset_id,
+    )
+    .await?;
+    services.check_quota(Counted::Reports { project_id }).await?;
+    let prompts_ids = match (body.prompts_ids, body.preset_id) {
+        (Some(ids), _) if !ids.is_empty() => ids,
+        (_, Some(preset_id)) => services
+            .store
+            .get_preset(owner_id, preset_id)
+            .await?
+            .map(|p| p.prompt_ids)
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    let records_ids = match body.records_ids {
+        Some(ids) => ids,
+        None => services.store.record_ids(project_id).await?,
+    };
+    let report = NewReport {
+        title: body.title,
+        prompts_ids,
+        records_ids,
+        preset_id: body.preset_id,
+        category: body.category,
+        context: body.context,
+        context_expand: body.context_expand,
+        report_language: body.report_language,
+        reasoning_mode: body.reasoning_mode,
+    };
+    drop(intake);
+    // Answered as written (`queued`), without reading it back.
+    Ok(services.store.create_report(project_id, project_name, report).await?)
+}
+
+/// Changes a report: a field left out stays; what the changes name must be the owner's.
+pub async fn update(
+    services: &Services,
+    owner_id: Uuid,
+    project_id: Uuid,
+    report_id: Uuid,
+    changes: ReportChanges,
+) -> ApiResult<Report> {
+    // The update itself is scoped by owner and answers None for a report that is not
+    // his, so no read before it is needed.
+    check_references(
+        &services.store,
+        owner_id,
+        project_id,
+        changes.prompts_ids.as_value(),
+        changes.records_ids.as_value(),
+        changes.preset_id.as_value().copied(),
+    )
+    .await?;
+    let report = services
+        .store
+        .update_report(owner_id, project_id, report_id, changes)
+        .await?;
+    report.ok_or_else(|| ApiError::not_found("Report"))
+}
+
+fn refused(refused: GenerationRefused, action: &str) -> ApiError {
+    match refused {
+        GenerationRefused::NotFound => ApiError::not_found("Report"),
+        GenerationRefused::State(status) => {
+            ApiError::Conflict(format!("The report is {}; it cannot be {action} now.", status.as_str()))
+        }
+    }
+}
+
+/// Queues the report's generation again (its prompts, over its records as they are now).
+pub async fn regenerate(store: &Store, owner_id: Uuid, project_id: Uuid, report_id: Uuid) -> ApiResult<Report> {
+    store
+        .regenerate_report(owner_id, project_id, report_id)
+        .await?
+        .map_err(|why| refused(why, "regenerated"))?;
+    let report = store.get_report(owner_id, project_id, report_id).await?;
+    report.ok_or_else(|| ApiError::not_found("Report"))
+}
+
+/// Cancels a queued or running generation; a worker on it stops at its next step.
+pub async fn cancel(store: &Store, owner_id: Uuid, project_id: Uuid, report_id: Uuid) -> ApiResult<Report> {
+    store
+        .cancel_generation(owner_id, project_id, report_id)
+        .await?
+        .map_err(|why| refused(why, "cancelled"))?;
+    let report = store.get_report(owner_id, project_id, report_id).await?;
+    report.ok_or_else(|| ApiError::not_found("Report"))
+}
