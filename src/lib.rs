@@ -13,6 +13,7 @@ pub mod http;
 pub mod ingest;
 pub mod interview;
 pub mod jobs;
+pub mod library;
 pub mod livekit;
 pub mod persona;
 pub mod quota;

@@ -11,13 +11,13 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use super::prompts::refused;
 use crate::domain::preset::{DEFAULT_CATEGORY, DEFAULT_ICON, Preset, PresetFields};
 use crate::error::{ApiError, ApiResult, UnknownReferences};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
+use crate::library;
 use crate::quota::Counted;
 use crate::store::Store;
 
@@ -123,7 +123,7 @@ async fn update_preset(
     }
     let fields = body.into_fields(&app.store, user.id).await?;
     let result = app.store.update_preset(user.id, preset_id, fields).await?;
-    result.map(Json).map_err(|refusal| refused("Preset", refusal))
+    result.map(Json).map_err(|refusal| library::refused("Preset", refusal))
 }
 
 /// Deletes one of the user's presets; its prompts stay.
@@ -140,7 +140,7 @@ async fn delete_preset(
     let result = app.store.delete_preset(user.id, preset_id).await?;
     result
         .map(|()| StatusCode::NO_CONTENT)
-        .map_err(|refusal| refused("Preset", refusal))
+        .map_err(|refusal| library::refused("Preset", refusal))
 }
 
 /// Clone system preset (spec operation 4): a new `user` preset owned by the caller, with

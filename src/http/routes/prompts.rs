@@ -16,8 +16,8 @@ use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
+use crate::library;
 use crate::quota::Counted;
-use crate::store::ChangeRefused;
 
 /// A prompt to create, or the new content of one (PUT replaces title, text and category).
 #[derive(Deserialize, ToSchema)]
@@ -38,21 +38,6 @@ impl From<PromptWrite> for PromptFields {
             text: body.text,
             category: body.category.unwrap_or_else(|| DEFAULT_CATEGORY.into()),
         }
-    }
-}
-
-/// Turns a refused change of a prompt or preset into its HTTP error.
-pub fn refused(what: &str, refusal: ChangeRefused) -> ApiError {
-    match refusal {
-        ChangeRefused::NotFound => ApiError::not_found(what),
-        ChangeRefused::System => ApiError::forbidden(format!(
-            "System {}s cannot be changed; clone a system preset to edit a copy",
-            what.to_lowercase()
-        )),
-        ChangeRefused::InUse(presets) => ApiError::conflict(format!(
-            "{what} is used by the preset(s) {}; remove it from them first",
-            presets.join(", ")
-        )),
     }
 }
 
@@ -112,7 +97,7 @@ async fn update_prompt(
 ) -> ApiResult<Json<Prompt>> {
     let [prompt_id] = ids;
     let result = app.store.update_prompt(user.id, prompt_id, body.into()).await?;
-    result.map(Json).map_err(|refusal| refused("Prompt", refusal))
+    result.map(Json).map_err(|refusal| library::refused("Prompt", refusal))
 }
 
 /// Deletes one of the user's prompts; 409 while one of his presets uses it.
@@ -130,7 +115,7 @@ async fn delete_prompt(
     let result = app.store.delete_prompt(user.id, prompt_id).await?;
     result
         .map(|()| StatusCode::NO_CONTENT)
-        .map_err(|refusal| refused("Prompt", refusal))
+        .map_err(|refusal| library::refused("Prompt", refusal))
 }
 
 pub fn router() -> OpenApiRouter<AppState> {
