@@ -13,6 +13,7 @@ pub mod ingest;
 pub mod interview;
 pub mod jobs;
 pub mod livekit;
+pub mod provider;
 pub mod quota;
 pub mod search;
 pub mod secret;
