@@ -44,7 +44,7 @@ use std::ops::Range;
 
 use unicode_segmentation::UnicodeSegmentation;
 
-use super::quotes::normalize;
+use super::text::{Spaces, normalize, one_line};
 use crate::domain::persona::{Persona, PersonaQuote};
 use crate::domain::record::Utterance;
 use crate::search::bm25::Analyzer;
@@ -405,7 +405,7 @@ pub fn offline_persona(record_name: &str, utterances: &[Utterance], language: Op
         let said = if material.iter().any(|u| !u.text.trim().is_empty()) {
             format!("{name} said too little in this interview to describe who they are.")
         } else {
-            let record = one_line(record_name);
+            let record = one_line(record_name, Spaces::Collapsed);
             if record.is_empty() {
                 "There is nothing the respondent said in this interview, so there is nothing to describe.".to_owned()
             } else {
@@ -512,22 +512,26 @@ pub fn offline_persona(record_name: &str, utterances: &[Utterance], language: Op
 /// jobs to be done, motivations, pains (with the quotes that show them), behaviours and
 /// workarounds, ideal solution and quotes, each section saying so when it is empty.
 pub fn render_markdown(persona: &Persona) -> String {
-    let name = one_line(&persona.name);
+    let name = one_line(&persona.name, Spaces::Collapsed);
     let name = if name.is_empty() { UNNAMED.to_owned() } else { name };
-    let role = persona.role.as_deref().map(one_line).filter(|role| !role.is_empty());
+    let role = persona
+        .role
+        .as_deref()
+        .map(|text| one_line(text, Spaces::Collapsed))
+        .filter(|role| !role.is_empty());
     let mut md = format!("# {name}\n");
     if let Some(role) = &role {
         md.push_str(&format!("\n**Role:** {role}\n"));
     }
 
     section(&mut md, "Summary");
-    paragraph(&mut md, &one_line(&persona.summary));
+    paragraph(&mut md, &one_line(&persona.summary, Spaces::Collapsed));
 
     section(&mut md, "Background");
     let demographics = persona
         .demographics
         .as_deref()
-        .map(one_line)
+        .map(|text| one_line(text, Spaces::Collapsed))
         .filter(|text| !text.is_empty());
     let mut background = Vec::new();
     if let Some(role) = &role {
@@ -548,7 +552,7 @@ pub fn render_markdown(persona: &Persona) -> String {
     let pains: Vec<String> = persona
         .pains
         .iter()
-        .map(|pain| one_line(pain))
+        .map(|pain| one_line(pain, Spaces::Collapsed))
         .filter(|pain| !pain.is_empty())
         .collect();
     if pains.is_empty() {
@@ -572,7 +576,11 @@ pub fn render_markdown(persona: &Persona) -> String {
     list(&mut md, &persona.behaviors);
 
     section(&mut md, "Ideal solution");
-    let ideal = persona.ideal_solution.as_deref().map(one_line).unwrap_or_default();
+    let ideal = persona
+        .ideal_solution
+        .as_deref()
+        .map(|text| one_line(text, Spaces::Collapsed))
+        .unwrap_or_default();
     paragraph(&mut md, if ideal.is_empty() { NOTHING_HERE } else { &ideal });
 
     section(&mut md, "Quotes");
@@ -605,7 +613,7 @@ fn paragraph(md: &mut String, text: &str) {
 fn list(md: &mut String, items: &[String]) {
     let items: Vec<String> = items
         .iter()
-        .map(|item| one_line(item))
+        .map(|item| one_line(item, Spaces::Collapsed))
         .filter(|item| !item.is_empty())
         .collect();
     if items.is_empty() {
@@ -1354,10 +1362,13 @@ fn summary(
             text,
             kind: RoleKind::Noun,
             ..
-        }) => format!("{name}, {}.", one_line(text).trim_end_matches(['.', ','])),
-        Some(Role { text, .. }) => format!("{name}, who says: \"{}\".", one_line(text)),
+        }) => format!(
+            "{name}, {}.",
+            one_line(text, Spaces::Collapsed).trim_end_matches(['.', ','])
+        ),
+        Some(Role { text, .. }) => format!("{name}, who says: \"{}\".", one_line(text, Spaces::Collapsed)),
         None => {
-            let record = one_line(record_name);
+            let record = one_line(record_name, Spaces::Collapsed);
             if record.is_empty() {
                 format!("{name}, the respondent of this interview.")
             } else {
@@ -1365,7 +1376,7 @@ fn summary(
             }
         }
     };
-    let said = |text: &str| short(one_line(text).trim_end_matches(['.', '!', '…', ',', ';', ':']));
+    let said = |text: &str| short(one_line(text, Spaces::Collapsed).trim_end_matches(['.', '!', '…', ',', ';', ':']));
     match (goal, pain) {
         (Some(goal), Some(pain)) => out.push_str(&format!(
             " Wants: \"{}\"; held back by: \"{}\".",
@@ -1390,11 +1401,6 @@ fn short(text: &str) -> String {
         Some((at, _)) => format!("{} …", text.get(..at).unwrap_or_default().trim_end()),
         None => text.to_owned(),
     }
-}
-
-/// `text` with runs of whitespace (line breaks included) made one space.
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]

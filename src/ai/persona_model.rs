@@ -9,7 +9,9 @@
 use serde_json::{Value, json};
 
 use super::openai::{ChatRequest, Message, OpenAiClient, count_tokens};
-use super::writer::{MARGIN_PERCENT, defuse, language_name, one_line};
+use super::prompt::{MARGIN_PERCENT, defuse};
+use super::quotes::QuoteSource;
+use super::text::{Spaces, language_name, normalize, one_line};
 use super::{AiError, Usage};
 use crate::domain::persona::{Persona, PersonaQuote};
 use crate::domain::record::Utterance;
@@ -32,7 +34,7 @@ pub async fn model_persona(
     let lines = fit(utterances, room);
     let user = format!(
         "Interview: \"{}\"\n\n<transcripts>\n{}\n</transcripts>",
-        defuse(&one_line(record_name)),
+        defuse(&one_line(record_name, Spaces::Kept)),
         lines.join("\n")
     );
     let request = ChatRequest {
@@ -56,8 +58,8 @@ fn fit(utterances: &[Utterance], room: usize) -> Vec<String> {
         defuse(&format!(
             "#{} {} ({role}): {}",
             u.id,
-            one_line(&u.speaker),
-            one_line(&u.text)
+            one_line(&u.speaker, Spaces::Kept),
+            one_line(&u.text, Spaces::Kept)
         ))
     };
     let all: Vec<String> = utterances.iter().map(line).collect();
@@ -76,50 +78,40 @@ fn fit(utterances: &[Utterance], room: usize) -> Vec<String> {
 
 /// The persona with every quote checked against the transcript.
 fn checked(mut persona: Persona, utterances: &[Utterance]) -> Persona {
-    let norm = |text: &str| {
-        text.split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .to_lowercase()
-            .replace(['’', '‘'], "'")
-            .replace(['“', '”'], "\"")
-    };
-    let respondents: Vec<(&Utterance, String)> = utterances
-        .iter()
-        .filter(|u| u.is_respondent)
-        .map(|u| (u, norm(&u.text)))
-        .collect();
+    let respondents = QuoteSource::new(
+        utterances
+            .iter()
+            .filter(|u| u.is_respondent)
+            .map(|u| (u.text.as_str(), u)),
+    );
     persona.quotes = persona
         .quotes
         .into_iter()
         .filter_map(|quote| {
-            let wanted = norm(quote.text.trim().trim_matches(['"', '“', '”', '«', '»']));
+            let wanted = normalize(quote.text.trim().trim_matches(['"', '“', '”', '«', '»']));
             if wanted.split(' ').count() < 3 {
                 return None;
             }
-            let named = respondents
-                .iter()
-                .find(|(u, text)| u.id == quote.utterance_id && text.contains(&wanted));
-            let found = named.or_else(|| respondents.iter().find(|(_, text)| text.contains(&wanted)));
-            found.map(|(u, text)| {
-                // The transcript's own characters, not the model's copy.
-                let start = text.find(&wanted).unwrap_or(0);
-                let original = exact(&u.text, start, wanted.chars().count()).unwrap_or_else(|| quote.text.clone());
-                PersonaQuote {
-                    text: original,
-                    utterance_id: u.id,
-                }
+            let (text, u) = respondents.find(&wanted, |u| u.id == quote.utterance_id)?;
+            // The transcript's own characters, not the model's copy.
+            let start = text.find(&wanted).unwrap_or(0);
+            let original = exact(&u.text, start, wanted.chars().count()).unwrap_or_else(|| quote.text.clone());
+            Some(PersonaQuote {
+                text: original,
+                utterance_id: u.id,
             })
         })
         .collect();
     persona
 }
 
-/// The span of `text` that its whitespace-normalised, lower-cased form has at
-/// `start..start+chars`, when the two line up (same characters apart from spacing).
+/// The span of `text` that its comparison form ([`normalize`]) has at
+/// `start..start+chars`, when the two line up: when normalising changes nothing but
+/// the spacing and the case of letters whose lower case is as long.
 fn exact(text: &str, start: usize, chars: usize) -> Option<String> {
     let collapsed: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if collapsed.to_lowercase().len() != collapsed.len() || collapsed.contains(['’', '‘', '“', '”']) {
+    let lower: String = collapsed.chars().flat_map(char::to_lowercase).collect();
+    if lower.len() != collapsed.len() || normalize(&collapsed) != lower {
         return None;
     }
     collapsed.get(start..).map(|rest| rest.chars().take(chars).collect())

@@ -48,11 +48,11 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use unicode_normalization::UnicodeNormalization;
 use unicode_segmentation::UnicodeSegmentation;
 use uuid::Uuid;
 
 use super::Source;
+use super::text::normalize;
 
 /// What replaces a quote that the transcripts do not contain.
 pub const REMOVED: &str = "[quote removed: not found in the transcript]";
@@ -109,6 +109,36 @@ pub fn check_quotes(markdown: &str, sources: &[Source]) -> CheckedMarkdown {
     }
     checked.markdown.push_str(markdown.get(copied..).unwrap_or_default());
     checked
+}
+
+/// Utterances in their comparison form, to find the one a quote of a model's structured
+/// answer (a finding's, a persona's) comes from: the quote must stand in it as it is,
+/// compared normalised.
+pub(crate) struct QuoteSource<K> {
+    utterances: Vec<(String, K)>,
+}
+
+impl<K> QuoteSource<K> {
+    pub(crate) fn new<'t>(utterances: impl IntoIterator<Item = (&'t str, K)>) -> Self {
+        Self {
+            utterances: utterances
+                .into_iter()
+                .map(|(text, key)| (normalize(text), key))
+                .collect(),
+        }
+    }
+
+    /// The utterance (its comparison form and key) that holds `quote`, itself in
+    /// comparison form: the first of those holding it that `cited` picks, else the first.
+    pub(crate) fn find(&self, quote: &str, cited: impl Fn(&K) -> bool) -> Option<(&str, &K)> {
+        let mut found = self.utterances.iter().filter(|(text, _)| text.contains(quote));
+        let first = found.next()?;
+        let (text, key) = std::iter::once(first)
+            .chain(found)
+            .find(|(_, key)| cited(key))
+            .unwrap_or(first);
+        Some((text, key))
+    }
 }
 
 /// The transcripts, normalised, as speaker turns per record.
@@ -242,40 +272,6 @@ fn is_unspaced_script(c: char) -> bool {
         | '\u{F900}'..='\u{FAFF}'
         | '\u{FF66}'..='\u{FF9F}'   // half-width Katakana
         | '\u{20000}'..='\u{3FFFF}')
-}
-
-/// The comparison form of a text (see the module docs).
-pub(crate) fn normalize(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    // A space or dash is written once, when the next other character arrives.
-    let (mut space, mut dash) = (false, false);
-    for c in text.nfkc() {
-        let c = match c {
-            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '\u{02BC}' | '`' | '\u{00B4}' => '\'',
-            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' | '\u{00AB}' | '\u{00BB}' => '"',
-            '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}' | '*' => continue,
-            '-' | '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{FE58}' | '\u{FE63}' => {
-                dash = true;
-                continue;
-            }
-            c if c.is_whitespace() => {
-                space = true;
-                continue;
-            }
-            c => c,
-        };
-        if dash {
-            out.push_str(if out.is_empty() { "- " } else { " - " });
-        } else if space && !out.is_empty() {
-            out.push(' ');
-        }
-        (space, dash) = (false, false);
-        out.extend(c.to_lowercase());
-    }
-    if dash {
-        out.push_str(if out.is_empty() { "-" } else { " -" });
-    }
-    out
 }
 
 /// A quote's text without the `>` markers of the lines it continues on.
@@ -881,17 +877,6 @@ mod tests {
         )];
         let checked = check_quotes("“星期五都要把工单导出” [访谈, 00:00]", &chinese);
         assert_eq!((checked.verified, checked.removed), (1, 0));
-    }
-
-    #[test]
-    fn normalisation() {
-        assert_eq!(
-            normalize("  It’s\u{00A0}a  “mess” —  really…  "),
-            "it's a \"mess\" - really..."
-        );
-        assert_eq!(normalize("e-mail"), "e - mail");
-        assert_eq!(normalize("ＦＵＬＬ\u{200B}width"), "fullwidth");
-        assert_eq!(normalize("STRASSE Über"), "strasse über");
     }
 
     #[test]

@@ -30,7 +30,7 @@
 //! `> "{verbatim text}" — {speaker} [record name, mm:ss]` (preferring different records). With
 //! nothing relevant it says so ([`NOT_COVERED`]). No other sentence is written: every sentence
 //! is a template line or a respondent's own words (whitespace collapsed), so the quote checker
-//! ([`super::quotes`]) verifies every quote.
+//! ([`crate::ai::quotes`]) verifies every quote.
 //!
 //! The template lines are English whatever `brief.language` is: they are few and fixed, and the
 //! quotes, which carry the content, stay in the respondents' language. A translated template
@@ -47,8 +47,8 @@ use std::ops::Range;
 use unicode_segmentation::UnicodeSegmentation;
 use uuid::Uuid;
 
-use super::quotes::normalize;
-use super::{Brief, Section, Source, Usage, citation};
+use crate::ai::text::{Spaces, normalize, one_line};
+use crate::ai::{Section, SectionBrief, Source, Usage, citation};
 use crate::search::bm25::{Analyzer, Document, Index};
 
 /// Passages quoted at most, over all themes.
@@ -104,13 +104,13 @@ const FILLERS: &str = "\
 
 /// Writes a section for `brief` from `sources` (all utterances of the report's records) by
 /// quoting them (see the module docs). Uses no tokens.
-pub fn write_section(brief: &Brief, sources: &[Source]) -> Section {
+pub fn write_section(brief: &SectionBrief, sources: &[Source]) -> Section {
     let analyzer = Analyzer::new(brief.language.as_deref());
     let material = Material::new(sources, &analyzer);
     let query = Query::new(brief, &material, &analyzer);
     let passages = material.passages(&query, &analyzer);
 
-    let mut markdown = format!("## {}\n\n{ENGINE_NOTE}\n", one_line(&brief.title));
+    let mut markdown = format!("## {}\n\n{ENGINE_NOTE}\n", one_line(&brief.title, Spaces::Collapsed));
     if passages.is_empty() {
         markdown.push('\n');
         markdown.push_str(NOT_COVERED);
@@ -137,7 +137,7 @@ pub fn write_section(brief: &Brief, sources: &[Source]) -> Section {
             let Some(passage) = passages.get(n) else {
                 continue;
             };
-            let speaker = one_line(&passage.source.speaker);
+            let speaker = one_line(&passage.source.speaker, Spaces::Collapsed);
             markdown.push_str(&format!("\n> \"{}\" — ", passage.quote));
             if !speaker.is_empty() {
                 markdown.push_str(&speaker);
@@ -229,7 +229,7 @@ impl<'a> Material<'a> {
 /// What to quote of an utterance: all of it, its best sentences, or its best words.
 fn quote(text: &str, query: &Query, analyzer: &Analyzer) -> Option<String> {
     if text.unicode_words().nth(MAX_QUOTE_WORDS).is_none() && !has_quotation_mark(text) {
-        return Some(one_line(text));
+        return Some(one_line(text, Spaces::Collapsed));
     }
     let weight = |slice: &str| -> f32 {
         let mut terms = analyzer.tokenize(slice);
@@ -272,7 +272,7 @@ fn quote(text: &str, query: &Query, analyzer: &Analyzer) -> Option<String> {
         }
     }
     if let Some((_, _, range)) = best {
-        return text.get(range).map(one_line);
+        return text.get(range).map(|text| one_line(text, Spaces::Collapsed));
     }
 
     // A run-on sentence: the best window of words, marked where it was cut.
@@ -301,7 +301,7 @@ fn quote(text: &str, query: &Query, analyzer: &Analyzer) -> Option<String> {
         }
     }
     let (_, range, cut_before, cut_after) = best?;
-    let slice = one_line(text.get(range)?);
+    let slice = one_line(text.get(range)?, Spaces::Collapsed);
     Some(format!(
         "{}{slice}{}",
         if cut_before { "… " } else { "" },
@@ -320,7 +320,7 @@ struct Query {
 }
 
 impl Query {
-    fn new(brief: &Brief, material: &Material, analyzer: &Analyzer) -> Self {
+    fn new(brief: &SectionBrief, material: &Material, analyzer: &Analyzer) -> Self {
         let strip = |text: &str| -> String {
             text.unicode_words()
                 .filter(|word| !is_listed(META_WORDS, word))
@@ -541,11 +541,6 @@ fn has_quotation_mark(text: &str) -> bool {
     ])
 }
 
-/// `text` with runs of whitespace (line breaks included) made one space.
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 fn plural<'s>(n: usize, one: &'s str, many: &'s str) -> &'s str {
     if n == 1 { one } else { many }
 }
@@ -570,8 +565,8 @@ mod tests {
     const GOALS: &str = "Understand how dispatch, product and support teams handle incoming orders, tickets and \
        releases, where work gets lost or takes too long, and what they would change.";
 
-    fn brief(title: &str, prompt: &str, goals: &str) -> Brief {
-        Brief {
+    fn brief(title: &str, prompt: &str, goals: &str) -> SectionBrief {
+        SectionBrief {
             title: title.to_owned(),
             prompt: prompt.to_owned(),
             research_goals: goals.to_owned(),
@@ -695,7 +690,7 @@ mod tests {
                 let pieces: Vec<&str> = quote.split('…').map(str::trim).filter(|p| !p.is_empty()).collect();
                 assert!(!pieces.is_empty());
                 let found = sources.iter().any(|source| {
-                    let text = one_line(&source.text);
+                    let text = one_line(&source.text, Spaces::Collapsed);
                     pieces.iter().all(|piece| text.contains(piece))
                         && source.is_respondent
                         && rest == format!("{} {}", source.speaker, citation(source))
