@@ -112,7 +112,6 @@ pub fn citation(source: &Source) -> String {
 pub mod chat;
 pub mod openai;
 pub mod persona;
-pub mod persona_model;
 pub mod prompt;
 pub mod quotes;
 pub mod report;
@@ -179,7 +178,7 @@ impl Engine {
                 .await
                 .map_err(|error| AiError::Permanent(format!("the offline engine stopped: {error}")))
             }
-            Self::OpenAi(client) => persona_model::model_persona(client, record_name, utterances, language).await,
+            Self::OpenAi(client) => persona::model::model_persona(client, record_name, utterances, language).await,
         }
     }
 

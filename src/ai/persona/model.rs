@@ -8,11 +8,11 @@
 
 use serde_json::{Value, json};
 
-use super::openai::{ChatRequest, Message, OpenAiClient, count_tokens};
-use super::prompt::{MARGIN_PERCENT, defuse};
-use super::quotes::QuoteSource;
-use super::text::{Spaces, language_name, normalize, one_line};
-use super::{AiError, Usage};
+use crate::ai::openai::{ChatRequest, Message, OpenAiClient, count_tokens};
+use crate::ai::prompt::{MARGIN_PERCENT, defuse};
+use crate::ai::quotes::QuoteSource;
+use crate::ai::text::{Spaces, language_name, normalize, one_line};
+use crate::ai::{AiError, Usage};
 use crate::domain::persona::{Persona, PersonaQuote};
 use crate::domain::record::Utterance;
 
