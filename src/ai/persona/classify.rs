@@ -1,7 +1,10 @@
 //! What a unit says: goal, pain, behaviour, motivation or ideal solution, by its cues;
 //! and whether it is background.
 
-use super::*;
+use std::ops::Range;
+
+use super::cues::{Cues, NUMBER_WORDS, ORGANISATION_NOUNS, YEAR_WORDS, phrases};
+use super::units::Unit;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Kind {

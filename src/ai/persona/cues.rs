@@ -1,7 +1,7 @@
 //! The cue phrases a respondent's sentences are matched against, per language, and the
 //! word lists that go with them (role nouns, numbers, fillers of speech).
 
-use super::*;
+use crate::search::bm25::Analyzer;
 
 /// The cue phrases of one language, in lower case with straight apostrophes, separated by `|`
 /// ([`phrases`]). A phrase matches at word boundaries; a trailing `*` lets it match the start of a
@@ -322,4 +322,52 @@ pub(super) fn cue_sets(language: Option<&str>) -> Vec<&'static Cues> {
 /// The phrases of a cue list.
 pub(super) fn phrases(list: &'static str) -> impl Iterator<Item = &'static str> {
     list.split('|').map(str::trim).filter(|phrase| !phrase.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ai::persona::classify::find_cue;
+    use crate::ai::persona::units::fold;
+
+    #[test]
+    fn cues_are_written_as_they_are_matched() {
+        for (code, cues) in LANGUAGES {
+            let lists = [
+                cues.goals,
+                cues.pains,
+                cues.behaviors,
+                cues.motivations,
+                cues.reasons,
+                cues.ideal,
+                cues.background,
+                cues.tenure,
+                cues.headcount,
+                cues.organisation,
+                cues.role_explicit,
+                cues.role_verb,
+                cues.stops,
+                cues.prepositions,
+            ];
+            let nouns: Vec<&str> = cues.role_noun.iter().map(|(cue, _)| *cue).collect();
+            for cue in lists.iter().flat_map(|list| phrases(list)).chain(nouns) {
+                let (folded, _) = fold(cue);
+                assert_eq!(
+                    folded, cue,
+                    "{code}: {cue:?} is not lower case with straight apostrophes"
+                );
+                assert_eq!(cue.trim(), cue, "{code}: {cue:?}");
+                assert!(!cue.is_empty());
+            }
+        }
+        // A cue matches whole words only, or the start of one with `*`.
+        assert_eq!(find_cue("whatever we do", "hate*"), None);
+        assert_eq!(find_cue("i hated it", "hate*"), Some(2..6));
+        assert_eq!(find_cue("i wanted it", "i want"), None);
+        assert_eq!(find_cue("so i want it", "i want"), Some(3..9));
+        assert_eq!(cue_sets(Some("de-AT")).len(), 2);
+        assert_eq!(cue_sets(Some("en-GB")).len(), 1);
+        assert_eq!(cue_sets(Some("pt")).len(), LANGUAGES.len());
+        assert_eq!(cue_sets(None).len(), LANGUAGES.len());
+    }
 }

@@ -1,6 +1,9 @@
 //! The persona as a Markdown document: a fixed set of sections, empty ones saying so.
 
-use super::*;
+use super::rank::{bare, content_words};
+use super::{NOTHING_HERE, UNNAMED};
+use crate::ai::text::{Spaces, normalize, one_line};
+use crate::domain::persona::{Persona, PersonaQuote};
 
 /// The persona as a Markdown document: a `# name` heading, the role, then summary, background,
 /// jobs to be done, motivations, pains (with the quotes that show them), behaviours and

@@ -42,11 +42,6 @@
 //! model ([`EXTRACTED_NOTE`]). [`render_markdown`] writes the persona as a document with a fixed
 //! set of sections, empty ones saying so ([`NOTHING_HERE`]).
 
-use std::collections::BTreeSet;
-use std::ops::Range;
-
-use unicode_segmentation::UnicodeSegmentation;
-
 mod classify;
 mod cues;
 mod markdown;
@@ -56,17 +51,16 @@ mod role;
 mod summary;
 mod units;
 
-use self::classify::*;
-use self::cues::*;
+use self::classify::{Kind, classify, has_listed};
+use self::cues::{ORGANISATION_NOUNS, cue_sets};
 pub use self::markdown::render_markdown;
-use self::rank::*;
-use self::role::*;
-use self::summary::*;
-use self::units::*;
-use crate::ai::text::{Spaces, normalize, one_line};
-use crate::domain::persona::{Persona, PersonaQuote};
+use self::rank::{choose_quotes, informative, join, rank, similar};
+use self::role::find_role;
+use self::summary::{job_statement, summary};
+use self::units::{Unit, main_speaker, material, units};
+use crate::ai::text::{Spaces, one_line};
+use crate::domain::persona::Persona;
 use crate::domain::record::Utterance;
-use crate::search::bm25::Analyzer;
 
 /// Items per list at most (goals, pains, behaviours, motivations, jobs to be done).
 pub const MAX_ITEMS: usize = 6;
@@ -224,7 +218,11 @@ pub fn offline_persona(record_name: &str, utterances: &[Utterance], language: Op
 
 #[cfg(test)]
 mod tests {
+    use unicode_segmentation::UnicodeSegmentation;
+
+    use super::units::most_questions;
     use super::*;
+    use crate::domain::persona::PersonaQuote;
 
     fn utterance(id: i64, speaker: &str, is_respondent: bool, text: &str) -> Utterance {
         Utterance {
@@ -1034,47 +1032,6 @@ mod tests {
             "{texts:?}"
         );
         assert_own_words(&persona, &utterances);
-    }
-
-    #[test]
-    fn cues_are_written_as_they_are_matched() {
-        for (code, cues) in LANGUAGES {
-            let lists = [
-                cues.goals,
-                cues.pains,
-                cues.behaviors,
-                cues.motivations,
-                cues.reasons,
-                cues.ideal,
-                cues.background,
-                cues.tenure,
-                cues.headcount,
-                cues.organisation,
-                cues.role_explicit,
-                cues.role_verb,
-                cues.stops,
-                cues.prepositions,
-            ];
-            let nouns: Vec<&str> = cues.role_noun.iter().map(|(cue, _)| *cue).collect();
-            for cue in lists.iter().flat_map(|list| phrases(list)).chain(nouns) {
-                let (folded, _) = fold(cue);
-                assert_eq!(
-                    folded, cue,
-                    "{code}: {cue:?} is not lower case with straight apostrophes"
-                );
-                assert_eq!(cue.trim(), cue, "{code}: {cue:?}");
-                assert!(!cue.is_empty());
-            }
-        }
-        // A cue matches whole words only, or the start of one with `*`.
-        assert_eq!(find_cue("whatever we do", "hate*"), None);
-        assert_eq!(find_cue("i hated it", "hate*"), Some(2..6));
-        assert_eq!(find_cue("i wanted it", "i want"), None);
-        assert_eq!(find_cue("so i want it", "i want"), Some(3..9));
-        assert_eq!(cue_sets(Some("de-AT")).len(), 2);
-        assert_eq!(cue_sets(Some("en-GB")).len(), 1);
-        assert_eq!(cue_sets(Some("pt")).len(), LANGUAGES.len());
-        assert_eq!(cue_sets(None).len(), LANGUAGES.len());
     }
 
     #[test]

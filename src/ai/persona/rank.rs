@@ -1,6 +1,13 @@
 //! The most informative units of a list first, near-duplicates dropped; the quotes.
 
-use super::*;
+use std::collections::BTreeSet;
+
+use unicode_segmentation::UnicodeSegmentation;
+
+use super::units::{Unit, fold};
+use super::{MAX_QUOTES, MIN_QUOTES};
+use crate::ai::text::normalize;
+use crate::domain::persona::PersonaQuote;
 
 /// How much a unit tells: its distinct longer words, its cues and numbers; very long ones lose.
 pub(super) fn informative(unit: &Unit, hits: usize) -> i64 {

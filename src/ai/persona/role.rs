@@ -1,6 +1,13 @@
 //! The respondent's role, as they state it ("I'm a product manager at …").
 
-use super::*;
+use std::ops::Range;
+
+use unicode_segmentation::UnicodeSegmentation;
+
+use super::classify::{find_cue_from, matches_listed};
+use super::cues::{Cues, ORGANISATION_NOUNS, ROLE_NOUNS, TRAILING_WORDS, phrases};
+use super::units::Unit;
+use super::{CLAUSE_PUNCTUATION, MAX_ROLE_CHARS, ROLE_WORDS};
 
 /// How a role was said.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,6 +1,12 @@
 //! The few sentences made from templates: jobs to be done and the summary.
 
-use super::*;
+use unicode_segmentation::UnicodeSegmentation;
+
+use super::classify::find_cue;
+use super::role::{Role, RoleKind};
+use super::units::Unit;
+use super::{EXTRACTED_NOTE, SUMMARY_WORDS};
+use crate::ai::text::{Spaces, one_line};
 
 /// "When <situation>, I want to <goal>." from an English goal sentence that names its
 /// situation; `None` when it does not.

@@ -1,7 +1,14 @@
 //! The material and its units: the respondent's utterances, cut into sentences (and the
 //! clauses of long ones), each a verbatim slice with a folded form for matching cues.
 
-use super::*;
+use std::collections::BTreeSet;
+use std::ops::Range;
+
+use unicode_segmentation::UnicodeSegmentation;
+
+use super::cues::{FILLERS, FILLERS_BEFORE_COMMA, NOISE, NOISE_BEFORE_COMMA};
+use super::{CLAUSE_WORDS, MAX_SENTENCE_WORDS, MIN_WORDS};
+use crate::domain::record::Utterance;
 
 /// The utterances the persona is made of (see the module docs).
 pub(super) fn material(utterances: &[Utterance]) -> Vec<&Utterance> {
