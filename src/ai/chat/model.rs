@@ -21,7 +21,7 @@ pub async fn model_answer(
     on_stream: &mut (dyn FnMut(Stream<'_>) + Send),
 ) -> Result<Answer, AiError> {
     let request = request(client, question)?;
-    let answer: ChatAnswer = client.chat_stream_pieces(&request, |piece| on_stream(piece)).await?;
+    let answer: ChatAnswer = client.chat_stream_pieces(&request, on_stream).await?;
     let content = answer.content.trim().to_owned();
     if content.is_empty() {
         return Err(AiError::Transient("The model answered with nothing.".into()));

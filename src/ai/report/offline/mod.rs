@@ -16,13 +16,14 @@
 //!    run-on sentence a window of [`FRAGMENT_WORDS`] words marked with `…` where it was cut.
 //!    Text with double quotation marks is not quoted (it would break the quote's marks), nor is
 //!    a passage already taken. At most [`MAX_PASSAGES`] passages are kept.
-//! 3. **Themes** (`themes.rs`). Passages are grouped greedily: the stemmed term (from [`bm25::tokenize`]'s
-//!    analysis) shared by the most unassigned passages, weighted by its IDF over the material (and
-//!    halved for query terms, which every passage tends to share), makes a theme of the passages
-//!    that contain it; repeat up to five times; what is left goes under "Other passages". Fillers
-//!    of speech ("really", "yeah", "thing"…) and short terms do not make themes. A theme is titled
-//!    by up to three of its shared terms, each spelled as the word occurs in its quotes. Themes
-//!    are shown largest first, "Other passages" last. Little material can make a single theme.
+//! 3. **Themes** (`themes.rs`). Passages are grouped greedily: the stemmed term (from
+//!    [`bm25::tokenize`]'s analysis) shared by the most unassigned passages, weighted by its IDF
+//!    over the material (and halved for query terms, which every passage tends to share), makes a
+//!    theme of the passages that contain it; repeat up to five times; what is left goes under
+//!    "Other passages". Fillers of speech ("really", "yeah", "thing"…) and short terms do not make
+//!    themes. A theme is titled by up to three of its shared terms, each spelled as the word
+//!    occurs in its quotes. Themes are shown largest first, "Other passages" last. Little
+//!    material can make a single theme.
 //!
 //! The Markdown has a fixed shape: `## {title}`, a line saying that the section is an extractive
 //! summary by the offline engine, then per theme a `### Theme: …` heading, a count line
