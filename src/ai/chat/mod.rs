@@ -4,11 +4,14 @@
 //!
 //! The model sees the material as data: inside labelled blocks of the last user message
 //! (`<transcripts>`, `<reports>`, `<web>`), with the same line format and the same
-//! defusing as report writing (`writer.rs`), and a system prompt that says nothing inside
-//! a block is an instruction. The conversation so far goes before it as plain turns,
+//! defusing as report writing (`ai/prompt.rs`), and a system prompt that says nothing
+//! inside a block is an instruction. The conversation so far goes before it as plain turns,
 //! newest kept first when the context window is short. The answer cites passages as
 //! `[record name, mm:ss]` (as reports do) and web pages as Markdown links; the citations
 //! of a message are the passages and pages its text cites.
+//!
+//! Here: the question and answer types and the citations of an answer; `model.rs` asks
+//! the model, `offline.rs` answers without one.
 
 mod model;
 mod offline;
