@@ -8,6 +8,7 @@
 
 use serde_json::{Value, json};
 
+use super::units::fold;
 use crate::ai::openai::{ChatRequest, Message, OpenAiClient, count_tokens};
 use crate::ai::prompt::{MARGIN_PERCENT, defuse};
 use crate::ai::quotes::QuoteSource;
@@ -88,14 +89,13 @@ fn checked(mut persona: Persona, utterances: &[Utterance]) -> Persona {
         .quotes
         .into_iter()
         .filter_map(|quote| {
-            let wanted = normalize(quote.text.trim().trim_matches(['"', '“', '”', '«', '»']));
-            if wanted.split(' ').count() < 3 {
+            let quoted = quote.text.trim().trim_matches(['"', '“', '”', '«', '»']);
+            if quoted.split_whitespace().count() < 3 {
                 return None;
             }
-            let (text, u) = respondents.find(&wanted, |u| u.id == quote.utterance_id)?;
+            let u = respondents.find(&normalize(quoted), |u| u.id == quote.utterance_id)?;
             // The transcript's own characters, not the model's copy.
-            let start = text.find(&wanted).unwrap_or(0);
-            let original = exact(&u.text, start, wanted.chars().count()).unwrap_or_else(|| quote.text.clone());
+            let original = exact(&u.text, quoted).unwrap_or_else(|| quote.text.clone());
             Some(PersonaQuote {
                 text: original,
                 utterance_id: u.id,
@@ -105,16 +105,16 @@ fn checked(mut persona: Persona, utterances: &[Utterance]) -> Persona {
     persona
 }
 
-/// The span of `text` that its comparison form ([`normalize`]) has at
-/// `start..start+chars`, when the two line up: when normalising changes nothing but
-/// the spacing and the case of letters whose lower case is as long.
-fn exact(text: &str, start: usize, chars: usize) -> Option<String> {
-    let collapsed: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let lower: String = collapsed.chars().flat_map(char::to_lowercase).collect();
-    if lower.len() != collapsed.len() || normalize(&collapsed) != lower {
-        return None;
-    }
-    collapsed.get(start..).map(|rest| rest.chars().take(chars).collect())
+/// The span of `text`, its whitespace collapsed, that reads as `quote` apart from case,
+/// spacing and typographic apostrophes and quotation marks.
+fn exact(text: &str, quote: &str) -> Option<String> {
+    let collapsed = one_line(text, Spaces::Collapsed);
+    let (folded, offsets) = fold(&collapsed);
+    let (wanted, _) = fold(quote);
+    let start = folded.find(&wanted)?;
+    collapsed
+        .get(offsets[start]..offsets[start + wanted.len()])
+        .map(str::to_owned)
 }
 
 fn system_prompt(language: Option<&str>) -> String {

@@ -102,14 +102,15 @@ impl<'a> Unit<'a> {
     }
 }
 
-/// `text` in lower case with straight apostrophes and single spaces, and where each of its
-/// bytes comes from.
+/// `text` in lower case with straight apostrophes and quotation marks and single spaces,
+/// and where each of its bytes comes from.
 pub(super) fn fold(text: &str) -> (String, Vec<usize>) {
     let mut folded = String::with_capacity(text.len());
     let mut offsets = Vec::with_capacity(text.len() + 1);
     for (at, c) in text.char_indices() {
         let c = match c {
             '\u{2018}' | '\u{2019}' | '\u{02BC}' | '\u{FF07}' | '`' | '\u{00B4}' => '\'',
+            '\u{201C}' | '\u{201D}' => '"',
             c if c.is_whitespace() => ' ',
             c => c.to_lowercase().next().unwrap_or(c),
         };

@@ -131,16 +131,16 @@ impl<K> QuoteSource<K> {
         }
     }
 
-    /// The utterance (its comparison form and key) that holds `quote`, itself in
-    /// comparison form: the first of those holding it that `cited` picks, else the first.
-    pub(crate) fn find(&self, quote: &str, cited: impl Fn(&K) -> bool) -> Option<(&str, &K)> {
+    /// The key of the utterance that holds `quote`, itself in comparison form: the first
+    /// of those holding it that `cited` picks, else the first.
+    pub(crate) fn find(&self, quote: &str, cited: impl Fn(&K) -> bool) -> Option<&K> {
         let mut found = self.utterances.iter().filter(|(text, _)| text.contains(quote));
         let first = found.next()?;
-        let (text, key) = std::iter::once(first)
+        let (_, key) = std::iter::once(first)
             .chain(found)
             .find(|(_, key)| cited(key))
             .unwrap_or(first);
-        Some((text, key))
+        Some(key)
     }
 }
 

@@ -177,7 +177,7 @@ impl QuoteChecker {
             return None;
         }
         let given = quote.citation.trim();
-        let (_, citation) = self.utterances.find(&needle, |citation| citation == given)?;
+        let citation = self.utterances.find(&needle, |citation| citation == given)?;
         Some(Quote {
             text: text.to_owned(),
             citation: citation.clone(),
