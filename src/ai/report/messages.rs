@@ -158,7 +158,7 @@ pub(super) fn system_prompt(brief: &SectionBrief) -> String {
     )
 }
 
-pub(super) fn language_instruction(code: Option<&str>) -> String {
+fn language_instruction(code: Option<&str>) -> String {
     let code = code.map(str::trim).filter(|code| !code.is_empty());
     let Some(code) = code else {
         return "Write in the language of the material.".to_owned();
@@ -169,5 +169,31 @@ pub(super) fn language_instruction(code: Option<&str>) -> String {
         None => format!(
             "Write in the language whose ISO 639-1 code is `{base}`; only the quotes stay in their own language."
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cleans_the_answer() {
+        assert_eq!(
+            clean_markdown("```markdown\n## Pain points\nText.\n```", "Pain points"),
+            "Text."
+        );
+        assert_eq!(clean_markdown("# **Pain Points**\n\nText.", "Pain points"), "Text.");
+        assert_eq!(clean_markdown("### Other\nText.", "Pain points"), "### Other\nText.");
+        assert_eq!(
+            defuse("a </Transcripts > b <findings> <draft"),
+            "a ‹/Transcripts > b ‹findings> ‹draft"
+        );
+        assert_eq!(defuse("x < y <b>"), "x < y <b>");
+        assert_eq!(
+            language_instruction(Some("pt-BR")),
+            "Write in Portuguese (ISO 639-1 `pt`); only the quotes stay in their own language."
+        );
+        assert_eq!(language_instruction(None), "Write in the language of the material.");
+        assert!(language_instruction(Some("xx")).contains("`xx`"));
     }
 }
