@@ -157,3 +157,68 @@ fn offline_draft(project: Option<&ProjectBrief>, draft: DraftRequest) -> String 
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{question, source};
+    use super::*;
+
+    #[test]
+    fn offline_answer_quotes_passages_verbatim_with_citations() {
+        let q = question(vec![
+            source(3, Some(62_000), "Anna", true, "The price is too high for us."),
+            source(4, Some(70_000), "Interviewer", false, "Why is that?"),
+        ]);
+        let answer = offline_answer(&q);
+        assert!(
+            answer
+                .content
+                .contains("\"The price is too high for us.\" [Interview Anna, 01:02]")
+        );
+        assert!(answer.content.contains("No language model was used"));
+        assert_eq!(answer.passages, vec![0], "the respondent answers, not the interviewer");
+        assert!(!answer.content.contains("Why is that?"));
+        assert!(!answer.content.contains("\n\n\n"), "{}", answer.content);
+        let checked = crate::ai::quotes::check_quotes(&answer.content, &q.passages);
+        assert_eq!(checked.removed, 0, "{}", answer.content);
+        // With only the interviewer's words matching, those are shown.
+        let only = question(vec![source(
+            4,
+            Some(70_000),
+            "Interviewer",
+            false,
+            "Why is the price high?",
+        )]);
+        assert_eq!(offline_answer(&only).passages, vec![0]);
+    }
+
+    #[test]
+    fn offline_answer_says_when_nothing_matches() {
+        let answer = offline_answer(&question(Vec::new()));
+        assert!(answer.content.contains("Nothing in the material matches"));
+        assert!(answer.passages.is_empty());
+    }
+
+    #[test]
+    fn drafts_are_recognised_and_written() {
+        assert_eq!(
+            draft_request("Draft research goals and an interview guide please"),
+            Some(DraftRequest {
+                goals: true,
+                guide: true
+            })
+        );
+        assert_eq!(draft_request("What did people say about onboarding?"), None);
+        let mut q = question(Vec::new());
+        q.message = "Draft an interview guide".into();
+        q.subject = Subject::Project(Some(ProjectBrief {
+            name: "Checkout".into(),
+            description: "paying for groceries online".into(),
+            ..ProjectBrief::default()
+        }));
+        let answer = offline_answer(&q);
+        assert!(answer.content.contains("## Interview guide"));
+        assert!(answer.content.contains("paying for groceries online"));
+        assert!(!answer.content.contains("## Research goals"));
+    }
+}

@@ -184,3 +184,69 @@ impl QuoteChecker {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::model::tests::sources;
+    use super::*;
+    use crate::ai::openai::count_tokens;
+    use crate::ai::prompt::{TRUNCATED, render_lines};
+
+    #[test]
+    fn chunks_never_split_an_utterance_and_truncate_a_long_one() {
+        let mut sources = sources(40, 20);
+        sources[7].text = "very ".repeat(2_000);
+        let lines: Vec<Line> = sources.iter().map(Line::new).collect();
+        let chunks = chunk_lines(&lines, 300);
+        assert!(chunks.len() > 3);
+        let all: Vec<&Line> = chunks.iter().flatten().collect();
+        assert_eq!(all.len(), lines.len());
+        for chunk in &chunks {
+            let text = render_lines(chunk.iter());
+            assert!(count_tokens(&text) <= 300, "{}", count_tokens(&text));
+        }
+        for (line, original) in all.iter().zip(&lines) {
+            if line.citation == lines[7].citation && line.text.ends_with(TRUNCATED) {
+                assert!(original.text.starts_with(line.text.trim_end_matches(TRUNCATED)));
+                assert!(line.tokens <= 299);
+            } else {
+                assert_eq!(line.text, original.text);
+            }
+        }
+        assert!(all[7].text.ends_with(TRUNCATED));
+    }
+
+    #[test]
+    fn checks_quotes_against_the_material() {
+        let lines: Vec<Line> = sources(4, 8).iter().map(Line::new).collect();
+        let checker = QuoteChecker::new(&lines);
+        let quote = |text: &str, citation: &str| Quote {
+            text: text.into(),
+            citation: citation.into(),
+        };
+        let findings = vec![
+            Finding {
+                finding: "Real.".into(),
+                quotes: vec![
+                    // Right words, wrong citation: fixed.
+                    quote("“Point 2: asked for my address”", "[Interview 9, 00:00]"),
+                    quote("not in the material", "[Interview 1, 00:00]"),
+                    // The speaker label is no quote.
+                    quote("Dana (respondent)", "[Interview 2, 00:07]"),
+                ],
+            },
+            Finding {
+                finding: "Invented.".into(),
+                quotes: vec![quote("nothing like this", "[Interview 1, 00:00]")],
+            },
+        ];
+        let checked = checker.check(findings);
+        assert_eq!(
+            checked,
+            vec![Finding {
+                finding: "Real.".into(),
+                quotes: vec![quote("Point 2: asked for my address", "[Interview 1, 00:14]")]
+            }]
+        );
+    }
+}
