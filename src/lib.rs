@@ -16,6 +16,7 @@ pub mod jobs;
 pub mod library;
 pub mod livekit;
 pub mod persona;
+pub mod provider;
 pub mod quota;
 pub mod records;
 pub mod reports;

@@ -1,10 +1,18 @@
-//! AI engines: what writes a report section from a prompt and interview material.
+//! AI engines: what writes report sections, answers questions and draws personas from
+//! interview material, with a model or without one.
 //!
-//! Two engines share these types: the offline engine (deterministic, extractive, no
-//! network) and the OpenAI-compatible engine (any Chat Completions server). The
-//! generator (`jobs::reports`) picks one by `INSIGHT_AI`, gives it a [`Brief`] per
-//! prompt with the [`Source`] utterances of the report's records, and checks every
-//! quote of what comes back against the transcripts (`quotes.rs`).
+//! [`Engine`] is what callers hold (`INSIGHT_AI`): the offline engine (deterministic,
+//! extractive, no network) or the OpenAI-compatible one (any Chat Completions server).
+//! The layout, innermost first:
+//! - `openai/`: the model client (requests, retries, streams, token counting);
+//! - `text.rs`, `prompt.rs`, `quotes.rs`: what every task shares (text on one line and
+//!   its comparison form, language names; material as data in a prompt; quote checks);
+//! - one module per task, each with its model and offline halves: `report/` (a report
+//!   section from a [`SectionBrief`] and the [`Source`] utterances of the report's
+//!   records), `chat/` (answers about a record or a project), `persona/` (a record's
+//!   respondent).
+//!
+//! Every quote of what comes back is checked against the transcripts (`quotes.rs`).
 
 use uuid::Uuid;
 
@@ -25,7 +33,7 @@ pub struct Source {
 
 /// What one section of a report is to answer, and the study around it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Brief {
+pub struct SectionBrief {
     /// The prompt's title: the section's heading.
     pub title: String,
     /// The prompt's instructions.
@@ -102,12 +110,12 @@ pub fn citation(source: &Source) -> String {
 }
 
 pub mod chat;
-pub mod offline;
 pub mod openai;
 pub mod persona;
-pub mod persona_model;
+pub mod prompt;
 pub mod quotes;
-pub mod writer;
+pub mod report;
+pub mod text;
 
 /// The engine this instance writes with (`INSIGHT_AI`).
 #[derive(Clone)]
@@ -120,15 +128,15 @@ pub enum Engine {
 
 impl Engine {
     /// Writes one section of a report.
-    pub async fn write_section(&self, brief: &Brief, sources: &[Source]) -> Result<Section, AiError> {
+    pub async fn write_section(&self, brief: &SectionBrief, sources: &[Source]) -> Result<Section, AiError> {
         match self {
             Self::Offline => {
                 let (brief, sources) = (brief.clone(), sources.to_vec());
-                tokio::task::spawn_blocking(move || offline::write_section(&brief, &sources))
+                tokio::task::spawn_blocking(move || report::offline::write_section(&brief, &sources))
                     .await
                     .map_err(|error| AiError::Permanent(format!("the offline engine stopped: {error}")))
             }
-            Self::OpenAi(client) => writer::write_section(client, brief, sources).await,
+            Self::OpenAi(client) => report::model::write_section(client, brief, sources).await,
         }
     }
 
@@ -170,7 +178,7 @@ impl Engine {
                 .await
                 .map_err(|error| AiError::Permanent(format!("the offline engine stopped: {error}")))
             }
-            Self::OpenAi(client) => persona_model::model_persona(client, record_name, utterances, language).await,
+            Self::OpenAi(client) => persona::model::model_persona(client, record_name, utterances, language).await,
         }
     }
 

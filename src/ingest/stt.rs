@@ -156,8 +156,7 @@ async fn read_answer(response: reqwest::Response) -> Result<Vec<u8>, SttError> {
         "The speech-to-text provider answered {status}: {}",
         provider_message(&body)
     );
-    let transient = status.is_server_error() || status.as_u16() == 429 || status.as_u16() == 408;
-    Err(if transient {
+    Err(if crate::provider::worth_retrying(status) {
         SttError::Transient(message)
     } else {
         SttError::Permanent(message)

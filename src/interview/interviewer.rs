@@ -8,7 +8,7 @@
 
 use crate::ai::AiError;
 use crate::ai::openai::{ChatRequest, Message, OpenAiClient, Piece};
-use crate::ai::{Engine, writer};
+use crate::ai::{Engine, prompt};
 use crate::store::StoredTurn;
 
 use super::phrases::{language_name, phrases};
@@ -141,7 +141,7 @@ pub fn system_prompt(brief: &Brief) -> String {
         if text.trim().is_empty() {
             "(none given)".to_owned()
         } else {
-            writer::defuse(text.trim())
+            prompt::defuse(text.trim())
         }
     };
     format!(

@@ -134,21 +134,8 @@ pub fn phrases(language: &str) -> &'static Phrases {
 
 /// The language's name in English, for the model's instructions.
 pub fn language_name(language: &str) -> String {
-    match primary(language).as_str() {
-        "en" => "English".into(),
-        "de" => "German".into(),
-        "fr" => "French".into(),
-        "es" => "Spanish".into(),
-        "ru" => "Russian".into(),
-        "it" => "Italian".into(),
-        "pt" => "Portuguese".into(),
-        "nl" => "Dutch".into(),
-        "pl" => "Polish".into(),
-        "uk" => "Ukrainian".into(),
-        "ja" => "Japanese".into(),
-        "zh" => "Chinese".into(),
-        _ => format!("the language with the tag {language}"),
-    }
+    crate::ai::text::language_name(&primary(language))
+        .map_or_else(|| format!("the language with the tag {language}"), str::to_owned)
 }
 
 fn primary(language: &str) -> String {

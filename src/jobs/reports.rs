@@ -3,7 +3,7 @@
 //! usage are noted after each prompt, and a cancelled report stops at the next one.
 
 use super::{Context, JobError};
-use crate::ai::{AiError, Brief, Source, Usage, quotes};
+use crate::ai::{AiError, SectionBrief, Source, Usage, quotes};
 use crate::domain::report::{ReasoningMode, ReportStatus};
 use crate::store::{Job, ReportWork};
 
@@ -55,7 +55,7 @@ pub(super) async fn generate(context: &Context, job: &Job, claimed: Option<Repor
     let mut usage = Usage::default();
     let mut sections = Vec::with_capacity(prompts.len());
     for (done, prompt) in prompts.iter().enumerate() {
-        let brief = Brief {
+        let brief = SectionBrief {
             title: prompt.title.clone(),
             prompt: prompt.text.clone(),
             research_goals: work.research_goals.clone(),

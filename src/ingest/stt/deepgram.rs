@@ -13,6 +13,7 @@ use tokio_util::io::ReaderStream;
 use super::{SttError, describe, reachable, read_answer};
 use crate::config::Settings;
 use crate::ingest::{Transcript, json};
+use crate::provider;
 
 /// Where Deepgram is when `INSIGHT_STT_BASE_URL` does not say.
 pub const DEFAULT_BASE_URL: &str = "https://api.deepgram.com";
@@ -109,17 +110,12 @@ impl Deepgram {
             request = request.header(reqwest::header::AUTHORIZATION, format!("Token {key}"));
         }
         // Deepgram's messages never show the callback's credentials, even if it echoes the URL.
-        let redact = |error: SttError| match callback.and_then(|url| url::Url::parse(url).ok()) {
-            Some(url) => match (error, url.password()) {
-                (SttError::Transient(message), Some(secret)) => {
-                    SttError::Transient(message.replace(secret, "[redacted]"))
-                }
-                (SttError::Permanent(message), Some(secret)) => {
-                    SttError::Permanent(message.replace(secret, "[redacted]"))
-                }
-                (error, None) => error,
-            },
-            None => error,
+        let secret = callback
+            .and_then(|url| url::Url::parse(url).ok())
+            .and_then(|url| url.password().map(str::to_owned));
+        let redact = |error: SttError| match error {
+            SttError::Transient(message) => SttError::Transient(provider::redact(&message, secret.as_deref())),
+            SttError::Permanent(message) => SttError::Permanent(provider::redact(&message, secret.as_deref())),
         };
         let response = request
             .send()

@@ -8,17 +8,20 @@
 //! Every failure is a [`WebSearchError`]: a full sentence naming the provider, with the
 //! provider's own short message and never the API key (the API turns it into a 503).
 
-use std::collections::HashSet;
+mod answer;
+mod text;
+
 use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use reqwest::Url;
 use reqwest::header::{self, HeaderName, HeaderValue};
-use reqwest::{StatusCode, Url};
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
+use self::text::{clean_results, shorten_query};
 use crate::config::{SearchProvider, Settings};
+use crate::provider;
 
 /// Longest wait for one search, connection and answer together.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(15);
@@ -31,14 +34,6 @@ const TAVILY_BASE_URL: &str = "https://api.tavily.com";
 
 /// Most results one search returns (Brave's and Tavily's own maximum).
 const MAX_RESULTS: usize = 20;
-
-/// Longest query sent, in characters and in words (Brave refuses longer ones).
-const MAX_QUERY_CHARS: usize = 400;
-const MAX_QUERY_WORDS: usize = 50;
-
-/// How long a result's title and snippet may be, in characters.
-const MAX_TITLE_CHARS: usize = 300;
-const MAX_SNIPPET_CHARS: usize = 500;
 
 /// How long a provider's error message may be in a [`WebSearchError`].
 const MAX_MESSAGE_CHARS: usize = 300;
@@ -284,42 +279,6 @@ impl WebSearch {
         Ok(body)
     }
 
-    /// The results in the provider's answer, as (url, title, snippet), best first.
-    fn parse(&self, body: &[u8]) -> Result<Vec<(String, String, String)>, WebSearchError> {
-        let unexpected = |error: serde_json::Error| {
-            WebSearchError(format!(
-                "Web search failed: {}'s answer is not the JSON expected ({error}).",
-                self.label()
-            ))
-        };
-        let (items, snippet_field) = match self.inner.provider {
-            SearchProvider::Searxng => {
-                let answer: SearxngAnswer = serde_json::from_slice(body).map_err(unexpected)?;
-                if answer.results.is_empty() && !answer.unresponsive_engines.is_empty() {
-                    let engines = Value::Array(answer.unresponsive_engines);
-                    tracing::warn!(
-                        unresponsive_engines = %engines,
-                        "SearXNG found nothing and some of its engines did not answer"
-                    );
-                }
-                (answer.results, "content")
-            }
-            SearchProvider::Brave => {
-                let answer: BraveAnswer = serde_json::from_slice(body).map_err(unexpected)?;
-                (answer.web.map(|web| web.results).unwrap_or_default(), "description")
-            }
-            SearchProvider::Tavily => {
-                let answer: TavilyAnswer = serde_json::from_slice(body).map_err(unexpected)?;
-                (answer.results, "content")
-            }
-        };
-        let text = |item: &Value, field: &str| item.get(field).and_then(Value::as_str).unwrap_or("").to_owned();
-        Ok(items
-            .iter()
-            .map(|item| (text(item, "url"), text(item, "title"), text(item, snippet_field)))
-            .collect())
-    }
-
     fn transport_error(&self, error: &reqwest::Error) -> WebSearchError {
         let label = self.label();
         let message = if error.is_timeout() {
@@ -342,72 +301,14 @@ impl WebSearch {
         WebSearchError(self.redact(&message))
     }
 
-    fn status_error(&self, status: StatusCode, body: &[u8]) -> WebSearchError {
-        let label = self.label();
-        let detail = provider_message(body);
-        let searxng = self.inner.provider == SearchProvider::Searxng;
-        let message = match status.as_u16() {
-            403 if searxng => format!(
-                "Web search failed: the SearXNG instance answered {status}, so it does not serve JSON: enable \
-                 `json` under `search.formats` in SearXNG's settings.yml."
-            ),
-            429 if searxng => format!(
-                "Web search failed: the SearXNG instance is rate limiting this service ({status}: {detail}); try \
-                 again later, or turn off `server.limiter` in SearXNG's settings.yml."
-            ),
-            429 => format!(
-                "Web search failed: {label} is rate limiting this service ({status}: {detail}); try again later."
-            ),
-            401 | 403 => format!(
-                "Web search failed: {label} refused the API key ({status}: {detail}); check INSIGHT_SEARCH_API_KEY."
-            ),
-            300..=399 => format!(
-                "Web search failed: {label} answered {status}, a redirect, which web search does not follow; \
-                 check INSIGHT_SEARCH_BASE_URL."
-            ),
-            _ => format!("Web search failed: {label} answered {status}: {detail}"),
-        };
-        WebSearchError(self.redact(&message))
-    }
-
     /// The message without the API key in it.
     fn redact(&self, message: &str) -> String {
-        match self.inner.api_key.as_deref().filter(|key| key.len() >= 4) {
-            Some(key) => message.replace(key, "[redacted]"),
-            None => message.to_owned(),
-        }
+        provider::redact(message, self.inner.api_key.as_deref())
     }
 
     fn label(&self) -> &'static str {
         label(self.inner.provider)
     }
-}
-
-/// SearXNG's `/search?format=json` answer (its other fields are not needed).
-#[derive(Deserialize)]
-struct SearxngAnswer {
-    results: Vec<Value>,
-    #[serde(default)]
-    unresponsive_engines: Vec<Value>,
-}
-
-/// Brave's web search answer: `web` is missing when nothing was found.
-#[derive(Deserialize)]
-struct BraveAnswer {
-    #[serde(default)]
-    web: Option<BraveWeb>,
-}
-
-#[derive(Deserialize)]
-struct BraveWeb {
-    #[serde(default)]
-    results: Vec<Value>,
-}
-
-/// Tavily's `/search` answer.
-#[derive(Deserialize)]
-struct TavilyAnswer {
-    results: Vec<Value>,
 }
 
 fn name(provider: SearchProvider) -> &'static str {
@@ -427,295 +328,9 @@ fn label(provider: SearchProvider) -> &'static str {
     }
 }
 
-/// The query trimmed, its whitespace collapsed, cut to [`MAX_QUERY_WORDS`] words and
-/// [`MAX_QUERY_CHARS`] characters.
-fn shorten_query(query: &str) -> String {
-    let query = query
-        .split_whitespace()
-        .take(MAX_QUERY_WORDS)
-        .collect::<Vec<_>>()
-        .join(" ");
-    match query.char_indices().nth(MAX_QUERY_CHARS) {
-        None => query,
-        Some((end, _)) => {
-            let cut = &query[..end];
-            cut.rsplit_once(' ')
-                .map_or(cut, |(words, _)| words)
-                .trim_end()
-                .to_owned()
-        }
-    }
-}
-
-/// The results with a usable http(s) URL, each URL once, cleaned, at most `limit`.
-fn clean_results(items: Vec<(String, String, String)>, limit: usize) -> Vec<WebResult> {
-    let mut seen = HashSet::new();
-    let mut results = Vec::new();
-    for (url, title, snippet) in items {
-        if results.len() == limit {
-            break;
-        }
-        let url = url.trim();
-        let Ok(parsed) = Url::parse(url) else {
-            continue;
-        };
-        let Some(host) = parsed
-            .host_str()
-            .filter(|_| matches!(parsed.scheme(), "http" | "https"))
-        else {
-            continue;
-        };
-        if !seen.insert(dedupe_key(&parsed)) {
-            continue;
-        }
-        let mut title = shorten(&clean_text(&title), MAX_TITLE_CHARS);
-        if title.is_empty() {
-            title = host.to_owned();
-        }
-        results.push(WebResult {
-            url: url.to_owned(),
-            title,
-            snippet: shorten(&clean_text(&snippet), MAX_SNIPPET_CHARS),
-        });
-    }
-    results
-}
-
-/// What two URLs of one page share: the host, port, path (without a final `/`) and
-/// query; not the scheme or the fragment.
-fn dedupe_key(url: &Url) -> String {
-    format!(
-        "{}:{}{}?{}",
-        url.host_str().unwrap_or_default(),
-        url.port_or_known_default().unwrap_or_default(),
-        url.path().trim_end_matches('/'),
-        url.query().unwrap_or_default()
-    )
-}
-
-/// Text from a snippet of HTML: tags dropped (with the content of `<script>` and
-/// `<style>`), entities decoded, whitespace collapsed.
-fn clean_text(html: &str) -> String {
-    let text = decode_entities(&strip_tags(html));
-    text.split_whitespace()
-        .map(|word| word.replace(|c: char| c.is_control(), ""))
-        .filter(|word| !word.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Elements that end a line of text: dropping them leaves a space.
-const BLOCK_ELEMENTS: &[&str] = &[
-    "br",
-    "p",
-    "div",
-    "li",
-    "ul",
-    "ol",
-    "tr",
-    "td",
-    "th",
-    "table",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "hr",
-    "section",
-    "article",
-    "header",
-    "footer",
-    "title",
-    "blockquote",
-    "pre",
-];
-
-fn strip_tags(html: &str) -> String {
-    let mut text = String::with_capacity(html.len());
-    let mut rest = html;
-    while let Some(at) = rest.find('<') {
-        text.push_str(&rest[..at]);
-        let tag = &rest[at..];
-        let opens_tag = tag[1..]
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, '/' | '!' | '?'));
-        if !opens_tag {
-            text.push('<');
-            rest = &tag[1..];
-            continue;
-        }
-        if let Some(comment) = tag.strip_prefix("<!--") {
-            rest = comment.find("-->").map_or("", |end| &comment[end + 3..]);
-            continue;
-        }
-        let Some(close) = tag.find('>') else {
-            // Not a tag after all ("a <b" at the end): keep it as text.
-            text.push_str(tag);
-            rest = "";
-            break;
-        };
-        let element = tag[1..close]
-            .trim_start_matches('/')
-            .split(|c: char| !c.is_ascii_alphanumeric())
-            .next()
-            .unwrap_or_default()
-            .to_ascii_lowercase();
-        rest = &tag[close + 1..];
-        if !tag.starts_with("</") && matches!(element.as_str(), "script" | "style") {
-            let end = format!("</{element}");
-            rest = match rest.to_ascii_lowercase().find(&end) {
-                Some(start) => rest[start..].find('>').map_or("", |close| &rest[start + close + 1..]),
-                None => "",
-            };
-            text.push(' ');
-        } else if BLOCK_ELEMENTS.contains(&element.as_str()) {
-            text.push(' ');
-        }
-    }
-    text.push_str(rest);
-    text
-}
-
-/// The text with `&amp;`, `&#39;`, `&#x27;` and the common named entities decoded, once.
-fn decode_entities(text: &str) -> String {
-    let mut decoded = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find('&') {
-        decoded.push_str(&rest[..at]);
-        rest = &rest[at..];
-        match entity(rest) {
-            Some((character, length)) => {
-                decoded.push(character);
-                rest = &rest[length..];
-            }
-            None => {
-                decoded.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    decoded.push_str(rest);
-    decoded
-}
-
-/// The character of the entity `text` starts with, and the entity's length.
-fn entity(text: &str) -> Option<(char, usize)> {
-    let end = text.bytes().take(12).position(|byte| byte == b';')?;
-    let name = text.get(1..end)?;
-    let character = match name.strip_prefix('#') {
-        Some(number) => {
-            let code = match number.strip_prefix(['x', 'X']) {
-                Some(hex) if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
-                    u32::from_str_radix(hex, 16).ok()?
-                }
-                None if !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) => number.parse().ok()?,
-                _ => return None,
-            };
-            match char::from_u32(code) {
-                Some('\0') | None => char::REPLACEMENT_CHARACTER,
-                Some(character) => character,
-            }
-        }
-        None => match name {
-            "amp" => '&',
-            "lt" => '<',
-            "gt" => '>',
-            "quot" => '"',
-            "apos" => '\'',
-            "nbsp" => '\u{a0}',
-            "ndash" => '–',
-            "mdash" => '—',
-            "hellip" => '…',
-            "lsquo" => '‘',
-            "rsquo" => '’',
-            "sbquo" => '‚',
-            "ldquo" => '“',
-            "rdquo" => '”',
-            "bdquo" => '„',
-            "laquo" => '«',
-            "raquo" => '»',
-            "middot" => '·',
-            "bull" => '•',
-            "copy" => '©',
-            "reg" => '®',
-            "trade" => '™',
-            "deg" => '°',
-            "euro" => '€',
-            "pound" => '£',
-            "yen" => '¥',
-            "cent" => '¢',
-            "times" => '×',
-            "divide" => '÷',
-            "shy" => '\u{ad}',
-            _ => return None,
-        },
-    };
-    Some((character, end + 1))
-}
-
-/// The text cut to at most about `max` characters, at a word if one is near, with `…`.
-fn shorten(text: &str, max: usize) -> String {
-    let Some((end, _)) = text.char_indices().nth(max) else {
-        return text.to_owned();
-    };
-    let cut = &text[..end];
-    let cut = match cut.rfind(' ') {
-        // Back to the last word only if little is lost.
-        Some(space) if cut[space..].chars().count() <= max / 5 => &cut[..space],
-        _ => cut,
-    };
-    format!(
-        "{}…",
-        cut.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':'))
-    )
-}
-
-/// The provider's own error message, else the start of the answer as text.
-fn provider_message(body: &[u8]) -> String {
-    let message = match serde_json::from_slice::<Value>(body) {
-        Ok(value) => [
-            "/error/detail",  // Brave
-            "/detail/error",  // Tavily
-            "/error/message", // OpenAI-like
-            "/error",
-            "/detail",
-            "/message",
-        ]
-        .iter()
-        .find_map(|pointer| value.pointer(pointer).and_then(Value::as_str).map(str::to_owned))
-        .unwrap_or_else(|| value.to_string()),
-        Err(_) => clean_text(&String::from_utf8_lossy(body)),
-    };
-    let message = clean_text(&message);
-    if message.is_empty() {
-        "(no message)".to_owned()
-    } else {
-        shorten(&message, MAX_MESSAGE_CHARS)
-    }
-}
-
 /// An HTTP error's causes, without the URL (it holds the query).
 fn error_chain(error: &reqwest::Error) -> String {
-    let mut message = String::new();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !message.contains(&text) {
-            if !message.is_empty() {
-                message.push_str(": ");
-            }
-            message.push_str(&text);
-        }
-        source = cause.source();
-    }
-    if message.is_empty() {
-        "the request failed".to_owned()
-    } else {
-        message
-    }
+    provider::error_chain(error).unwrap_or_else(|| "the request failed".to_owned())
 }
 
 #[cfg(test)]
@@ -726,6 +341,7 @@ mod tests {
     use axum::extract::{Request, State};
     use axum::http::{HeaderMap, StatusCode};
     use axum::response::{IntoResponse, Response};
+    use serde_json::Value;
 
     use super::*;
 
@@ -1242,37 +858,5 @@ mod tests {
         assert!(!shown.contains("hunter2"), "{shown}");
         assert!(shown.contains("tavily"), "{shown}");
         assert!(shown.contains("[redacted]"), "{shown}");
-    }
-
-    #[test]
-    fn text_is_cleaned_of_markup() {
-        assert_eq!(clean_text("a <b>bold</b> &amp; <i>it</i>alic"), "a bold & italic");
-        assert_eq!(clean_text("x &lt;b&gt; y"), "x <b> y");
-        assert_eq!(clean_text("&amp;lt; stays decoded once"), "&lt; stays decoded once");
-        assert_eq!(clean_text("1 < 2 and 3 > 2"), "1 < 2 and 3 > 2");
-        assert_eq!(clean_text("line<br>break<p>para</p>"), "line break para");
-        assert_eq!(clean_text("a<script>alert('x')</script>b<!-- note -->c"), "a bc");
-        assert_eq!(clean_text("&#39;&#x27;&#X2014;&bogus; & &;"), "''—&bogus; & &;");
-        assert_eq!(clean_text("  spread\n\tout  "), "spread out");
-    }
-
-    #[test]
-    fn long_snippets_are_cut_near_500_characters() {
-        let long = "word ".repeat(300);
-        let snippet = shorten(&clean_text(&long), MAX_SNIPPET_CHARS);
-        assert!(snippet.ends_with('…'), "{snippet}");
-        assert!(snippet.chars().count() <= MAX_SNIPPET_CHARS + 1);
-        assert!(snippet.chars().count() > 400);
-        assert!(!snippet.contains("wor…"), "cut at a word");
-        assert_eq!(shorten("short", MAX_SNIPPET_CHARS), "short");
-    }
-
-    #[test]
-    fn long_queries_are_cut_to_what_providers_take() {
-        let query = shorten_query(&"why ".repeat(80));
-        assert_eq!(query.split(' ').count(), MAX_QUERY_WORDS);
-        let query = shorten_query(&format!("{} end", "x".repeat(398)));
-        assert_eq!(query, "x".repeat(398), "cut at a word");
-        assert_eq!(shorten_query("  what do   users say  "), "what do users say");
     }
 }

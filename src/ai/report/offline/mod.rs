@@ -16,13 +16,14 @@
 //!    run-on sentence a window of [`FRAGMENT_WORDS`] words marked with `…` where it was cut.
 //!    Text with double quotation marks is not quoted (it would break the quote's marks), nor is
 //!    a passage already taken. At most [`MAX_PASSAGES`] passages are kept.
-//! 3. **Themes.** Passages are grouped greedily: the stemmed term (from [`bm25::tokenize`]'s
-//!    analysis) shared by the most unassigned passages, weighted by its IDF over the material (and
-//!    halved for query terms, which every passage tends to share), makes a theme of the passages
-//!    that contain it; repeat up to five times; what is left goes under "Other passages". Fillers
-//!    of speech ("really", "yeah", "thing"…) and short terms do not make themes. A theme is titled
-//!    by up to three of its shared terms, each spelled as the word occurs in its quotes. Themes
-//!    are shown largest first, "Other passages" last. Little material can make a single theme.
+//! 3. **Themes** (`themes.rs`). Passages are grouped greedily: the stemmed term (from
+//!    [`bm25::tokenize`]'s analysis) shared by the most unassigned passages, weighted by its IDF
+//!    over the material (and halved for query terms, which every passage tends to share), makes a
+//!    theme of the passages that contain it; repeat up to five times; what is left goes under
+//!    "Other passages". Fillers of speech ("really", "yeah", "thing"…) and short terms do not make
+//!    themes. A theme is titled by up to three of its shared terms, each spelled as the word
+//!    occurs in its quotes. Themes are shown largest first, "Other passages" last. Little
+//!    material can make a single theme.
 //!
 //! The Markdown has a fixed shape: `## {title}`, a line saying that the section is an extractive
 //! summary by the offline engine, then per theme a `### Theme: …` heading, a count line
@@ -30,7 +31,7 @@
 //! `> "{verbatim text}" — {speaker} [record name, mm:ss]` (preferring different records). With
 //! nothing relevant it says so ([`NOT_COVERED`]). No other sentence is written: every sentence
 //! is a template line or a respondent's own words (whitespace collapsed), so the quote checker
-//! ([`super::quotes`]) verifies every quote.
+//! ([`crate::ai::quotes`]) verifies every quote.
 //!
 //! The template lines are English whatever `brief.language` is: they are few and fixed, and the
 //! quotes, which carry the content, stay in the respondents' language. A translated template
@@ -41,14 +42,17 @@
 //!
 //! [`bm25::tokenize`]: crate::search::bm25::tokenize
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+mod themes;
+
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::ops::Range;
 
 use unicode_segmentation::UnicodeSegmentation;
 use uuid::Uuid;
 
-use super::quotes::normalize;
-use super::{Brief, Section, Source, Usage, citation};
+use self::themes::{shown, themes};
+use crate::ai::text::{Spaces, normalize, one_line};
+use crate::ai::{Section, SectionBrief, Source, Usage, citation};
 use crate::search::bm25::{Analyzer, Document, Index};
 
 /// Passages quoted at most, over all themes.
@@ -104,13 +108,13 @@ const FILLERS: &str = "\
 
 /// Writes a section for `brief` from `sources` (all utterances of the report's records) by
 /// quoting them (see the module docs). Uses no tokens.
-pub fn write_section(brief: &Brief, sources: &[Source]) -> Section {
+pub fn write_section(brief: &SectionBrief, sources: &[Source]) -> Section {
     let analyzer = Analyzer::new(brief.language.as_deref());
     let material = Material::new(sources, &analyzer);
     let query = Query::new(brief, &material, &analyzer);
     let passages = material.passages(&query, &analyzer);
 
-    let mut markdown = format!("## {}\n\n{ENGINE_NOTE}\n", one_line(&brief.title));
+    let mut markdown = format!("## {}\n\n{ENGINE_NOTE}\n", one_line(&brief.title, Spaces::Collapsed));
     if passages.is_empty() {
         markdown.push('\n');
         markdown.push_str(NOT_COVERED);
@@ -137,7 +141,7 @@ pub fn write_section(brief: &Brief, sources: &[Source]) -> Section {
             let Some(passage) = passages.get(n) else {
                 continue;
             };
-            let speaker = one_line(&passage.source.speaker);
+            let speaker = one_line(&passage.source.speaker, Spaces::Collapsed);
             markdown.push_str(&format!("\n> \"{}\" — ", passage.quote));
             if !speaker.is_empty() {
                 markdown.push_str(&speaker);
@@ -229,7 +233,7 @@ impl<'a> Material<'a> {
 /// What to quote of an utterance: all of it, its best sentences, or its best words.
 fn quote(text: &str, query: &Query, analyzer: &Analyzer) -> Option<String> {
     if text.unicode_words().nth(MAX_QUOTE_WORDS).is_none() && !has_quotation_mark(text) {
-        return Some(one_line(text));
+        return Some(one_line(text, Spaces::Collapsed));
     }
     let weight = |slice: &str| -> f32 {
         let mut terms = analyzer.tokenize(slice);
@@ -272,7 +276,7 @@ fn quote(text: &str, query: &Query, analyzer: &Analyzer) -> Option<String> {
         }
     }
     if let Some((_, _, range)) = best {
-        return text.get(range).map(one_line);
+        return text.get(range).map(|text| one_line(text, Spaces::Collapsed));
     }
 
     // A run-on sentence: the best window of words, marked where it was cut.
@@ -301,7 +305,7 @@ fn quote(text: &str, query: &Query, analyzer: &Analyzer) -> Option<String> {
         }
     }
     let (_, range, cut_before, cut_after) = best?;
-    let slice = one_line(text.get(range)?);
+    let slice = one_line(text.get(range)?, Spaces::Collapsed);
     Some(format!(
         "{}{slice}{}",
         if cut_before { "… " } else { "" },
@@ -320,7 +324,7 @@ struct Query {
 }
 
 impl Query {
-    fn new(brief: &Brief, material: &Material, analyzer: &Analyzer) -> Self {
+    fn new(brief: &SectionBrief, material: &Material, analyzer: &Analyzer) -> Self {
         let strip = |text: &str| -> String {
             text.unicode_words()
                 .filter(|word| !is_listed(META_WORDS, word))
@@ -375,155 +379,6 @@ fn salient_terms(text: &str, analyzer: &Analyzer) -> Vec<(String, String)> {
     terms
 }
 
-struct Theme {
-    heading: String,
-    /// Passage numbers, best first.
-    members: Vec<usize>,
-}
-
-/// Groups the passages into themes (see the module docs).
-fn themes(passages: &[Passage], material: &Material, query: &Query) -> Vec<Theme> {
-    let term_sets: Vec<BTreeSet<&str>> = passages
-        .iter()
-        .map(|passage| passage.terms.iter().map(|(term, _)| term.as_str()).collect())
-        .collect();
-    let mut idf: HashMap<&str, f32> = HashMap::new();
-    for (term, word) in passages.iter().flat_map(|passage| &passage.terms) {
-        idf.entry(term.as_str()).or_insert_with(|| material.idf(word));
-    }
-    let idf = |term: &str| idf.get(term).copied().unwrap_or_default();
-    let weight = |term: &str| {
-        let factor = if query.terms.contains_key(term) {
-            QUERY_TERM_FACTOR
-        } else {
-            1.0
-        };
-        idf(term) * factor
-    };
-    // The best term among `members`: shared by at least `min` of them, by count × weight.
-    let rank_terms = |members: &[usize], min: usize| -> Vec<&str> {
-        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-        for &n in members {
-            for &term in term_sets.get(n).into_iter().flatten() {
-                *counts.entry(term).or_default() += 1;
-            }
-        }
-        let mut ranked: Vec<(f32, usize, &str)> = counts
-            .into_iter()
-            .filter(|&(_, count)| count >= min)
-            .map(|(term, count)| (count as f32 * weight(term), count, term))
-            .collect();
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(b.2)));
-        ranked.into_iter().map(|(_, _, term)| term).collect()
-    };
-    // Up to three terms shared by `min` members (`first` among them), the most frequent first.
-    let title = |members: &[usize], first: Option<&str>, min: usize| -> String {
-        let mut terms: Vec<&str> = first.into_iter().collect();
-        for term in rank_terms(members, min) {
-            if terms.len() == TITLE_TERMS {
-                break;
-            }
-            if !terms.contains(&term) {
-                terms.push(term);
-            }
-        }
-        let count = |term: &str| {
-            members
-                .iter()
-                .filter(|&&n| term_sets.get(n).is_some_and(|terms| terms.contains(term)))
-                .count()
-        };
-        terms.sort_by(|a, b| count(b).cmp(&count(a)).then(idf(b).total_cmp(&idf(a))).then(a.cmp(b)));
-        let words: Vec<String> = terms.iter().map(|term| spelling(term, members, passages)).collect();
-        format!("### Theme: {}", words.join(", "))
-    };
-
-    let mut unassigned: Vec<usize> = (0..passages.len()).collect();
-    let mut themes = Vec::new();
-    while themes.len() < MAX_SHARED_THEMES {
-        let Some(term) = rank_terms(&unassigned, 2).into_iter().next() else {
-            break;
-        };
-        let (members, rest): (Vec<usize>, Vec<usize>) = unassigned
-            .iter()
-            .partition(|&&n| term_sets.get(n).is_some_and(|terms| terms.contains(term)));
-        unassigned = rest;
-        themes.push(Theme {
-            heading: title(&members, Some(term), 2),
-            members,
-        });
-    }
-    // The largest first; equal ones by their best passage.
-    themes.sort_by_key(|theme: &Theme| (std::cmp::Reverse(theme.members.len()), theme.members.first().copied()));
-    if !unassigned.is_empty() {
-        let heading = if themes.is_empty() {
-            title(&unassigned, None, 1)
-        } else {
-            OTHER_PASSAGES.to_owned()
-        };
-        themes.push(Theme {
-            heading,
-            members: unassigned,
-        });
-    }
-    themes
-}
-
-/// How `term` is written in the passages: the most frequent spelling (lower case when it occurs
-/// so, as words at the start of a sentence are capitalised; ties alphabetically).
-fn spelling(term: &str, members: &[usize], passages: &[Passage]) -> String {
-    let mut spellings: BTreeMap<&str, usize> = BTreeMap::new();
-    for passage in members.iter().filter_map(|&n| passages.get(n)) {
-        for (_, word) in passage.terms.iter().filter(|(t, _)| t == term) {
-            *spellings.entry(word.as_str()).or_default() += 1;
-        }
-    }
-    let mut lower: BTreeMap<String, usize> = BTreeMap::new();
-    for (&word, &count) in &spellings {
-        if word.to_lowercase() == word {
-            *lower.entry(word.to_owned()).or_default() += count;
-        }
-    }
-    let pick = |map: Vec<(String, usize)>| {
-        map.into_iter()
-            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
-            .map(|(word, _)| word)
-    };
-    let choice = if lower.is_empty() {
-        pick(
-            spellings
-                .into_iter()
-                .map(|(word, count)| (word.to_owned(), count))
-                .collect(),
-        )
-    } else {
-        pick(lower.into_iter().collect())
-    };
-    choice.unwrap_or_else(|| term.to_owned())
-}
-
-/// The passages of a theme to quote: the best of different records first, then the best others;
-/// in order of relevance.
-fn shown(members: &[usize], passages: &[Passage]) -> Vec<usize> {
-    let mut chosen: Vec<usize> = Vec::new();
-    let mut records: HashSet<Uuid> = HashSet::new();
-    for &n in members {
-        if chosen.len() < QUOTES_PER_THEME
-            && let Some(passage) = passages.get(n)
-            && records.insert(passage.source.record_id)
-        {
-            chosen.push(n);
-        }
-    }
-    for &n in members {
-        if chosen.len() < QUOTES_PER_THEME && !chosen.contains(&n) {
-            chosen.push(n);
-        }
-    }
-    chosen.sort_unstable();
-    chosen
-}
-
 /// Whether `word`, in lower case, is in the space-separated `list`.
 fn is_listed(list: &str, word: &str) -> bool {
     let word = word.to_lowercase();
@@ -539,11 +394,6 @@ fn has_quotation_mark(text: &str) -> bool {
     text.contains([
         '"', '\u{201C}', '\u{201D}', '\u{201E}', '\u{201F}', '\u{00AB}', '\u{00BB}',
     ])
-}
-
-/// `text` with runs of whitespace (line breaks included) made one space.
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn plural<'s>(n: usize, one: &'s str, many: &'s str) -> &'s str {
@@ -570,8 +420,8 @@ mod tests {
     const GOALS: &str = "Understand how dispatch, product and support teams handle incoming orders, tickets and \
        releases, where work gets lost or takes too long, and what they would change.";
 
-    fn brief(title: &str, prompt: &str, goals: &str) -> Brief {
-        Brief {
+    fn brief(title: &str, prompt: &str, goals: &str) -> SectionBrief {
+        SectionBrief {
             title: title.to_owned(),
             prompt: prompt.to_owned(),
             research_goals: goals.to_owned(),
@@ -695,7 +545,7 @@ mod tests {
                 let pieces: Vec<&str> = quote.split('…').map(str::trim).filter(|p| !p.is_empty()).collect();
                 assert!(!pieces.is_empty());
                 let found = sources.iter().any(|source| {
-                    let text = one_line(&source.text);
+                    let text = one_line(&source.text, Spaces::Collapsed);
                     pieces.iter().all(|piece| text.contains(piece))
                         && source.is_respondent
                         && rest == format!("{} {}", source.speaker, citation(source))

@@ -8,9 +8,12 @@
 
 use serde_json::{Value, json};
 
-use super::openai::{ChatRequest, Message, OpenAiClient, count_tokens};
-use super::writer::{MARGIN_PERCENT, defuse, language_name, one_line};
-use super::{AiError, Usage};
+use super::units::fold;
+use crate::ai::openai::{ChatRequest, Message, OpenAiClient, count_tokens};
+use crate::ai::prompt::{MARGIN_PERCENT, defuse};
+use crate::ai::quotes::QuoteSource;
+use crate::ai::text::{Spaces, language_name, normalize, one_line};
+use crate::ai::{AiError, Usage};
 use crate::domain::persona::{Persona, PersonaQuote};
 use crate::domain::record::Utterance;
 
@@ -32,7 +35,7 @@ pub async fn model_persona(
     let lines = fit(utterances, room);
     let user = format!(
         "Interview: \"{}\"\n\n<transcripts>\n{}\n</transcripts>",
-        defuse(&one_line(record_name)),
+        defuse(&one_line(record_name, Spaces::Kept)),
         lines.join("\n")
     );
     let request = ChatRequest {
@@ -56,8 +59,8 @@ fn fit(utterances: &[Utterance], room: usize) -> Vec<String> {
         defuse(&format!(
             "#{} {} ({role}): {}",
             u.id,
-            one_line(&u.speaker),
-            one_line(&u.text)
+            one_line(&u.speaker, Spaces::Kept),
+            one_line(&u.text, Spaces::Kept)
         ))
     };
     let all: Vec<String> = utterances.iter().map(line).collect();
@@ -76,53 +79,42 @@ fn fit(utterances: &[Utterance], room: usize) -> Vec<String> {
 
 /// The persona with every quote checked against the transcript.
 fn checked(mut persona: Persona, utterances: &[Utterance]) -> Persona {
-    let norm = |text: &str| {
-        text.split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .to_lowercase()
-            .replace(['’', '‘'], "'")
-            .replace(['“', '”'], "\"")
-    };
-    let respondents: Vec<(&Utterance, String)> = utterances
-        .iter()
-        .filter(|u| u.is_respondent)
-        .map(|u| (u, norm(&u.text)))
-        .collect();
+    let respondents = QuoteSource::new(
+        utterances
+            .iter()
+            .filter(|u| u.is_respondent)
+            .map(|u| (u.text.as_str(), u)),
+    );
     persona.quotes = persona
         .quotes
         .into_iter()
         .filter_map(|quote| {
-            let wanted = norm(quote.text.trim().trim_matches(['"', '“', '”', '«', '»']));
-            if wanted.split(' ').count() < 3 {
+            let quoted = quote.text.trim().trim_matches(['"', '“', '”', '«', '»']);
+            if quoted.split_whitespace().count() < 3 {
                 return None;
             }
-            let named = respondents
-                .iter()
-                .find(|(u, text)| u.id == quote.utterance_id && text.contains(&wanted));
-            let found = named.or_else(|| respondents.iter().find(|(_, text)| text.contains(&wanted)));
-            found.map(|(u, text)| {
-                // The transcript's own characters, not the model's copy.
-                let start = text.find(&wanted).unwrap_or(0);
-                let original = exact(&u.text, start, wanted.chars().count()).unwrap_or_else(|| quote.text.clone());
-                PersonaQuote {
-                    text: original,
-                    utterance_id: u.id,
-                }
+            let u = respondents.find(&normalize(quoted), |u| u.id == quote.utterance_id)?;
+            // The transcript's own characters, not the model's copy.
+            let original = exact(&u.text, quoted).unwrap_or_else(|| quote.text.clone());
+            Some(PersonaQuote {
+                text: original,
+                utterance_id: u.id,
             })
         })
         .collect();
     persona
 }
 
-/// The span of `text` that its whitespace-normalised, lower-cased form has at
-/// `start..start+chars`, when the two line up (same characters apart from spacing).
-fn exact(text: &str, start: usize, chars: usize) -> Option<String> {
-    let collapsed: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if collapsed.to_lowercase().len() != collapsed.len() || collapsed.contains(['’', '‘', '“', '”']) {
-        return None;
-    }
-    collapsed.get(start..).map(|rest| rest.chars().take(chars).collect())
+/// The span of `text`, its whitespace collapsed, that reads as `quote` apart from case,
+/// spacing and typographic apostrophes and quotation marks.
+fn exact(text: &str, quote: &str) -> Option<String> {
+    let collapsed = one_line(text, Spaces::Collapsed);
+    let (folded, offsets) = fold(&collapsed);
+    let (wanted, _) = fold(quote);
+    let start = folded.find(&wanted)?;
+    collapsed
+        .get(offsets[start]..offsets[start + wanted.len()])
+        .map(str::to_owned)
 }
 
 fn system_prompt(language: Option<&str>) -> String {

@@ -1,0 +1,87 @@
+//! Attempts of one call: what failed, whether it may pass, and how long to wait.
+
+use std::time::Duration;
+
+use super::{ChatAnswer, ChatRequest, OpenAiClient, Piece};
+use crate::ai::AiError;
+use crate::provider::backoff;
+
+/// The longest wait between two attempts, whatever the backoff or the server says.
+pub(super) const MAX_WAIT: Duration = Duration::from_secs(60);
+
+/// How one attempt failed.
+#[derive(Debug)]
+pub(super) enum Failure {
+    Transient {
+        message: String,
+        retry_after: Option<Duration>,
+    },
+    Permanent(String),
+    /// The server refused a parameter it does not take; the request was adapted.
+    Adapted(String),
+}
+
+impl Failure {
+    pub(super) fn transient(message: impl Into<String>) -> Self {
+        Self::Transient {
+            message: message.into(),
+            retry_after: None,
+        }
+    }
+}
+
+impl OpenAiClient {
+    pub(super) async fn run(
+        &self,
+        request: &ChatRequest,
+        mut on_piece: Option<&mut (dyn FnMut(Piece<'_>) + Send)>,
+    ) -> Result<ChatAnswer, AiError> {
+        let attempts = self.inner.config.max_attempts.max(1);
+        let mut attempt = 1;
+        let mut adaptations = 0;
+        loop {
+            let body = self.body(request, on_piece.is_some());
+            let outcome = match on_piece.as_deref_mut() {
+                Some(on_piece) => {
+                    self.stream_attempt(request, &body, &mut |text: &str| on_piece(Piece::Text(text)))
+                        .await
+                }
+                None => self.attempt(request, &body).await,
+            };
+            let (message, retry_after) = match outcome {
+                Ok(answer) => return Ok(answer),
+                Err(Failure::Permanent(message)) => return Err(AiError::Permanent(message)),
+                Err(Failure::Adapted(message)) if adaptations < 3 => {
+                    adaptations += 1;
+                    tracing::info!(model = %self.inner.config.model, %message, "model server refused a parameter; sending without it");
+                    continue;
+                }
+                Err(Failure::Adapted(message)) => return Err(AiError::Permanent(message)),
+                Err(Failure::Transient { message, retry_after }) => (message, retry_after),
+            };
+            if attempt >= attempts {
+                let tries = if attempts == 1 {
+                    "1 attempt".to_owned()
+                } else {
+                    format!("{attempts} attempts")
+                };
+                return Err(AiError::Transient(format!("{message} (gave up after {tries})")));
+            }
+            let wait = retry_after
+                .unwrap_or_else(|| backoff(self.inner.config.retry_base, attempt, MAX_WAIT))
+                .min(MAX_WAIT);
+            tracing::warn!(
+                model = %self.inner.config.model,
+                attempt,
+                wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                %message,
+                "model call failed; retrying"
+            );
+            tokio::time::sleep(wait).await;
+            if let Some(on_piece) = on_piece.as_deref_mut() {
+                on_piece(Piece::Restart);
+            }
+            attempt += 1;
+        }
+    }
+}
