@@ -199,11 +199,11 @@ async fn run() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let url = format!("sqlite://{}", dir.path().join("bench.db").display());
     let mut settings = Settings::for_database(&url);
-    settings.data_dir = dir.path().join("data");
-    settings.llm_base_url = Some(format!("http://{stub_addr}/v1"));
-    settings.llm_model = "bench".into();
+    settings.storage.data_dir = dir.path().join("data");
+    settings.model.llm_base_url = Some(format!("http://{stub_addr}/v1"));
+    settings.model.llm_model = "bench".into();
     // No persona work in the background while chat is measured.
-    settings.report_workers = Some(0);
+    settings.jobs.report_workers = Some(0);
     let store = Store::connect(&url, 16).await?;
     let server = Server::start(settings, store.clone()).await?;
     let base = format!("http://{}", server.addr);

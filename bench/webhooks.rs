@@ -70,11 +70,11 @@ async fn run() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let url = format!("sqlite://{}", dir.path().join("bench.db").display());
     let mut settings = Settings::for_database(&url);
-    settings.data_dir = dir.path().join("data");
-    settings.webhooks_allow_http = true;
-    settings.webhooks_allow_private = true;
+    settings.storage.data_dir = dir.path().join("data");
+    settings.webhooks.webhooks_allow_http = true;
+    settings.webhooks.webhooks_allow_private = true;
     // No persona work in the background: what is measured is the outbox.
-    settings.report_workers = Some(0);
+    settings.jobs.report_workers = Some(0);
     let store = Store::connect(&url, 16).await?;
     let server = Server::start(settings, store.clone()).await?;
     let base = format!("http://{}", server.addr);

@@ -169,10 +169,10 @@ pub(crate) async fn model_app(addr: SocketAddr) -> TestApp {
 
 async fn model_app_with(addr: SocketAddr, attempts: u32) -> TestApp {
     TestApp::start_with(|settings| {
-        settings.llm_base_url = Some(format!("http://{addr}/v1"));
-        settings.llm_model = "stub-model".into();
-        settings.llm_max_attempts = attempts;
-        settings.job_retry_base_seconds = 0.05;
+        settings.model.llm_base_url = Some(format!("http://{addr}/v1"));
+        settings.model.llm_model = "stub-model".into();
+        settings.model.llm_max_attempts = attempts;
+        settings.jobs.job_retry_base_seconds = 0.05;
     })
     .await
 }
@@ -760,8 +760,8 @@ async fn searxng_stub() -> (SocketAddr, Searches) {
 async fn web_search_adds_web_citations() {
     let (addr, seen) = searxng_stub().await;
     let app = TestApp::start_with(|settings| {
-        settings.search_provider = Some(insight::config::SearchProvider::Searxng);
-        settings.search_base_url = Some(format!("http://{addr}"));
+        settings.search.search_provider = Some(insight::config::SearchProvider::Searxng);
+        settings.search.search_base_url = Some(format!("http://{addr}"));
     })
     .await;
     let user = app.user().await;

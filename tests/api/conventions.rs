@@ -211,7 +211,7 @@ async fn token_checks_survive_postgresql_dropping_their_connection() {
 
 #[tokio::test]
 async fn bodies_over_the_limit_get_413_and_nothing_is_written() {
-    let app = TestApp::start_with(|settings| settings.max_body_bytes = 4096).await;
+    let app = TestApp::start_with(|settings| settings.server.max_body_bytes = 4096).await;
     let ann = app.user().await;
     let big = json!({"name": "x".repeat(5000)}).to_string().into_bytes();
     let (status, body) = app

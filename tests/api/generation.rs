@@ -145,7 +145,7 @@ async fn the_offline_engine_writes_a_cited_extractive_report() {
 #[tokio::test]
 async fn regenerate_and_cancel_follow_the_status_rules() {
     // No report workers: reports stay queued until the test says otherwise.
-    let app = TestApp::start_with(|settings| settings.report_workers = Some(0)).await;
+    let app = TestApp::start_with(|settings| settings.jobs.report_workers = Some(0)).await;
     let user = app.user().await;
     let stranger = app.user().await;
     let project = study(&app, &user).await;
@@ -214,7 +214,7 @@ async fn regenerate_and_cancel_follow_the_status_rules() {
 /// leaves the report as it is; the next report is generated as usual.
 #[tokio::test]
 async fn a_report_cancelled_or_deleted_while_queued_is_left_alone_by_the_worker() {
-    let mut app = TestApp::start_with(|settings| settings.report_workers = Some(0)).await;
+    let mut app = TestApp::start_with(|settings| settings.jobs.report_workers = Some(0)).await;
     let user = app.user().await;
     let project = study(&app, &user).await;
     let preset = preset_id(&app, &user, "Themes").await;
@@ -241,7 +241,7 @@ async fn a_report_cancelled_or_deleted_while_queued_is_left_alone_by_the_worker(
     assert_eq!(status, StatusCode::NO_CONTENT);
 
     // Workers now; the two older jobs are claimed first.
-    app.restart(|settings| settings.report_workers = Some(2)).await;
+    app.restart(|settings| settings.jobs.report_workers = Some(2)).await;
     let wanted = wait_generation(&app, &user, &paths[2], &["completed", "failed"]).await;
     assert_eq!(wanted["status"], "completed", "{wanted}");
     let deadline = Instant::now() + Duration::from_millis(500);
@@ -350,9 +350,9 @@ pub(crate) async fn chat_stub() -> (SocketAddr, ChatStub) {
 async fn a_model_report_keeps_real_quotes_and_loses_invented_ones() {
     let (addr, stub) = chat_stub().await;
     let app = TestApp::start_with(|settings| {
-        settings.llm_base_url = Some(format!("http://{addr}/v1"));
-        settings.llm_api_key = Some("sk-test-llm".into());
-        settings.llm_model = "stub-model".into();
+        settings.model.llm_base_url = Some(format!("http://{addr}/v1"));
+        settings.model.llm_api_key = Some("sk-test-llm".into());
+        settings.model.llm_model = "stub-model".into();
     })
     .await;
     let user = app.user().await;
@@ -423,10 +423,10 @@ async fn a_model_that_stays_down_fails_the_report_with_its_reason() {
     let (addr, stub) = chat_stub().await;
     *stub.status.lock().expect("lock") = 500;
     let app = TestApp::start_with(|settings| {
-        settings.llm_base_url = Some(format!("http://{addr}/v1"));
-        settings.llm_max_attempts = 1;
-        settings.job_max_attempts = 2;
-        settings.job_retry_base_seconds = 0.05;
+        settings.model.llm_base_url = Some(format!("http://{addr}/v1"));
+        settings.model.llm_max_attempts = 1;
+        settings.jobs.job_max_attempts = 2;
+        settings.jobs.job_retry_base_seconds = 0.05;
     })
     .await;
     let user = app.user().await;
@@ -493,8 +493,8 @@ async fn a_three_hour_transcript_is_map_reduced_in_calls_that_fit_the_context() 
     let (addr, stub) = chat_stub().await;
     let context_tokens = 8_192;
     let app = TestApp::start_with(|settings| {
-        settings.llm_base_url = Some(format!("http://{addr}/v1"));
-        settings.llm_context_tokens = context_tokens;
+        settings.model.llm_base_url = Some(format!("http://{addr}/v1"));
+        settings.model.llm_context_tokens = context_tokens;
     })
     .await;
     let user = app.user().await;

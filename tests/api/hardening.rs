@@ -176,9 +176,9 @@ async fn check(response: reqwest::Response, what: &str) {
 #[tokio::test]
 async fn every_route_answers_hostile_input_without_a_server_error() {
     let app = TestApp::start_with(|settings| {
-        settings.agent_secret = Some(insight::secret::KeyMaterial::new(AGENT));
-        settings.public_rate_per_minute = 1_000_000;
-        settings.public_rate_burst = 100_000;
+        settings.interviews.agent_secret = Some(insight::secret::KeyMaterial::new(AGENT));
+        settings.server.public_rate_per_minute = 1_000_000;
+        settings.server.public_rate_burst = 100_000;
     })
     .await;
     let seeded = seed(&app).await;
@@ -309,7 +309,7 @@ async fn every_route_answers_hostile_input_without_a_server_error() {
 #[tokio::test]
 async fn path_segments_that_are_not_utf8_are_422s_naming_the_parameter() {
     let app = TestApp::start_with(|settings| {
-        settings.agent_secret = Some(insight::secret::KeyMaterial::new(AGENT));
+        settings.interviews.agent_secret = Some(insight::secret::KeyMaterial::new(AGENT));
     })
     .await;
     let user = app.user().await;
@@ -469,7 +469,7 @@ async fn text_of_only_nul_or_whitespace_is_refused_as_its_pattern_says() {
 #[tokio::test]
 async fn the_agents_secret_is_checked_before_its_body() {
     let app = TestApp::start_with(|settings| {
-        settings.agent_secret = Some(insight::secret::KeyMaterial::new(AGENT));
+        settings.interviews.agent_secret = Some(insight::secret::KeyMaterial::new(AGENT));
     })
     .await;
     for secret in [None, Some("wrong-secret-of-some-length")] {

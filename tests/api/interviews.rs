@@ -581,8 +581,8 @@ async fn the_join_flow_refuses_bad_input() {
 #[tokio::test]
 async fn public_endpoints_are_rate_limited_per_address() {
     let app = TestApp::start_with(|settings| {
-        settings.public_rate_per_minute = 6;
-        settings.public_rate_burst = 3;
+        settings.server.public_rate_per_minute = 6;
+        settings.server.public_rate_burst = 3;
     })
     .await;
     let user = app.user().await;

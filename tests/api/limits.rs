@@ -13,16 +13,16 @@ use crate::support::{TestApp, TestUser};
 async fn rate_limited_app(trusted: &str, header: insight::config::ForwardedHeader) -> (TestApp, String) {
     let trusted = trusted.to_owned();
     let app = TestApp::start_with(move |settings| {
-        settings.public_rate_per_minute = 1;
-        settings.public_rate_burst = 2;
-        settings.trusted_proxies = insight::config::TrustedNetworks(
+        settings.server.public_rate_per_minute = 1;
+        settings.server.public_rate_burst = 2;
+        settings.server.trusted_proxies = insight::config::TrustedNetworks(
             trusted
                 .split(',')
                 .filter(|cidr| !cidr.is_empty())
                 .map(|cidr| cidr.parse().expect("a CIDR"))
                 .collect(),
         );
-        settings.forwarded_header = header;
+        settings.server.forwarded_header = header;
     })
     .await;
     let user = app.user().await;
@@ -122,8 +122,8 @@ async fn send_slowly(
 #[tokio::test]
 async fn a_body_that_trickles_is_cut_and_a_slow_steady_one_is_not() {
     let app = TestApp::start_with(|settings| {
-        settings.request_body_timeout_seconds = 1;
-        settings.request_body_min_bytes_per_second = 1_000;
+        settings.server.request_body_timeout_seconds = 1;
+        settings.server.request_body_min_bytes_per_second = 1_000;
     })
     .await;
     let user = app.user().await;

@@ -88,15 +88,15 @@ async fn a_report_from_a_real_model_completes_with_checked_quotes() {
     };
     let started = Instant::now();
     let app = TestApp::start_with(|settings| {
-        settings.llm_base_url = Some(base_url.clone());
-        settings.llm_model = model.clone();
-        settings.llm_context_tokens = 4096;
-        settings.llm_concurrency = 1;
-        settings.llm_timeout_seconds = CALL_TIMEOUT.as_secs();
+        settings.model.llm_base_url = Some(base_url.clone());
+        settings.model.llm_model = model.clone();
+        settings.model.llm_context_tokens = 4096;
+        settings.model.llm_concurrency = 1;
+        settings.model.llm_timeout_seconds = CALL_TIMEOUT.as_secs();
         // A failure shows at once, with its reason, instead of after retries.
-        settings.llm_max_attempts = 1;
-        settings.job_max_attempts = 1;
-        settings.report_workers = Some(1);
+        settings.model.llm_max_attempts = 1;
+        settings.jobs.job_max_attempts = 1;
+        settings.jobs.report_workers = Some(1);
     })
     .await;
     let user = app.user().await;
@@ -290,14 +290,14 @@ async fn a_chat_answer_from_a_real_model_streams_and_is_stored() {
         return;
     };
     let app = TestApp::start_with(|settings| {
-        settings.llm_base_url = Some(base_url.clone());
-        settings.llm_model = model.clone();
-        settings.llm_context_tokens = 4096;
-        settings.llm_concurrency = 1;
-        settings.llm_timeout_seconds = CALL_TIMEOUT.as_secs();
-        settings.llm_max_attempts = 1;
+        settings.model.llm_base_url = Some(base_url.clone());
+        settings.model.llm_model = model.clone();
+        settings.model.llm_context_tokens = 4096;
+        settings.model.llm_concurrency = 1;
+        settings.model.llm_timeout_seconds = CALL_TIMEOUT.as_secs();
+        settings.model.llm_max_attempts = 1;
         // No persona in the background: the one model slot is the chat's.
-        settings.report_workers = Some(0);
+        settings.jobs.report_workers = Some(0);
     })
     .await;
     let user = app.user().await;

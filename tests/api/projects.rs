@@ -182,7 +182,7 @@ async fn the_list_shows_every_change_at_once_from_any_instance() {
 
     // A second instance on the same database writes; the first one's list follows.
     let mut settings = insight::Settings::for_database(&app.database_url);
-    settings.db_max_connections = 2;
+    settings.storage.db_max_connections = 2;
     let store = insight::Store::connect(&app.database_url, 2)
         .await
         .expect("second store");

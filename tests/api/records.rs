@@ -251,7 +251,7 @@ async fn files_in_every_text_and_document_format_are_read_faithfully() {
 
 #[tokio::test]
 async fn broken_and_foreign_files_are_refused_and_nothing_is_written() {
-    let app = TestApp::start_with(|settings| settings.max_upload_bytes = 64 * 1024).await;
+    let app = TestApp::start_with(|settings| settings.material.max_upload_bytes = 64 * 1024).await;
     let user = app.user().await;
     let project = app.project(&user, "Refusals").await;
     let path = format!("/projects/{project}/records");
@@ -391,8 +391,8 @@ async fn broken_and_foreign_files_are_refused_and_nothing_is_written() {
 #[tokio::test]
 async fn limits_on_utterances_and_duration_are_settings() {
     let app = TestApp::start_with(|settings| {
-        settings.max_utterances = 3;
-        settings.max_duration_minutes = 60;
+        settings.material.max_utterances = 3;
+        settings.material.max_duration_minutes = 60;
     })
     .await;
     let user = app.user().await;
@@ -667,9 +667,9 @@ pub(crate) fn wav() -> Vec<u8> {
 async fn recordings_are_transcribed_by_the_configured_provider() {
     let (addr, stub) = stt_stub().await;
     let app = TestApp::start_with(|settings| {
-        settings.stt_base_url = Some(format!("http://{addr}/v1"));
-        settings.stt_api_key = Some("sk-test-stt".into());
-        settings.stt_model = Some("whisper-large-v3".into());
+        settings.speech.stt_base_url = Some(format!("http://{addr}/v1"));
+        settings.speech.stt_api_key = Some("sk-test-stt".into());
+        settings.speech.stt_model = Some("whisper-large-v3".into());
     })
     .await;
     let user = app.user().await;
@@ -738,9 +738,9 @@ async fn a_provider_that_stays_down_leaves_the_record_in_error_not_lost() {
     let (addr, stub) = stt_stub().await;
     *stub.status.lock().expect("lock") = 503;
     let app = TestApp::start_with(|settings| {
-        settings.stt_base_url = Some(format!("http://{addr}/v1"));
-        settings.job_max_attempts = 3;
-        settings.job_retry_base_seconds = 0.05;
+        settings.speech.stt_base_url = Some(format!("http://{addr}/v1"));
+        settings.jobs.job_max_attempts = 3;
+        settings.jobs.job_retry_base_seconds = 0.05;
     })
     .await;
     let user = app.user().await;
@@ -868,7 +868,7 @@ async fn search_finds_the_relevant_passages_and_follows_record_changes() {
 #[tokio::test]
 async fn files_no_record_owns_are_swept_once_a_day_old() {
     let (addr, _stub) = stt_stub().await;
-    let app = TestApp::start_with(|settings| settings.stt_base_url = Some(format!("http://{addr}/v1"))).await;
+    let app = TestApp::start_with(|settings| settings.speech.stt_base_url = Some(format!("http://{addr}/v1"))).await;
     let user = app.user().await;
     let project = app.project(&user, "Calls").await;
     let (status, record) = upload(&app, &user, &project, "call.wav", "audio/wav", wav(), None).await;

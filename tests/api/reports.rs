@@ -79,7 +79,7 @@ pub fn assert_report_shape(report: &Value) {
 #[tokio::test]
 async fn create_queues_a_report_with_the_presets_prompts_and_a_job() {
     // No report workers: the job row must be there, waiting.
-    let app = TestApp::start_with(|settings| settings.report_workers = Some(0)).await;
+    let app = TestApp::start_with(|settings| settings.jobs.report_workers = Some(0)).await;
     let ann = app.user().await;
     let project = app.project(&ann, "Checkout interviews").await;
     let (_, presets) = app.get("/presets/system/", &ann).await;

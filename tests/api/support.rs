@@ -75,10 +75,10 @@ impl TestApp {
     pub async fn start_with(configure: impl FnOnce(&mut Settings)) -> Self {
         let (database_url, dir) = fresh_database().await;
         let mut settings = Settings::for_database(&database_url);
-        settings.db_max_connections = 4;
+        settings.storage.db_max_connections = 4;
         configure(&mut settings);
-        let data_dir = settings.data_dir.clone();
-        let store = Store::connect(&database_url, settings.db_max_connections)
+        let data_dir = settings.storage.data_dir.clone();
+        let store = Store::connect(&database_url, settings.storage.db_max_connections)
             .await
             .expect("open store");
         let server = Server::start(settings, store.clone()).await.expect("start server");
@@ -101,10 +101,10 @@ impl TestApp {
             server.stop().await.expect("stop server");
         }
         let mut settings = Settings::for_database(&self.database_url);
-        settings.db_max_connections = 4;
+        settings.storage.db_max_connections = 4;
         configure(&mut settings);
-        settings.data_dir = self.data_dir.clone();
-        self.store = Store::connect(&self.database_url, settings.db_max_connections)
+        settings.storage.data_dir = self.data_dir.clone();
+        self.store = Store::connect(&self.database_url, settings.storage.db_max_connections)
             .await
             .expect("open store");
         let server = Server::start(settings, self.store.clone()).await.expect("start server");

@@ -179,12 +179,12 @@ async fn call_back(app: &TestApp, transcript_id: &str, token: Option<&str>) -> (
 async fn assemblyai_calls_back_and_the_record_is_finished_even_across_a_restart() {
     let (addr, stub) = assemblyai_stub().await;
     let configure = move |settings: &mut insight::config::Settings| {
-        settings.stt_provider = SttProvider::AssemblyAi;
-        settings.stt_base_url = Some(format!("http://{addr}"));
-        settings.stt_api_key = Some("aai-test-key".into());
+        settings.speech.stt_provider = SttProvider::AssemblyAi;
+        settings.speech.stt_base_url = Some(format!("http://{addr}"));
+        settings.speech.stt_api_key = Some("aai-test-key".into());
         // Behind a reverse proxy under this name; no check comes due during the test.
-        settings.public_url = "https://insight.example.org".into();
-        settings.stt_poll_seconds = 3_600;
+        settings.server.public_url = "https://insight.example.org".into();
+        settings.speech.stt_poll_seconds = 3_600;
     };
     let mut app = TestApp::start_with(configure).await;
     let user = app.user().await;
@@ -319,11 +319,11 @@ async fn without_an_address_assemblyai_can_reach_the_job_checks_until_done() {
     stub.unavailable.store(2, Ordering::SeqCst);
     stub.ready_after.store(3, Ordering::SeqCst);
     let app = TestApp::start_with(|settings| {
-        settings.stt_provider = SttProvider::AssemblyAi;
-        settings.stt_base_url = Some(format!("http://{addr}/v2"));
-        settings.stt_model = Some("universal-3-pro, universal-2".into());
-        settings.stt_poll_seconds = 1;
-        settings.job_max_attempts = 1;
+        settings.speech.stt_provider = SttProvider::AssemblyAi;
+        settings.speech.stt_base_url = Some(format!("http://{addr}/v2"));
+        settings.speech.stt_model = Some("universal-3-pro, universal-2".into());
+        settings.speech.stt_poll_seconds = 1;
+        settings.jobs.job_max_attempts = 1;
     })
     .await;
     let user = app.user().await;
@@ -351,9 +351,9 @@ async fn a_recording_assemblyai_cannot_transcribe_is_an_error_with_its_reason() 
     let (addr, stub) = assemblyai_stub().await;
     stub.failed.store(true, Ordering::SeqCst);
     let app = TestApp::start_with(|settings| {
-        settings.stt_provider = SttProvider::AssemblyAi;
-        settings.stt_base_url = Some(format!("http://{addr}"));
-        settings.stt_poll_seconds = 1;
+        settings.speech.stt_provider = SttProvider::AssemblyAi;
+        settings.speech.stt_base_url = Some(format!("http://{addr}"));
+        settings.speech.stt_poll_seconds = 1;
     })
     .await;
     let user = app.user().await;
@@ -518,10 +518,10 @@ async fn upload_recording(
 async fn deepgram_posts_the_transcript_to_a_callback_verified_by_its_basic_credentials() {
     let (addr, stub) = deepgram_stub().await;
     let app = TestApp::start_with(|settings| {
-        settings.stt_provider = SttProvider::Deepgram;
-        settings.stt_base_url = Some(format!("http://{addr}"));
-        settings.stt_api_key = Some("dg-test-key".into());
-        settings.public_url = "https://research.example.org/insight".into();
+        settings.speech.stt_provider = SttProvider::Deepgram;
+        settings.speech.stt_base_url = Some(format!("http://{addr}"));
+        settings.speech.stt_api_key = Some("dg-test-key".into());
+        settings.server.public_url = "https://research.example.org/insight".into();
     })
     .await;
     let user = app.user().await;
@@ -613,12 +613,12 @@ async fn deepgram_posts_the_transcript_to_a_callback_verified_by_its_basic_crede
 async fn deepgram_without_a_callback_is_sent_again_and_its_error_is_the_records() {
     let (addr, stub) = deepgram_stub().await;
     let app = TestApp::start_with(|settings| {
-        settings.stt_provider = SttProvider::Deepgram;
-        settings.stt_base_url = Some(format!("http://{addr}/v1"));
-        settings.stt_model = Some("nova-2".into());
-        settings.public_url = "https://insight.example.org".into();
-        settings.stt_callback_wait_seconds = 2;
-        settings.job_retry_base_seconds = 0.05;
+        settings.speech.stt_provider = SttProvider::Deepgram;
+        settings.speech.stt_base_url = Some(format!("http://{addr}/v1"));
+        settings.speech.stt_model = Some("nova-2".into());
+        settings.server.public_url = "https://insight.example.org".into();
+        settings.speech.stt_callback_wait_seconds = 2;
+        settings.jobs.job_retry_base_seconds = 0.05;
     })
     .await;
     let user = app.user().await;
@@ -674,8 +674,8 @@ async fn deepgram_without_a_callback_is_sent_again_and_its_error_is_the_records(
 async fn deepgram_answers_at_once_when_it_cannot_reach_the_service() {
     let (addr, stub) = deepgram_stub().await;
     let app = TestApp::start_with(|settings| {
-        settings.stt_provider = SttProvider::Deepgram;
-        settings.stt_base_url = Some(format!("http://{addr}"));
+        settings.speech.stt_provider = SttProvider::Deepgram;
+        settings.speech.stt_base_url = Some(format!("http://{addr}"));
     })
     .await;
     let user = app.user().await;
@@ -708,10 +708,10 @@ async fn deepgram_answers_at_once_when_it_cannot_reach_the_service() {
 async fn one_recordings_assemblyai_secret_opens_no_other() {
     let (addr, stub) = assemblyai_stub().await;
     let app = TestApp::start_with(|settings| {
-        settings.stt_provider = SttProvider::AssemblyAi;
-        settings.stt_base_url = Some(format!("http://{addr}"));
-        settings.public_url = "https://insight.example.org".into();
-        settings.stt_poll_seconds = 3_600;
+        settings.speech.stt_provider = SttProvider::AssemblyAi;
+        settings.speech.stt_base_url = Some(format!("http://{addr}"));
+        settings.server.public_url = "https://insight.example.org".into();
+        settings.speech.stt_poll_seconds = 3_600;
     })
     .await;
     let user = app.user().await;
@@ -758,9 +758,9 @@ async fn one_recordings_assemblyai_secret_opens_no_other() {
 async fn a_deepgram_callback_for_a_deleted_record_changes_nothing() {
     let (addr, stub) = deepgram_stub().await;
     let app = TestApp::start_with(|settings| {
-        settings.stt_provider = SttProvider::Deepgram;
-        settings.stt_base_url = Some(format!("http://{addr}"));
-        settings.public_url = "https://insight.example.org".into();
+        settings.speech.stt_provider = SttProvider::Deepgram;
+        settings.speech.stt_base_url = Some(format!("http://{addr}"));
+        settings.server.public_url = "https://insight.example.org".into();
     })
     .await;
     let user = app.user().await;

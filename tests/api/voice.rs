@@ -19,10 +19,10 @@ const AGENT: &str = "agent secret for the tests";
 
 async fn voice_app() -> TestApp {
     TestApp::start_with(|settings| {
-        settings.livekit_url = Some("wss://lk.example.com".into());
-        settings.livekit_api_key = Some(KEY.into());
-        settings.livekit_api_secret = Some(SECRET.into());
-        settings.agent_secret = Some(insight::secret::KeyMaterial::new(AGENT));
+        settings.interviews.livekit_url = Some("wss://lk.example.com".into());
+        settings.interviews.livekit_api_key = Some(KEY.into());
+        settings.interviews.livekit_api_secret = Some(SECRET.into());
+        settings.interviews.agent_secret = Some(insight::secret::KeyMaterial::new(AGENT));
     })
     .await
 }

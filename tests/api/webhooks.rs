@@ -152,9 +152,9 @@ async fn log_when(app: &TestApp, user: &TestUser, endpoint: &str, status: &str) 
 }
 
 fn local(settings: &mut insight::Settings, schedule: &str) {
-    settings.webhooks_allow_http = true;
-    settings.webhooks_allow_private = true;
-    settings.webhooks_retry_schedule = insight::config::RetrySchedule(
+    settings.webhooks.webhooks_allow_http = true;
+    settings.webhooks.webhooks_allow_private = true;
+    settings.webhooks.webhooks_retry_schedule = insight::config::RetrySchedule(
         schedule
             .split(',')
             .map(|s| Duration::from_secs_f64(s.parse().unwrap()))
@@ -384,7 +384,7 @@ async fn pending_deliveries_survive_a_restart_and_private_addresses_are_checked_
     // before anything is sent.
     app.restart(|settings| {
         local(settings, schedule);
-        settings.webhooks_allow_private = false;
+        settings.webhooks.webhooks_allow_private = false;
     })
     .await;
     let deadline = Instant::now() + Duration::from_secs(10);
