@@ -1,6 +1,6 @@
-//! Conversations: chat about one record ("Chat message" in the interface document) and the research assistant
-//! across a project. Threads have integer ids; messages are kept in order with the
-//! citations of each answer.
+//! Conversations: chat about one record ("Chat message" in the interface document) and
+//! the research assistant across a project. Threads have integer ids; messages are kept
+//! in order with the citations of each answer.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

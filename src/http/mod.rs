@@ -1,5 +1,6 @@
-//! HTTP only: the router, middleware, extractors and the API document. Handlers read
-//! like the API documentation: extract, call the store, return a typed response.
+//! The JSON API door, HTTP only: the router, middleware, extractors and the API
+//! document. Handlers read like the API documentation: extract, call the use case (or
+//! the store, for plain reads and writes), map the error, return a typed response.
 
 pub mod answers;
 pub mod cache;

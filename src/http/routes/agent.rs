@@ -1,6 +1,7 @@
 //! The research assistant (tag `agent`): questions across a project's records and
 //! reports, answered with citations that name the record, and drafts of research goals
-//! and interview guides. Answers stream as the record chat's do (see `chat.rs`).
+//! and interview guides (`crate::assistant`). Answers go out as the record chat's do
+//! (`http::answers`).
 
 use axum::Json;
 use axum::extract::State;

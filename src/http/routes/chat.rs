@@ -1,6 +1,6 @@
 //! Insight on one record (tags `insight`, `insight_public`): chat with citations
 //! ("Chat message" in the interface document), its threads and history, and the
-//! record's persona ("Get the persona report").
+//! record's persona ("Get persona report").
 //!
 //! A chat answer comes as JSON, or as Server-Sent Events when the client sends
 //! `Accept: text/event-stream`: `delta` events (`{"text": ...}`) as the answer is

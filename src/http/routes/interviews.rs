@@ -1,9 +1,10 @@
-//! AI-led interviews (tag `interviews`): rooms a researcher makes and manages, and the
-//! respondent's public join flow, authorised only by the room's link ("Get room info" in the interface document).
+//! AI-led interviews (tag `interviews`): rooms a researcher makes and manages
+//! (`interview::rooms`), and the respondent's public join flow, authorised only by the
+//! room's link (`interview::respondent`; "Get room info" in the interface document).
 //!
 //! The join flow answers with the room's own words and never names its owner. A turn
 //! comes as JSON, or as Server-Sent Events with `Accept: text/event-stream` (`delta`
-//! events, then `done` carrying the same object; see `chat.rs`).
+//! events, then `done` carrying the same object; see `http::answers`).
 
 use axum::Json;
 use axum::extract::State;

@@ -1,5 +1,6 @@
-//! Presets (tag `presets`): named sets of prompts. "Clone system preset" in the interface document clones one into the
-//! caller's own presets, with copies of its prompts so he can edit them.
+//! Presets (tag `presets`): named sets of prompts. "Clone system preset" (in the
+//! interface document) copies one into the caller's own presets, with copies of its
+//! prompts so he can edit them.
 
 use axum::Json;
 use axum::extract::State;

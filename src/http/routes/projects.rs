@@ -1,4 +1,5 @@
-//! Projects (tag `projects`): the user's research efforts. "Get projects" in the interface document lists them.
+//! Projects (tag `projects`): the user's research efforts. "Get projects" (in the
+//! interface document) lists them.
 
 use axum::Json;
 use axum::body::Bytes;

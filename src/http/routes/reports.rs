@@ -1,5 +1,6 @@
-//! Project reports (tags `project_reports`, `project_reports_public`). "Update project report" in the interface document
-//! updates one. Creating a report queues its generation; a later worker fills it.
+//! Project reports (tags `project_reports`, `project_reports_public`): "Update project
+//! report" in the interface document, and the rest of a report's life (`crate::reports`).
+//! Creating a report queues its generation; a worker fills it.
 
 use axum::Json;
 use axum::extract::State;
