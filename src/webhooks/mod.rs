@@ -12,6 +12,9 @@
 //! followed.
 
 pub mod address;
+mod endpoints;
+
+pub use endpoints::register;
 
 use std::sync::Arc;
 use std::time::Duration;

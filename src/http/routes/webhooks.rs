@@ -6,20 +6,17 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::{StatusCode, Uri};
 use axum::response::Response;
-use rand::RngCore;
-use serde_json::json;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use crate::domain::webhook::{Delivery, Endpoint, EndpointCreate, EndpointCreated, EventType};
-use crate::error::{ApiError, ApiResult, ValidationIssue};
+use crate::domain::webhook::{Delivery, Endpoint, EndpointCreate, EndpointCreated};
+use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, ValidJson};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
-use crate::quota::Counted;
-use crate::webhooks::{address, endpoint_secret};
+use crate::webhooks;
 
 async fn owned_endpoint(app: &AppState, owner_id: Uuid, id: Uuid) -> ApiResult<Endpoint> {
     app.store
@@ -38,38 +35,8 @@ async fn create_endpoint(
     State(app): State<AppState>,
     ValidJson(body): ValidJson<EndpointCreate>,
 ) -> ApiResult<(StatusCode, Json<EndpointCreated>)> {
-    let settings = &app.settings;
-    let url = address::check_url(
-        body.url.trim(),
-        settings.webhooks.webhooks_allow_http,
-        settings.webhooks.webhooks_allow_private,
-    )
-    .map_err(|reason| {
-        ApiError::validation(vec![
-            ValidationIssue::value_error(vec![json!("body"), json!("url")], &format!("the URL {reason}"))
-                .with_input(json!(body.url)),
-        ])
-    })?;
-    app.check_quota(Counted::WebhookEndpoints { owner_id: user.id }).await?;
-    let mut events = body.events.unwrap_or_else(|| EventType::ALL.to_vec());
-    events.sort_by_key(|event| EventType::ALL.iter().position(|e| e == event));
-    events.dedup();
-    let id = Uuid::new_v4();
-    let mut nonce = vec![0u8; 16];
-    rand::rng().fill_bytes(&mut nonce);
-    let endpoint = app
-        .store
-        .create_endpoint(
-            user.id,
-            id,
-            url.as_str(),
-            body.description.as_deref().unwrap_or("").trim(),
-            &events,
-            &nonce,
-        )
-        .await?;
-    let (secret, _) = endpoint_secret(&app.secret, id, &nonce);
-    Ok((StatusCode::CREATED, Json(EndpointCreated { endpoint, secret })))
+    let created = webhooks::register(&app, user.id, body).await?;
+    Ok((StatusCode::CREATED, Json(created)))
 }
 
 #[utoipa::path(get, path = "/webhooks/endpoints", tag = "webhooks", security(("bearer" = [])),
