@@ -19,18 +19,18 @@
 //! `INSIGHT_BENCH_TTFT_MS` (20). A report, not a test: it exits 0 unless the run fails.
 
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use axum::extract::State;
-use axum::routing::post;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 
 use insight::search::Retriever;
 use insight::{Server, Settings, Store};
 
+#[path = "../tests/common/openai_stub.rs"]
+mod openai_stub;
+use openai_stub::{OpenAiStub, Reply};
 mod stats;
 use stats::summary;
 
@@ -129,72 +129,19 @@ fn interview(rng: &mut Rng, utterances: usize) -> String {
     text
 }
 
-#[derive(Clone)]
-struct Stub {
-    ttft: Duration,
-    /// Per call: from the arrival of the request to sending the first token.
-    first_tokens: Arc<Mutex<Vec<Duration>>>,
-}
-
-/// Chat Completions streaming: the first token after `ttft`, then the rest at once.
-async fn complete(State(stub): State<Stub>, request: axum::extract::Request) -> axum::response::Response {
-    use axum::response::IntoResponse;
-    // The stub's time to first token counts from the request's arrival (its headers), as a
-    // provider's does: reading and parsing the body is the stub's time, not the service's.
-    let taken = Instant::now();
-    let body = axum::body::to_bytes(request.into_body(), 16 * 1024 * 1024)
-        .await
-        .unwrap_or_default();
-    let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let model = request["model"].clone();
-    let chunk = |text: &str| {
-        let chunk = json!({ "id": "b", "object": "chat.completion.chunk", "model": model,
-            "choices": [ { "index": 0, "delta": { "content": text }, "finish_reason": null } ] });
-        format!("data: {chunk}\n\n")
-    };
-    let first = chunk("The ");
-    let rest = format!(
-        "{}data: {}\n\ndata: [DONE]\n\n",
-        chunk("respondent talks about pricing [Interview 1, #2]."),
-        json!({ "id": "b", "object": "chat.completion.chunk", "model": model,
-            "choices": [ { "index": 0, "delta": {}, "finish_reason": "stop" } ],
-            "usage": { "prompt_tokens": 900, "completion_tokens": 12, "total_tokens": 912 } })
-    );
-    let body = futures_util::stream::iter([(first, true), (rest, false)]).then(move |(text, first)| {
-        let stub = stub.clone();
-        async move {
-            if first {
-                tokio::time::sleep(stub.ttft.saturating_sub(taken.elapsed())).await;
-                stub.first_tokens.lock().expect("lock").push(taken.elapsed());
-            }
-            Ok::<_, std::convert::Infallible>(text)
-        }
-    });
-    (
-        [("content-type", "text/event-stream")],
-        axum::body::Body::from_stream(body),
-    )
-        .into_response()
-}
-
 async fn run() -> anyhow::Result<()> {
     let chats = env_number("INSIGHT_BENCH_CHATS", 500)? as usize;
     let records = env_number("INSIGHT_BENCH_RECORDS", 200)? as usize;
     let ttft = Duration::from_millis(env_number("INSIGHT_BENCH_TTFT_MS", 20)?);
 
-    let stub = Stub {
-        ttft,
-        first_tokens: Arc::default(),
-    };
-    let router = axum::Router::new()
-        .route("/v1/chat/completions", post(complete))
-        .with_state(stub.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let stub_addr = listener.local_addr()?;
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    tokio::spawn(async move { axum::serve(listener, router).await });
+    // The first token `ttft` after the request's arrival (its headers: reading and parsing
+    // the body is the stub's time, as a provider's is), then the rest at once.
+    let (stub_addr, stub) = OpenAiStub::start().await;
+    stub.answer(
+        Reply::pieces(["The ", "respondent talks about pricing [Interview 1, #2]."])
+            .delay(ttft)
+            .usage(900, 12),
+    );
 
     let dir = tempfile::tempdir()?;
     let url = format!("sqlite://{}", dir.path().join("bench.db").display());
@@ -288,13 +235,11 @@ async fn run() -> anyhow::Result<()> {
         if !String::from_utf8_lossy(&rest).contains("event: done") {
             bail!("no done event: {}", String::from_utf8_lossy(&rest));
         }
-        let stub_first = stub
-            .first_tokens
-            .lock()
-            .expect("lock")
-            .last()
-            .copied()
-            .context("the stub saw no call")?;
+        let stub_call = stub.last_call().context("the stub saw no call")?;
+        let stub_first = stub_call
+            .first_byte()
+            .context("the stub sent no token")?
+            .duration_since(stub_call.arrived);
         // The first 20 warm up connections and caches.
         if n >= 20 {
             added.push((first_byte.as_secs_f64() - stub_first.as_secs_f64()) * 1000.0);

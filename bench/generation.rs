@@ -37,18 +37,18 @@
 use std::pin::Pin;
 use std::process::{Command, ExitCode};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context as TaskContext, Poll};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use axum::extract::State;
-use axum::routing::post;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
+#[path = "../tests/common/openai_stub.rs"]
+mod openai_stub;
+use openai_stub::{OpenAiStub, Reply, SocketArrival};
 mod server_process;
 use server_process::ServerProcess;
 mod stats;
@@ -83,18 +83,24 @@ fn cpu_seconds(pid: &str) -> f64 {
     (ticks(11) + ticks(12)) / 100.0
 }
 
+/// The shared model stub, served with each connection timed at its socket.
 #[derive(Clone)]
 struct Stub {
-    latency: Duration,
-    in_flight: Arc<AtomicU64>,
-    most_in_flight: Arc<AtomicU64>,
-    /// When each call reached the handler and when the handler answered it.
-    times: Arc<std::sync::Mutex<Vec<(Instant, Instant)>>>,
+    model: OpenAiStub,
     /// Each connection's calls as timed at its socket.
     connections: Arc<std::sync::Mutex<Vec<Arc<std::sync::Mutex<SocketTimes>>>>>,
 }
 
 impl Stub {
+    /// When each call reached the stub's handler and when the handler answered it.
+    fn handler_times(&self) -> Vec<(Instant, Instant)> {
+        let calls = self.model.calls();
+        calls
+            .iter()
+            .filter_map(|call| Some((call.arrived, call.finished()?)))
+            .collect()
+    }
+
     /// Each call as its socket saw it: when its request's first bytes were read, and when
     /// the last bytes of its answer were written.
     fn socket_times(&self) -> Vec<(Instant, Instant)> {
@@ -110,7 +116,7 @@ impl Stub {
 
     /// Forgets the calls so far (none is in flight).
     fn clear(&self) {
-        self.times.lock().expect("times").clear();
+        self.model.clear();
         for connection in self.connections.lock().expect("connections").iter() {
             let mut connection = connection.lock().expect("socket times");
             connection.calls.clear();
@@ -207,10 +213,6 @@ impl AsyncWrite for TimedSocket {
     }
 }
 
-/// When a call's request began to reach the stub's socket (the model's time starts then).
-#[derive(Clone, Copy)]
-struct SocketArrival(Instant);
-
 /// Serves the stub on `listener`, each connection timed at its socket, with no Nagle
 /// delay: a model server answers as soon as its latency is over.
 async fn serve_stub(listener: tokio::net::TcpListener, router: axum::Router, stub: Stub) {
@@ -241,33 +243,6 @@ async fn serve_stub(listener: tokio::net::TcpListener, router: axum::Router, stu
                 .await;
         });
     }
-}
-
-/// Chat Completions with a fixed latency from the request's arrival at the socket: a
-/// short section quoting the transcript.
-async fn complete(
-    State(stub): State<Stub>,
-    axum::Extension(SocketArrival(at_socket)): axum::Extension<SocketArrival>,
-    request: axum::extract::Request,
-) -> axum::response::Response {
-    let arrived = Instant::now();
-    let now = stub.in_flight.fetch_add(1, Ordering::Relaxed) + 1;
-    stub.most_in_flight.fetch_max(now, Ordering::Relaxed);
-    let request: Value = match axum::body::to_bytes(request.into_body(), usize::MAX).await {
-        Ok(body) => serde_json::from_slice(&body).unwrap_or(Value::Null),
-        Err(_) => Value::Null,
-    };
-    tokio::time::sleep_until((at_socket + stub.latency).into()).await;
-    stub.in_flight.fetch_sub(1, Ordering::Relaxed);
-    let content =
-        "Invoices arrive late.\n\n> \"The invoices arrive late and I have to chase finance every month.\" [Anna, #2]";
-    let answer = axum::Json(json!({
-        "id": "bench", "object": "chat.completion", "model": request["model"],
-        "choices": [ { "index": 0, "message": { "role": "assistant", "content": content }, "finish_reason": "stop" } ],
-        "usage": { "prompt_tokens": 200, "completion_tokens": 40, "total_tokens": 240 }
-    }));
-    stub.times.lock().expect("times").push((arrived, Instant::now()));
-    axum::response::IntoResponse::into_response(answer)
 }
 
 /// Where the model's slots sat idle in a run. Over the run, `concurrency x wall` is the
@@ -330,15 +305,14 @@ async fn run() -> anyhow::Result<()> {
     let clients = usize::try_from(env_number("INSIGHT_BENCH_CLIENTS", 32)?)?.max(1);
 
     let stub = Stub {
-        latency,
-        in_flight: Arc::default(),
-        most_in_flight: Arc::default(),
-        times: Arc::default(),
+        model: OpenAiStub::new(),
         connections: Arc::default(),
     };
-    let router = axum::Router::new()
-        .route("/v1/chat/completions", post(complete))
-        .with_state(stub.clone());
+    // A short section quoting the transcript, `latency` after the request reached the socket.
+    let content =
+        "Invoices arrive late.\n\n> \"The invoices arrive late and I have to chase finance every month.\" [Anna, #2]";
+    stub.model.answer(Reply::text(content).delay(latency).usage(200, 40));
+    let router = stub.model.router();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let stub_addr = listener.local_addr()?;
     tokio::spawn(serve_stub(listener, router, stub.clone()));
@@ -449,14 +423,11 @@ async fn run() -> anyhow::Result<()> {
     // How busy the model is, sampled every 5 ms: while reports are queued, and after.
     let samples = Arc::new(std::sync::Mutex::new(Vec::<(f64, u64)>::new()));
     let sampler = {
-        let (samples, in_flight) = (samples.clone(), stub.in_flight.clone());
+        let (samples, model) = (samples.clone(), stub.model.clone());
         tokio::spawn(async move {
             loop {
                 let at = started.elapsed().as_secs_f64();
-                samples
-                    .lock()
-                    .expect("samples")
-                    .push((at, in_flight.load(Ordering::Relaxed)));
+                samples.lock().expect("samples").push((at, model.in_flight() as u64));
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }
         })
@@ -520,7 +491,7 @@ async fn run() -> anyhow::Result<()> {
         window.iter().sum::<f64>() / window.len().max(1) as f64
     };
     let times = stub.socket_times();
-    let at_handler = stub.times.lock().expect("times").clone();
+    let at_handler = stub.handler_times();
     let calls = times.len() as u64;
     if at_handler.len() != times.len() {
         bail!(
@@ -632,7 +603,7 @@ async fn run() -> anyhow::Result<()> {
     );
     println!(
         "model calls at once: at most {} of {concurrency}; on average {:.1} while reports were queued, {:.1} after",
-        stub.most_in_flight.load(Ordering::Relaxed),
+        stub.model.most_in_flight(),
         mean(0.0, queued.as_secs_f64()),
         mean(queued.as_secs_f64(), wall.as_secs_f64()),
     );

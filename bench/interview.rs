@@ -2,14 +2,14 @@
 //!
 //! Starts the real release binary, `insight serve` (the `insight` target of this package,
 //! which `cargo bench` builds), as a child process on a free port, with a SQLite file in a
-//! temporary folder (synchronous=FULL) and the OpenAI-compatible engine pointed at a local
-//! stub of the Chat Completions API. The stub runs in this process, next to the HTTP client:
-//! it streams a short interviewer question a fixed time after each request and measures its
-//! own time per call, from the request's arrival to the end of its response body. The token
-//! is the one the server prints for its first user on an empty database. Rooms with a
-//! 10-question guide, one per respondent; one task per respondent, over HTTP as JSON: join
-//! (the interviewer's opening, one model call), answer a number of times (one model call
-//! each), and, once every session is through, leave.
+//! temporary folder (synchronous=FULL) and the OpenAI-compatible engine pointed at the
+//! shared model stub (`tests/common/openai_stub.rs`). The stub runs in this process, next
+//! to the HTTP client: it streams a short interviewer question a fixed time after each
+//! request and times each call, from the request's arrival to the end of its response
+//! body. The token is the one the server prints for its first user on an empty database.
+//! Rooms with a 10-question guide, one per respondent; one task per respondent, over HTTP
+//! as JSON: join (the interviewer's opening, one model call), answer a number of times
+//! (one model call each), and, once every session is through, leave.
 //!
 //! Two runs, each on a fresh server:
 //!
@@ -38,7 +38,7 @@
 //!    respondent's connection, its connections to the model, and the session's state. The
 //!    server opens its SQLite read connections when it starts; its thread count is printed
 //!    at both points to show that none were added. This process's own figure (client and
-//!    stub) is printed apart, for reference.
+//!    stub, which keeps each call's request) is printed apart, for reference.
 //! 3. Turns, errors (the run fails on any), wall time, and CPU time per call of the server
 //!    and of this process.
 //!
@@ -53,15 +53,16 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Command, ExitCode};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use axum::extract::State;
-use axum::routing::post;
 use serde_json::{Value, json};
 use tokio::sync::Barrier;
 
+#[path = "../tests/common/openai_stub.rs"]
+mod openai_stub;
+use openai_stub::{OpenAiStub, Reply};
 mod server_process;
 use server_process::{ServerProcess, tail_text};
 mod stats;
@@ -77,13 +78,6 @@ fn env_number(name: &str, default: u64) -> anyhow::Result<u64> {
     }
 }
 
-#[derive(Clone)]
-struct Stub {
-    latency: Duration,
-    /// Per call, by the marker of its turn: from the request's arrival to the end of the body.
-    times: Arc<Mutex<HashMap<String, Duration>>>,
-}
-
 /// The turn a request is for: the marker starting the respondent's last answer (`t3-1`), or
 /// for an opening, the room's topics (`j3`).
 fn marker(request: &Value) -> Option<String> {
@@ -96,50 +90,6 @@ fn marker(request: &Value) -> Option<String> {
         system.split("<topics_told_to_the_respondent>").nth(1)?
     };
     text.split_whitespace().next().map(str::to_owned)
-}
-
-/// Chat Completions streaming: a short question `latency` after the request, all at once.
-async fn complete(State(stub): State<Stub>, request: axum::extract::Request) -> axum::response::Response {
-    use axum::response::IntoResponse;
-    let taken = Instant::now();
-    let body = axum::body::to_bytes(request.into_body(), 16 * 1024 * 1024)
-        .await
-        .unwrap_or_default();
-    let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let key = marker(&request).unwrap_or_default();
-    let chunk = |delta: Value, finish: Value| {
-        let chunk = json!({ "id": "b", "object": "chat.completion.chunk", "model": request["model"],
-            "choices": [ { "index": 0, "delta": delta, "finish_reason": finish } ],
-            "usage": if finish.is_null() { Value::Null } else { json!({ "prompt_tokens": 700, "completion_tokens": 9 }) } });
-        format!("data: {chunk}\n\n")
-    };
-    let chunks = vec![
-        chunk(
-            json!({ "role": "assistant", "content": "Could you tell me " }),
-            Value::Null,
-        ),
-        chunk(json!({ "content": "about the last time that happened?" }), Value::Null),
-        chunk(json!({}), json!("stop")) + "data: [DONE]\n\n",
-    ];
-    // The stub's time ends when the stream is asked for more after its last chunk.
-    let state = (chunks.into_iter(), true, stub, key);
-    let body = futures_util::stream::unfold(state, move |(mut chunks, first, stub, key)| async move {
-        if first {
-            tokio::time::sleep(stub.latency.saturating_sub(taken.elapsed())).await;
-        }
-        match chunks.next() {
-            Some(text) => Some((Ok::<_, std::convert::Infallible>(text), (chunks, false, stub, key))),
-            None => {
-                stub.times.lock().expect("lock").insert(key, taken.elapsed());
-                None
-            }
-        }
-    });
-    (
-        [("content-type", "text/event-stream")],
-        axum::body::Body::from_stream(body),
-    )
-        .into_response()
 }
 
 /// A number from a process's (`self` or a pid) status: `VmRSS` (in kB), `Threads`.
@@ -341,19 +291,13 @@ async fn run() -> anyhow::Result<()> {
         });
     }
 
-    let stub = Stub {
-        latency,
-        times: Arc::default(),
-    };
-    let router = axum::Router::new()
-        .route("/v1/chat/completions", post(complete))
-        .with_state(stub.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let stub_addr = listener.local_addr()?;
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    tokio::spawn(async move { axum::serve(listener, router).await });
+    // A short interviewer question, streamed all at once `latency` after each request.
+    let (stub_addr, stub) = OpenAiStub::start().await;
+    stub.answer(
+        Reply::pieces(["Could you tell me ", "about the last time that happened?"])
+            .delay(latency)
+            .usage(700, 9),
+    );
 
     println!(
         "Interview benchmark: {sessions} concurrent respondent sessions x {turns} turns, `insight serve` as a child \
@@ -363,7 +307,7 @@ async fn run() -> anyhow::Result<()> {
     for pace in paces {
         let dir = tempfile::tempdir()?;
         let mut service = start_service(dir.path(), stub_addr).await?;
-        stub.times.lock().expect("lock").clear();
+        stub.clear();
         let result = measure(&service, &stub, sessions, turns, pace).await;
         // The server is stopped as soon as it is measured; whether it was still running,
         // and its log, stay for the error, if any.
@@ -422,7 +366,7 @@ struct Report {
 /// Sets up rooms on `service`, warms up, runs `sessions` respondents of `turns` answers.
 async fn measure(
     service: &ServerProcess,
-    stub: &Stub,
+    stub: &OpenAiStub,
     sessions: usize,
     turns: usize,
     pace: Pace,
@@ -513,10 +457,22 @@ async fn measure(
     let cpu_used = (cpu(&pid)? - server_cpu, cpu("self")? - own_cpu);
     let mut errors = Vec::new();
     let (mut join_added, mut turn_added, mut turn_client) = (Vec::new(), Vec::new(), Vec::new());
+    let mut results = Vec::new();
     for task in tasks {
-        let (calls, mut failed) = task.await?;
+        results.push(task.await?);
+    }
+    // The stub's time per call, by the marker of its turn: from the request's arrival to
+    // the end of its body.
+    let times: HashMap<String, Duration> = stub
+        .calls()
+        .iter()
+        .filter_map(|call| {
+            let took = call.finished()?.duration_since(call.arrived);
+            Some((marker(&call.body).unwrap_or_default(), took))
+        })
+        .collect();
+    for (calls, mut failed) in results {
         errors.append(&mut failed);
-        let times = stub.times.lock().expect("lock");
         for (marker, ms) in calls {
             let Some(stub_time) = times.get(&marker) else {
                 errors.push(format!("the stub saw no call for {marker}"));

@@ -7,12 +7,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::extract::{Query, State};
-use axum::routing::{get, post};
+use axum::routing::get;
 use futures_util::StreamExt;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::generation::ANNA;
+use crate::openai_stub::{OpenAiStub, Reply};
 use crate::support::{TestApp, TestUser, assert_unknown_references, assert_validation_body, error_locs, error_types};
 
 const REAL_QUOTE: &str = "The invoices arrive late and I have to chase finance every month.";
@@ -44,9 +45,10 @@ pub(crate) enum Mode {
     CutOnce { text: String, keep: usize },
 }
 
+/// The model stub, answering as its [`Mode`] says.
 #[derive(Clone)]
 pub(crate) struct ModelStub {
-    requests: Arc<Mutex<Vec<Value>>>,
+    server: OpenAiStub,
     mode: Arc<Mutex<Mode>>,
     /// How long a persona (structured output) call takes.
     persona_delay: Arc<Mutex<Duration>>,
@@ -57,13 +59,9 @@ impl ModelStub {
         *self.mode.lock().expect("lock") = mode;
     }
 
-    fn requests(&self) -> Vec<Value> {
-        self.requests.lock().expect("lock").clone()
-    }
-
     /// The chat calls (not the persona's structured-output calls).
     pub(crate) fn chat_requests(&self) -> Vec<Value> {
-        let mut requests = self.requests();
+        let mut requests = self.server.requests();
         requests.retain(|r| r.get("response_format").is_none());
         requests
     }
@@ -84,82 +82,39 @@ fn stub_persona() -> Value {
     })
 }
 
-/// A local OpenAI-compatible `POST /v1/chat/completions`: SSE streams word by word,
-/// JSON for schema requests (the persona), or a failure status.
+/// The shared OpenAI-compatible stub, answering chat word by word and schema requests
+/// (the persona) with [`stub_persona`], or failing as the mode says.
 pub(crate) async fn model_stub(text: &str) -> (SocketAddr, ModelStub) {
-    async fn complete(
-        State(stub): State<ModelStub>,
-        axum::Json(request): axum::Json<Value>,
-    ) -> axum::response::Response {
-        use axum::response::IntoResponse;
-        stub.requests.lock().expect("lock").push(request.clone());
-        let mode = stub.mode.lock().expect("lock").clone();
-        let usage = json!({ "prompt_tokens": 50, "completion_tokens": 20, "total_tokens": 70 });
-        let (text, gap, keep) = match mode {
-            Mode::Fail(status) => {
-                let body = json!({ "error": { "message": "the model is overloaded", "type": "server_error" } });
-                return (StatusCode::from_u16(status).expect("status"), axum::Json(body)).into_response();
-            }
-            Mode::Answer { text, gap } => (text, gap, None),
-            Mode::CutOnce { text, keep } => {
-                stub.set(Mode::Answer {
-                    text: text.clone(),
-                    gap: Duration::ZERO,
-                });
-                (text, Duration::ZERO, Some(keep))
-            }
-        };
-        if request.pointer("/response_format/type") == Some(&json!("json_schema")) {
-            let delay = *stub.persona_delay.lock().expect("lock");
-            tokio::time::sleep(delay).await;
-            return axum::Json(json!({
-                "id": "p1", "object": "chat.completion", "model": request["model"],
-                "choices": [ { "index": 0, "message": { "role": "assistant", "content": stub_persona().to_string() },
-                    "finish_reason": "stop" } ],
-                "usage": usage
-            }))
-            .into_response();
-        }
-        let model = request["model"].clone();
-        let mut chunks: Vec<String> = text
-            .split_inclusive(' ')
-            .map(|piece| {
-                let chunk = json!({ "id": "c1", "object": "chat.completion.chunk", "model": model,
-                    "choices": [ { "index": 0, "delta": { "content": piece }, "finish_reason": null } ] });
-                format!("data: {chunk}\n\n")
-            })
-            .collect();
-        let last = json!({ "id": "c1", "object": "chat.completion.chunk", "model": model,
-            "choices": [ { "index": 0, "delta": {}, "finish_reason": "stop" } ], "usage": usage });
-        match keep {
-            // The connection closes before [DONE].
-            Some(keep) => chunks.truncate(keep),
-            None => chunks.push(format!("data: {last}\n\ndata: [DONE]\n\n")),
-        }
-        let body = futures_util::stream::iter(chunks).then(move |chunk| async move {
-            tokio::time::sleep(gap).await;
-            Ok::<_, std::convert::Infallible>(chunk)
-        });
-        (
-            [("content-type", "text/event-stream")],
-            axum::body::Body::from_stream(body),
-        )
-            .into_response()
-    }
+    let (addr, server) = OpenAiStub::start().await;
     let stub = ModelStub {
-        requests: Arc::default(),
+        server: server.clone(),
         mode: Arc::new(Mutex::new(Mode::Answer {
             text: text.to_owned(),
             gap: Duration::ZERO,
         })),
         persona_delay: Arc::default(),
     };
-    let router = axum::Router::new()
-        .route("/v1/chat/completions", post(complete))
-        .with_state(stub.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind stub");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move { axum::serve(listener, router).await });
+    let (mode, persona_delay) = (stub.mode.clone(), stub.persona_delay.clone());
+    server.respond(move |call| {
+        let current = mode.lock().expect("lock").clone();
+        let chat = match current {
+            Mode::Fail(status) => return Reply::status(status),
+            Mode::Answer { text, gap } => Reply::text(&text).gap(gap),
+            Mode::CutOnce { text, keep } => {
+                *mode.lock().expect("lock") = Mode::Answer {
+                    text: text.clone(),
+                    gap: Duration::ZERO,
+                };
+                Reply::text(&text).cut_after(keep)
+            }
+        };
+        let reply = if call.is_structured() {
+            Reply::text(&stub_persona().to_string()).delay(*persona_delay.lock().expect("lock"))
+        } else {
+            chat
+        };
+        reply.usage(50, 20)
+    });
     (addr, stub)
 }
 
@@ -985,9 +940,10 @@ async fn a_model_persona_is_written_in_the_background_with_checked_quotes() {
         "the invented quote is dropped"
     );
     let calls = stub
-        .requests()
+        .server
+        .calls()
         .iter()
-        .filter(|r| r.pointer("/response_format/json_schema/name") == Some(&json!("persona")))
+        .filter(|call| call.schema_name() == Some("persona"))
         .count();
     assert_eq!(calls, 1, "written once, then cached");
     let (_, again) = app.get(&path, &user).await;

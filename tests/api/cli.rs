@@ -601,7 +601,7 @@ async fn a_recording_being_transcribed_when_the_server_is_killed_is_finished_aft
     let (database_url, _guard) = fresh_database().await;
     let data = tempfile::tempdir().expect("data dir");
     let (addr, stub) = crate::records::stt_stub().await;
-    stub.hang.store(true, std::sync::atomic::Ordering::SeqCst);
+    stub.hold(true);
     let settings = [
         ("INSIGHT_STT_BASE_URL", format!("http://{addr}/v1")),
         ("INSIGHT_DATA_DIR", data.path().display().to_string()),
@@ -633,7 +633,7 @@ async fn a_recording_being_transcribed_when_the_server_is_killed_is_finished_aft
 
     // The provider has the recording and has not answered: the record is in progress.
     let deadline = Instant::now() + PATIENCE;
-    while stub.seen.lock().expect("lock").is_empty() {
+    while stub.call_count() == 0 {
         assert!(Instant::now() < deadline, "the recording never reached the provider");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -641,7 +641,7 @@ async fn a_recording_being_transcribed_when_the_server_is_killed_is_finished_aft
     assert_eq!(during["status"], "InProgress", "{during}");
     server.kill().await;
 
-    stub.hang.store(false, std::sync::atomic::Ordering::SeqCst);
+    stub.hold(false);
     let server = Served::start_with(&database_url, &settings).await;
     let deadline = Instant::now() + PATIENCE;
     let record = loop {
@@ -658,10 +658,7 @@ async fn a_recording_being_transcribed_when_the_server_is_killed_is_finished_aft
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     assert_eq!(record["utterances"][1]["text"], "It was confusing at first.");
-    assert!(
-        stub.seen.lock().expect("lock").len() >= 2,
-        "the job ran again after the restart"
-    );
+    assert!(stub.call_count() >= 2, "the job ran again after the restart");
     server.kill().await;
 }
 
@@ -670,7 +667,7 @@ async fn a_report_being_generated_when_the_server_is_killed_completes_exactly_on
     let (database_url, _guard) = fresh_database().await;
     let data = tempfile::tempdir().expect("data dir");
     let (addr, stub) = crate::generation::chat_stub().await;
-    stub.hang.store(true, std::sync::atomic::Ordering::SeqCst);
+    stub.hold(true);
     let settings = [
         ("INSIGHT_LLM_BASE_URL", format!("http://{addr}/v1")),
         ("INSIGHT_DATA_DIR", data.path().display().to_string()),
@@ -725,11 +722,9 @@ async fn a_report_being_generated_when_the_server_is_killed_completes_exactly_on
     // The model has the request and has not answered: the report is generating.
     let deadline = Instant::now() + PATIENCE;
     let report_calls = || {
-        stub.requests
-            .lock()
-            .expect("lock")
+        stub.calls()
             .iter()
-            .filter(|r| r.pointer("/response_format/json_schema/name") != Some(&json!("persona")))
+            .filter(|call| call.schema_name() != Some("persona"))
             .count()
     };
     while report_calls() == 0 {
@@ -740,7 +735,7 @@ async fn a_report_being_generated_when_the_server_is_killed_completes_exactly_on
     assert_eq!(during["status"], "generating", "{during}");
     server.kill().await;
 
-    stub.hang.store(false, std::sync::atomic::Ordering::SeqCst);
+    stub.hold(false);
     let server = Served::start_with(&database_url, &settings).await;
     let deadline = Instant::now() + PATIENCE;
     let generation = loop {
@@ -782,7 +777,7 @@ async fn two_instances_on_one_postgresql_database_share_the_reports_and_write_ea
         return;
     }
     let (addr, stub) = crate::generation::chat_stub().await;
-    stub.delay_ms.store(100, std::sync::atomic::Ordering::SeqCst);
+    stub.respond(|call| crate::generation::report_reply(call).delay(Duration::from_millis(100)));
     let data = tempfile::tempdir().expect("data dir");
     let settings = [
         ("INSIGHT_LLM_BASE_URL", format!("http://{addr}/v1")),
@@ -849,11 +844,9 @@ async fn two_instances_on_one_postgresql_database_share_the_reports_and_write_ea
     }
     // One model call per report (one prompt, fast): none was written twice.
     let report_calls = stub
-        .requests
-        .lock()
-        .expect("lock")
+        .calls()
         .iter()
-        .filter(|r| r.pointer("/response_format/json_schema/name") != Some(&json!("persona")))
+        .filter(|call| call.schema_name() != Some("persona"))
         .count();
     assert_eq!(report_calls, 50);
     let done = |page: &str| {

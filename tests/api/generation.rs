@@ -3,14 +3,12 @@
 //! Completions API (quotes checked against the transcripts, usage counted, failures).
 
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::extract::State;
-use axum::routing::post;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
+use crate::openai_stub::{Call, OpenAiStub, Reply};
 use crate::support::{TestApp, TestUser};
 
 pub(crate) const ANNA: &str = "Interviewer: How do you pay for the tool today?\n\
@@ -267,82 +265,26 @@ async fn a_report_cancelled_or_deleted_while_queued_is_left_alone_by_the_worker(
     app.stop().await;
 }
 
-/// What the Chat Completions stub was asked, and how it answers.
-#[derive(Clone, Default)]
-pub(crate) struct ChatStub {
-    pub(crate) requests: Arc<Mutex<Vec<Value>>>,
-    /// While set, requests are taken and never answered (a model at work).
-    pub(crate) hang: Arc<std::sync::atomic::AtomicBool>,
-    /// How long each answer takes, in milliseconds.
-    pub(crate) delay_ms: Arc<std::sync::atomic::AtomicU64>,
-    /// Status to answer with (200: the report text below).
-    status: Arc<Mutex<u16>>,
+/// The model's answer to a report's call: a section quoting one real sentence and one
+/// invented one, or for a schema request, findings quoting the real one.
+pub(crate) fn report_reply(call: &Call) -> Reply {
+    let content = if call.is_structured() {
+        json!({ "findings": [ { "finding": "Invoices are a pain.", "quotes": [
+            { "text": "The invoices arrive late and I have to chase finance every month.", "citation": "[Anna, #2]" } ] } ] })
+        .to_string()
+    } else {
+        "## Findings\n\nInvoices frustrate customers.\n\n\
+         > \"The invoices arrive late and I have to chase finance every month.\" [Anna, #2]\n\n\
+         > \"We would pay double if the export worked on Fridays.\" [Ben, #2]\n"
+            .to_owned()
+    };
+    Reply::text(&content).usage(120, 30)
 }
 
-/// A local server speaking OpenAI's `POST /v1/chat/completions` (JSON, and SSE when
-/// asked), whose answer quotes one real sentence and one invented one.
-pub(crate) async fn chat_stub() -> (SocketAddr, ChatStub) {
-    async fn complete(
-        State(stub): State<ChatStub>,
-        axum::Json(request): axum::Json<Value>,
-    ) -> axum::response::Response {
-        use axum::response::IntoResponse;
-        stub.requests.lock().expect("lock").push(request.clone());
-        if stub.hang.load(std::sync::atomic::Ordering::SeqCst) {
-            std::future::pending::<()>().await;
-        }
-        let delay = stub.delay_ms.load(std::sync::atomic::Ordering::SeqCst);
-        if delay > 0 {
-            tokio::time::sleep(Duration::from_millis(delay)).await;
-        }
-        let status = *stub.status.lock().expect("lock");
-        if status != 200 {
-            let body = json!({ "error": { "message": "the model is overloaded", "type": "server_error" } });
-            return (StatusCode::from_u16(status).expect("status"), axum::Json(body)).into_response();
-        }
-        let wants_json = request.pointer("/response_format/type") == Some(&json!("json_schema"));
-        let content = if wants_json {
-            json!({ "findings": [ { "finding": "Invoices are a pain.", "quotes": [
-                { "text": "The invoices arrive late and I have to chase finance every month.", "citation": "[Anna, #2]" } ] } ] })
-            .to_string()
-        } else {
-            "## Findings\n\nInvoices frustrate customers.\n\n\
-             > \"The invoices arrive late and I have to chase finance every month.\" [Anna, #2]\n\n\
-             > \"We would pay double if the export worked on Fridays.\" [Ben, #2]\n"
-                .to_owned()
-        };
-        let usage = json!({ "prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150 });
-        if request["stream"] == true {
-            let mut body = String::new();
-            for piece in content.split_inclusive(' ') {
-                let chunk = json!({ "id": "c1", "object": "chat.completion.chunk", "model": request["model"],
-                    "choices": [ { "index": 0, "delta": { "content": piece }, "finish_reason": null } ] });
-                body.push_str(&format!("data: {chunk}\n\n"));
-            }
-            let last = json!({ "id": "c1", "object": "chat.completion.chunk", "model": request["model"],
-                "choices": [ { "index": 0, "delta": {}, "finish_reason": "stop" } ], "usage": usage });
-            body.push_str(&format!("data: {last}\n\ndata: [DONE]\n\n"));
-            return ([("content-type", "text/event-stream")], body).into_response();
-        }
-        axum::Json(json!({
-            "id": "c1", "object": "chat.completion", "model": request["model"],
-            "choices": [ { "index": 0, "message": { "role": "assistant", "content": content }, "finish_reason": "stop" } ],
-            "usage": usage
-        }))
-        .into_response()
-    }
-    let stub = ChatStub {
-        requests: Arc::default(),
-        hang: Arc::default(),
-        delay_ms: Arc::default(),
-        status: Arc::new(Mutex::new(200)),
-    };
-    let router = axum::Router::new()
-        .route("/v1/chat/completions", post(complete))
-        .with_state(stub.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind stub");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move { axum::serve(listener, router).await });
+/// The shared OpenAI-compatible stub, answering with [`report_reply`].
+pub(crate) async fn chat_stub() -> (SocketAddr, OpenAiStub) {
+    let (addr, stub) = OpenAiStub::start().await;
+    stub.respond(report_reply);
     (addr, stub)
 }
 
@@ -377,11 +319,9 @@ async fn a_model_report_keeps_real_quotes_and_loses_invented_ones() {
     assert_eq!(generation["status"], "completed", "{generation}");
     // The report's calls, not the personas' (written in the background too).
     let calls = stub
-        .requests
-        .lock()
-        .expect("lock")
+        .calls()
         .iter()
-        .filter(|r| r.pointer("/response_format/json_schema/name") != Some(&json!("persona")))
+        .filter(|call| call.schema_name() != Some("persona"))
         .count() as i64;
     assert!(calls >= 1);
     assert_eq!(generation["usage"]["prompt_tokens"], json!(120 * calls));
@@ -398,7 +338,7 @@ async fn a_model_report_keeps_real_quotes_and_loses_invented_ones() {
         "an invented quote survived:\n{content}"
     );
 
-    let mut requests = stub.requests.lock().expect("lock").clone();
+    let mut requests = stub.requests();
     requests.retain(|r| r.pointer("/response_format/json_schema/name") != Some(&json!("persona")));
     let first = &requests[0];
     assert_eq!(first["model"], "stub-model");
@@ -421,7 +361,7 @@ async fn a_model_report_keeps_real_quotes_and_loses_invented_ones() {
 #[tokio::test]
 async fn a_model_that_stays_down_fails_the_report_with_its_reason() {
     let (addr, stub) = chat_stub().await;
-    *stub.status.lock().expect("lock") = 500;
+    stub.answer(Reply::status(500));
     let app = TestApp::start_with(|settings| {
         settings.model.llm_base_url = Some(format!("http://{addr}/v1"));
         settings.model.llm_max_attempts = 1;
@@ -532,7 +472,7 @@ async fn a_three_hour_transcript_is_map_reduced_in_calls_that_fit_the_context() 
     let generation = wait_generation(&app, &user, &path, &["completed", "failed"]).await;
     assert_eq!(generation["status"], "completed", "{generation}");
 
-    let mut requests = stub.requests.lock().expect("lock").clone();
+    let mut requests = stub.requests();
     requests.retain(|r| r.pointer("/response_format/json_schema/name") != Some(&json!("persona")));
     let words: usize = requests
         .iter()

@@ -12,6 +12,8 @@ mod interviews;
 mod isolation;
 mod limits;
 mod model;
+#[path = "../common/openai_stub.rs"]
+mod openai_stub;
 mod openapi;
 mod pagination;
 mod presets;

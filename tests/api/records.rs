@@ -3,15 +3,13 @@
 //! that write nothing, and isolation.
 
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::extract::{Multipart, State};
-use axum::routing::post;
 use reqwest::multipart::{Form, Part};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
+use crate::openai_stub::{OpenAiStub, Reply};
 use crate::support::{TestApp, TestUser, assert_unknown_references, assert_validation_body, error_locs, error_types};
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -568,78 +566,20 @@ async fn deleting_a_record_removes_it_and_strangers_never_see_it() {
     app.stop().await;
 }
 
-/// What the speech-to-text stub saw of one request.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct SeenRequest {
-    authorization: Option<String>,
-    fields: Vec<(String, Option<String>, Vec<u8>)>,
-}
-
-#[derive(Clone)]
-pub(crate) struct Stub {
-    pub(crate) seen: Arc<Mutex<Vec<SeenRequest>>>,
-    /// While set, requests are taken and never answered (a provider at work).
-    pub(crate) hang: Arc<std::sync::atomic::AtomicBool>,
-    /// Status to answer with; 200 answers the verbose_json transcript.
-    status: Arc<Mutex<u16>>,
-}
-
-/// A local server speaking OpenAI's `POST /v1/audio/transcriptions` (multipart in,
-/// `verbose_json` out).
-pub(crate) async fn stt_stub() -> (SocketAddr, Stub) {
-    async fn transcribe(
-        State(stub): State<Stub>,
-        headers: axum::http::HeaderMap,
-        mut form: Multipart,
-    ) -> (StatusCode, axum::Json<Value>) {
-        let mut seen = SeenRequest {
-            authorization: headers
-                .get("authorization")
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned),
-            fields: Vec::new(),
-        };
-        while let Ok(Some(field)) = form.next_field().await {
-            let name = field.name().unwrap_or_default().to_owned();
-            let file_name = field.file_name().map(str::to_owned);
-            let bytes = field.bytes().await.map(|b| b.to_vec()).unwrap_or_default();
-            seen.fields.push((name, file_name, bytes));
-        }
-        stub.seen.lock().expect("lock").push(seen);
-        if stub.hang.load(std::sync::atomic::Ordering::SeqCst) {
-            std::future::pending::<()>().await;
-        }
-        let status = *stub.status.lock().expect("lock");
-        if status != 200 {
-            return (
-                StatusCode::from_u16(status).expect("status"),
-                axum::Json(json!({ "error": { "message": "model overloaded", "type": "server_error" } })),
-            );
-        }
-        let answer = json!({
-            "task": "transcribe",
-            "language": "english",
-            "duration": 9.5,
-            "text": "How did onboarding go? It was confusing at first.",
-            "segments": [
-                { "id": 0, "seek": 0, "start": 0.0, "end": 2.4, "text": " How did onboarding go?", "tokens": [1], "temperature": 0.0, "avg_logprob": -0.2, "compression_ratio": 1.1, "no_speech_prob": 0.01 },
-                { "id": 1, "seek": 0, "start": 2.9, "end": 9.5, "text": " It was confusing at first.", "tokens": [2], "temperature": 0.0, "avg_logprob": -0.2, "compression_ratio": 1.1, "no_speech_prob": 0.01 }
-            ]
-        });
-        (StatusCode::OK, axum::Json(answer))
-    }
-    let stub = Stub {
-        seen: Arc::default(),
-        hang: Arc::default(),
-        status: Arc::new(Mutex::new(200)),
-    };
-    let router = axum::Router::new()
-        .route("/v1/audio/transcriptions", post(transcribe))
-        .layer(axum::extract::DefaultBodyLimit::disable())
-        .with_state(stub.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind stub");
-    let addr = listener.local_addr().expect("stub addr");
-    tokio::spawn(async move { axum::serve(listener, router).await });
+/// The shared OpenAI-compatible stub, answering `POST /v1/audio/transcriptions` with a
+/// `verbose_json` transcript of two segments.
+pub(crate) async fn stt_stub() -> (SocketAddr, OpenAiStub) {
+    let (addr, stub) = OpenAiStub::start().await;
+    stub.answer(Reply::body(json!({
+        "task": "transcribe",
+        "language": "english",
+        "duration": 9.5,
+        "text": "How did onboarding go? It was confusing at first.",
+        "segments": [
+            { "id": 0, "seek": 0, "start": 0.0, "end": 2.4, "text": " How did onboarding go?", "tokens": [1], "temperature": 0.0, "avg_logprob": -0.2, "compression_ratio": 1.1, "no_speech_prob": 0.01 },
+            { "id": 1, "seek": 0, "start": 2.9, "end": 9.5, "text": " It was confusing at first.", "tokens": [2], "temperature": 0.0, "avg_logprob": -0.2, "compression_ratio": 1.1, "no_speech_prob": 0.01 }
+        ]
+    })));
     (addr, stub)
 }
 
@@ -708,19 +648,23 @@ async fn recordings_are_transcribed_by_the_configured_provider() {
         "the recording is kept"
     );
 
-    let seen = stub.seen.lock().expect("lock").clone();
+    let seen = stub.calls();
     assert_eq!(seen.len(), 1);
-    assert_eq!(seen[0].authorization.as_deref(), Some("Bearer sk-test-stt"));
-    let field = |name: &str| seen[0].fields.iter().find(|(n, ..)| n == name).cloned();
-    let (_, file_name, bytes) = field("file").expect("file field");
+    assert_eq!(seen[0].authorization(), Some("Bearer sk-test-stt"));
+    let field = |name: &str| seen[0].part(name).cloned();
+    let file = field("file").expect("file field");
     // The provider goes by the extension: it gets the stored file's name, not the client's.
     assert!(
-        file_name.as_deref().is_some_and(|name| name.ends_with(".wav")),
-        "{file_name:?}"
+        file.file_name.as_deref().is_some_and(|name| name.ends_with(".wav")),
+        "{:?}",
+        file.file_name
     );
-    assert_eq!(bytes, audio, "the recording reaches the provider byte for byte");
-    assert_eq!(field("model").map(|f| f.2), Some(b"whisper-large-v3".to_vec()));
-    assert_eq!(field("response_format").map(|f| f.2), Some(b"verbose_json".to_vec()));
+    assert_eq!(file.bytes, audio, "the recording reaches the provider byte for byte");
+    assert_eq!(field("model").map(|f| f.bytes), Some(b"whisper-large-v3".to_vec()));
+    assert_eq!(
+        field("response_format").map(|f| f.bytes),
+        Some(b"verbose_json".to_vec())
+    );
 
     // Deleting the project removes its records' recordings too.
     let (status, _) = app.delete(&format!("/projects/{project}"), &user).await;
@@ -736,7 +680,7 @@ async fn recordings_are_transcribed_by_the_configured_provider() {
 #[tokio::test]
 async fn a_provider_that_stays_down_leaves_the_record_in_error_not_lost() {
     let (addr, stub) = stt_stub().await;
-    *stub.status.lock().expect("lock") = 503;
+    stub.answer(Reply::status(503).message("model overloaded"));
     let app = TestApp::start_with(|settings| {
         settings.speech.stt_base_url = Some(format!("http://{addr}/v1"));
         settings.jobs.job_max_attempts = 3;
@@ -754,11 +698,7 @@ async fn a_provider_that_stays_down_leaves_the_record_in_error_not_lost() {
         reason.contains("503") && reason.contains("model overloaded"),
         "{reason}"
     );
-    assert_eq!(
-        stub.seen.lock().expect("lock").len(),
-        3,
-        "each attempt reached the provider"
-    );
+    assert_eq!(stub.call_count(), 3, "each attempt reached the provider");
     assert_eq!(records_count(&app, &user, &project).await, 1);
     app.stop().await;
 }
