@@ -494,7 +494,9 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
             let body = futures_util::stream::unfold(state, move |(mut events, times, in_flight)| async move {
                 match events.next() {
                     Some(event) => {
-                        tokio::time::sleep(gap).await;
+                        if !gap.is_zero() {
+                            tokio::time::sleep(gap).await;
+                        }
                         let _ = times.first_byte.set(Instant::now());
                         Some((Ok::<_, Infallible>(event), (events, times, in_flight)))
                     }
@@ -544,4 +546,130 @@ fn sse(events: impl IntoIterator<Item = String>) -> Response {
         Body::from_stream(futures_util::stream::iter(events)),
     )
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn post(addr: SocketAddr, body: Value) -> reqwest::Response {
+        reqwest::Client::new()
+            .post(format!("http://{addr}/v1/chat/completions"))
+            .bearer_auth("sk-test")
+            .json(&body)
+            .send()
+            .await
+            .expect("sent")
+    }
+
+    /// The `data:` payloads of an SSE body.
+    fn events(body: &str) -> Vec<String> {
+        body.split("\n\n")
+            .filter_map(|event| event.strip_prefix("data: "))
+            .map(str::to_owned)
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn answers_as_a_chat_completion_and_records_the_call() {
+        let (addr, stub) = OpenAiStub::start().await;
+        stub.answer(Reply::text("Hello there.").usage(7, 3));
+        let response = post(addr, json!({ "model": "m", "messages": [] })).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let body: Value = response.json().await.expect("json");
+        assert_eq!(body["object"], "chat.completion");
+        assert_eq!(body["model"], "m");
+        assert_eq!(body["choices"][0]["message"]["content"], "Hello there.");
+        assert_eq!(body["choices"][0]["finish_reason"], "stop");
+        assert_eq!(body["usage"]["total_tokens"], 10);
+        let call = stub.last_call().expect("a call");
+        assert_eq!(call.authorization(), Some("Bearer sk-test"));
+        assert_eq!(stub.requests(), [json!({ "model": "m", "messages": [] })]);
+        assert!(call.finished().is_some_and(|at| at >= call.arrived));
+    }
+
+    #[tokio::test]
+    async fn streams_chunks_then_the_usage_and_done() {
+        let (addr, stub) = OpenAiStub::start().await;
+        stub.answer(Reply::text("one two"));
+        let asked = json!({ "model": "m", "stream": true, "stream_options": { "include_usage": true } });
+        let response = post(addr, asked).await;
+        assert!(response.headers()["content-type"] == "text/event-stream");
+        let body = response.text().await.expect("body");
+        let chunks_and_done = events(&body);
+        assert_eq!(chunks_and_done.last().map(String::as_str), Some("[DONE]"));
+        let chunks: Vec<Value> = chunks_and_done[..chunks_and_done.len() - 1]
+            .iter()
+            .map(|event| serde_json::from_str(event).expect("a JSON chunk"))
+            .collect();
+        assert_eq!(
+            chunks[0]["choices"][0]["delta"],
+            json!({ "role": "assistant", "content": "one " })
+        );
+        assert_eq!(chunks[1]["choices"][0]["delta"], json!({ "content": "two" }));
+        assert_eq!(chunks[2]["choices"][0]["finish_reason"], "stop");
+        assert_eq!(chunks[3]["choices"], json!([]));
+        assert_eq!(chunks[3]["usage"]["prompt_tokens"], 10);
+
+        // Without include_usage there is no usage chunk; a cut stream has no end at all.
+        stub.script([Reply::text("one two three").cut_after(2)]);
+        let cut = post(addr, json!({ "stream": true })).await.text().await.expect("body");
+        assert_eq!(events(&cut).len(), 2, "{cut}");
+        let whole = post(addr, json!({ "stream": true })).await.text().await.expect("body");
+        assert_eq!(events(&whole).len(), 4, "{whole}");
+    }
+
+    #[tokio::test]
+    async fn faults_speak_the_wire_format_too() {
+        let (addr, stub) = OpenAiStub::start().await;
+        stub.script([
+            Reply::status(429).retry_after(2),
+            Reply::status(401),
+            Reply::malformed(),
+            Reply::text("late").delay(Duration::from_millis(200)),
+        ]);
+        let limited = post(addr, json!({})).await;
+        assert_eq!(limited.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(limited.headers()["retry-after"], "2");
+        let body: Value = limited.json().await.expect("json");
+        assert_eq!(body["error"]["code"], "rate_limit_exceeded");
+        let refused: Value = post(addr, json!({})).await.json().await.expect("json");
+        assert_eq!(refused["error"]["code"], "invalid_api_key");
+        let malformed = post(addr, json!({})).await.text().await.expect("body");
+        assert!(serde_json::from_str::<Value>(&malformed).is_err(), "{malformed}");
+        let started = Instant::now();
+        post(addr, json!({})).await;
+        assert!(started.elapsed() >= Duration::from_millis(200));
+
+        stub.hold(true);
+        let held = tokio::time::timeout(Duration::from_millis(200), post(addr, json!({}))).await;
+        assert!(held.is_err(), "a held call is not answered");
+        assert_eq!(stub.call_count(), 5);
+    }
+
+    #[tokio::test]
+    async fn transcriptions_record_their_parts() {
+        let (addr, stub) = OpenAiStub::start().await;
+        stub.answer(Reply::text("Hi there."));
+        let form = reqwest::multipart::Form::new().text("model", "whisper-1").part(
+            "file",
+            reqwest::multipart::Part::bytes(vec![1, 2, 3]).file_name("a.wav"),
+        );
+        let response = reqwest::Client::new()
+            .post(format!("http://{addr}/v1/audio/transcriptions"))
+            .multipart(form)
+            .send()
+            .await
+            .expect("sent");
+        let body: Value = response.json().await.expect("json");
+        assert_eq!(body, json!({ "text": "Hi there." }));
+        let call = stub.last_call().expect("a call");
+        assert_eq!(call.part("model").map(|p| p.bytes.clone()), Some(b"whisper-1".to_vec()));
+        let file = call.part("file").expect("file");
+        assert_eq!(
+            (file.file_name.as_deref(), file.bytes.as_slice()),
+            (Some("a.wav"), &[1u8, 2, 3][..])
+        );
+        assert!(stub.requests().is_empty(), "not a chat call");
+    }
 }
