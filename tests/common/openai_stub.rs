@@ -374,48 +374,7 @@ impl Drop for InFlight {
 async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response {
     let arrived = Instant::now();
     let in_flight = InFlight::new(&shared);
-    let at_socket = request.extensions().get::<SocketArrival>().map(|at| at.0);
-    let path = request.uri().path().to_owned();
-    let headers = request.headers().clone();
-    let (mut body, mut parts) = (Value::Null, Vec::new());
-    let mut unreadable = None;
-    if path.ends_with("/audio/transcriptions") {
-        match Multipart::from_request(request, &()).await {
-            Ok(mut form) => loop {
-                match form.next_field().await {
-                    Ok(Some(field)) => {
-                        let name = field.name().unwrap_or_default().to_owned();
-                        let file_name = field.file_name().map(str::to_owned);
-                        let bytes = field.bytes().await.map(|b| b.to_vec()).unwrap_or_default();
-                        parts.push(Part { name, file_name, bytes });
-                    }
-                    Ok(None) => break,
-                    Err(error) => {
-                        unreadable = Some(error.to_string());
-                        break;
-                    }
-                }
-            },
-            Err(rejection) => unreadable = Some(rejection.body_text()),
-        }
-    } else {
-        match axum::body::to_bytes(request.into_body(), usize::MAX).await {
-            Ok(bytes) => match serde_json::from_slice(&bytes) {
-                Ok(json) => body = json,
-                Err(error) => unreadable = Some(format!("We could not parse the JSON body of your request: {error}")),
-            },
-            Err(error) => unreadable = Some(error.to_string()),
-        }
-    }
-    let call = Call {
-        path,
-        headers,
-        body,
-        parts,
-        at_socket,
-        arrived,
-        times: Arc::default(),
-    };
+    let (call, unreadable) = read_call(request, arrived).await;
     let reply = if shared.hold.load(Ordering::SeqCst) {
         Reply::silence()
     } else if let Some(message) = unreadable {
@@ -432,9 +391,11 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
     let include_usage = call.body.pointer("/stream_options/include_usage") == Some(&json!(true));
     let model = call.body.get("model").cloned().unwrap_or_else(|| json!("stub"));
     let is_chat = call.is_chat();
+    // A model's time counts from the request's arrival at its socket, when that is known.
+    let start = call.at_socket.unwrap_or(arrived);
     shared.calls.lock().expect("calls").push(call);
 
-    tokio::time::sleep_until((at_socket.unwrap_or(arrived) + reply.delay).into()).await;
+    tokio::time::sleep_until((start + reply.delay).into()).await;
     let mut streaming = false;
     let mut response = match reply.what {
         What::Silence => std::future::pending().await,
@@ -537,6 +498,53 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         let _ = times.finished.set(now);
     }
     response
+}
+
+/// The call a request makes, and why its body could not be read, if it could not.
+async fn read_call(request: Request, arrived: Instant) -> (Call, Option<String>) {
+    let at_socket = request.extensions().get::<SocketArrival>().map(|at| at.0);
+    let path = request.uri().path().to_owned();
+    let headers = request.headers().clone();
+    let (mut body, mut parts) = (Value::Null, Vec::new());
+    let mut unreadable = None;
+    if path.ends_with("/audio/transcriptions") {
+        match Multipart::from_request(request, &()).await {
+            Ok(mut form) => loop {
+                match form.next_field().await {
+                    Ok(Some(field)) => {
+                        let name = field.name().unwrap_or_default().to_owned();
+                        let file_name = field.file_name().map(str::to_owned);
+                        let bytes = field.bytes().await.map(|b| b.to_vec()).unwrap_or_default();
+                        parts.push(Part { name, file_name, bytes });
+                    }
+                    Ok(None) => break,
+                    Err(error) => {
+                        unreadable = Some(error.to_string());
+                        break;
+                    }
+                }
+            },
+            Err(rejection) => unreadable = Some(rejection.body_text()),
+        }
+    } else {
+        match axum::body::to_bytes(request.into_body(), usize::MAX).await {
+            Ok(bytes) => match serde_json::from_slice(&bytes) {
+                Ok(json) => body = json,
+                Err(error) => unreadable = Some(format!("We could not parse the JSON body of your request: {error}")),
+            },
+            Err(error) => unreadable = Some(error.to_string()),
+        }
+    }
+    let call = Call {
+        path,
+        headers,
+        body,
+        parts,
+        at_socket,
+        arrived,
+        times: Arc::default(),
+    };
+    (call, unreadable)
 }
 
 fn sse(events: impl IntoIterator<Item = String>) -> Response {
