@@ -142,3 +142,64 @@ async fn shutdown_signal() {
         () = terminate => {},
     }
 }
+
+#[cfg(test)]
+mod house {
+    //! The two rules that keep the doors apart from the rooms (`docs/architecture.md`).
+
+    use std::path::{Path, PathBuf};
+
+    fn sources(folder: &Path, found: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(folder).expect("read the source folder") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                sources(&path, found);
+            } else if path.extension().is_some_and(|extension| extension == "rs") {
+                found.push(path);
+            }
+        }
+    }
+
+    fn all_sources() -> Vec<(PathBuf, String)> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut found = Vec::new();
+        sources(&root, &mut found);
+        assert!(found.len() > 50, "the sources were found");
+        found
+            .into_iter()
+            .map(|path| {
+                let text = std::fs::read_to_string(&path).expect("read a source file");
+                (path.strip_prefix(&root).expect("under src").to_path_buf(), text)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn nothing_below_the_doors_imports_a_door() {
+        let offenders: Vec<_> = all_sources()
+            .into_iter()
+            // The crate's root builds the server and the command line starts it: they may.
+            .filter(|(path, _)| {
+                !path.starts_with("http") && path != Path::new("lib.rs") && path != Path::new("main.rs")
+            })
+            .filter(|(_, text)| text.contains("crate::http"))
+            .map(|(path, _)| path)
+            .collect();
+        assert!(offenders.is_empty(), "these import the JSON API door: {offenders:?}");
+    }
+
+    #[test]
+    fn no_route_file_imports_another() {
+        let offenders: Vec<_> = all_sources()
+            .into_iter()
+            .filter(|(path, text)| {
+                path.starts_with("http/routes") && !path.ends_with("mod.rs") && text.contains("super::")
+            })
+            .map(|(path, _)| path)
+            .collect();
+        assert!(
+            offenders.is_empty(),
+            "these route files reach into their siblings: {offenders:?}"
+        );
+    }
+}

@@ -41,7 +41,7 @@ pub(crate) enum Mode {
     Answer { text: String, gap: Duration },
     /// Answers every call with this status.
     Fail(u16),
-    /// The first call's stream breaks off after `keep` words; later calls stream `text`.
+    /// The next chat call's stream breaks off after `keep` words; later calls stream `text`.
     CutOnce { text: String, keep: usize },
 }
 
@@ -97,8 +97,18 @@ pub(crate) async fn model_stub(text: &str) -> (SocketAddr, ModelStub) {
     let (mode, persona_delay) = (stub.mode.clone(), stub.persona_delay.clone());
     server.respond(move |call| {
         let current = mode.lock().expect("lock").clone();
-        let chat = match current {
-            Mode::Fail(status) => return Reply::status(status),
+        if let Mode::Fail(status) = current {
+            return Reply::status(status);
+        }
+        // A persona's structured call may come at any moment (its worker wakes when the
+        // record is ready), so the one cut stream is kept for the chat calls.
+        if call.is_structured() {
+            return Reply::text(&stub_persona().to_string())
+                .delay(*persona_delay.lock().expect("lock"))
+                .usage(50, 20);
+        }
+        let reply = match current {
+            Mode::Fail(status) => Reply::status(status),
             Mode::Answer { text, gap } => Reply::text(&text).gap(gap),
             Mode::CutOnce { text, keep } => {
                 *mode.lock().expect("lock") = Mode::Answer {
@@ -107,11 +117,6 @@ pub(crate) async fn model_stub(text: &str) -> (SocketAddr, ModelStub) {
                 };
                 Reply::text(&text).cut_after(keep)
             }
-        };
-        let reply = if call.is_structured() {
-            Reply::text(&stub_persona().to_string()).delay(*persona_delay.lock().expect("lock"))
-        } else {
-            chat
         };
         reply.usage(50, 20)
     });
