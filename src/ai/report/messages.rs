@@ -1,7 +1,6 @@
 //! The prompts of a report section: the system prompt with the study, and the user
 //! messages that ask for the section, for findings, or for a refined draft.
 
-use super::model::Writer;
 use crate::ai::SectionBrief;
 use crate::ai::prompt::{defuse, given};
 use crate::ai::text::{Spaces, language_name, normalize, one_line};
@@ -27,72 +26,74 @@ pub(super) fn block(material: Material, content: &str) -> String {
     format!("<{tag}>\n{content}\n</{tag}>")
 }
 
-impl Writer<'_> {
-    /// The user message that asks for the section from this material.
-    pub(super) fn write_message(&self, content: &str, material: Material) -> String {
-        let brief = self.brief;
-        let source = match material {
-            Material::Transcripts => "the interview transcripts above",
-            Material::Findings => {
-                "the findings above, drawn part by part from all the interview transcripts (merge \
-                 those that say the same thing, and weigh how many respondents support each)"
-            }
-        };
-        format!(
-            "{}\n\n## Task\nWrite the report section \"{}\" from {source}, answering this prompt:\n\n{}\n\n\
-             Answer with the section's body in Markdown alone: no heading with its title (the report adds it), \
-             `###` sub-headings only if it needs them. Support each finding with verbatim quotes in double quotes, \
-             each followed by its citation exactly as given in the material.",
-            block(material, content),
+/// The user message that asks for the section from this material.
+pub(super) fn write_message(brief: &SectionBrief, content: &str, material: Material) -> String {
+    let source = match material {
+        Material::Transcripts => "the interview transcripts above",
+        Material::Findings => {
+            "the findings above, drawn part by part from all the interview transcripts (merge \
+             those that say the same thing, and weigh how many respondents support each)"
+        }
+    };
+    format!(
+        "{}\n\n## Task\nWrite the report section \"{}\" from {source}, answering this prompt:\n\n{}\n\n\
+         Answer with the section's body in Markdown alone: no heading with its title (the report adds it), \
+         `###` sub-headings only if it needs them. Support each finding with verbatim quotes in double quotes, \
+         each followed by its citation exactly as given in the material.",
+        block(material, content),
+        one_line(&brief.title, Spaces::Kept),
+        brief.prompt.trim(),
+    )
+}
+
+pub(super) fn notes_message(
+    brief: &SectionBrief,
+    content: &str,
+    material: Material,
+    part: usize,
+    parts: usize,
+) -> String {
+    let task = match material {
+        Material::Transcripts => format!(
+            "This is part {part} of {parts} of the interview transcripts. Note the findings of this part that \
+             bear on the report section \"{}\", which answers this prompt:\n\n{}\n\n\
+             Note at most 8 findings, the most telling. Each finding is one or two sentences, with up to three \
+             verbatim quotes that support it: each quote an excerpt of one utterance (a sentence or two), with \
+             that utterance's citation exactly as given.",
             one_line(&brief.title, Spaces::Kept),
             brief.prompt.trim(),
-        )
-    }
+        ),
+        Material::Findings => format!(
+            "These findings were drawn from the interview transcripts for the report section \"{}\", which \
+             answers this prompt:\n\n{}\n\n\
+             Condense them: merge findings that say the same thing, keep up to three of the best quotes for \
+             each (copied exactly, with their citations), and leave out what does not bear on the prompt. Keep \
+             at most 12 findings.",
+            one_line(&brief.title, Spaces::Kept),
+            brief.prompt.trim(),
+        ),
+    };
+    format!(
+        "{}\n\n## Task\n{task}\n\nAnswer in JSON: {{\"findings\": [{{\"finding\": \"...\", \"quotes\": \
+         [{{\"text\": \"...\", \"citation\": \"[record name, mm:ss]\"}}]}}]}}; with nothing to note, \
+         {{\"findings\": []}}.",
+        block(material, content)
+    )
+}
 
-    pub(super) fn notes_message(&self, content: &str, material: Material, part: usize, parts: usize) -> String {
-        let brief = self.brief;
-        let task = match material {
-            Material::Transcripts => format!(
-                "This is part {part} of {parts} of the interview transcripts. Note the findings of this part that \
-                 bear on the report section \"{}\", which answers this prompt:\n\n{}\n\n\
-                 Note at most 8 findings, the most telling. Each finding is one or two sentences, with up to three \
-                 verbatim quotes that support it: each quote an excerpt of one utterance (a sentence or two), with \
-                 that utterance's citation exactly as given.",
-                one_line(&brief.title, Spaces::Kept),
-                brief.prompt.trim(),
-            ),
-            Material::Findings => format!(
-                "These findings were drawn from the interview transcripts for the report section \"{}\", which \
-                 answers this prompt:\n\n{}\n\n\
-                 Condense them: merge findings that say the same thing, keep up to three of the best quotes for \
-                 each (copied exactly, with their citations), and leave out what does not bear on the prompt. Keep \
-                 at most 12 findings.",
-                one_line(&brief.title, Spaces::Kept),
-                brief.prompt.trim(),
-            ),
-        };
-        format!(
-            "{}\n\n## Task\n{task}\n\nAnswer in JSON: {{\"findings\": [{{\"finding\": \"...\", \"quotes\": \
-             [{{\"text\": \"...\", \"citation\": \"[record name, mm:ss]\"}}]}}]}}; with nothing to note, \
-             {{\"findings\": []}}.",
-            block(material, content)
-        )
-    }
-
-    pub(super) fn refine_message(&self, content: &str, draft: &str) -> String {
-        format!(
-            "{}\n\n<draft>\n{}\n</draft>\n\n## Task\nThe draft above is the report section \"{}\", written from the \
-             interview transcripts for this prompt:\n\n{}\n\n\
-             Check the draft against the transcripts above. Remove or fix every claim, quote or citation they do not \
-             support: each quote must match an utterance verbatim and cite that utterance exactly as given. Keep \
-             everything that is supported, with its structure and language. Answer with the corrected section in \
-             Markdown alone, with no comment on what you changed.",
-            block(Material::Transcripts, content),
-            defuse(draft.trim()),
-            one_line(&self.brief.title, Spaces::Kept),
-            self.brief.prompt.trim(),
-        )
-    }
+pub(super) fn refine_message(brief: &SectionBrief, content: &str, draft: &str) -> String {
+    format!(
+        "{}\n\n<draft>\n{}\n</draft>\n\n## Task\nThe draft above is the report section \"{}\", written from the \
+         interview transcripts for this prompt:\n\n{}\n\n\
+         Check the draft against the transcripts above. Remove or fix every claim, quote or citation they do not \
+         support: each quote must match an utterance verbatim and cite that utterance exactly as given. Keep \
+         everything that is supported, with its structure and language. Answer with the corrected section in \
+         Markdown alone, with no comment on what you changed.",
+        block(Material::Transcripts, content),
+        defuse(draft.trim()),
+        one_line(&brief.title, Spaces::Kept),
+        brief.prompt.trim(),
+    )
 }
 
 /// The answer without a code fence around it or a first heading that repeats the title.

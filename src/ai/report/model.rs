@@ -19,7 +19,7 @@ use serde_json::Value;
 use super::findings::{
     Finding, Notes, QuoteChecker, chunk_lines, group_findings, notes_schema, render_finding, render_findings,
 };
-use super::messages::{Material, clean_markdown, system_prompt};
+use super::messages::{Material, clean_markdown, notes_message, refine_message, system_prompt, write_message};
 use crate::ai::openai::{ChatAnswer, ChatRequest, Message, OpenAiClient, count_tokens};
 use crate::ai::prompt::{Line, MARGIN_PERCENT, prompt_tokens, render_lines};
 use crate::ai::{AiError, Section, SectionBrief, Source, Usage};
@@ -80,7 +80,7 @@ pub async fn write_section(
     let lines: Vec<Line> = sources.iter().map(Line::new).collect();
     let mut usage = Usage::default();
 
-    let write_frame = writer.write_message("", Material::Transcripts);
+    let write_frame = write_message(writer.brief, "", Material::Transcripts);
     let direct_budget = writer.material_budget(&write_frame, writer.section_tokens)?;
     let material_tokens: usize = lines.iter().map(|line| line.tokens + 1).sum();
     let draft = if material_tokens <= direct_budget {
@@ -160,7 +160,7 @@ impl<'a> Writer<'a> {
 
     /// One call that writes the section from a block's content.
     async fn write(&self, content: &str, material: Material, usage: &mut Usage) -> Result<String, AiError> {
-        let request = self.request(self.write_message(content, material), self.section_tokens, None);
+        let request = self.request(write_message(self.brief, content, material), self.section_tokens, None);
         let answer = self.client.chat(&request).await?;
         *usage += answer.usage;
         warn_if_cut(&answer, "section");
@@ -192,7 +192,7 @@ impl<'a> Writer<'a> {
     /// Map: the material in chunks that fit, each to findings.
     async fn map(&self, lines: &[Line], checker: &QuoteChecker, usage: &mut Usage) -> Result<Vec<Finding>, AiError> {
         // The frame with the largest part numbers the chunking can produce.
-        let frame = self.notes_message("", Material::Transcripts, lines.len(), lines.len());
+        let frame = notes_message(self.brief, "", Material::Transcripts, lines.len(), lines.len());
         let budget = self.material_budget(&frame, self.notes_tokens)?;
         let chunks = chunk_lines(lines, budget);
         let parts = chunks.len();
@@ -203,7 +203,13 @@ impl<'a> Writer<'a> {
             .iter()
             .enumerate()
             .map(|(index, chunk)| {
-                let user = self.notes_message(&render_lines(chunk.iter()), Material::Transcripts, index + 1, parts);
+                let user = notes_message(
+                    self.brief,
+                    &render_lines(chunk.iter()),
+                    Material::Transcripts,
+                    index + 1,
+                    parts,
+                );
                 self.notes(user, checker)
             })
             .collect();
@@ -226,9 +232,12 @@ impl<'a> Writer<'a> {
         checker: &QuoteChecker,
         usage: &mut Usage,
     ) -> Result<Vec<Finding>, AiError> {
-        let write_budget = self.material_budget(&self.write_message("", Material::Findings), self.section_tokens)?;
-        let condense_budget =
-            self.material_budget(&self.notes_message("", Material::Findings, 0, 0), self.notes_tokens)?;
+        let write_budget =
+            self.material_budget(&write_message(self.brief, "", Material::Findings), self.section_tokens)?;
+        let condense_budget = self.material_budget(
+            &notes_message(self.brief, "", Material::Findings, 0, 0),
+            self.notes_tokens,
+        )?;
         for round in 0..=MAX_CONDENSE_ROUNDS {
             let rendered: Vec<usize> = findings
                 .iter()
@@ -256,7 +265,7 @@ impl<'a> Writer<'a> {
                 .iter()
                 .map(|group| {
                     self.notes(
-                        self.notes_message(&render_findings(group), Material::Findings, 0, 0),
+                        notes_message(self.brief, &render_findings(group), Material::Findings, 0, 0),
                         checker,
                     )
                 })
@@ -276,7 +285,7 @@ impl<'a> Writer<'a> {
 
     /// `Deep`: the draft checked against the material by another call.
     async fn refine(&self, draft: &str, lines: &[Line], usage: &mut Usage) -> Result<String, AiError> {
-        let frame = self.refine_message("", draft);
+        let frame = refine_message(self.brief, "", draft);
         let Ok(budget) = self.material_budget(&frame, self.section_tokens) else {
             tracing::warn!(title = %self.brief.title, "no room to refine the draft; kept as it is");
             return Ok(draft.to_owned());
@@ -299,7 +308,7 @@ impl<'a> Writer<'a> {
                 })
                 .collect()
         };
-        let user = self.refine_message(&render_lines(chosen.into_iter()), draft);
+        let user = refine_message(self.brief, &render_lines(chosen.into_iter()), draft);
         let request = self.request(user, self.section_tokens, None);
         let answer = self.client.chat(&request).await?;
         *usage += answer.usage;

@@ -34,6 +34,7 @@
 
 mod decode;
 mod lines;
+mod marks;
 mod speakers;
 
 pub use decode::decode;
@@ -41,7 +42,8 @@ pub(crate) use speakers::{InlineLabel, Votes, inline_label};
 
 use super::{IngestError, ParsedUtterance, Transcript};
 use decode::normalize_line_ends;
-use lines::{Candidate, Fallback, Line, classify, find_name_lines_after_ranges};
+use lines::{Line, classify, find_name_lines_after_ranges};
+use marks::{Candidate, Fallback};
 
 /// Reads a plain-text or Markdown transcript from the uploaded bytes (see the module comment).
 pub fn parse(bytes: &[u8]) -> Result<Transcript, IngestError> {

@@ -36,7 +36,7 @@
 
 use std::collections::HashMap;
 
-use super::lines::{Candidate, bracketed, stamp_or_range};
+use super::marks::{Candidate, bracketed, stamp_or_range};
 use crate::ingest::timecode;
 
 /// Labels that introduce notes, metadata or headings rather than a speaker's words (compared
