@@ -151,6 +151,8 @@ async fn run() -> anyhow::Result<()> {
     settings.model.llm_model = "bench".into();
     // No persona work in the background while chat is measured.
     settings.jobs.report_workers = Some(0);
+    // Every question, the warm-up's too, starts a thread about the same record.
+    settings.quotas.threads_per_record = i64::try_from(chats + 20).unwrap_or(i64::MAX);
     let store = Store::connect(&url, 16).await?;
     let server = Server::start(settings, store.clone()).await?;
     let base = format!("http://{}", server.addr);

@@ -500,13 +500,30 @@ async fn run() -> anyhow::Result<()> {
             at_handler.len()
         );
     }
-    let all = send(reqwest::Method::GET, format!("/projects/{project_id}/reports"), None).await?;
-    let completed = all
-        .as_array()
-        .context("report list")?
-        .iter()
-        .filter(|r| r["status"] == "completed")
-        .count();
+    // The list comes in pages: follow `Link: rel="next"` to the end.
+    let mut completed = 0;
+    let mut next = Some(format!("/projects/{project_id}/reports?limit=500"));
+    while let Some(path) = next.take() {
+        let response = client
+            .get(format!("{base}{path}"))
+            .bearer_auth(&token)
+            .send()
+            .await?
+            .error_for_status()?;
+        next = response
+            .headers()
+            .get("link")
+            .and_then(|link| link.to_str().ok())
+            .and_then(|link| link.trim_start_matches('<').split('>').next())
+            .map(str::to_owned);
+        let page: Value = response.json().await?;
+        completed += page
+            .as_array()
+            .context("report list")?
+            .iter()
+            .filter(|r| r["status"] == "completed")
+            .count();
+    }
     if completed != ids.len() {
         bail!("{completed} of {} reports completed", ids.len());
     }
