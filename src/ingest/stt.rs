@@ -142,8 +142,9 @@ fn describe(error: reqwest::Error) -> String {
 }
 
 /// A provider's answer's body when it is a success; otherwise the error it means: busy,
-/// down or slow is worth a retry, a refusal is not.
-async fn read_answer(response: reqwest::Response) -> Result<Vec<u8>, SttError> {
+/// down or slow is worth a retry, a refusal is not. A provider that echoes the API key in
+/// its message does not get it into the record's error or the log.
+async fn read_answer(response: reqwest::Response, api_key: Option<&str>) -> Result<Vec<u8>, SttError> {
     let status = response.status();
     let body = response
         .bytes()
@@ -152,9 +153,12 @@ async fn read_answer(response: reqwest::Response) -> Result<Vec<u8>, SttError> {
     if status.is_success() {
         return Ok(body.to_vec());
     }
-    let message = format!(
-        "The speech-to-text provider answered {status}: {}",
-        provider_message(&body)
+    let message = crate::provider::redact(
+        &format!(
+            "The speech-to-text provider answered {status}: {}",
+            provider_message(&body)
+        ),
+        api_key,
     );
     Err(if crate::provider::worth_retrying(status) {
         SttError::Transient(message)

@@ -704,6 +704,34 @@ async fn a_provider_that_stays_down_leaves_the_record_in_error_not_lost() {
 }
 
 #[tokio::test]
+async fn a_provider_that_echoes_the_api_key_does_not_get_it_into_the_record() {
+    const KEY: &str = "sk-stt-0123456789abcdef";
+    let (addr, stub) = stt_stub().await;
+    stub.answer(Reply::status(401).message(&format!("Incorrect API key provided: {KEY}")));
+    let app = TestApp::start_with(|settings| {
+        settings.speech.stt_base_url = Some(format!("http://{addr}/v1"));
+        settings.speech.stt_api_key = Some(KEY.into());
+    })
+    .await;
+    let user = app.user().await;
+    let project = app.project(&user, "Calls").await;
+    let (status, record) = upload(&app, &user, &project, "call.wav", "audio/wav", wav(), None).await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    let id = record["id"].as_str().expect("id").to_owned();
+    let record = wait_for(&app, &user, &id, &["Error"]).await;
+    let reason = record["error"].as_str().unwrap_or_default();
+    assert!(reason.contains("401") && reason.contains("[redacted]"), "{reason}");
+    assert!(!reason.contains(KEY), "the key stays out of the record: {reason}");
+    assert_eq!(
+        stub.last_call()
+            .and_then(|call| call.authorization().map(str::to_owned)),
+        Some(format!("Bearer {KEY}")),
+        "the key went to the provider, and only there"
+    );
+    app.stop().await;
+}
+
+#[tokio::test]
 async fn recordings_without_a_provider_get_503_naming_the_setting() {
     let app = TestApp::start().await;
     let user = app.user().await;

@@ -106,7 +106,7 @@ impl AssemblyAi {
             .send()
             .await
             .map_err(unreachable)?;
-        let uploaded = answer(response).await?;
+        let uploaded = answer(response, self.api_key.as_deref()).await?;
         let Some(upload_url) = uploaded["upload_url"].as_str() else {
             return Err(SttError::Permanent(
                 "AssemblyAI's answer to the upload has no upload_url.".to_owned(),
@@ -131,7 +131,7 @@ impl AssemblyAi {
             .send()
             .await
             .map_err(unreachable)?;
-        let started = answer(response).await?;
+        let started = answer(response, self.api_key.as_deref()).await?;
         if started["status"] == "error" {
             return Err(SttError::Permanent(failure(&started)));
         }
@@ -152,7 +152,7 @@ impl AssemblyAi {
             .send()
             .await
             .map_err(unreachable)?;
-        read_answer(response).await.map(|_| ())
+        read_answer(response, self.api_key.as_deref()).await.map(|_| ())
     }
 
     /// How the transcription `id` stands.
@@ -163,7 +163,7 @@ impl AssemblyAi {
             .send()
             .await
             .map_err(unreachable)?;
-        let body = read_answer(response).await?;
+        let body = read_answer(response, self.api_key.as_deref()).await?;
         let transcript: Value = serde_json::from_slice(&body)
             .map_err(|error| SttError::Transient(format!("AssemblyAI's answer could not be read: {error}")))?;
         match transcript["status"].as_str() {
@@ -180,8 +180,8 @@ fn unreachable(error: reqwest::Error) -> SttError {
     SttError::Transient(format!("AssemblyAI did not answer: {}", describe(error)))
 }
 
-async fn answer(response: reqwest::Response) -> Result<Value, SttError> {
-    let body = read_answer(response).await?;
+async fn answer(response: reqwest::Response, api_key: Option<&str>) -> Result<Value, SttError> {
+    let body = read_answer(response, api_key).await?;
     serde_json::from_slice(&body)
         .map_err(|error| SttError::Transient(format!("AssemblyAI's answer could not be read: {error}")))
 }

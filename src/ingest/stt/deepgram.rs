@@ -121,7 +121,7 @@ impl Deepgram {
             .send()
             .await
             .map_err(|error| SttError::Transient(format!("Deepgram did not answer: {}", describe(error))))?;
-        let body = read_answer(response).await.map_err(redact)?;
+        let body = read_answer(response, self.api_key.as_deref()).await.map_err(redact)?;
         if callback.is_some() {
             let started: Value = serde_json::from_slice(&body)
                 .map_err(|error| SttError::Transient(format!("Deepgram's answer could not be read: {error}")))?;

@@ -70,7 +70,7 @@ impl OpenAiStt {
                 describe(error)
             ))
         })?;
-        let body = read_answer(response).await?;
+        let body = read_answer(response, self.api_key.as_deref()).await?;
         json::parse_openai_verbose(&body).map_err(|error| {
             SttError::Permanent(format!(
                 "The speech-to-text provider's answer could not be read: {error}"
