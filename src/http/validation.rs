@@ -43,7 +43,7 @@ where
                 .with_ctx(json!({ "error": err.to_string() })),
         ])
     })?;
-    normalize(&mut value);
+    whole_numbers(&mut value);
     let (validator, fields) = &*validator_for::<T>();
     let mut issues = schema_issues(validator, &value, vec![json!("body")]);
     // pydantic reports in the order the fields are declared.
@@ -56,6 +56,7 @@ where
     if !issues.is_empty() {
         return Err(ApiError::validation(issues));
     }
+    drop_nul(&mut value);
     // The schema has passed; what serde still refuses (a number beyond 64 bits where no
     // bound is documented) is told at its place.
     serde_path_to_error::deserialize(value).map_err(|error| {
@@ -76,13 +77,10 @@ where
     })
 }
 
-/// `value` as the types take it. NUL characters leave its strings: no database stores
-/// one in text (PostgreSQL refuses it), and it means nothing there. A whole number
-/// written with a fraction (`3.0`) becomes the integer: JSON Schema counts it as one,
-/// so the document promises it is accepted wherever an integer is.
-fn normalize(value: &mut Value) {
+/// A whole number written with a fraction (`3.0`) becomes the integer: JSON Schema counts
+/// it as one, so the document promises it is accepted wherever an integer is.
+fn whole_numbers(value: &mut Value) {
     match value {
-        Value::String(text) if text.contains('\0') => text.retain(|c| c != '\0'),
         Value::Number(number) if number.is_f64() => {
             if let Some(whole) = number
                 .as_f64()
@@ -91,8 +89,20 @@ fn normalize(value: &mut Value) {
                 *value = Value::from(whole as i64);
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(normalize),
-        Value::Object(fields) => fields.values_mut().for_each(normalize),
+        Value::Array(items) => items.iter_mut().for_each(whole_numbers),
+        Value::Object(fields) => fields.values_mut().for_each(whole_numbers),
+        _ => {}
+    }
+}
+
+/// NUL characters leave a valid body's strings: no database stores one in text
+/// (PostgreSQL refuses it), and it means nothing there. They are dropped after the
+/// schema's checks, which count them as the document says.
+fn drop_nul(value: &mut Value) {
+    match value {
+        Value::String(text) if text.contains('\0') => text.retain(|c| c != '\0'),
+        Value::Array(items) => items.iter_mut().for_each(drop_nul),
+        Value::Object(fields) => fields.values_mut().for_each(drop_nul),
         _ => {}
     }
 }
@@ -413,7 +423,8 @@ mod tests {
     #[test]
     fn nul_characters_are_dropped_and_whole_numbers_are_integers() {
         let mut value = json!({"title": "a\0b", "tags": ["ok", "x\0"], "n": 1, "w": 3.0, "f": 1.5, "big": 1e30});
-        normalize(&mut value);
+        whole_numbers(&mut value);
+        drop_nul(&mut value);
         assert_eq!(
             value,
             json!({"title": "ab", "tags": ["ok", "x"], "n": 1, "w": 3, "f": 1.5, "big": 1e30})

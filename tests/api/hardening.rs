@@ -467,6 +467,57 @@ async fn text_of_only_nul_or_whitespace_is_refused_as_its_pattern_says() {
 }
 
 #[tokio::test]
+async fn nul_counts_toward_a_strings_length_as_the_document_says() {
+    let app = TestApp::start().await;
+    let user = app.user().await;
+    let project = app.project(&user, "Limits").await;
+    // Found by schemathesis (seed 20261121): the schema's maxLength counts every character
+    // sent, NUL too, so a string that is too long with its NULs is refused, even though
+    // the NULs would have been dropped.
+    let long = format!("ok{}", "\u{0}".repeat(50_000));
+    let (status, body) = app
+        .put(
+            &format!("/projects/{project}"),
+            &user,
+            json!({ "interview_guide": long }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(error_locs(&body), vec![json!(["body", "interview_guide"])]);
+    assert_eq!(error_types(&body), ["string_too_long"]);
+    let (status, body) = app
+        .put(
+            &format!("/projects/{project}"),
+            &user,
+            json!({ "interview_guide": "o\u{0}k" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["interview_guide"], "ok", "stored without NUL");
+    // The same in a multipart form: a title of 300 characters with its NULs is at the
+    // limit, one more is over it.
+    for (title, expected) in [
+        (format!("{}\u{0}", "t".repeat(299)), StatusCode::CREATED),
+        (format!("{}\u{0}", "t".repeat(300)), StatusCode::UNPROCESSABLE_ENTITY),
+    ] {
+        let form = reqwest::multipart::Form::new().text("title", title).part(
+            "file",
+            reqwest::multipart::Part::bytes(b"Anna: Hello there.\n".to_vec()).file_name("notes.txt"),
+        );
+        let response = app
+            .client
+            .post(app.url(&format!("/projects/{project}/records")))
+            .bearer_auth(&user.token)
+            .multipart(form)
+            .send()
+            .await
+            .expect("sent");
+        assert_eq!(response.status(), expected);
+    }
+    app.stop().await;
+}
+
+#[tokio::test]
 async fn the_agents_secret_is_checked_before_its_body() {
     let app = TestApp::start_with(|settings| {
         settings.interviews.agent_secret = Some(insight::secret::KeyMaterial::new(AGENT));

@@ -329,9 +329,11 @@ async fn small_text(
             break;
         }
     }
-    // NUL means nothing in text and PostgreSQL refuses it: dropped, as from JSON bodies.
-    let text = String::from_utf8_lossy(&bytes).replace('\0', "").trim().to_owned();
-    if text.chars().count() > max_chars {
+    let sent = String::from_utf8_lossy(&bytes);
+    // NUL means nothing in text and PostgreSQL refuses it: dropped, as from JSON bodies,
+    // once the length is checked as the document counts it (every character sent).
+    let text = sent.replace('\0', "").trim().to_owned();
+    if sent.chars().count() > max_chars {
         issues.push(
             ValidationIssue::new(
                 vec![json!("body"), json!(name)],
