@@ -15,7 +15,7 @@ use crate::domain::page::PageRequest;
 use crate::error::{ApiError, ApiResult, UnknownReferences};
 use crate::quota::Counted;
 use crate::services::Services;
-use crate::store::{ThreadOwner, ThreadTarget};
+use crate::store::{Store, ThreadOwner, ThreadTarget};
 
 /// Passages of the project's records an answer gets.
 const PASSAGES: usize = 12;
@@ -27,6 +27,15 @@ pub async fn owned_thread(services: &Services, owner_id: Uuid, thread_id: i64) -
         .chat_thread(owner_id, ThreadKind::Agent, thread_id, None)
         .await?
         .ok_or_else(|| ApiError::not_found("Thread"))
+}
+
+/// A project named in a body (`project_id`): one the user cannot see is a 409.
+pub async fn known_project(store: &Store, owner_id: Uuid, project_id: Uuid) -> ApiResult<()> {
+    if store.owns_project(owner_id, project_id).await? {
+        Ok(())
+    } else {
+        Err(UnknownReferences::one("project", project_id, "project_id"))
+    }
 }
 
 /// Takes the user's question and starts its answer, in the thread the question names or
@@ -51,10 +60,8 @@ pub async fn ask(services: &Services, user_id: Uuid, body: AgentChatCreate) -> A
             .await?;
     }
     let project_id = body.project_id.or(thread.as_ref().and_then(|t| t.project_id));
-    if let Some(project_id) = body.project_id
-        && !store.owns_project(user_id, project_id).await?
-    {
-        return Err(UnknownReferences::one("project", project_id, "project_id"));
+    if let Some(project_id) = body.project_id {
+        known_project(store, user_id, project_id).await?;
     }
     let project = match project_id {
         Some(project_id) => store.get_project(user_id, project_id).await?,

@@ -11,7 +11,7 @@ use crate::store::{GenerationRefused, NewReport, ReportChanges, Store};
 
 /// Checks that referenced prompts, records and preset exist and are the caller's to use;
 /// those that are not are named in one 409 (see `UnknownReferences`).
-pub async fn check_references(
+async fn check_references(
     store: &Store,
     owner_id: Uuid,
     project_id: Uuid,

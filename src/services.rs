@@ -103,8 +103,8 @@ impl Services {
 
 /// How many report creations check what they name at once (`Services::report_intake`):
 /// all cores but one, so that a burst of creations leaves a core to the work it queues
-/// (the writer, the workers' claims and reads, the model calls' hand-offs). In the
-/// generation benchmark (`docs/benchmarks.md`) one permit on two cores did better than two.
+/// (the writer, the workers' claims and reads, the model calls' hand-offs); the
+/// measurement is in `docs/benchmarks.md`.
 fn report_intake_permits(cores: usize) -> usize {
     cores.saturating_sub(1).max(1)
 }

@@ -97,18 +97,13 @@ pub(crate) async fn model_stub(text: &str) -> (SocketAddr, ModelStub) {
     let (mode, persona_delay) = (stub.mode.clone(), stub.persona_delay.clone());
     server.respond(move |call| {
         let current = mode.lock().expect("lock").clone();
-        if let Mode::Fail(status) = current {
-            return Reply::status(status);
-        }
-        // A persona's structured call may come at any moment (its worker wakes when the
-        // record is ready), so the one cut stream is kept for the chat calls.
-        if call.is_structured() {
-            return Reply::text(&stub_persona().to_string())
-                .delay(*persona_delay.lock().expect("lock"))
-                .usage(50, 20);
-        }
         let reply = match current {
-            Mode::Fail(status) => Reply::status(status),
+            Mode::Fail(status) => return Reply::status(status),
+            // A persona's structured call may come at any moment (its worker wakes when the
+            // record is ready), so the one cut stream is kept for the chat calls.
+            _ if call.is_structured() => {
+                Reply::text(&stub_persona().to_string()).delay(*persona_delay.lock().expect("lock"))
+            }
             Mode::Answer { text, gap } => Reply::text(&text).gap(gap),
             Mode::CutOnce { text, keep } => {
                 *mode.lock().expect("lock") = Mode::Answer {

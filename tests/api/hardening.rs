@@ -500,19 +500,10 @@ async fn nul_counts_toward_a_strings_length_as_the_document_says() {
         (format!("{}\u{0}", "t".repeat(299)), StatusCode::CREATED),
         (format!("{}\u{0}", "t".repeat(300)), StatusCode::UNPROCESSABLE_ENTITY),
     ] {
-        let form = reqwest::multipart::Form::new().text("title", title).part(
-            "file",
-            reqwest::multipart::Part::bytes(b"Anna: Hello there.\n".to_vec()).file_name("notes.txt"),
-        );
-        let response = app
-            .client
-            .post(app.url(&format!("/projects/{project}/records")))
-            .bearer_auth(&user.token)
-            .multipart(form)
-            .send()
-            .await
-            .expect("sent");
-        assert_eq!(response.status(), expected);
+        let notes = b"Anna: Hello there.\n".to_vec();
+        let (status, body) =
+            crate::records::upload(&app, &user, &project, "notes.txt", "text/plain", notes, Some(&title)).await;
+        assert_eq!(status, expected, "{body}");
     }
     app.stop().await;
 }

@@ -9,14 +9,13 @@ use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::Response;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use uuid::Uuid;
 
 use crate::assistant::{self, owned_thread};
 use crate::domain::chat::{
     AgentChatCreate, AgentThreadCreate, AgentThreadUpdate, ChatHistory, ChatMessage, ChatThread, ThreadKind,
 };
 use crate::domain::patch::Patch;
-use crate::error::{ApiError, ApiResult, ErrorBody, UnknownReferences};
+use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::AppState;
 use crate::http::answers::{answer, history_page};
 use crate::http::extract::{CurrentUser, PathText, ValidJson};
@@ -24,15 +23,6 @@ use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::quota::Counted;
 use crate::store::ThreadOwner;
-
-/// A project named in a body: unknown is a 409.
-async fn check_project(app: &AppState, owner_id: Uuid, project_id: Uuid) -> ApiResult<()> {
-    if app.store.owns_project(owner_id, project_id).await? {
-        Ok(())
-    } else {
-        Err(UnknownReferences::one("project", project_id, "project_id"))
-    }
-}
 
 #[utoipa::path(post, path = "/agent/chat", tag = "agent", security(("bearer" = [])),
     request_body = AgentChatCreate,
@@ -80,7 +70,7 @@ async fn create_thread(
     ValidJson(body): ValidJson<AgentThreadCreate>,
 ) -> ApiResult<(StatusCode, Json<ChatThread>)> {
     if let Some(project_id) = body.project_id {
-        check_project(&app, user.id, project_id).await?;
+        assistant::known_project(&app.store, user.id, project_id).await?;
     }
     if let Some(title) = body.title.as_deref().filter(|title| title.trim().is_empty()) {
         return Err(blank_title(title));
@@ -140,7 +130,7 @@ async fn update_thread(
     let thread_id = thread_path(&thread)?;
     owned_thread(&app, user.id, thread_id).await?;
     if let Patch::Value(project_id) = body.project_id {
-        check_project(&app, user.id, project_id).await?;
+        assistant::known_project(&app.store, user.id, project_id).await?;
     }
     let title = match body.title {
         Patch::Value(title) if title.trim().is_empty() => return Err(blank_title(&title)),
