@@ -3,6 +3,7 @@
 //! `serve` runs everything in one process on one database: the API and its document, the
 //! respondent page, and the background workers. `docs/architecture.md` maps the layers.
 
+pub mod accounts;
 pub mod ai;
 pub mod assistant;
 pub mod config;
