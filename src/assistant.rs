@@ -31,7 +31,7 @@ pub async fn owned_thread(services: &Services, owner_id: Uuid, thread_id: i64) -
 
 /// A project named in a body (`project_id`): one the user cannot see is a 409.
 pub async fn known_project(store: &Store, owner_id: Uuid, project_id: Uuid) -> ApiResult<()> {
-    if store.owns_project(owner_id, project_id).await? {
+    if store.sees_project(owner_id, project_id).await? {
         Ok(())
     } else {
         Err(UnknownReferences::one("project", project_id, "project_id"))

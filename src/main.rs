@@ -5,7 +5,8 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 use insight::config::{LogFormat, Settings};
-use insight::domain::user::{normalize_email, parse_lifetime};
+use insight::accounts::password;
+use insight::domain::user::{TokenScope, normalize_email, parse_lifetime};
 use insight::{Server, Store};
 use tracing_subscriber::EnvFilter;
 use uuid::Uuid;
@@ -54,8 +55,20 @@ struct DatabaseArg {
 
 #[derive(Subcommand)]
 enum UsersCommand {
-    /// Add a user by email address.
+    /// Add a user by email address (with his personal workspace).
     Add { email: String },
+    /// Set a user's password, read from standard input (one line); ends his sessions.
+    SetPassword { email: String },
+    /// Print a one-time link for a user to set his password.
+    ResetLink {
+        email: String,
+        /// Lifetime such as 24h or 7d.
+        #[arg(long, default_value = "24h")]
+        expires_in: String,
+        /// The address people reach the service at [env: INSIGHT_PUBLIC_URL].
+        #[arg(long, env = "INSIGHT_PUBLIC_URL", default_value = "http://127.0.0.1:8000")]
+        public_url: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -69,6 +82,9 @@ enum TokensCommand {
         /// Lifetime such as 30d, 12h, 45m; no expiry when left out.
         #[arg(long)]
         expires_in: Option<String>,
+        /// What the token may do: `write` (everything its user may) or `read` (no changes).
+        #[arg(long, default_value = "write", value_parser = parse_scope)]
+        scope: TokenScope,
     },
     /// List a user's tokens (never the tokens themselves).
     List { email: String },
@@ -117,18 +133,11 @@ async fn run(command: Command) -> anyhow::Result<()> {
             println!("{}", insight::document().to_pretty_json()?);
             Ok(())
         }
-        Command::Users {
-            command: UsersCommand::Add { email },
-            db,
-        } => {
+        Command::Users { command, db } => {
             let store = Store::connect(&db.database_url, 2).await?;
-            let email = normalize_email(&email).with_context(|| format!("{email:?} is not an email address"))?;
-            match store.add_user(&email).await? {
-                Some(user) => println!("{}", user.id),
-                None => bail!("a user with the address {email} exists already"),
-            }
+            let result = users(&store, command).await;
             store.close().await;
-            Ok(())
+            result
         }
         Command::Tokens { command, db } => {
             let store = Store::connect(&db.database_url, 2).await?;
@@ -145,6 +154,7 @@ async fn tokens(store: &Store, command: TokensCommand) -> anyhow::Result<()> {
             email,
             name,
             expires_in,
+            scope,
         } => {
             let user = find_user(store, &email).await?;
             let expires_at = match expires_in {
@@ -156,7 +166,7 @@ async fn tokens(store: &Store, command: TokensCommand) -> anyhow::Result<()> {
                 ),
                 None => None,
             };
-            let (_, token) = store.issue_token(user.id, &name, expires_at).await?;
+            let (_, token) = store.issue_token(user.id, &name, scope, expires_at).await?;
             println!("{token}");
         }
         TokensCommand::List { email } => {
@@ -183,13 +193,53 @@ async fn tokens(store: &Store, command: TokensCommand) -> anyhow::Result<()> {
             }
         }
         TokensCommand::Revoke { id } => {
-            if !store.revoke_token(id).await? {
+            if !store.revoke_token(id, None).await? {
                 bail!("no active token with id {id}");
             }
             eprintln!("token {id} revoked");
         }
     }
     Ok(())
+}
+
+async fn users(store: &Store, command: UsersCommand) -> anyhow::Result<()> {
+    match command {
+        UsersCommand::Add { email } => {
+            let email = normalize_email(&email).with_context(|| format!("{email:?} is not an email address"))?;
+            match store.add_user(&email).await? {
+                Some(user) => println!("{}", user.id),
+                None => bail!("a user with the address {email} exists already"),
+            }
+        }
+        UsersCommand::SetPassword { email } => {
+            let user = find_user(store, &email).await?;
+            let mut line = String::new();
+            std::io::stdin()
+                .read_line(&mut line)
+                .context("reading the password from standard input")?;
+            let password = line.trim_end_matches(['\n', '\r']).to_owned();
+            password::check_new_password(&password).map_err(anyhow::Error::msg)?;
+            let phc = password::hash(password).await?;
+            store.set_password_hash(user.id, &phc, None).await?;
+            eprintln!("password set for {}; his sessions were ended", user.email);
+        }
+        UsersCommand::ResetLink {
+            email,
+            expires_in,
+            public_url,
+        } => {
+            let user = find_user(store, &email).await?;
+            let lifetime = parse_lifetime(&expires_in)
+                .with_context(|| format!("--expires-in {expires_in:?}: give a number and d, h, m or s, e.g. 24h"))?;
+            let token = store.issue_password_link(user.id, lifetime).await?;
+            println!("{}", insight::accounts::password_link_url(&public_url, &token));
+        }
+    }
+    Ok(())
+}
+
+fn parse_scope(value: &str) -> Result<TokenScope, String> {
+    TokenScope::parse(value).ok_or_else(|| format!("--scope must be read or write, not {value:?}"))
 }
 
 async fn find_user(store: &Store, email: &str) -> anyhow::Result<insight::domain::user::User> {
@@ -200,13 +250,26 @@ async fn find_user(store: &Store, email: &str) -> anyhow::Result<insight::domain
         .with_context(|| format!("no user {normalized}; add one with `insight users add {normalized}`"))
 }
 
+/// How long the first run's link to set the admin's password stays valid.
+const FIRST_LINK_DAYS: i64 = 7;
+
 async fn serve(settings: Settings) -> anyhow::Result<()> {
     // Settings that depend on each other are checked before anything is touched.
     settings.model.ai_kind().map_err(anyhow::Error::msg)?;
     let store = Store::connect(&settings.storage.database_url, settings.storage.db_max_connections).await?;
     if let Some((user, token)) = store.ensure_first_user().await? {
-        tracing::info!(email = %user.email, "empty database: created the first user; its token is printed on stdout once");
+        tracing::info!(
+            email = %user.email,
+            "empty database: created the first user; its token, then a one-time link to set its password, are printed on stdout once"
+        );
+        let link = store
+            .issue_password_link(user.id, chrono::Duration::days(FIRST_LINK_DAYS))
+            .await?;
         println!("{token}");
+        println!(
+            "{}",
+            insight::accounts::password_link_url(&settings.server.public_url, &link)
+        );
     }
     let backend = store.backend();
     let server = Server::start(settings, store).await?;

@@ -7,7 +7,9 @@ use crate::domain::report::{Report, ReportCreateFields};
 use crate::error::{ApiError, ApiResult, UnknownReferences};
 use crate::quota::Counted;
 use crate::services::Services;
-use crate::store::{GenerationRefused, NewReport, ReportChanges, Store};
+use crate::accounts::access;
+use crate::domain::workspace::Need;
+use crate::store::{GenerationRefused, NewReport, ReportChanges, Store, Target};
 
 /// Checks that referenced prompts, records and preset exist and are the caller's to use;
 /// those that are not are named in one 409 (see `UnknownReferences`).
@@ -49,6 +51,7 @@ pub async fn create(
     // idle. A few at a time, first come first served, the first reports start generating
     // while the rest are checked. The write is left out: creations that reach it
     // together share a commit.
+    access::require(&services.store, owner_id, Target::Project(project_id), Need::Write).await?;
     let intake = services.report_intake.acquire().await.map_err(anyhow::Error::from)?;
     let Some(project_name) = services.store.project_name(owner_id, project_id).await? else {
         return Err(ApiError::not_found("Project"));
@@ -101,8 +104,7 @@ pub async fn update(
     report_id: Uuid,
     changes: ReportChanges,
 ) -> ApiResult<Report> {
-    // The update itself is scoped by owner and answers None for a report that is not
-    // his, so no read before it is needed.
+    access::require(&services.store, owner_id, Target::Project(project_id), Need::Write).await?;
     check_references(
         &services.store,
         owner_id,
@@ -130,6 +132,7 @@ fn refused(refused: GenerationRefused, action: &str) -> ApiError {
 
 /// Queues the report's generation again (its prompts, over its records as they are now).
 pub async fn regenerate(store: &Store, owner_id: Uuid, project_id: Uuid, report_id: Uuid) -> ApiResult<Report> {
+    access::require(store, owner_id, Target::Project(project_id), Need::Write).await?;
     store
         .regenerate_report(owner_id, project_id, report_id)
         .await?
@@ -140,6 +143,7 @@ pub async fn regenerate(store: &Store, owner_id: Uuid, project_id: Uuid, report_
 
 /// Cancels a queued or running generation; a worker on it stops at its next step.
 pub async fn cancel(store: &Store, owner_id: Uuid, project_id: Uuid, report_id: Uuid) -> ApiResult<Report> {
+    access::require(store, owner_id, Target::Project(project_id), Need::Write).await?;
     store
         .cancel_generation(owner_id, project_id, report_id)
         .await?

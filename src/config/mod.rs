@@ -10,6 +10,7 @@ use std::net::SocketAddr;
 
 use clap::Args;
 
+mod accounts;
 mod interviews;
 mod jobs;
 mod material;
@@ -21,6 +22,7 @@ mod speech;
 mod storage;
 mod webhooks;
 
+pub use accounts::{AccountsSettings, Signup};
 pub use interviews::InterviewsSettings;
 pub use jobs::JobsSettings;
 pub use material::MaterialSettings;
@@ -68,6 +70,9 @@ pub struct Settings {
 
     #[command(flatten)]
     pub quotas: Quotas,
+
+    #[command(flatten)]
+    pub accounts: AccountsSettings,
 }
 
 /// Report workers with the offline engine when `INSIGHT_REPORT_WORKERS` does not say.
@@ -158,5 +163,8 @@ mod defaults {
         assert_eq!(settings.webhooks.webhooks_retry_schedule.0.len(), 7);
         assert_eq!(settings.quotas.webhook_endpoints, 20);
         assert_eq!(settings.speech.stt_provider, SttProvider::OpenAi);
+        assert_eq!(settings.accounts.signup, Signup::Invite);
+        assert_eq!(settings.accounts.session_idle_minutes, 4320);
+        assert_eq!(settings.accounts.audit_retention_days, 365);
     }
 }

@@ -14,6 +14,7 @@ pub mod record;
 pub mod report;
 pub mod system_presets;
 pub mod user;
+pub mod workspace;
 pub mod webhook;
 
 use chrono::{DateTime, SubsecRound, Utc};

@@ -24,8 +24,10 @@ pub struct Project {
     pub created_at: DateTime<Utc>,
     pub research_goals: String,
     pub interview_guide: String,
-    /// Address of the project owner.
+    /// Address of the project's creator.
     pub owner_email: String,
+    /// The workspace the project belongs to.
+    pub workspace_id: Uuid,
 }
 
 /// What a new project starts with.

@@ -20,23 +20,53 @@ pub struct User {
     pub created_at: DateTime<Utc>,
 }
 
-/// A token as `tokens list` shows it: never the secret itself.
-#[derive(Debug, Clone)]
+super::string_enum! {
+    /// What a personal API token may do: `read` tokens are refused every change.
+    TokenScope { Read = "read", Write = "write" }
+}
+
+/// A token as `tokens list` and `GET /me/tokens` show it: never the secret itself.
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct TokenInfo {
     pub id: Uuid,
     pub name: String,
+    pub scope: TokenScope,
     pub created_at: DateTime<Utc>,
     pub expires_at: Option<DateTime<Utc>>,
     pub revoked_at: Option<DateTime<Utc>>,
 }
 
+/// A session as `GET /me/sessions` shows it: never its cookie.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SessionInfo {
+    pub id: Uuid,
+    pub created_at: DateTime<Utc>,
+    pub last_seen_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    pub ip: Option<String>,
+    pub user_agent: Option<String>,
+    /// How it began: `password`, `sso` or `invitation`.
+    pub method: String,
+    /// Whether it is the session this request came with.
+    pub current: bool,
+}
+
 const TOKEN_PREFIX: &str = "ins_";
+/// Session cookies, reset links and invitation links have their own prefixes, so a value
+/// says what it is and one kind is never taken for another.
+pub const SESSION_PREFIX: &str = "inss_";
+pub const LINK_PREFIX: &str = "insl_";
 
 /// A new random token and the hash to store for it.
 pub fn new_token() -> (String, Vec<u8>) {
+    new_secret(TOKEN_PREFIX)
+}
+
+/// A new random value (256 bits) with the given prefix, and the hash to store for it.
+pub fn new_secret(prefix: &str) -> (String, Vec<u8>) {
     let mut bytes = [0u8; 32];
     rand::rng().fill_bytes(&mut bytes);
-    let token = format!("{TOKEN_PREFIX}{}", URL_SAFE_NO_PAD.encode(bytes));
+    let token = format!("{prefix}{}", URL_SAFE_NO_PAD.encode(bytes));
     let hash = hash_token(&token);
     (token, hash)
 }

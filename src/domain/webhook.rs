@@ -52,6 +52,11 @@ pub struct EndpointCreate {
     #[serde(default)]
     #[schema(required = false, max_length = 500)]
     pub description: Option<String>,
+    /// The workspace whose events it receives (default: the caller's personal workspace);
+    /// its owners and admins manage its endpoints.
+    #[serde(default)]
+    #[schema(required = false)]
+    pub workspace_id: Option<Uuid>,
 }
 
 /// A registered endpoint.

@@ -1,12 +1,14 @@
 //! Extractors: bearer auth, UUID path parameters, and validated JSON bodies. Each turns
 //! bad input into the contract's error shapes, never into axum's plain-text rejections.
 //!
-//! Put `CurrentUser` first in a handler's arguments: a request without a valid token
-//! gets 401 before anything about its input is said.
+//! Put `CurrentUser` (or `Caller`) first in a handler's arguments: a request without a
+//! valid token or session gets 401, and one its credential does not allow 403, before
+//! anything about its input is said.
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, MatchedPath, Request};
-use axum::http::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE};
+use axum::http::Method;
+use axum::http::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, HOST, ORIGIN, USER_AGENT};
 use axum::http::request::Parts;
 use percent_encoding::percent_decode_str;
 use serde::de::DeserializeOwned;
@@ -16,36 +18,156 @@ use uuid::Uuid;
 
 use super::AppState;
 use super::validation::parse_body;
-use crate::domain::user::User;
+use crate::accounts::sign_in;
+use crate::domain::user::{TokenScope, User};
+use crate::store::{Credential, Holder};
 use crate::error::{ApiError, ValidationIssue};
 
-/// The user the bearer token belongs to.
+/// The signed-in user (by a bearer token or a session cookie), allowed to make this
+/// request's method: see [`Caller`].
 pub struct CurrentUser(pub User);
 
-/// The user the bearer token belongs to, with the version of his data that a project
-/// list reflects (it moves with every change such a list shows).
+/// The signed-in user with the version of his data that a project list reflects (it
+/// moves with every change such a list shows).
 pub struct VersionedUser {
     pub user: User,
     pub data_version: i64,
+}
+
+/// Who is calling and with what credential. A request is refused here, before anything
+/// about its input is said:
+/// - without a valid token or session: 401;
+/// - with a `read` token, for any method that changes something: 403;
+/// - with a session cookie, for such a method, without the session's CSRF token in
+///   `X-CSRF-Token` or without an `Origin` of this service: 403.
+pub struct Caller {
+    pub holder: Holder,
+    /// The session cookie's value, when the caller came with one.
+    pub session_value: Option<String>,
+}
+
+/// How often a session's last use is written down; its idle limit is counted from that.
+const TOUCH_EVERY: chrono::Duration = chrono::Duration::seconds(60);
+
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let public_url = &state.settings.server.public_url;
+        let (holder, session_value) = if let Some(header) = parts.headers.get(AUTHORIZATION) {
+            let token = header
+                .to_str()
+                .ok()
+                .and_then(|value| value.split_once(' '))
+                .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+                .map(|(_, token)| token.trim())
+                .filter(|token| !token.is_empty())
+                .ok_or_else(ApiError::unauthorized)?;
+            let holder = state
+                .store
+                .holder_of(token)
+                .await?
+                .filter(|holder| matches!(holder.credential, Credential::Token { .. }))
+                .ok_or_else(|| ApiError::Unauthorized("Invalid, expired or revoked token".into()))?;
+            (holder, None)
+        } else if let Some(value) = session_cookie(parts, sign_in::cookie_name(public_url)) {
+            let holder = state
+                .store
+                .holder_of(&value)
+                .await?
+                .filter(|holder| matches!(holder.credential, Credential::Session { .. }))
+                .ok_or_else(|| ApiError::Unauthorized("Your session has ended: sign in again".into()))?;
+            (holder, Some(value))
+        } else {
+            return Err(ApiError::unauthorized());
+        };
+        let unsafe_method = !matches!(parts.method, Method::GET | Method::HEAD | Method::OPTIONS);
+        match holder.credential {
+            Credential::Token {
+                scope: TokenScope::Read,
+            } if unsafe_method => {
+                return Err(ApiError::forbidden(
+                    "This token may only read (scope read); use a token with scope write",
+                ));
+            }
+            Credential::Session { id, last_seen_at } => {
+                if unsafe_method {
+                    let value = session_value.as_deref().unwrap_or_default();
+                    check_csrf(parts, state, value)?;
+                }
+                if crate::domain::now() - last_seen_at > TOUCH_EVERY {
+                    let store = state.store.clone();
+                    tokio::spawn(async move {
+                        if let Err(error) = store.touch_session(id).await {
+                            tracing::warn!(error = %format!("{error:#}"), "marking a session used failed");
+                        }
+                    });
+                }
+            }
+            Credential::Token { .. } => {}
+        }
+        Ok(Caller { holder, session_value })
+    }
+}
+
+/// Whether the request carries this service's session cookie.
+pub fn has_session_cookie(parts: &Parts, public_url: &str) -> bool {
+    session_cookie(parts, sign_in::cookie_name(public_url)).is_some()
+}
+
+/// The session cookie's value, if the request has one.
+fn session_cookie(parts: &Parts, name: &str) -> Option<String> {
+    parts
+        .headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value.trim().to_owned())
+        .filter(|value| !value.is_empty())
+}
+
+/// A cookie-authenticated change must carry the session's CSRF token and come from a page
+/// of this service: its `Origin` is `INSIGHT_PUBLIC_URL`'s, or the scheme of that with
+/// the request's own `Host` (the browser sets both; a foreign page cannot).
+fn check_csrf(parts: &Parts, state: &AppState, session_value: &str) -> Result<(), ApiError> {
+    let expected = sign_in::csrf_token(&state.secret, session_value);
+    let sent = parts.headers.get("x-csrf-token").and_then(|value| value.to_str().ok());
+    let token_ok = sent.is_some_and(|sent| {
+        use sha2::Digest;
+        sha2::Sha256::digest(sent.as_bytes()) == sha2::Sha256::digest(expected.as_bytes())
+    });
+    if !token_ok {
+        return Err(ApiError::forbidden(
+            "A change made with a session cookie needs the session's CSRF token in X-CSRF-Token",
+        ));
+    }
+    let public_url = state.settings.server.public_url.as_str();
+    let scheme = if sign_in::secure(public_url) { "https" } else { "http" };
+    let origin = parts.headers.get(ORIGIN).and_then(|value| value.to_str().ok());
+    let host = parts.headers.get(HOST).and_then(|value| value.to_str().ok());
+    let same_origin = origin.is_some_and(|origin| {
+        origin == public_url || host.is_some_and(|host| origin == format!("{scheme}://{host}"))
+    });
+    if !same_origin {
+        return Err(ApiError::forbidden(
+            "A change made with a session cookie must come from this service's own pages (Origin)",
+        ));
+    }
+    Ok(())
 }
 
 impl FromRequestParts<AppState> for VersionedUser {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let header = parts.headers.get(AUTHORIZATION).and_then(|value| value.to_str().ok());
-        let token = header
-            .and_then(|value| value.split_once(' '))
-            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-            .map(|(_, token)| token.trim())
-            .filter(|token| !token.is_empty())
-            .ok_or_else(ApiError::unauthorized)?;
-        let (user, data_version) = state
-            .store
-            .user_for_token(token)
-            .await?
-            .ok_or_else(|| ApiError::Unauthorized("Invalid, expired or revoked token".into()))?;
-        Ok(Self { user, data_version })
+        let Caller { holder, .. } = Caller::from_request_parts(parts, state).await?;
+        Ok(Self {
+            user: holder.user,
+            data_version: holder.data_version,
+        })
     }
 }
 
@@ -53,9 +175,40 @@ impl FromRequestParts<AppState> for CurrentUser {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        VersionedUser::from_request_parts(parts, state)
+        Caller::from_request_parts(parts, state)
             .await
-            .map(|versioned| CurrentUser(versioned.user))
+            .map(|caller| CurrentUser(caller.holder.user))
+    }
+}
+
+/// The client's address as the server sees it (see `INSIGHT_TRUSTED_PROXIES`), and what
+/// it says it is, for sessions and the audit log.
+pub struct Client {
+    pub ip: Option<std::net::IpAddr>,
+    pub user_agent: Option<String>,
+}
+
+impl Client {
+    pub fn from(&self) -> sign_in::From<'_> {
+        sign_in::From {
+            ip: self.ip,
+            user_agent: self.user_agent.as_deref(),
+        }
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Client {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Ok(Client {
+            ip: parts.extensions.get::<super::client::ClientAddr>().map(|client| client.0),
+            user_agent: parts
+                .headers
+                .get(USER_AGENT)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_owned),
+        })
     }
 }
 

@@ -68,6 +68,10 @@ fn api_router() -> OpenApiRouter<AppState> {
         .merge(routes::prompts::router())
         .merge(routes::presets::router())
         .merge(routes::system::router())
+        .merge(routes::auth::router())
+        .merge(routes::sso::router())
+        .merge(routes::me::router())
+        .merge(routes::workspaces::router())
 }
 
 /// The whole application: trailing-slash normalisation (see `PathMatcher`) in front of

@@ -1,6 +1,6 @@
 //! The OpenAPI 3.1 document. Operations and schemas come from the handlers' own types
 //! (utoipa-axum collects them as routes are registered); this module adds what every
-//! operation shares: the bearer scheme, the ten tags, and the error responses each
+//! operation shares: the bearer scheme, the tags, and the error responses each
 //! kind of operation can give, so the document lists every status a client can see.
 
 use utoipa::openapi::header::HeaderBuilder;
@@ -32,6 +32,8 @@ use crate::error::{ErrorBody, ValidationErrorBody, ValidationIssue};
         (name = "agent", description = "The research assistant across a project"),
         (name = "interviews", description = "AI-led interview rooms and the respondent's join flow"),
         (name = "webhooks", description = "Outgoing event subscriptions and incoming provider callbacks"),
+        (name = "auth", description = "Signing in and out, passwords, sessions and personal API tokens"),
+        (name = "workspaces", description = "Workspaces, their members and roles, invitations and the audit log"),
     ),
     components(schemas(ErrorBody, ValidationErrorBody, ValidationIssue)),
     modifiers(&BearerScheme),
@@ -48,7 +50,10 @@ impl Modify for BearerScheme {
             SecurityScheme::Http(
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
-                    .description(Some("A token from `insight tokens issue EMAIL`"))
+                    .description(Some(
+                        "A personal API token (`POST /me/tokens`, or `insight tokens issue EMAIL`). Browsers \
+                         use the session cookie from `POST /auth/login` instead, with `X-CSRF-Token` on changes",
+                    ))
                     .build(),
             ),
         );
@@ -135,6 +140,12 @@ fn add_error_responses(operation: &mut Operation, has_path_params: bool) {
     };
     if secured {
         add("401", "Missing, invalid, expired or revoked bearer token", "ErrorBody");
+        add(
+            "403",
+            "The caller's role in the workspace, or a read-only token, does not allow this (or a session's \
+             change came without its CSRF token or from another origin)",
+            "ErrorBody",
+        );
     }
     if has_path_params {
         add("404", "Not found, or not the caller's", "ErrorBody");

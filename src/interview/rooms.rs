@@ -1,6 +1,9 @@
 //! The researcher's side of interviews: rooms made in a project, each with its own link,
 //! changed while nobody has joined, cancelled.
 
+use crate::accounts::access;
+use crate::domain::workspace::Need;
+use crate::store::Target;
 use chrono::{DateTime, Utc};
 use rand::RngCore;
 use uuid::Uuid;
@@ -31,6 +34,7 @@ pub async fn owned_room(store: &Store, owner_id: Uuid, room_id: Uuid) -> ApiResu
 /// Makes `count` rooms (default one) in the project, each with its own link, within the
 /// user's rooms per day.
 pub async fn create(services: &Services, owner_id: Uuid, body: RoomCreate) -> ApiResult<Vec<Room>> {
+    access::require(&services.store, owner_id, Target::Project(body.project_id), Need::Write).await?;
     if let Some(name) = body.room_name.as_deref().filter(|name| name.trim().is_empty()) {
         return Err(ApiError::validation(vec![ValidationIssue::blank("room_name", name)]));
     }
@@ -89,6 +93,7 @@ pub async fn create(services: &Services, owner_id: Uuid, body: RoomCreate) -> Ap
 
 /// Changes a room nobody has joined yet.
 pub async fn update(services: &Services, owner_id: Uuid, room_id: Uuid, changes: &RoomUpdate) -> ApiResult<Room> {
+    access::require(&services.store, owner_id, Target::Room(room_id), Need::Write).await?;
     if let Some(name) = changes.room_name.as_value().filter(|name| name.trim().is_empty()) {
         return Err(ApiError::validation(vec![ValidationIssue::blank("room_name", name)]));
     }
@@ -105,6 +110,7 @@ pub async fn update(services: &Services, owner_id: Uuid, room_id: Uuid, changes:
 /// Cancels a room: its link answers with that status, and an interview in progress stops
 /// and keeps no record.
 pub async fn cancel(services: &Services, owner_id: Uuid, room_id: Uuid) -> ApiResult<Room> {
+    access::require(&services.store, owner_id, Target::Room(room_id), Need::Write).await?;
     let room = owned_room(&services.store, owner_id, room_id).await?;
     if !services.store.cancel_room(room.id).await? {
         let room = owned_room(&services.store, owner_id, room.id).await?;

@@ -27,7 +27,7 @@ pub(super) async fn generate(context: &Context, job: &Job, claimed: Option<Repor
     }
     // Both reads at once: the report's first model call waits for them.
     let (prompts, material) = tokio::try_join!(
-        store.prompt_texts(work.owner_id, &work.prompts_ids.0),
+        store.prompt_texts(&work.prompts_ids.0),
         store.report_material(work.project_id, &work.records_ids.0)
     )?;
     if prompts.is_empty() {

@@ -112,19 +112,17 @@ impl Store {
             .await)?)
     }
 
-    /// The prompts, in the order given, that the owner can see (his and the system's), in
-    /// one query.
-    pub async fn prompt_texts(&self, owner_id: Uuid, ids: &[Uuid]) -> anyhow::Result<Vec<PromptText>> {
+    /// The prompts, in the order given, that still exist, in one query. Whoever made or
+    /// changed the report was checked to see them (`reports::check_references`); a prompt
+    /// of another workspace of his stays usable by his report.
+    pub async fn prompt_texts(&self, ids: &[Uuid]) -> anyhow::Result<Vec<PromptText>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let placeholders: Vec<String> = (2..ids.len() + 2).map(|n| format!("${n}")).collect();
-        let sql = format!(
-            "SELECT id, title, text FROM prompts WHERE id IN ({}) AND (owner_id IS NULL OR owner_id = $1)",
-            placeholders.join(", ")
-        );
+        let placeholders: Vec<String> = (1..ids.len() + 1).map(|n| format!("${n}")).collect();
+        let sql = format!("SELECT id, title, text FROM prompts WHERE id IN ({})", placeholders.join(", "));
         let found = db!(self, read, |pool| {
-            let mut query = sqlx::query_as::<_, PromptText>(&sql).bind(owner_id);
+            let mut query = sqlx::query_as::<_, PromptText>(&sql);
             for id in ids {
                 query = query.bind(id);
             }
@@ -328,7 +326,7 @@ impl Store {
         Ok(db!(self, read, |pool| sqlx::query_as::<_, GenerationRow>(
             "SELECT r.status, r.gen_progress, r.gen_error, r.gen_attempts, r.gen_started_at, r.gen_finished_at, \
              r.gen_prompt_tokens, r.gen_completion_tokens FROM reports r JOIN projects p ON p.id = r.project_id \
-             WHERE r.id = $1 AND r.project_id = $2 AND p.owner_id = $3"
+             WHERE r.id = $1 AND r.project_id = $2 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $3)"
         )
         .bind(report_id)
         .bind(project_id)

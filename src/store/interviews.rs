@@ -210,7 +210,7 @@ impl Store {
             ""
         };
         let sql = format!(
-            "{SELECT_ROOM} WHERE p.owner_id = $1 AND ($2 IS NULL OR r.project_id = $2){after} \
+            "{SELECT_ROOM} WHERE p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $1) AND ($2 IS NULL OR r.project_id = $2){after} \
              ORDER BY r.created_at DESC, r.id DESC LIMIT $3"
         );
         let rows = db!(self, read, |pool| {
@@ -231,7 +231,7 @@ impl Store {
     }
 
     pub async fn get_room(&self, owner_id: Uuid, room_id: Uuid) -> anyhow::Result<Option<StoredRoom>> {
-        let sql = format!("{SELECT_ROOM} WHERE p.owner_id = $1 AND r.id = $2");
+        let sql = format!("{SELECT_ROOM} WHERE p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $1) AND r.id = $2");
         Ok(db!(self, read, |pool| sqlx::query_as::<_, StoredRoom>(&sql)
             .bind(owner_id)
             .bind(room_id)

@@ -25,9 +25,15 @@ mod readers;
 mod record_work;
 mod records;
 mod reports;
+mod sessions;
 mod token_checks;
+
+pub use token_checks::{Credential, Holder};
 mod users;
 mod webhooks;
+mod workspaces;
+mod audit;
+mod invitations;
 mod writer;
 
 use std::borrow::Cow;
@@ -54,7 +60,12 @@ pub use record_work::RecordWork;
 pub use records::{NewRecord, ProjectUtterance, RecordContent, RecordVersion};
 pub use reports::{NewReport, ReportChanges};
 pub use users::FIRST_ADMIN_EMAIL;
+pub use audit::{AuditFilter, NewAuditEvent};
+pub use invitations::{Accepted, InvitationRow, NewInvitation};
+pub use sessions::{Account, Failures, SessionStart};
 pub use webhooks::{Attempt, ClaimedDelivery};
+pub use workspaces::{MemberChange, Target};
+pub(crate) use workspaces::{member_of, writer_of};
 
 /// Where a page of a list sorted by creation continues: the last item's time and id.
 pub type CreatedKey = (chrono::DateTime<chrono::Utc>, uuid::Uuid);
@@ -81,6 +92,9 @@ pub enum Backend {
     Postgres,
 }
 
+/// A session's idle limit until the settings say (the `serve` default).
+const DEFAULT_SESSION_IDLE_HOURS: i64 = 72;
+
 /// The application's storage. Cheap to clone (pools are shared handles).
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -91,6 +105,8 @@ pub struct Store {
     bell: std::sync::Arc<jobs::Bell>,
     /// Token checks waiting to share a read.
     token_checks: std::sync::Arc<token_checks::TokenChecks>,
+    /// How long a session may go unused before it ends (`INSIGHT_SESSION_IDLE_MINUTES`).
+    session_idle: chrono::Duration,
 }
 
 /// Runs `$body` with `$pool` bound to an executor for reading: a read connection on
@@ -181,6 +197,7 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
     migration!(8, "0008_livekit"),
     migration!(9, "0009_async_transcription"),
     migration!(10, "0010_indexes"),
+    migration!(11, "0011_accounts"),
 ];
 
 #[derive(Debug)]
@@ -243,9 +260,16 @@ impl Store {
             outbox: std::sync::Arc::default(),
             bell: std::sync::Arc::default(),
             token_checks: std::sync::Arc::default(),
+            session_idle: chrono::Duration::hours(DEFAULT_SESSION_IDLE_HOURS),
         };
         store.migrate().await?;
         Ok(store)
+    }
+
+    /// The same store, with sessions ending after `idle` unused.
+    pub fn with_session_idle(mut self, idle: std::time::Duration) -> Self {
+        self.session_idle = chrono::Duration::from_std(idle).unwrap_or(chrono::Duration::MAX);
+        self
     }
 
     pub fn backend(&self) -> Backend {

@@ -78,7 +78,8 @@ const SELECT_PROMPT: &str = "SELECT p.id, u.email, p.title, p.text, p.category, 
 const SELECT_PRESET: &str = "SELECT p.id, u.email, p.title, p.icon, p.category, p.prompt_ids, p.created_at, p.updated_at \
      FROM presets p LEFT JOIN users u ON u.id = p.owner_id";
 /// System ones first (in the order they ship), then the user's own, oldest first.
-const VISIBLE: &str = "(p.owner_id IS NULL OR p.owner_id = $1)";
+const VISIBLE: &str =
+    "(p.workspace_id IS NULL OR p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $1))";
 const ORDER: &str = "ORDER BY CASE WHEN p.owner_id IS NULL THEN 0 ELSE 1 END, p.created_at, p.id";
 /// Where a page continues (`LibraryKey`: the kind in `ORDER`'s terms, a time, an id).
 const AFTER: &str = " AND (CASE WHEN p.owner_id IS NULL THEN 0 ELSE 1 END, p.created_at, p.id) > ($3, $4, $5)";
@@ -195,11 +196,12 @@ impl Store {
         Ok(prompt_ids.iter().filter(|id| !visible.contains(id)).copied().collect())
     }
 
-    pub async fn create_prompt(&self, owner_id: Uuid, fields: PromptFields) -> anyhow::Result<Prompt> {
+    /// Creates a prompt in a workspace; `owner_id` is its author.
+    pub async fn create_prompt(&self, owner_id: Uuid, workspace_id: Uuid, fields: PromptFields) -> anyhow::Result<Prompt> {
         let id = Uuid::new_v4();
         db!(self, write_one, |conn| {
             sqlx::query(
-            "INSERT INTO prompts (id, owner_id, title, text, category, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)"
+            "INSERT INTO prompts (id, owner_id, workspace_id, title, text, category, created_at, updated_at) VALUES ($1, $2, $7, $3, $4, $5, $6, $6)"
         )
         .bind(id)
         .bind(owner_id)
@@ -207,6 +209,7 @@ impl Store {
         .bind(&fields.text)
         .bind(&fields.category)
         .bind(now())
+        .bind(workspace_id)
         .execute(&mut *conn)
         .await.map(|done| done.rows_affected())
         })?;
@@ -229,7 +232,7 @@ impl Store {
             Some(_) => {}
         }
         db!(self, write_one, |conn| sqlx::query(
-            "UPDATE prompts SET title = $1, text = $2, category = $3, updated_at = $4 WHERE id = $5 AND owner_id = $6"
+            "UPDATE prompts SET title = $1, text = $2, category = $3, updated_at = $4 WHERE id = $5 AND workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $6 AND role <> 'viewer')"
         )
         .bind(&fields.title)
         .bind(&fields.text)
@@ -267,7 +270,7 @@ impl Store {
             return Ok(Err(ChangeRefused::InUse(users)));
         }
         db!(self, write_one, |conn| sqlx::query(
-            "DELETE FROM prompts WHERE id = $1 AND owner_id = $2"
+            "DELETE FROM prompts WHERE id = $1 AND workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2 AND role <> 'viewer')"
         )
         .bind(prompt_id)
         .bind(owner_id)
@@ -318,11 +321,12 @@ impl Store {
         Ok(row.map(Preset::from))
     }
 
-    pub async fn create_preset(&self, owner_id: Uuid, fields: PresetFields) -> anyhow::Result<Preset> {
+    /// Creates a preset in a workspace; `owner_id` is its author.
+    pub async fn create_preset(&self, owner_id: Uuid, workspace_id: Uuid, fields: PresetFields) -> anyhow::Result<Preset> {
         let id = Uuid::new_v4();
         db!(self, write_one, |conn| sqlx::query(
-            "INSERT INTO presets (id, owner_id, title, icon, category, prompt_ids, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $7)"
+            "INSERT INTO presets (id, owner_id, workspace_id, title, icon, category, prompt_ids, created_at, updated_at) \
+             VALUES ($1, $2, $8, $3, $4, $5, $6, $7, $7)"
         )
         .bind(id)
         .bind(owner_id)
@@ -331,6 +335,7 @@ impl Store {
         .bind(&fields.category)
         .bind(Json(&fields.prompt_ids))
         .bind(now())
+        .bind(workspace_id)
         .execute(&mut *conn)
         .await
         .map(|done| done.rows_affected()))?;
@@ -354,7 +359,7 @@ impl Store {
         }
         db!(self, write_one, |conn| sqlx::query(
             "UPDATE presets SET title = $1, icon = $2, category = $3, prompt_ids = $4, updated_at = $5 \
-             WHERE id = $6 AND owner_id = $7"
+             WHERE id = $6 AND workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $7 AND role <> 'viewer')"
         )
         .bind(&fields.title)
         .bind(&fields.icon)
@@ -381,7 +386,7 @@ impl Store {
             Some(_) => {}
         }
         db!(self, write_one, |conn| sqlx::query(
-            "DELETE FROM presets WHERE id = $1 AND owner_id = $2"
+            "DELETE FROM presets WHERE id = $1 AND workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2 AND role <> 'viewer')"
         )
         .bind(preset_id)
         .bind(owner_id)
@@ -391,9 +396,14 @@ impl Store {
         Ok(Ok(()))
     }
 
-    /// Copies a visible preset, and each of its prompts, into the user's own, all in one
+    /// Copies a visible preset, and each of its prompts, into a workspace, all in one
     /// transaction: a clone is never half made.
-    pub async fn clone_preset(&self, owner_id: Uuid, preset_id: Uuid) -> anyhow::Result<Option<Preset>> {
+    pub async fn clone_preset(
+        &self,
+        owner_id: Uuid,
+        workspace_id: Uuid,
+        preset_id: Uuid,
+    ) -> anyhow::Result<Option<Preset>> {
         let Some(preset) = self.get_preset(owner_id, preset_id).await? else {
             return Ok(None);
         };
@@ -410,7 +420,8 @@ impl Store {
         db!(self, write, |conn| {
             for (prompt, id) in prompts.iter().zip(&new_prompt_ids) {
                 sqlx::query(
-                    "INSERT INTO prompts (id, owner_id, title, text, category, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)",
+                    "INSERT INTO prompts (id, owner_id, workspace_id, title, text, category, created_at, updated_at) \
+                     VALUES ($1, $2, $7, $3, $4, $5, $6, $6)",
                 )
                 .bind(id)
                 .bind(owner_id)
@@ -418,12 +429,13 @@ impl Store {
                 .bind(&prompt.text)
                 .bind(&prompt.category)
                 .bind(at)
+                .bind(workspace_id)
                 .execute(&mut *conn)
                 .await?;
             }
             sqlx::query(
-                "INSERT INTO presets (id, owner_id, title, icon, category, prompt_ids, created_at, updated_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
+                "INSERT INTO presets (id, owner_id, workspace_id, title, icon, category, prompt_ids, created_at, updated_at) \
+                 VALUES ($1, $2, $8, $3, $4, $5, $6, $7, $7)",
             )
             .bind(new_id)
             .bind(owner_id)
@@ -432,6 +444,7 @@ impl Store {
             .bind(&preset.category)
             .bind(Json(&new_prompt_ids))
             .bind(at)
+            .bind(workspace_id)
             .execute(&mut *conn)
             .await?;
             Ok::<_, sqlx::Error>(())

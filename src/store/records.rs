@@ -252,7 +252,7 @@ impl Store {
             ""
         };
         let sql = format!(
-            "{SELECT_RECORD} WHERE r.project_id = $1 AND p.owner_id = $2{after} \
+            "{SELECT_RECORD} WHERE r.project_id = $1 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2){after} \
              ORDER BY r.created_at DESC, r.id DESC LIMIT $3"
         );
         let rows = db!(self, read, |pool| {
@@ -275,7 +275,7 @@ impl Store {
 
     /// A record of one of the owner's projects.
     pub async fn get_record(&self, owner_id: Uuid, record_id: Uuid) -> anyhow::Result<Option<Record>> {
-        let sql = format!("{SELECT_RECORD} WHERE r.id = $1 AND p.owner_id = $2");
+        let sql = format!("{SELECT_RECORD} WHERE r.id = $1 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2)");
         let row = db!(self, read, |pool| sqlx::query_as::<_, RecordRow>(&sql)
             .bind(record_id)
             .bind(owner_id)
@@ -318,7 +318,7 @@ impl Store {
         let affected = db!(self, write_one, |conn| sqlx::query(
             "UPDATE records SET name = COALESCE($1, name), is_public = COALESCE($2, is_public), \
              updated_at = CASE WHEN $1 IS NULL OR $1 = name THEN updated_at ELSE $3 END \
-             WHERE id = $4 AND project_id IN (SELECT id FROM projects WHERE owner_id = $5)"
+             WHERE id = $4 AND project_id IN (SELECT id FROM projects WHERE workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $5 AND role <> 'viewer'))"
         )
         .bind(name)
         .bind(is_public)
@@ -351,7 +351,7 @@ impl Store {
     /// path in the data folder, if it had one, for the caller to remove.
     pub async fn delete_record(&self, owner_id: Uuid, record_id: Uuid) -> anyhow::Result<Option<Option<String>>> {
         let deleted: Option<(Option<String>,)> = db!(self, write_one, |conn| sqlx::query_as(
-            "DELETE FROM records WHERE id = $1 AND project_id IN (SELECT id FROM projects WHERE owner_id = $2) \
+            "DELETE FROM records WHERE id = $1 AND project_id IN (SELECT id FROM projects WHERE workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2 AND role <> 'viewer')) \
              RETURNING media_path"
         )
         .bind(record_id)
@@ -431,7 +431,7 @@ impl Store {
     pub async fn record_versions(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<Vec<RecordVersion>> {
         Ok(db!(self, read, |pool| sqlx::query_as::<_, RecordVersion>(
             "SELECT r.id, r.updated_at, r.language FROM records r JOIN projects p ON p.id = r.project_id \
-             WHERE r.project_id = $1 AND p.owner_id = $2 AND r.status = $3 ORDER BY r.created_at, r.id"
+             WHERE r.project_id = $1 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2) AND r.status = $3 ORDER BY r.created_at, r.id"
         )
         .bind(project_id)
         .bind(owner_id)
@@ -462,7 +462,7 @@ impl Store {
     pub async fn project_media_paths(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<Vec<String>> {
         let rows: Vec<(String,)> = db!(self, read, |pool| sqlx::query_as(
             "SELECT r.media_path FROM records r JOIN projects p ON p.id = r.project_id \
-             WHERE r.project_id = $1 AND p.owner_id = $2 AND r.media_path IS NOT NULL"
+             WHERE r.project_id = $1 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2) AND r.media_path IS NOT NULL"
         )
         .bind(project_id)
         .bind(owner_id)

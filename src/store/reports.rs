@@ -195,7 +195,7 @@ impl Store {
             ""
         };
         let sql = format!(
-            "{SELECT_REPORT} WHERE r.project_id = $1 AND p.owner_id = $2 AND NOT r.is_deleted \
+            "{SELECT_REPORT} WHERE r.project_id = $1 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2) AND NOT r.is_deleted \
              AND (NOT r.is_archived OR $3){after} ORDER BY r.created_at DESC, r.id DESC LIMIT $4"
         );
         let rows = db!(self, read, |pool| {
@@ -222,7 +222,7 @@ impl Store {
     pub async fn completed_reports_around(&self, owner_id: Uuid, record_id: Uuid) -> anyhow::Result<Vec<Report>> {
         let sql = format!(
             "{SELECT_REPORT} WHERE r.project_id = (SELECT project_id FROM records WHERE id = $1) \
-             AND p.owner_id = $2 AND NOT r.is_deleted AND r.status = $3 ORDER BY r.created_at DESC, r.id DESC"
+             AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2) AND NOT r.is_deleted AND r.status = $3 ORDER BY r.created_at DESC, r.id DESC"
         );
         let rows = db!(self, read, |pool| sqlx::query_as::<_, ReportRow>(&sql)
             .bind(record_id)
@@ -240,7 +240,7 @@ impl Store {
         project_id: Uuid,
         report_id: Uuid,
     ) -> anyhow::Result<Option<Report>> {
-        let sql = format!("{SELECT_REPORT} WHERE r.id = $1 AND r.project_id = $2 AND p.owner_id = $3");
+        let sql = format!("{SELECT_REPORT} WHERE r.id = $1 AND r.project_id = $2 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $3)");
         let row = db!(self, read, |pool| sqlx::query_as::<_, ReportRow>(&sql)
             .bind(report_id)
             .bind(project_id)
@@ -294,7 +294,7 @@ impl Store {
              report_language = CASE WHEN $18 THEN $19 ELSE report_language END, \
              reasoning_mode = CASE WHEN $20 THEN $21 ELSE reasoning_mode END, \
              updated_at = $22 \
-             WHERE id = $23 AND project_id = $24 AND project_id IN (SELECT id FROM projects WHERE owner_id = $25) \
+             WHERE id = $23 AND project_id = $24 AND project_id IN (SELECT id FROM projects WHERE workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $25 AND role <> 'viewer')) \
              RETURNING id, prompts_ids, records_ids, project_id, \
              (SELECT name FROM projects WHERE projects.id = reports.project_id) AS project_name, category, title, \
              context, context_expand, status, content, is_public, is_archived, is_deleted, preset_id, report_language, \

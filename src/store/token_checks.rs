@@ -25,7 +25,7 @@ use uuid::Uuid;
 
 use super::{Db, Store};
 use crate::domain::now;
-use crate::domain::user::User;
+use crate::domain::user::{TokenScope, User};
 
 /// Hashes per query at most; a batch with more is read in several queries.
 const MAX_HASHES: usize = 64;
@@ -48,18 +48,27 @@ fn connection_lost(error: &anyhow::Error) -> bool {
     }
 }
 
-/// The query for `n` hashes (`$1` is the time, `$2..` the hashes). Batches are padded to a
-/// power of two so that each connection prepares at most seven statements.
+/// The query for `n` hashes (`$1` is the time, `$2` the oldest last use an idle session may
+/// have, `$3..` the hashes), over API tokens and sessions alike: their values differ in
+/// form, so a hash names one or the other. Batches are padded to a power of two so that
+/// each connection prepares at most seven statements.
 static QUERIES: LazyLock<Vec<String>> = LazyLock::new(|| {
     (0..=MAX_HASHES.trailing_zeros())
         .map(|power| {
-            let placeholders: Vec<String> = (0..1usize << power).map(|i| format!("${}", i + 2)).collect();
+            let placeholders: Vec<String> = (0..1usize << power).map(|i| format!("${}", i + 3)).collect();
+            let placeholders = placeholders.join(", ");
             format!(
-                "SELECT t.token_hash, u.id, u.email, u.created_at, u.data_version \
+                "SELECT t.token_hash, u.id, u.email, u.created_at, u.data_version, t.scope, \
+                 NULL AS session_id, NULL AS last_seen_at \
                  FROM api_tokens t JOIN users u ON u.id = t.user_id \
-                 WHERE t.token_hash IN ({}) AND t.revoked_at IS NULL \
-                 AND (t.expires_at IS NULL OR t.expires_at > $1)",
-                placeholders.join(", ")
+                 WHERE t.token_hash IN ({placeholders}) AND t.revoked_at IS NULL \
+                 AND (t.expires_at IS NULL OR t.expires_at > $1) \
+                 UNION ALL \
+                 SELECT s.token_hash, u.id, u.email, u.created_at, u.data_version, 'session', \
+                 s.id, s.last_seen_at \
+                 FROM sessions s JOIN users u ON u.id = s.user_id \
+                 WHERE s.token_hash IN ({placeholders}) AND s.revoked_at IS NULL \
+                 AND s.expires_at > $1 AND s.last_seen_at > $2"
             )
         })
         .collect()
@@ -72,11 +81,52 @@ struct AuthRow {
     email: String,
     created_at: DateTime<Utc>,
     data_version: i64,
+    scope: String,
+    session_id: Option<Uuid>,
+    last_seen_at: Option<DateTime<Utc>>,
 }
 
-/// What a check is answered with: the user and data version, `None` for an unknown,
-/// revoked or expired token, or the read's error (shared by the whole batch).
-type Answer = Result<Option<(User, i64)>, Arc<anyhow::Error>>;
+/// The user behind a bearer token or a session cookie, with his data version (see
+/// migration 0002) and what the credential allows.
+#[derive(Debug, Clone)]
+pub struct Holder {
+    pub user: User,
+    pub data_version: i64,
+    pub credential: Credential,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Credential {
+    /// An API token; a `read` one may not change anything.
+    Token { scope: TokenScope },
+    /// A browser's session; `last_seen_at` says when it was last marked in use.
+    Session { id: Uuid, last_seen_at: DateTime<Utc> },
+}
+
+impl From<AuthRow> for Holder {
+    fn from(row: AuthRow) -> Self {
+        let credential = match (row.session_id, row.last_seen_at) {
+            (Some(id), Some(last_seen_at)) => Credential::Session { id, last_seen_at },
+            // A scope this release does not know reads as the narrower one.
+            _ => Credential::Token {
+                scope: TokenScope::parse(&row.scope).unwrap_or(TokenScope::Read),
+            },
+        };
+        Holder {
+            user: User {
+                id: row.id,
+                email: row.email,
+                created_at: row.created_at,
+            },
+            data_version: row.data_version,
+            credential,
+        }
+    }
+}
+
+/// What a check is answered with: who holds the token or session, `None` for an unknown,
+/// revoked or expired one, or the read's error (shared by the whole batch).
+type Answer = Result<Option<Holder>, Arc<anyhow::Error>>;
 
 struct Waiting {
     hash: Vec<u8>,
@@ -130,9 +180,9 @@ impl Drop for Reader {
 }
 
 impl Store {
-    /// The user whose token has this hash, if the token is known, not revoked and not
-    /// expired, with the user's data version (see migration 0002).
-    pub(super) async fn check_token_hash(&self, hash: Vec<u8>) -> anyhow::Result<Option<(User, i64)>> {
+    /// Who holds the token or session with this hash, if it is known, not revoked and not
+    /// expired (nor idle too long, for a session).
+    pub(super) async fn check_token_hash(&self, hash: Vec<u8>) -> anyhow::Result<Option<Holder>> {
         let (reply, answer) = oneshot::channel();
         let start_reader = {
             let mut queue = self.token_checks.lock();
@@ -193,14 +243,7 @@ impl Reader {
             let mut failure = None;
             for chunk in hashes.chunks(MAX_HASHES) {
                 match store.read_token_hashes(&mut held, chunk).await {
-                    Ok(rows) => found.extend(rows.into_iter().map(|row| {
-                        let user = User {
-                            id: row.id,
-                            email: row.email,
-                            created_at: row.created_at,
-                        };
-                        (row.token_hash, (user, row.data_version))
-                    })),
+                    Ok(rows) => found.extend(rows.into_iter().map(|row| (row.token_hash.clone(), Holder::from(row)))),
                     Err(err) => {
                         // The connection may be broken: the next read takes another.
                         held = None;
@@ -253,7 +296,7 @@ impl Store {
         let now = now();
         macro_rules! query {
             ($conn:expr) => {{
-                let mut query = sqlx::query_as::<_, AuthRow>(sql).bind(now);
+                let mut query = sqlx::query_as::<_, AuthRow>(sql).bind(now).bind(now - self.session_idle);
                 for i in 0..size {
                     query = query.bind(hashes[i.min(hashes.len() - 1)]);
                 }
@@ -290,9 +333,9 @@ mod tests {
         let mut expected = Vec::new();
         for n in 0..50 {
             let user = store.add_user(&format!("user{n}@example.org")).await?.ok_or("taken")?;
-            let (_, valid) = store.issue_token(user.id, "valid", None).await?;
-            let (revoked_info, revoked) = store.issue_token(user.id, "revoked", None).await?;
-            assert!(store.revoke_token(revoked_info.id).await?);
+            let (_, valid) = store.issue_token(user.id, "valid", crate::domain::user::TokenScope::Write, None).await?;
+            let (revoked_info, revoked) = store.issue_token(user.id, "revoked", crate::domain::user::TokenScope::Write, None).await?;
+            assert!(store.revoke_token(revoked_info.id, None).await?);
             expected.push((valid.clone(), Some(user.id)));
             expected.push((valid, Some(user.id)));
             expected.push((revoked, None));
@@ -303,24 +346,24 @@ mod tests {
             .map(|(token, _)| store.check_token_hash(hash_token(token)));
         let answers = futures_util::future::join_all(checks).await;
         for ((token, user), answer) in expected.iter().zip(answers) {
-            let found = answer?.map(|(found, _)| found.id);
+            let found = answer?.map(|holder| holder.user.id);
             assert_eq!(&found, user, "{token}");
         }
         // The reader keeps its connection a moment for the next checks, and reads them.
         assert!(store.token_checks.lock().reading, "the reader lingers");
-        let (found, _) = store
+        let found = store
             .check_token_hash(hash_token(&expected[0].0))
             .await?
             .ok_or("not found")?;
-        assert_eq!(Some(found.id), expected[0].1);
+        assert_eq!(Some(found.user.id), expected[0].1);
         // With nothing more to read it stops, and a check after that starts a new one.
         tokio::time::sleep(LINGER * 4).await;
         assert!(!store.token_checks.lock().reading, "the reader stopped");
-        let (found, _) = store
+        let found = store
             .check_token_hash(hash_token(&expected[4].0))
             .await?
             .ok_or("not found")?;
-        assert_eq!(Some(found.id), expected[4].1);
+        assert_eq!(Some(found.user.id), expected[4].1);
         Ok(())
     }
 }

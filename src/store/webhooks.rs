@@ -1,6 +1,6 @@
 //! Webhook endpoints and the outbox of their deliveries. An event is queued with
 //! [`queue_event!`] inside the transaction of the change it tells of, one delivery per
-//! subscribed endpoint of the project's owner, so no event is lost or sent for a change
+//! subscribed endpoint of the project's workspace, so no event is lost or sent for a change
 //! that did not commit. Dispatchers claim due deliveries with a lease, as workers claim
 //! jobs (`SKIP LOCKED` on PostgreSQL), so any number of instances share the sending.
 
@@ -15,12 +15,12 @@ use crate::domain::page::{Page, PageRequest};
 use crate::domain::webhook::{Delivery, DeliveryStatus, Endpoint, EndpointStatus, EventType};
 
 /// Inside a write: queues `$event` (an [`EventType`]) with `$data` (a JSON value) for
-/// every endpoint of the owner of project `$project_id` that subscribes to it.
+/// every endpoint of the workspace of project `$project_id` that subscribes to it.
 macro_rules! queue_event {
     ($conn:expr, $project_id:expr, $event:expr, $data:expr, $at:expr) => {{
         let event: $crate::domain::webhook::EventType = $event;
         let endpoints: Vec<(uuid::Uuid, sqlx::types::Json<Vec<String>>)> = sqlx::query_as(
-            "SELECT e.id, e.events FROM webhook_endpoints e JOIN projects p ON p.owner_id = e.owner_id \
+            "SELECT e.id, e.events FROM webhook_endpoints e JOIN projects p ON p.workspace_id = e.workspace_id \
              WHERE p.id = $1",
         )
         .bind($project_id)
@@ -156,6 +156,7 @@ impl Store {
     pub async fn create_endpoint(
         &self,
         owner_id: Uuid,
+        workspace_id: Uuid,
         id: Uuid,
         url: &str,
         description: &str,
@@ -165,8 +166,8 @@ impl Store {
         let at = now();
         let names: Vec<&str> = events.iter().map(|event| event.as_str()).collect();
         db!(self, write_one, |conn| sqlx::query(
-            "INSERT INTO webhook_endpoints (id, owner_id, url, description, events, secret_nonce, status, \
-             created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, 'active', $7, $7)"
+            "INSERT INTO webhook_endpoints (id, owner_id, workspace_id, url, description, events, secret_nonce, status, \
+             created_at, updated_at) VALUES ($1, $2, $8, $3, $4, $5, $6, 'active', $7, $7)"
         )
         .bind(id)
         .bind(owner_id)
@@ -175,6 +176,7 @@ impl Store {
         .bind(Json(&names))
         .bind(secret_nonce)
         .bind(at)
+        .bind(workspace_id)
         .execute(&mut *conn)
         .await
         .map(|done| done.rows_affected()))?;
@@ -189,10 +191,10 @@ impl Store {
         })
     }
 
-    /// A page of the owner's endpoints, newest first.
+    /// A page of the endpoints of the workspaces the user runs (as owner or admin), newest first.
     pub async fn list_endpoints(
         &self,
-        owner_id: Uuid,
+        user_id: Uuid,
         page: &PageRequest<CreatedKey>,
     ) -> anyhow::Result<Page<Endpoint, CreatedKey>> {
         let after = if page.after.is_some() {
@@ -200,9 +202,12 @@ impl Store {
         } else {
             ""
         };
-        let sql = format!("{SELECT_ENDPOINT} WHERE owner_id = $1{after} ORDER BY created_at DESC, id DESC LIMIT $2");
+        let sql = format!(
+            "{SELECT_ENDPOINT} WHERE workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $1 \
+             AND role IN ('owner', 'admin')){after} ORDER BY created_at DESC, id DESC LIMIT $2"
+        );
         let rows = db!(self, read, |pool| {
-            let query = sqlx::query_as::<_, EndpointRow>(&sql).bind(owner_id).bind(page.fetch());
+            let query = sqlx::query_as::<_, EndpointRow>(&sql).bind(user_id).bind(page.fetch());
             match &page.after {
                 Some((at, id)) => query.bind(at).bind(id),
                 None => query,
@@ -216,22 +221,28 @@ impl Store {
         }))
     }
 
-    pub async fn get_endpoint(&self, owner_id: Uuid, id: Uuid) -> anyhow::Result<Option<Endpoint>> {
-        let sql = format!("{SELECT_ENDPOINT} WHERE owner_id = $1 AND id = $2");
+    /// An endpoint of a workspace the user belongs to (the door checks he may run it).
+    pub async fn get_endpoint(&self, user_id: Uuid, id: Uuid) -> anyhow::Result<Option<Endpoint>> {
+        let sql = format!(
+            "{SELECT_ENDPOINT} WHERE workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $1) \
+             AND id = $2"
+        );
         let row = db!(self, read, |pool| sqlx::query_as::<_, EndpointRow>(&sql)
-            .bind(owner_id)
+            .bind(user_id)
             .bind(id)
             .fetch_optional(pool)
             .await)?;
         Ok(row.map(Endpoint::from))
     }
 
-    /// Removes an endpoint and its deliveries; `false` when it is not the owner's.
-    pub async fn delete_endpoint(&self, owner_id: Uuid, id: Uuid) -> anyhow::Result<bool> {
+    /// Removes an endpoint and its deliveries; `false` when it is not of a workspace the
+    /// user runs.
+    pub async fn delete_endpoint(&self, user_id: Uuid, id: Uuid) -> anyhow::Result<bool> {
         let deleted = db!(self, write_one, |conn| sqlx::query(
-            "DELETE FROM webhook_endpoints WHERE owner_id = $1 AND id = $2"
+            "DELETE FROM webhook_endpoints WHERE workspace_id IN (SELECT workspace_id FROM workspace_members \
+             WHERE user_id = $1 AND role IN ('owner', 'admin')) AND id = $2"
         )
-        .bind(owner_id)
+        .bind(user_id)
         .bind(id)
         .execute(&mut *conn)
         .await

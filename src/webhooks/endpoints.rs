@@ -9,11 +9,14 @@ use uuid::Uuid;
 use super::{address, endpoint_secret};
 use crate::domain::webhook::{EndpointCreate, EndpointCreated, EventType};
 use crate::error::{ApiError, ApiResult, ValidationIssue};
+use crate::accounts::access;
+use crate::domain::workspace::Need;
 use crate::quota::Counted;
 use crate::services::Services;
 
 /// Registers the user's endpoint for the events it names (every event when it names none).
 pub async fn register(services: &Services, owner_id: Uuid, body: EndpointCreate) -> ApiResult<EndpointCreated> {
+    let workspace_id = access::target_workspace(&services.store, owner_id, body.workspace_id, Need::Manage).await?;
     let settings = &services.settings;
     let url = address::check_url(
         body.url.trim(),
@@ -37,6 +40,7 @@ pub async fn register(services: &Services, owner_id: Uuid, body: EndpointCreate)
         .store
         .create_endpoint(
             owner_id,
+            workspace_id,
             id,
             url.as_str(),
             body.description.as_deref().unwrap_or("").trim(),

@@ -102,14 +102,14 @@ async fn tokens_are_checked_on_every_protected_endpoint() {
     assert_eq!(me["id"], ann.id.to_string());
 
     // Revoked and expired tokens stop working.
-    let (info, revoked) = app.store.issue_token(ann.id, "old", None).await.expect("token");
-    assert!(app.store.revoke_token(info.id).await.expect("revoke"));
+    let (info, revoked) = app.store.issue_token(ann.id, "old", insight::domain::user::TokenScope::Write, None).await.expect("token");
+    assert!(app.store.revoke_token(info.id, None).await.expect("revoke"));
     let (status, _) = app.call(Method::GET, "/me", Some(&revoked), None).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     let past = insight::domain::now() - chrono::Duration::seconds(1);
     let (_, expired) = app
         .store
-        .issue_token(ann.id, "expired", Some(past))
+        .issue_token(ann.id, "expired", insight::domain::user::TokenScope::Write, Some(past))
         .await
         .expect("token");
     let (status, _) = app.call(Method::GET, "/me", Some(&expired), None).await;
@@ -127,14 +127,14 @@ async fn token_checks_arriving_together_each_get_their_own_answer() {
     for _ in 0..3 {
         let user = app.user().await;
         for i in 0..30 {
-            let (_, token) = app.store.issue_token(user.id, "valid", None).await.expect("token");
+            let (_, token) = app.store.issue_token(user.id, "valid", insight::domain::user::TokenScope::Write, None).await.expect("token");
             expected.push((token, Some(user.id)));
-            let (info, token) = app.store.issue_token(user.id, "revoked", None).await.expect("token");
-            assert!(app.store.revoke_token(info.id).await.expect("revoke"));
+            let (info, token) = app.store.issue_token(user.id, "revoked", insight::domain::user::TokenScope::Write, None).await.expect("token");
+            assert!(app.store.revoke_token(info.id, None).await.expect("revoke"));
             expected.push((token, None));
             let (_, token) = app
                 .store
-                .issue_token(user.id, "expired", Some(past))
+                .issue_token(user.id, "expired", insight::domain::user::TokenScope::Write, Some(past))
                 .await
                 .expect("token");
             expected.push((token, None));

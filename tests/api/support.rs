@@ -124,7 +124,7 @@ impl TestApp {
         let user = self.store.add_user(&email).await.expect("add user").expect("new user");
         let (_, token) = self
             .store
-            .issue_token(user.id, "test", None)
+            .issue_token(user.id, "test", insight::domain::user::TokenScope::Write, None)
             .await
             .expect("issue token");
         TestUser {

@@ -13,6 +13,9 @@ use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::accounts::access;
+use crate::domain::workspace::Need;
+use crate::store::Target;
 use crate::domain::interview::{
     JoinAnswer, JoinRequest, LeaveAnswer, LeaveRequest, MessageRequest, Room, RoomCreate, RoomInfo, RoomUpdate,
     RoomsCreated, TurnAnswer,
@@ -55,10 +58,8 @@ async fn list_rooms(
 ) -> ApiResult<Response> {
     let project_id = query_uuid(uri.query(), "project_id")?;
     let page = paging.request()?;
-    if let Some(project_id) = project_id
-        && !app.store.owns_project(user.id, project_id).await?
-    {
-        return Err(ApiError::not_found("Project"));
+    if let Some(project_id) = project_id {
+        access::require(&app.store, user.id, Target::Project(project_id), Need::Read).await?;
     }
     let at = now();
     let rooms = app.store.list_rooms(user.id, project_id, &page).await?;

@@ -20,7 +20,9 @@ use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::library;
 use crate::quota::Counted;
-use crate::store::Store;
+use crate::accounts::access;
+use crate::domain::workspace::Need;
+use crate::store::{Store, Target};
 
 /// A preset to create, or the new content of one (PUT replaces all its fields).
 #[derive(Deserialize, ToSchema)]
@@ -34,6 +36,9 @@ pub struct PresetWrite {
     pub icon: Option<String>,
     #[schema(min_length = 1, max_length = 100)]
     pub category: Option<String>,
+    /// On creation, the workspace the preset goes into (default: the caller's personal
+    /// workspace); a preset does not move, so an update ignores it.
+    pub workspace_id: Option<Uuid>,
 }
 
 impl PresetWrite {
@@ -86,11 +91,12 @@ async fn create_preset(
     State(app): State<AppState>,
     ValidJson(body): ValidJson<PresetWrite>,
 ) -> ApiResult<(StatusCode, Json<Preset>)> {
+    let workspace_id = access::target_workspace(&app.store, user.id, body.workspace_id, Need::Write).await?;
     let fields = body.into_fields(&app.store, user.id).await?;
     app.check_quota(Counted::Presets { owner_id: user.id }).await?;
     Ok((
         StatusCode::CREATED,
-        Json(app.store.create_preset(user.id, fields).await?),
+        Json(app.store.create_preset(user.id, workspace_id, fields).await?),
     ))
 }
 
@@ -119,6 +125,7 @@ async fn update_preset(
     IdsAndJson(ids, body): IdsAndJson<1, PresetWrite>,
 ) -> ApiResult<Json<Preset>> {
     let [preset_id] = ids;
+    library::check_change(&app.store, user.id, Target::Preset(preset_id)).await?;
     if app.store.get_preset(user.id, preset_id).await?.is_none() {
         return Err(ApiError::not_found("Preset"));
     }
@@ -138,6 +145,7 @@ async fn delete_preset(
     Ids(ids): Ids<1>,
 ) -> ApiResult<StatusCode> {
     let [preset_id] = ids;
+    library::check_change(&app.store, user.id, Target::Preset(preset_id)).await?;
     let result = app.store.delete_preset(user.id, preset_id).await?;
     result
         .map(|()| StatusCode::NO_CONTENT)
@@ -158,7 +166,8 @@ async fn clone_preset(
     let [preset_id] = ids;
     app.check_quota(Counted::Presets { owner_id: user.id }).await?;
     app.check_quota(Counted::Prompts { owner_id: user.id }).await?;
-    let preset = app.store.clone_preset(user.id, preset_id).await?;
+    // A copy goes into the caller's personal workspace, where he may always write.
+    let preset = app.store.clone_preset(user.id, user.id, preset_id).await?;
     preset
         .map(|p| (StatusCode::CREATED, Json(p)))
         .ok_or_else(|| ApiError::not_found("Preset"))

@@ -12,14 +12,17 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::accounts::access;
+use crate::accounts::audit::{self, Actor};
 use crate::domain::patch::Patch;
+use crate::domain::workspace::Need;
 use crate::domain::project::{NewProject, Project, ProjectStatus};
 use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
-use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson, VersionedUser};
+use crate::http::extract::{Client, CurrentUser, Ids, IdsAndJson, ValidJson, VersionedUser};
 use crate::http::openapi::Conflicts;
 use crate::quota::Counted;
-use crate::store::ProjectChanges;
+use crate::store::{ProjectChanges, Target};
 
 #[derive(Deserialize, ToSchema)]
 pub struct ProjectCreate {
@@ -33,6 +36,8 @@ pub struct ProjectCreate {
     /// The questions an interview follows.
     #[schema(max_length = 50000)]
     pub interview_guide: Option<String>,
+    /// The workspace the project goes into; the caller's personal workspace when left out.
+    pub workspace_id: Option<uuid::Uuid>,
 }
 
 /// Every field is optional; a field left out or `null` is unchanged.
@@ -55,7 +60,7 @@ pub struct ProjectUpdate {
     pub interview_guide: Patch<String>,
 }
 
-/// The current user's projects, newest first.
+/// The projects of every workspace the current user belongs to, newest first.
 #[utoipa::path(get, path = "/projects/", tag = "projects", operation_id = "get_projects",
     security(("bearer" = [])),
     responses((status = 200, description = "All projects of the current user", body = Vec<Project>)))]
@@ -82,6 +87,7 @@ async fn create_project(
     State(app): State<AppState>,
     ValidJson(body): ValidJson<ProjectCreate>,
 ) -> ApiResult<(StatusCode, Json<Project>)> {
+    let workspace_id = access::target_workspace(&app.store, user.id, body.workspace_id, Need::Write).await?;
     app.check_quota(Counted::Projects { owner_id: user.id }).await?;
     let project = NewProject {
         name: body.name,
@@ -91,7 +97,7 @@ async fn create_project(
     };
     Ok((
         StatusCode::CREATED,
-        Json(app.store.create_project(user.id, project).await?),
+        Json(app.store.create_project(user.id, workspace_id, project).await?),
     ))
 }
 
@@ -105,6 +111,7 @@ async fn get_project(
     Ids(ids): Ids<1>,
 ) -> ApiResult<Json<Project>> {
     let [project_id] = ids;
+    access::require(&app.store, user.id, Target::Project(project_id), Need::Read).await?;
     let project = app.store.open_project(user.id, project_id).await?;
     project.map(Json).ok_or_else(|| ApiError::not_found("Project"))
 }
@@ -120,6 +127,7 @@ async fn update_project(
     IdsAndJson(ids, body): IdsAndJson<1, ProjectUpdate>,
 ) -> ApiResult<Json<Project>> {
     let [project_id] = ids;
+    access::require(&app.store, user.id, Target::Project(project_id), Need::Write).await?;
     let changes = ProjectChanges {
         name: body.name,
         description: body.description,
@@ -138,11 +146,27 @@ async fn update_project(
 async fn delete_project(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
+    client: Client,
     Ids(ids): Ids<1>,
 ) -> ApiResult<StatusCode> {
     let [project_id] = ids;
+    access::require(&app.store, user.id, Target::Project(project_id), Need::Write).await?;
+    let project = app.store.get_project(user.id, project_id).await?;
     let recordings = app.store.project_media_paths(user.id, project_id).await?;
     if app.store.delete_project(user.id, project_id).await? {
+        if let Some(project) = project {
+            audit::record(
+                &app.store,
+                audit::Entry {
+                    workspace_id: Some(project.workspace_id),
+                    actor: Actor::user(&user, client.ip),
+                    action: "project.deleted",
+                    target: Some(("project", project_id.to_string())),
+                    detail: serde_json::json!({ "name": project.name }),
+                },
+            )
+            .await?;
+        }
         for path in recordings {
             let _ = tokio::fs::remove_file(app.settings.storage.data_dir.join(path)).await;
         }

@@ -16,7 +16,11 @@ use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
+use crate::accounts::access;
+use crate::domain::workspace::Need;
 use crate::library;
+use crate::store::Target;
+use uuid::Uuid;
 use crate::quota::Counted;
 
 /// A prompt to create, or the new content of one (PUT replaces title, text and category).
@@ -29,6 +33,9 @@ pub struct PromptWrite {
     pub text: String,
     #[schema(min_length = 1, max_length = 100)]
     pub category: Option<String>,
+    /// On creation, the workspace the prompt goes into (default: the caller's personal
+    /// workspace); a prompt does not move, so an update ignores it.
+    pub workspace_id: Option<Uuid>,
 }
 
 impl From<PromptWrite> for PromptFields {
@@ -64,10 +71,11 @@ async fn create_prompt(
     State(app): State<AppState>,
     ValidJson(body): ValidJson<PromptWrite>,
 ) -> ApiResult<(StatusCode, Json<Prompt>)> {
+    let workspace_id = access::target_workspace(&app.store, user.id, body.workspace_id, Need::Write).await?;
     app.check_quota(Counted::Prompts { owner_id: user.id }).await?;
     Ok((
         StatusCode::CREATED,
-        Json(app.store.create_prompt(user.id, body.into()).await?),
+        Json(app.store.create_prompt(user.id, workspace_id, body.into()).await?),
     ))
 }
 
@@ -96,6 +104,7 @@ async fn update_prompt(
     IdsAndJson(ids, body): IdsAndJson<1, PromptWrite>,
 ) -> ApiResult<Json<Prompt>> {
     let [prompt_id] = ids;
+    library::check_change(&app.store, user.id, Target::Prompt(prompt_id)).await?;
     let result = app.store.update_prompt(user.id, prompt_id, body.into()).await?;
     result.map(Json).map_err(|refusal| library::refused("Prompt", refusal))
 }
@@ -112,6 +121,7 @@ async fn delete_prompt(
     Ids(ids): Ids<1>,
 ) -> ApiResult<StatusCode> {
     let [prompt_id] = ids;
+    library::check_change(&app.store, user.id, Target::Prompt(prompt_id)).await?;
     let result = app.store.delete_prompt(user.id, prompt_id).await?;
     result
         .map(|()| StatusCode::NO_CONTENT)

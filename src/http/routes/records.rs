@@ -24,7 +24,11 @@ use uuid::Uuid;
 use crate::domain::record::{Record, RecordDetail};
 use crate::error::{ApiError, ApiResult, UnknownReferences, ValidationIssue};
 use crate::http::AppState;
-use crate::http::extract::{CurrentUser, Ids, IdsAndJson, body_failed, path_ids, read_json_body_up_to};
+use crate::accounts::access;
+use crate::accounts::audit::{self, Actor};
+use crate::domain::workspace::Need;
+use crate::http::extract::{Client, CurrentUser, Ids, IdsAndJson, body_failed, path_ids, read_json_body_up_to};
+use crate::store::Target;
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::http::validation::parse_body;
@@ -132,9 +136,7 @@ async fn create_record(
         return Err(ApiError::validation(issues));
     }
     let [project_id] = ids;
-    if !app.store.owns_project(user.id, project_id).await? {
-        return Err(ApiError::not_found("Project"));
-    }
+    access::require(&app.store, user.id, Target::Project(project_id), Need::Write).await?;
     app.check_quota(Counted::Records { project_id }).await?;
     let limit = app.settings.material.max_upload_bytes;
     let declared = parts
@@ -177,7 +179,7 @@ async fn create_record(
     let record_id = match intake::intake(&app, project_id, upload, &mut temp).await {
         Ok(id) => id,
         // The project was deleted while the upload came in.
-        Err(ApiError::Internal(_)) if !app.store.owns_project(user.id, project_id).await? => {
+        Err(ApiError::Internal(_)) if !app.store.sees_project(user.id, project_id).await? => {
             return Err(ApiError::not_found("Project"));
         }
         Err(error) => return Err(error),
@@ -380,9 +382,7 @@ async fn list_records(
 ) -> ApiResult<Response> {
     let [project_id] = ids;
     let page = paging.request()?;
-    if !app.store.owns_project(user.id, project_id).await? {
-        return Err(ApiError::not_found("Project"));
-    }
+    access::require(&app.store, user.id, Target::Project(project_id), Need::Read).await?;
     Ok(paged(&uri, app.store.list_records(user.id, project_id, &page).await?))
 }
 
@@ -417,6 +417,7 @@ async fn delete_record(
     Ids(ids): Ids<1>,
 ) -> ApiResult<StatusCode> {
     let [record_id] = ids;
+    access::require(&app.store, user.id, Target::Record(record_id), Need::Write).await?;
     let Some(media_path) = app.store.delete_record(user.id, record_id).await? else {
         return Err(ApiError::not_found("Record"));
     };
@@ -433,18 +434,35 @@ async fn delete_record(
 async fn update_record(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
+    client: Client,
     IdsAndJson(ids, body): IdsAndJson<1, RecordUpdate>,
 ) -> ApiResult<Json<Record>> {
     let [record_id] = ids;
+    access::require(&app.store, user.id, Target::Record(record_id), Need::Write).await?;
     let name = body.name.as_deref().map(str::trim);
     if let Some(blank) = body.name.as_deref().filter(|name| name.trim().is_empty()) {
         return Err(ApiError::validation(vec![ValidationIssue::blank("name", blank)]));
     }
-    app.store
+    let before = app.store.get_record(user.id, record_id).await?;
+    let record = app
+        .store
         .update_record(user.id, record_id, name, body.is_public)
         .await?
-        .map(Json)
-        .ok_or_else(|| ApiError::not_found("Record"))
+        .ok_or_else(|| ApiError::not_found("Record"))?;
+    if before.is_some_and(|before| before.is_public != record.is_public) {
+        audit::record(
+            &app.store,
+            audit::Entry {
+                workspace_id: app.store.project_workspace(record.project_id).await?,
+                actor: Actor::user(&user, client.ip),
+                action: "record.shared",
+                target: Some(("record", record_id.to_string())),
+                detail: serde_json::json!({ "is_public": record.is_public }),
+            },
+        )
+        .await?;
+    }
+    Ok(Json(record))
 }
 
 fn no_speaker(speaker: &str) -> ApiError {
@@ -461,9 +479,7 @@ async fn rename_speaker(
     IdsAndJson(ids, body): IdsAndJson<1, SpeakerName>,
 ) -> ApiResult<Json<RecordDetail>> {
     let [record_id] = ids;
-    if app.store.get_record(user.id, record_id).await?.is_none() {
-        return Err(ApiError::not_found("Record"));
-    }
+    access::require(&app.store, user.id, Target::Record(record_id), Need::Write).await?;
     let name = body.name.trim();
     if name.is_empty() {
         return Err(ApiError::validation(vec![ValidationIssue::blank("name", &body.name)]));
@@ -484,9 +500,7 @@ async fn set_speaker_respondent(
     IdsAndJson(ids, body): IdsAndJson<1, SpeakerRespondent>,
 ) -> ApiResult<Json<RecordDetail>> {
     let [record_id] = ids;
-    if app.store.get_record(user.id, record_id).await?.is_none() {
-        return Err(ApiError::not_found("Record"));
-    }
+    access::require(&app.store, user.id, Target::Record(record_id), Need::Write).await?;
     if !app
         .store
         .set_speaker_respondent(record_id, &body.speaker, body.is_respondent)

@@ -18,11 +18,17 @@ use crate::domain::patch::Patch;
 use crate::domain::report::{Generation, ReasoningMode, Report, ReportCreateFields, ReportStatus, TokenUsage};
 use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
-use crate::http::extract::{CurrentUser, Ids, IdsAndJson, query_bool};
+use crate::accounts::access;
+use crate::accounts::audit::{self, Actor};
+use crate::domain::user::User;
+use crate::domain::workspace::Need;
+use crate::http::extract::{Client, CurrentUser, Ids, IdsAndJson, query_bool};
+use crate::store::Target;
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::reports;
 use crate::store::ReportChanges;
+use serde_json::json;
 
 /// A report to generate. Give `prompts_ids`, a `preset_id`, or both: the schema says
 /// so (`anyOf` of the two `required`s), so clients and validation agree on it.
@@ -136,9 +142,7 @@ async fn list_reports(
     let [project_id] = ids;
     let archived = query_bool(uri.query(), "archived")?.unwrap_or(false);
     let page = paging.request()?;
-    if !app.store.owns_project(user.id, project_id).await? {
-        return Err(ApiError::not_found("Project"));
-    }
+    access::require(&app.store, user.id, Target::Project(project_id), Need::Read).await?;
     Ok(paged(
         &uri,
         app.store.list_reports(user.id, project_id, archived, &page).await?,
@@ -169,9 +173,14 @@ async fn get_report(
 async fn update_report(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
+    client: Client,
     IdsAndJson(ids, body): IdsAndJson<2, ProjectReportUpdate>,
 ) -> ApiResult<Json<Report>> {
     let [project_id, report_id] = ids;
+    let was_public = match body.is_public {
+        Patch::Value(_) => app.store.get_report(user.id, project_id, report_id).await?.map(|r| r.is_public),
+        _ => None,
+    };
     let changes = ReportChanges {
         prompts_ids: body.prompts_ids,
         records_ids: body.records_ids,
@@ -188,9 +197,34 @@ async fn update_report(
         report_language: body.report_language,
         reasoning_mode: body.reasoning_mode,
     };
-    Ok(Json(
-        reports::update(&app, user.id, project_id, report_id, changes).await?,
-    ))
+    let report = reports::update(&app, user.id, project_id, report_id, changes).await?;
+    if was_public.is_some_and(|was| was != report.is_public) {
+        audit_report(&app, &user, &client, project_id, report_id, "report.shared", json!({ "is_public": report.is_public }))
+            .await?;
+    }
+    Ok(Json(report))
+}
+
+async fn audit_report(
+    app: &AppState,
+    user: &User,
+    client: &Client,
+    project_id: Uuid,
+    report_id: Uuid,
+    action: &'static str,
+    detail: serde_json::Value,
+) -> ApiResult<()> {
+    audit::record(
+        &app.store,
+        audit::Entry {
+            workspace_id: app.store.project_workspace(project_id).await?,
+            actor: Actor::user(user, client.ip),
+            action,
+            target: Some(("report", report_id.to_string())),
+            detail,
+        },
+    )
+    .await
 }
 
 /// Deletes a report (it is kept with `is_deleted: true` and can be restored).
@@ -201,15 +235,21 @@ async fn update_report(
 async fn delete_report(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
+    client: Client,
     Ids(ids): Ids<2>,
 ) -> ApiResult<StatusCode> {
     let [project_id, report_id] = ids;
+    access::require(&app.store, user.id, Target::Project(project_id), Need::Write).await?;
     let changes = ReportChanges {
         is_deleted: Patch::Value(true),
         ..ReportChanges::default()
     };
     match app.store.update_report(user.id, project_id, report_id, changes).await? {
-        Some(_) => Ok(StatusCode::NO_CONTENT),
+        Some(report) => {
+            audit_report(&app, &user, &client, project_id, report_id, "report.deleted", json!({ "title": report.title }))
+                .await?;
+            Ok(StatusCode::NO_CONTENT)
+        }
         None => Err(ApiError::not_found("Report")),
     }
 }

@@ -1,4 +1,4 @@
-//! The signed-in user, and the operator's endpoints: health, readiness, metrics.
+//! The operator's endpoints: health, readiness, metrics.
 
 use axum::Json;
 use axum::extract::State;
@@ -9,10 +9,8 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::domain::user::User;
 use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
-use crate::http::extract::CurrentUser;
 
 crate::domain::string_enum! {
     /// `ok` from `/healthz`, `ready` from `/readyz`.
@@ -22,13 +20,6 @@ crate::domain::string_enum! {
 #[derive(Serialize, ToSchema)]
 pub struct Health {
     pub status: HealthStatus,
-}
-
-/// The user the token belongs to.
-#[utoipa::path(get, path = "/me", security(("bearer" = [])),
-    responses((status = 200, description = "The current user", body = User)))]
-async fn me(CurrentUser(user): CurrentUser) -> Json<User> {
-    Json(user)
 }
 
 /// The process is up.
@@ -65,7 +56,6 @@ async fn metrics() -> impl IntoResponse {
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(me))
         .routes(routes!(healthz))
         .routes(routes!(readyz))
         .routes(routes!(metrics))

@@ -17,8 +17,14 @@ use crate::http::extract::{CurrentUser, Ids, ValidJson};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::webhooks;
+use crate::accounts::access;
+use crate::domain::workspace::Need;
+use crate::store::Target;
 
+/// An endpoint of a workspace the user runs: 404 when he cannot see it, 403 when he is a
+/// member who does not run the workspace.
 async fn owned_endpoint(app: &AppState, owner_id: Uuid, id: Uuid) -> ApiResult<Endpoint> {
+    access::require(&app.store, owner_id, Target::WebhookEndpoint(id), Need::Manage).await?;
     app.store
         .get_endpoint(owner_id, id)
         .await?
@@ -72,6 +78,7 @@ async fn delete_endpoint(
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
 ) -> ApiResult<StatusCode> {
+    access::require(&app.store, user.id, Target::WebhookEndpoint(ids[0]), Need::Manage).await?;
     if app.store.delete_endpoint(user.id, ids[0]).await? {
         Ok(StatusCode::NO_CONTENT)
     } else {

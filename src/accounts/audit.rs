@@ -1,0 +1,59 @@
+//! What goes into the audit log, in one shape for every use case.
+
+use std::net::IpAddr;
+
+use uuid::Uuid;
+
+use crate::domain::user::User;
+use crate::error::ApiResult;
+use crate::store::{NewAuditEvent, Store};
+
+/// Who did it.
+#[derive(Debug, Clone, Default)]
+pub struct Actor {
+    pub id: Option<Uuid>,
+    pub email: Option<String>,
+    pub ip: Option<IpAddr>,
+}
+
+impl Actor {
+    pub fn user(user: &User, ip: Option<IpAddr>) -> Self {
+        Self {
+            id: Some(user.id),
+            email: Some(user.email.clone()),
+            ip,
+        }
+    }
+}
+
+/// One line of the log.
+pub struct Entry {
+    /// `None` for what concerns a person rather than a workspace.
+    pub workspace_id: Option<Uuid>,
+    pub actor: Actor,
+    /// A dotted name: `session.signed_in`, `member.role_changed`...
+    pub action: &'static str,
+    /// The kind of object and its id.
+    pub target: Option<(&'static str, String)>,
+    pub detail: serde_json::Value,
+}
+
+pub async fn record(store: &Store, entry: Entry) -> ApiResult<()> {
+    let (target_type, target_id) = match entry.target {
+        Some((kind, id)) => (Some(kind), Some(id)),
+        None => (None, None),
+    };
+    store
+        .audit(NewAuditEvent {
+            workspace_id: entry.workspace_id,
+            actor_id: entry.actor.id,
+            actor_email: entry.actor.email,
+            action: entry.action,
+            target_type,
+            target_id,
+            ip: entry.actor.ip.map(|ip| ip.to_string()),
+            detail: entry.detail,
+        })
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,174 @@
+//! Signing in with a password, into a session; and what a session's cookie and CSRF
+//! token are.
+//!
+//! Failed sign-ins are counted per account and per client address in the database, so
+//! every instance sees the same counts: each failure slows the next answer, and past a
+//! limit the account (or the address) is locked for a while. An address that does not
+//! exist is answered exactly as a wrong password is, after the same work.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use uuid::Uuid;
+
+use super::audit::{self, Actor};
+use super::password;
+use crate::domain::user::{User, normalize_email};
+use crate::error::{ApiError, ApiResult};
+use crate::secret::SecretKey;
+use crate::services::Services;
+use crate::store::{Account, SessionStart, Store};
+
+/// The answer to wrong credentials: it never says which half was wrong.
+const WRONG: &str = "Wrong email or password";
+
+/// How long the answer to each failure is held per failure before it, at most `MAX_DELAY`.
+const DELAY_PER_FAILURE: Duration = Duration::from_millis(250);
+const MAX_DELAY: Duration = Duration::from_secs(3);
+
+/// Where a sign-in comes from.
+#[derive(Debug, Clone, Copy)]
+pub struct From<'a> {
+    pub ip: Option<IpAddr>,
+    pub user_agent: Option<&'a str>,
+}
+
+/// A new session: its id, the cookie's value (shown once) and the user.
+pub struct Session {
+    pub id: Uuid,
+    pub value: String,
+    pub user: User,
+}
+
+/// The cookie's name: with `__Host-` when the service is reached over https, which makes
+/// the browser keep it only for this host, on every path, and only over https.
+pub fn cookie_name(public_url: &str) -> &'static str {
+    if secure(public_url) {
+        "__Host-insight_session"
+    } else {
+        "insight_session"
+    }
+}
+
+pub fn secure(public_url: &str) -> bool {
+    public_url.starts_with("https://")
+}
+
+/// The `Set-Cookie` value that gives a browser its session.
+pub fn cookie(public_url: &str, value: &str, max_age: chrono::Duration) -> String {
+    let secure = if secure(public_url) { "; Secure" } else { "" };
+    format!(
+        "{}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
+        cookie_name(public_url),
+        max_age.num_seconds()
+    )
+}
+
+/// The `Set-Cookie` value that ends it in the browser.
+pub fn clear_cookie(public_url: &str) -> String {
+    cookie(public_url, "", chrono::Duration::zero())
+}
+
+/// The CSRF token of a session: derived from its cookie's value, so it is never stored
+/// and cannot be guessed without the cookie.
+pub fn csrf_token(secret: &SecretKey, session_value: &str) -> String {
+    secret.derive("csrf", &[session_value.as_bytes()], 32)
+}
+
+/// Checks an email and password and starts a session.
+pub async fn with_password(services: &Services, email: &str, password: &str, from: From<'_>) -> ApiResult<Session> {
+    let accounts = &services.settings.accounts;
+    let window = chrono::Duration::minutes(accounts.sign_in_lock_minutes as i64);
+    let email = normalize_email(email).unwrap_or_else(|| email.trim().to_lowercase());
+    let account_key = format!("account:{email}");
+    let address_key = from.ip.map(|ip| format!("ip:{ip}"));
+    let store = &services.store;
+    let account = store.account_by_email(&email).await?;
+
+    let mut locked_until = store.sign_in_failures(&account_key, window).await?.locked_until;
+    if let Some(key) = &address_key {
+        locked_until = locked_until.max(store.sign_in_failures(key, window).await?.locked_until);
+    }
+    if let Some(until) = locked_until {
+        audit_failure(store, &email, account.as_ref(), from, "locked").await?;
+        let seconds = (until - crate::domain::now()).num_seconds().max(1) as u64;
+        return Err(ApiError::TooManyRequests {
+            detail: format!(
+                "Too many failed sign-ins: try again in {} minutes, or reset your password",
+                seconds.div_ceil(60)
+            ),
+            retry_after: seconds,
+        });
+    }
+
+    let stored = account.as_ref().and_then(|account| account.password_hash.clone());
+    if password::verify(password.to_owned(), stored.clone()).await? {
+        let account = account.ok_or_else(|| anyhow::anyhow!("a password matched no account"))?;
+        store.clear_sign_in_failures(&account_key).await?;
+        if let Some(old) = stored.filter(|phc| password::needs_rehash(phc)) {
+            let new = password::hash(password.to_owned()).await?;
+            store.upgrade_password_hash(account.id, &old, &new).await?;
+        }
+        return start(services, account.user(), "password", from).await;
+    }
+
+    let failures = store
+        .record_sign_in_failure(&account_key, window, accounts.sign_in_lock_after)
+        .await?;
+    if let Some(key) = &address_key {
+        store
+            .record_sign_in_failure(key, window, accounts.sign_in_address_lock_after)
+            .await?;
+    }
+    let reason = if account.is_some() { "wrong_password" } else { "unknown_account" };
+    audit_failure(store, &email, account.as_ref(), from, reason).await?;
+    let delay = DELAY_PER_FAILURE * failures.count.saturating_sub(1);
+    tokio::time::sleep(delay.min(MAX_DELAY)).await;
+    Err(ApiError::Unauthorized(WRONG.into()))
+}
+
+/// Starts a session for someone whose identity was proven (a password, single sign-on,
+/// an accepted invitation), with its audit entry.
+pub async fn start(services: &Services, user: User, method: &str, from: From<'_>) -> ApiResult<Session> {
+    let ip = from.ip.map(|ip| ip.to_string());
+    let (id, value) = services
+        .store
+        .start_session(SessionStart {
+            user_id: user.id,
+            lifetime: services.settings.accounts.session_lifetime(),
+            ip: ip.as_deref(),
+            user_agent: from.user_agent,
+            method,
+        })
+        .await?;
+    audit::record(
+        &services.store,
+        audit::Entry {
+            workspace_id: None,
+            actor: Actor::user(&user, from.ip),
+            action: "session.signed_in",
+            target: Some(("session", id.to_string())),
+            detail: serde_json::json!({ "method": method }),
+        },
+    )
+    .await?;
+    Ok(Session { id, value, user })
+}
+
+async fn audit_failure(store: &Store, email: &str, account: Option<&Account>, from: From<'_>, reason: &str) -> ApiResult<()> {
+    audit::record(
+        store,
+        audit::Entry {
+            workspace_id: None,
+            actor: Actor {
+                id: account.map(|account| account.id),
+                email: Some(email.to_owned()),
+                ip: from.ip,
+            },
+            action: "session.sign_in_failed",
+            target: None,
+            detail: serde_json::json!({ "reason": reason }),
+        },
+    )
+    .await
+}

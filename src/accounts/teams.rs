@@ -1,0 +1,233 @@
+//! Workspaces and their members: making and running a workspace, inviting people, and
+//! accepting an invitation. Each change is an audit entry.
+
+use rand::RngCore;
+use uuid::Uuid;
+
+use super::access;
+use super::audit::{self, Actor, Entry};
+use super::mail::{Letter, Mailer};
+use super::password;
+use super::sign_in::{self, Session};
+use crate::config::Signup;
+use crate::domain::user::{User, hash_token, normalize_email};
+use crate::domain::workspace::{Invitation, Need, Role};
+use crate::error::{ApiError, ApiResult};
+use crate::secret::SecretKey;
+use crate::services::Services;
+use crate::store::{Accepted, InvitationRow, MemberChange, NewInvitation, Store, Target};
+
+/// The token of an invitation's link: derived from the instance key and the invitation's
+/// nonce, so it is never stored and can be shown again.
+pub fn invitation_token(secret: &SecretKey, nonce: &[u8]) -> String {
+    format!("insi_{}", secret.derive("invitation", &[nonce], 32))
+}
+
+pub fn invitation_url(public_url: &str, token: &str) -> String {
+    format!("{}/invite/{token}", public_url.trim_end_matches('/'))
+}
+
+pub fn invitation_view(services: &Services, row: &InvitationRow) -> Invitation {
+    let token = invitation_token(&services.secret, &row.token_nonce);
+    Invitation {
+        id: row.id,
+        email: row.email.clone(),
+        role: row.role(),
+        url: invitation_url(&services.settings.server.public_url, &token),
+        expires_at: row.expires_at,
+        created_at: row.created_at,
+        accepted_at: row.accepted_at,
+    }
+}
+
+/// Invites an address into a workspace with a role; mails the link when mail is set up.
+/// The answer always carries the link, so an admin can pass it on himself.
+pub async fn invite(
+    services: &Services,
+    mailer: Option<&Mailer>,
+    actor: &Actor,
+    inviter: &User,
+    workspace_id: Uuid,
+    email: &str,
+    role: Role,
+) -> ApiResult<Invitation> {
+    let my_role = access::require(&services.store, inviter.id, Target::Workspace(workspace_id), Need::Manage).await?;
+    if !my_role.may_assign(role) {
+        return Err(ApiError::forbidden("Only an owner may invite an owner"));
+    }
+    let email = normalize_email(email).ok_or_else(|| ApiError::conflict("That is not an email address"))?;
+    let mut nonce = vec![0u8; 16];
+    rand::rng().fill_bytes(&mut nonce);
+    let token = invitation_token(&services.secret, &nonce);
+    let days = services.settings.accounts.invitation_days as i64;
+    let row = services
+        .store
+        .create_invitation(NewInvitation {
+            workspace_id,
+            email: &email,
+            role,
+            nonce: &nonce,
+            token_hash: &hash_token(&token),
+            invited_by: inviter.id,
+            expires_at: crate::domain::now() + chrono::Duration::days(days),
+        })
+        .await?;
+    let invitation = invitation_view(services, &row);
+    audit::record(
+        &services.store,
+        Entry {
+            workspace_id: Some(workspace_id),
+            actor: actor.clone(),
+            action: "invitation.created",
+            target: Some(("invitation", row.id.to_string())),
+            detail: serde_json::json!({ "email": email, "role": role.as_str() }),
+        },
+    )
+    .await?;
+    if let Some(mailer) = mailer {
+        let workspace = services.store.workspace(inviter.id, workspace_id).await?;
+        let name = workspace.map(|w| w.name).unwrap_or_default();
+        let letter = Letter::invitation(&email, &name, &inviter.email, role.as_str(), &invitation.url, invitation.expires_at);
+        // The link is in the answer either way: a mail server that is down does not undo the invitation.
+        if let Err(error) = mailer.send_letter(letter).await {
+            tracing::warn!(error = %format!("{error:#}"), invitation = %row.id, "the invitation email was not sent");
+        }
+    }
+    Ok(invitation)
+}
+
+/// Who accepts an invitation: someone signed in, or a new person who sets a password.
+pub enum Accepter<'a> {
+    SignedIn(User),
+    New { password: &'a str, name: Option<&'a str> },
+}
+
+/// Accepts an invitation. A new person gets an account (with the invitation's address) and
+/// a session; an existing account must be signed in. The link works once.
+pub async fn accept(
+    services: &Services,
+    token: &str,
+    accepter: Accepter<'_>,
+    from: sign_in::From<'_>,
+) -> ApiResult<(Uuid, Role, Option<Session>)> {
+    let store = &services.store;
+    let hash = hash_token(token);
+    let invitation = store
+        .invitation_by_hash(&hash)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Invitation"))?;
+    if invitation.expires_at <= crate::domain::now() {
+        return Err(ApiError::Gone("This invitation has expired: ask for a new one".into()));
+    }
+    let (user, new_session) = match accepter {
+        Accepter::SignedIn(user) => (user, false),
+        Accepter::New { password: new_password, name } => {
+            if services.settings.accounts.signup == Signup::Closed {
+                return Err(ApiError::forbidden(
+                    "New accounts are closed on this service: ask an administrator to add you",
+                ));
+            }
+            if store.account_by_email(&invitation.email).await?.is_some() {
+                return Err(ApiError::conflict(
+                    "An account with this address exists: sign in, then accept the invitation",
+                ));
+            }
+            password::check_new_password(new_password).map_err(|why| ApiError::conflict(why.to_owned()))?;
+            let phc = password::hash(new_password.to_owned()).await?;
+            let user = store
+                .add_user_named(&invitation.email, name.unwrap_or_default().trim())
+                .await?
+                .ok_or_else(|| ApiError::conflict("An account with this address exists: sign in first"))?;
+            store.set_password_hash(user.id, &phc, None).await?;
+            (user, true)
+        }
+    };
+    let (workspace_id, role) = match store.accept_invitation(&hash, user.id).await? {
+        Accepted::Joined { workspace_id, role } => (workspace_id, role),
+        Accepted::Expired => return Err(ApiError::Gone("This invitation has expired: ask for a new one".into())),
+        Accepted::Unknown => return Err(ApiError::not_found("Invitation")),
+    };
+    audit::record(
+        store,
+        Entry {
+            workspace_id: Some(workspace_id),
+            actor: Actor::user(&user, from.ip),
+            action: "invitation.accepted",
+            target: Some(("invitation", invitation.id.to_string())),
+            detail: serde_json::json!({ "email": user.email, "role": role.as_str() }),
+        },
+    )
+    .await?;
+    let session = if new_session {
+        Some(sign_in::start(services, user, "invitation", from).await?)
+    } else {
+        None
+    };
+    Ok((workspace_id, role, session))
+}
+
+/// Changes a member's role: an admin manages everyone but owners, an owner everyone; the
+/// last owner stays one.
+pub async fn change_role(store: &Store, actor: &Actor, by: Uuid, workspace_id: Uuid, member: Uuid, role: Role) -> ApiResult<()> {
+    let my_role = access::require(store, by, Target::Workspace(workspace_id), Need::Manage).await?;
+    let current = store
+        .member(workspace_id, member)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Member"))?;
+    if !my_role.may_assign(role) || !my_role.may_assign(current.role) {
+        return Err(ApiError::forbidden("Only an owner may make or unmake an owner"));
+    }
+    match store.set_member_role(workspace_id, member, role).await? {
+        MemberChange::Done => {}
+        MemberChange::NotAMember => return Err(ApiError::not_found("Member")),
+        MemberChange::LastOwner => return Err(last_owner()),
+    }
+    audit::record(
+        store,
+        Entry {
+            workspace_id: Some(workspace_id),
+            actor: actor.clone(),
+            action: "member.role_changed",
+            target: Some(("user", member.to_string())),
+            detail: serde_json::json!({ "email": current.email, "from": current.role.as_str(), "to": role.as_str() }),
+        },
+    )
+    .await
+}
+
+/// Removes a member (or lets a member leave). His access to the workspace ends with the
+/// next request he makes, whatever session or token he uses.
+pub async fn remove(store: &Store, actor: &Actor, by: Uuid, workspace_id: Uuid, member: Uuid) -> ApiResult<()> {
+    let current = store
+        .member(workspace_id, member)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Member"))?;
+    if by != member {
+        let my_role = access::require(store, by, Target::Workspace(workspace_id), Need::Manage).await?;
+        if !my_role.may_assign(current.role) {
+            return Err(ApiError::forbidden("Only an owner may remove an owner"));
+        }
+    } else {
+        access::require(store, by, Target::Workspace(workspace_id), Need::Read).await?;
+    }
+    match store.remove_member(workspace_id, member).await? {
+        MemberChange::Done => {}
+        MemberChange::NotAMember => return Err(ApiError::not_found("Member")),
+        MemberChange::LastOwner => return Err(last_owner()),
+    }
+    audit::record(
+        store,
+        Entry {
+            workspace_id: Some(workspace_id),
+            actor: actor.clone(),
+            action: "member.removed",
+            target: Some(("user", member.to_string())),
+            detail: serde_json::json!({ "email": current.email, "role": current.role.as_str() }),
+        },
+    )
+    .await
+}
+
+fn last_owner() -> ApiError {
+    ApiError::conflict("A workspace keeps at least one owner: make someone else an owner first")
+}
