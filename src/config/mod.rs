@@ -18,6 +18,7 @@ mod quotas;
 mod search;
 mod server;
 mod speech;
+mod sso;
 mod storage;
 mod webhooks;
 
@@ -33,6 +34,7 @@ pub use server::ServerSettings;
 pub use server::{ForwardedHeader, LogFormat, TrustedNetworks};
 pub use speech::SpeechSettings;
 pub use speech::SttProvider;
+pub use sso::{AllowedDomains, SsoRole, SsoSettings};
 pub use storage::{StorageSettings, parse_database_url};
 pub use webhooks::RetrySchedule;
 pub use webhooks::WebhooksSettings;
@@ -65,6 +67,9 @@ pub struct Settings {
 
     #[command(flatten)]
     pub interviews: InterviewsSettings,
+
+    #[command(flatten)]
+    pub sso: SsoSettings,
 
     #[command(flatten)]
     pub quotas: Quotas,
@@ -158,5 +163,11 @@ mod defaults {
         assert_eq!(settings.webhooks.webhooks_retry_schedule.0.len(), 7);
         assert_eq!(settings.quotas.webhook_endpoints, 20);
         assert_eq!(settings.speech.stt_provider, SttProvider::OpenAi);
+        assert_eq!(settings.sso.oidc_issuer, None);
+        assert_eq!(settings.sso.oidc_client_id, None);
+        assert!(settings.sso.oidc_client_secret.is_none());
+        assert_eq!(settings.sso.oidc_allowed_domains, AllowedDomains::default());
+        assert_eq!(settings.sso.oidc_workspace, None);
+        assert_eq!(settings.sso.oidc_role, SsoRole::Viewer);
     }
 }
