@@ -144,9 +144,10 @@ fn parse_allowed_domains(value: &str) -> Result<AllowedDomains, String> {
 }
 
 fn parse_oidc_workspace(value: &str) -> Result<uuid::Uuid, String> {
-    value.trim().parse().map_err(|_| {
-        format!("INSIGHT_OIDC_WORKSPACE (--oidc-workspace) must be a workspace's UUID, not {value:?}")
-    })
+    value
+        .trim()
+        .parse()
+        .map_err(|_| format!("INSIGHT_OIDC_WORKSPACE (--oidc-workspace) must be a workspace's UUID, not {value:?}"))
 }
 
 fn parse_oidc_role(value: &str) -> Result<SsoRole, String> {
@@ -167,19 +168,41 @@ mod tests {
 
     #[test]
     fn values_are_checked_with_a_sentence_naming_the_variable() {
-        assert_eq!(parse_oidc_issuer(" https://idp.example.com/realms/a ").unwrap(), "https://idp.example.com/realms/a");
-        assert_eq!(parse_oidc_issuer("https://tenant.example.com/").unwrap(), "https://tenant.example.com/");
-        for bad in ["idp.example.com", "ftp://idp.example.com", "https://idp.example.com/?a=1", ""] {
-            assert!(parse_oidc_issuer(bad).unwrap_err().contains("INSIGHT_OIDC_ISSUER"), "{bad}");
+        assert_eq!(
+            parse_oidc_issuer(" https://idp.example.com/realms/a ").unwrap(),
+            "https://idp.example.com/realms/a"
+        );
+        assert_eq!(
+            parse_oidc_issuer("https://tenant.example.com/").unwrap(),
+            "https://tenant.example.com/"
+        );
+        for bad in [
+            "idp.example.com",
+            "ftp://idp.example.com",
+            "https://idp.example.com/?a=1",
+            "",
+        ] {
+            assert!(
+                parse_oidc_issuer(bad).unwrap_err().contains("INSIGHT_OIDC_ISSUER"),
+                "{bad}"
+            );
         }
         let domains = parse_allowed_domains(" Example.com, @example.org ,").unwrap();
         assert_eq!(domains.0, ["example.com", "example.org"]);
         assert!(domains.allows("a@EXAMPLE.COM") && !domains.allows("a@example.com.evil.net"));
         assert!(parse_allowed_domains("").unwrap().allows("anyone@anywhere.net"));
-        assert!(parse_allowed_domains("a@b.com").unwrap_err().contains("INSIGHT_OIDC_ALLOWED_DOMAINS"));
+        assert!(
+            parse_allowed_domains("a@b.com")
+                .unwrap_err()
+                .contains("INSIGHT_OIDC_ALLOWED_DOMAINS")
+        );
         assert_eq!(parse_oidc_role("Researcher").unwrap(), SsoRole::Researcher);
         assert!(parse_oidc_role("guest").unwrap_err().contains("INSIGHT_OIDC_ROLE"));
-        assert!(parse_oidc_workspace("nope").unwrap_err().contains("INSIGHT_OIDC_WORKSPACE"));
+        assert!(
+            parse_oidc_workspace("nope")
+                .unwrap_err()
+                .contains("INSIGHT_OIDC_WORKSPACE")
+        );
     }
 
     #[test]
@@ -188,7 +211,10 @@ mod tests {
         assert!(settings.check().is_ok(), "off");
         settings.oidc_issuer = Some("https://idp.example.com".into());
         let error = settings.check().unwrap_err();
-        assert!(error.contains("INSIGHT_OIDC_CLIENT_ID") && error.contains("INSIGHT_OIDC_ISSUER"), "{error}");
+        assert!(
+            error.contains("INSIGHT_OIDC_CLIENT_ID") && error.contains("INSIGHT_OIDC_ISSUER"),
+            "{error}"
+        );
         settings.oidc_client_id = Some("insight".into());
         assert!(settings.check().is_ok(), "on");
     }
