@@ -15,22 +15,24 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use openidconnect::core::{
-    CoreAuthenticationFlow, CoreClient, CoreClientAuthMethod, CoreErrorResponseType, CoreIdToken, CoreIdTokenClaims,
-    CoreProviderMetadata,
+    CoreAuthenticationFlow, CoreClient, CoreClientAuthMethod, CoreIdToken, CoreIdTokenClaims, CoreProviderMetadata,
 };
 use openidconnect::{
     AccessTokenHash, AuthType, AuthorizationCode, ClaimsVerificationError, ClientId, ClientSecret, CsrfToken,
-    DiscoveryError, EndpointMaybeSet, EndpointNotSet, EndpointSet, HttpClientError, IssuerUrl, JsonWebKeySet, Nonce,
-    OAuth2TokenResponse, PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, RequestTokenError, Scope,
-    SignatureVerificationError, TokenResponse,
+    EndpointMaybeSet, EndpointNotSet, EndpointSet, IssuerUrl, JsonWebKeySet, Nonce, OAuth2TokenResponse,
+    PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, Scope, SignatureVerificationError, TokenResponse,
 };
 use url::Url;
 
 use crate::config::{AllowedDomains, SsoSettings};
+use crate::domain::user::normalize_email;
 use crate::secret::{KeyMaterial, SecretKey};
 
+mod error;
 mod flow;
 
+pub use error::SsoError;
+use error::{exchange_error, id_token_error, unavailable};
 use flow::{Flow, Sealer, safe_return_to};
 
 /// How long a sign-in may take between `begin` and `finish`.
@@ -45,7 +47,12 @@ const PROVIDER_TIMEOUT: Duration = Duration::from_secs(10);
 type Client =
     CoreClient<EndpointSet, EndpointNotSet, EndpointNotSet, EndpointNotSet, EndpointMaybeSet, EndpointMaybeSet>;
 
-/// Where to send the browser, and the cookie value to set for the callback.
+/// The name for the flow cookie, which the callback hands back to `finish`.
+pub const FLOW_COOKIE: &str = "insight_oidc_flow";
+
+/// Where to send the browser, and the cookie value to set for the callback: `HttpOnly`,
+/// `SameSite=Lax` (the provider's redirect back is a cross-site navigation, which
+/// `Strict` would send without it), `Secure` on https, `Max-Age` of [`FLOW_LIFETIME`].
 #[derive(Debug, Clone)]
 pub struct Begin {
     pub redirect: Url,
@@ -57,45 +64,11 @@ pub struct Begin {
 pub struct Identity {
     pub issuer: String,
     pub subject: String,
-    /// Lowercased.
+    /// Lowercased and trimmed ([`normalize_email`]).
     pub email: String,
     pub name: Option<String>,
     /// A path on this site, from `begin`.
     pub return_to: String,
-}
-
-/// Why a sign-in was refused; each message is for the person signing in or the operator,
-/// and none holds the client secret, a code or a token.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum SsoError {
-    #[error("this sign-in was not started here or its cookie was altered; please sign in again")]
-    BadFlow,
-    #[error("this sign-in took more than 10 minutes; please sign in again")]
-    FlowExpired,
-    #[error("the provider's answer does not belong to the sign-in this browser started; please sign in again")]
-    StateMismatch,
-    #[error("the provider would not complete the sign-in: {0}")]
-    TokenExchange(String),
-    #[error("the provider's ID token was refused: {0}")]
-    InvalidIdToken(String),
-    #[error("the provider's ID token was issued for another sign-in (its nonce differs); please sign in again")]
-    NonceMismatch,
-    #[error("the provider did not tell this account's email address; it must allow the `email` scope")]
-    NoEmail,
-    #[error("the provider says the address {0} is not verified; verify it there, then sign in again")]
-    EmailNotVerified(String),
-    #[error("addresses at {0} may not sign in here")]
-    DomainNotAllowed(String),
-    #[error("the sign-in provider is unavailable: {0}")]
-    ProviderUnavailable(String),
-}
-
-impl SsoError {
-    /// Whether the provider (or this service's registration there) failed rather than the
-    /// sign-in: a 503, where the others refuse the sign-in.
-    pub fn is_provider_fault(&self) -> bool {
-        matches!(self, Self::ProviderUnavailable(_))
-    }
 }
 
 /// The discovery document (with the keys) and when it was fetched.
@@ -210,7 +183,12 @@ impl Sso {
             .set_pkce_verifier(PkceCodeVerifier::new(flow.verifier))
             .request_async(&self.http)
             .await
-            .map_err(|error| self.exchange_error(error))?;
+            .map_err(|error| {
+                exchange_error(
+                    error,
+                    self.client_secret.as_ref().map(|secret| secret.secret().as_str()),
+                )
+            })?;
         let id_token = response
             .id_token()
             .ok_or_else(|| SsoError::InvalidIdToken("the provider sent none".into()))?;
@@ -225,10 +203,8 @@ impl Sso {
             verified => verified,
         }
         .map_err(id_token_error)?;
-        let email = claims
-            .email()
-            .map(|email| email.trim().to_lowercase())
-            .filter(|email| email.contains('@'));
+        // Normalised as the accounts store addresses, so the identity finds its user.
+        let email = claims.email().and_then(|email| normalize_email(email));
         let email = email.ok_or(SsoError::NoEmail)?;
         if claims.email_verified() == Some(false) {
             return Err(SsoError::EmailNotVerified(email));
@@ -314,40 +290,6 @@ impl Sso {
         }
         Ok(known.metadata.clone())
     }
-
-    fn exchange_error(
-        &self,
-        error: RequestTokenError<
-            HttpClientError<reqwest::Error>,
-            openidconnect::StandardErrorResponse<CoreErrorResponseType>,
-        >,
-    ) -> SsoError {
-        let secret = self.client_secret.as_ref().map(|secret| secret.secret().as_str());
-        match error {
-            RequestTokenError::ServerResponse(answer) => {
-                let mut reason = answer.error().to_string();
-                if let Some(description) = answer.error_description() {
-                    reason = format!("{reason} ({description})");
-                }
-                let reason = crate::provider::redact(&reason, secret);
-                match answer.error() {
-                    CoreErrorResponseType::InvalidClient | CoreErrorResponseType::UnauthorizedClient => {
-                        SsoError::ProviderUnavailable(format!(
-                            "it refuses this service's client ({reason}); check INSIGHT_OIDC_CLIENT_ID and \
-                             INSIGHT_OIDC_CLIENT_SECRET"
-                        ))
-                    }
-                    _ => SsoError::TokenExchange(reason),
-                }
-            }
-            // The body may hold a token: only where it did not parse is told.
-            RequestTokenError::Parse(error, _) => {
-                SsoError::ProviderUnavailable(format!("its token answer could not be read (at `{}`)", error.path()))
-            }
-            RequestTokenError::Request(error) => SsoError::ProviderUnavailable(causes(&error)),
-            RequestTokenError::Other(reason) => SsoError::ProviderUnavailable(crate::provider::redact(&reason, secret)),
-        }
-    }
 }
 
 /// The ID token's claims once its signature, issuer, audience, expiry, nonce and (when
@@ -376,49 +318,4 @@ fn verify(
         }
     }
     Ok(claims.clone())
-}
-
-fn id_token_error(error: ClaimsVerificationError) -> SsoError {
-    match error {
-        ClaimsVerificationError::InvalidNonce(_) => SsoError::NonceMismatch,
-        ClaimsVerificationError::Expired(detail) => SsoError::InvalidIdToken(format!("it has expired: {detail}")),
-        ClaimsVerificationError::InvalidAudience(detail) => {
-            SsoError::InvalidIdToken(format!("it was issued for another client: {detail}"))
-        }
-        ClaimsVerificationError::InvalidIssuer(detail) => {
-            SsoError::InvalidIdToken(format!("another issuer made it: {detail}"))
-        }
-        ClaimsVerificationError::SignatureVerification(detail) => SsoError::InvalidIdToken(format!(
-            "its signature does not verify with the provider's keys: {detail}"
-        )),
-        other => SsoError::InvalidIdToken(other.to_string()),
-    }
-}
-
-fn unavailable(what: &str, error: DiscoveryError<HttpClientError<reqwest::Error>>) -> SsoError {
-    let reason = match error {
-        DiscoveryError::Request(error) => causes(&error),
-        // The body is the provider's page, not ours to repeat.
-        DiscoveryError::Response(status, _, _) => format!("it answered HTTP {status}"),
-        other => causes(&other),
-    };
-    SsoError::ProviderUnavailable(format!("{what} could not be had: {reason}"))
-}
-
-/// An error told by itself and its causes, each once (a reqwest error's URL, which names
-/// only the provider's public endpoints, is dropped by `provider::error_chain`).
-fn causes(error: &(dyn std::error::Error + 'static)) -> String {
-    if let Some(HttpClientError::Reqwest(error)) = error.downcast_ref::<HttpClientError<reqwest::Error>>() {
-        return crate::provider::error_chain(error).unwrap_or_else(|| "the request failed".into());
-    }
-    let mut message = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !message.contains(&text) {
-            message = format!("{message}: {text}");
-        }
-        source = cause.source();
-    }
-    message
 }
