@@ -32,6 +32,12 @@ impl KeyMaterial {
         use sha2::Digest;
         Sha256::digest(given.as_bytes()) == Sha256::digest(self.0.as_bytes())
     }
+
+    /// The secret itself, for the one client that must send it (e.g. the OpenID Connect
+    /// client secret); never for a message or a log.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
 }
 
 impl fmt::Debug for KeyMaterial {

@@ -43,6 +43,7 @@ pub struct Services {
 impl Services {
     /// Builds every service the settings name; fails with the setting to fix.
     pub async fn build(settings: Arc<Settings>, store: Store) -> anyhow::Result<Self> {
+        settings.sso.check().map_err(anyhow::Error::msg)?;
         let secret = Arc::new(SecretKey::load(
             settings.storage.secret_key.as_ref(),
             &settings.storage.data_dir,

@@ -19,6 +19,7 @@ mod quotas;
 mod search;
 mod server;
 mod speech;
+mod sso;
 mod storage;
 mod webhooks;
 
@@ -35,6 +36,7 @@ pub use server::ServerSettings;
 pub use server::{ForwardedHeader, LogFormat, TrustedNetworks};
 pub use speech::SpeechSettings;
 pub use speech::SttProvider;
+pub use sso::{AllowedDomains, SsoRole, SsoSettings};
 pub use storage::{StorageSettings, parse_database_url};
 pub use webhooks::RetrySchedule;
 pub use webhooks::WebhooksSettings;
@@ -67,6 +69,9 @@ pub struct Settings {
 
     #[command(flatten)]
     pub interviews: InterviewsSettings,
+
+    #[command(flatten)]
+    pub sso: SsoSettings,
 
     #[command(flatten)]
     pub quotas: Quotas,
@@ -166,5 +171,11 @@ mod defaults {
         assert_eq!(settings.accounts.signup, Signup::Invite);
         assert_eq!(settings.accounts.session_idle_minutes, 4320);
         assert_eq!(settings.accounts.audit_retention_days, 365);
+        assert_eq!(settings.sso.oidc_issuer, None);
+        assert_eq!(settings.sso.oidc_client_id, None);
+        assert!(settings.sso.oidc_client_secret.is_none());
+        assert_eq!(settings.sso.oidc_allowed_domains, AllowedDomains::default());
+        assert_eq!(settings.sso.oidc_workspace, None);
+        assert_eq!(settings.sso.oidc_role, SsoRole::Viewer);
     }
 }

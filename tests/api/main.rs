@@ -12,6 +12,7 @@ mod interviews;
 mod isolation;
 mod limits;
 mod model;
+mod oidc;
 #[path = "../common/openai_stub.rs"]
 mod openai_stub;
 mod openapi;
