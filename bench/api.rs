@@ -192,6 +192,7 @@ fn filesystem_of(path: &Path) -> Option<String> {
 enum Scenario {
     Healthz,
     ListProjects,
+    ListProjectsSession,
     UpdateReport,
 }
 
@@ -200,6 +201,7 @@ impl Scenario {
         match self {
             Self::Healthz => "GET /healthz",
             Self::ListProjects => "GET /projects/ (50)",
+            Self::ListProjectsSession => "GET /projects/ (50), session cookie",
             Self::UpdateReport => "PUT /projects/{p}/reports/{r}",
         }
     }
@@ -256,29 +258,32 @@ async fn bench_backend(backend: &'static str, database_url: &str, load: &Load) -
         .timeout(REQUEST_TIMEOUT)
         .build()
         .context("cannot build the HTTP client")?;
-    let result = bench_scenarios(backend, &server, &client, load).await;
+    let result = bench_scenarios(backend, database_url, &server, &client, load).await;
     // Whatever went wrong, the server's last words are the best clue.
     result.map_err(|err| anyhow::anyhow!("{err:#}\n{}", server.log_tail()))
 }
 
 async fn bench_scenarios(
     backend: &'static str,
+    database_url: &str,
     server: &ServerProcess,
     client: &reqwest::Client,
     load: &Load,
 ) -> anyhow::Result<Vec<Row>> {
-    let api = Api {
+    let mut api = Api {
         client: client.clone(),
         base: server.base.clone(),
         token: server.token.clone(),
+        cookie: String::new(),
     };
     let report_path = setup(&api).await.context("setup through the API failed")?;
+    api.cookie = sign_in(&api, database_url).await.context("signing in for a session failed")?;
 
     // The ceiling and the list alternate in short slices: this machine's speed drifts
     // (other work on the host), and one 5 s window of each would compare different
     // moments; summed over the slices, the ratio compares the same ones.
     let mut rows = Vec::new();
-    let paired = [Scenario::Healthz, Scenario::ListProjects];
+    let paired = [Scenario::Healthz, Scenario::ListProjects, Scenario::ListProjectsSession];
     let requests: Vec<MakeRequest> = paired
         .iter()
         .map(|scenario| request_for(*scenario, &api, &report_path))
@@ -290,11 +295,12 @@ async fn bench_scenarios(
         drive(&api.client, request, &counter, load.concurrency, WARM_UP).await?;
     }
     eprintln!(
-        "{backend}: {} and {}, alternating in {SLICES} slices ...",
+        "{backend}: {}, {} and {}, alternating in {SLICES} slices ...",
         paired[0].label(),
-        paired[1].label()
+        paired[1].label(),
+        paired[2].label()
     );
-    let mut totals = [Stats::default(), Stats::default()];
+    let mut totals = [Stats::default(), Stats::default(), Stats::default()];
     for _ in 0..SLICES {
         for (total, request) in totals.iter_mut().zip(&requests) {
             let slice = drive(&api.client, request, &counter, load.concurrency, load.duration / SLICES).await?;
@@ -327,7 +333,7 @@ async fn bench_scenarios(
                 stats,
                 ratio: None,
                 target: match (scenario, backend) {
-                    (Scenario::ListProjects, _) => Some(Target::OfCeiling(0.5)),
+                    (Scenario::ListProjects | Scenario::ListProjectsSession, _) => Some(Target::OfCeiling(0.5)),
                     (Scenario::UpdateReport, "sqlite") => Some(Target::PerSecond(5000.0)),
                     _ => None,
                 },
@@ -367,11 +373,45 @@ async fn bench_scenarios(
     Ok(rows)
 }
 
-/// The server's address, the admin token, and the client that talks to it.
+/// The server's address, the admin token (and a session cookie), and the client that
+/// talks to it.
 struct Api {
     client: reqwest::Client,
     base: String,
     token: String,
+    cookie: String,
+}
+
+/// Gives the admin a password with the CLI and signs in with it; returns the session
+/// cookie (`name=value`).
+async fn sign_in(api: &Api, database_url: &str) -> anyhow::Result<String> {
+    const PASSWORD: &str = "the benchmark's own passphrase";
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_insight"))
+        .args(["users", "set-password", "admin@localhost", "--database-url", database_url])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .context("insight users set-password")?;
+    {
+        use tokio::io::AsyncWriteExt;
+        let mut stdin = child.stdin.take().context("stdin")?;
+        stdin.write_all(format!("{PASSWORD}\n").as_bytes()).await?;
+    }
+    ensure!(child.wait().await?.success(), "insight users set-password failed");
+    let response = api
+        .client
+        .post(format!("{}/auth/login", api.base))
+        .json(&json!({ "email": "admin@localhost", "password": PASSWORD }))
+        .send()
+        .await?;
+    ensure!(response.status() == StatusCode::OK, "sign-in: {}", response.status());
+    let cookie = response
+        .headers()
+        .get(reqwest::header::SET_COOKIE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .context("no session cookie")?;
+    Ok(cookie.to_owned())
 }
 
 impl Api {
@@ -469,6 +509,11 @@ fn request_for(scenario: Scenario, api: &Api, report_path: &str) -> MakeRequest 
             let url = format!("{}/projects/", api.base);
             Arc::new(move |client, _| client.get(&url).bearer_auth(&token))
         }
+        Scenario::ListProjectsSession => {
+            let url = format!("{}/projects/", api.base);
+            let cookie = api.cookie.clone();
+            Arc::new(move |client, _| client.get(&url).header(reqwest::header::COOKIE, &cookie))
+        }
         Scenario::UpdateReport => {
             let url = format!("{}{report_path}", api.base);
             Arc::new(move |client, n| {
@@ -495,7 +540,7 @@ async fn check_once(scenario: Scenario, api: &Api, request: &MakeRequest) -> any
         .await
         .with_context(|| format!("{label}: the answer is not JSON"))?;
     ensure!(status == StatusCode::OK, "{label}: expected 200, got {status}: {body}");
-    if scenario == Scenario::ListProjects {
+    if matches!(scenario, Scenario::ListProjects | Scenario::ListProjectsSession) {
         let count = body.as_array().map(Vec::len);
         ensure!(
             count == Some(PROJECTS),

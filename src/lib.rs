@@ -57,10 +57,22 @@ impl Server {
                 settings.storage.data_dir.display()
             )
         })?;
+        let store = store.with_session_idle(settings.accounts.session_idle());
         let settings = Arc::new(settings);
         {
             let (store, data_dir) = (store.clone(), settings.storage.data_dir.clone());
             tokio::spawn(async move { jobs::sweep(&store, &data_dir).await });
+        }
+        {
+            // The audit log keeps INSIGHT_AUDIT_RETENTION_DAYS; the loop ends with the
+            // database (a closed pool refuses the prune).
+            let store = store.clone();
+            let keep = chrono::Duration::days(settings.accounts.audit_retention_days as i64);
+            tokio::spawn(async move {
+                while store.prune_audit(domain::now() - keep).await.is_ok() {
+                    tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+                }
+            });
         }
         let services = services::Services::build(settings.clone(), store.clone()).await?;
         let workers = jobs::Workers::start(services.clone());

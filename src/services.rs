@@ -38,12 +38,20 @@ pub struct Services {
     /// How many report creations may check what they name at once (see
     /// [`crate::reports::create`] and `report_intake_permits`).
     pub report_intake: Arc<tokio::sync::Semaphore>,
+    /// Single sign-on, when an OpenID Connect provider is configured.
+    pub sso: Option<Arc<crate::accounts::oidc::Sso>>,
+    /// Outgoing mail (invitations, password resets), when SMTP is configured.
+    pub mailer: Option<Arc<crate::accounts::mail::Mailer>>,
 }
 
 impl Services {
     /// Builds every service the settings name; fails with the setting to fix.
     pub async fn build(settings: Arc<Settings>, store: Store) -> anyhow::Result<Self> {
         settings.sso.check().map_err(anyhow::Error::msg)?;
+        let sso = crate::accounts::oidc::Sso::from_settings(&settings.sso, &settings.server.public_url)
+            .map_err(anyhow::Error::msg)?
+            .map(Arc::new);
+        let mailer = crate::accounts::mail::Mailer::from_settings(&settings.mail)?.map(Arc::new);
         let secret = Arc::new(SecretKey::load(
             settings.storage.secret_key.as_ref(),
             &settings.storage.data_dir,
@@ -91,6 +99,8 @@ impl Services {
             report_intake: Arc::new(tokio::sync::Semaphore::new(report_intake_permits(
                 std::thread::available_parallelism().map_or(1, usize::from),
             ))),
+            sso,
+            mailer,
         })
     }
 

@@ -5,7 +5,7 @@
 use uuid::Uuid;
 
 use crate::domain::workspace::{Need, Role};
-use crate::error::ApiError;
+use crate::error::{ApiError, UnknownReferences};
 use crate::store::{Store, Target};
 
 /// The caller's role on `target` if it allows `need`; otherwise the contract's answer.
@@ -46,10 +46,34 @@ fn noun(target: Target) -> &'static str {
     }
 }
 
-/// The workspace a new object goes into: the one named, which the caller must be allowed
-/// to write in (404 when he is not a member), or his personal workspace.
+/// Like [`require`] for an object a request's body names (`field`): one the caller cannot
+/// see is an unknown reference (409), as every other reference in a body is.
+pub async fn require_named(store: &Store, user_id: Uuid, target: Target, need: Need, field: &str) -> Result<Role, ApiError> {
+    match require(store, user_id, target, need).await {
+        Err(ApiError::NotFound(_)) => {
+            let what = noun(target).to_lowercase();
+            Err(UnknownReferences::one(&what, target_id(target), field))
+        }
+        answer => answer,
+    }
+}
+
+fn target_id(target: Target) -> Uuid {
+    match target {
+        Target::Workspace(id)
+        | Target::Project(id)
+        | Target::Record(id)
+        | Target::Room(id)
+        | Target::Prompt(id)
+        | Target::Preset(id)
+        | Target::WebhookEndpoint(id) => id,
+    }
+}
+
+/// The workspace a new object goes into: the one its body names in `workspace_id`, which
+/// the caller must be allowed to write in, or his personal workspace.
 pub async fn target_workspace(store: &Store, user_id: Uuid, named: Option<Uuid>, need: Need) -> Result<Uuid, ApiError> {
     let workspace_id = named.unwrap_or(user_id);
-    require(store, user_id, Target::Workspace(workspace_id), need).await?;
+    require_named(store, user_id, Target::Workspace(workspace_id), need, "workspace_id").await?;
     Ok(workspace_id)
 }

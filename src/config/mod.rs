@@ -13,6 +13,7 @@ use clap::Args;
 mod accounts;
 mod interviews;
 mod jobs;
+mod mail;
 mod material;
 mod model;
 mod quotas;
@@ -26,6 +27,7 @@ mod webhooks;
 pub use accounts::{AccountsSettings, Signup};
 pub use interviews::InterviewsSettings;
 pub use jobs::JobsSettings;
+pub use mail::{MailSettings, SmtpUrl, parse_smtp_url};
 pub use material::MaterialSettings;
 pub use model::AiKind;
 pub use model::ModelSettings;
@@ -72,6 +74,9 @@ pub struct Settings {
 
     #[command(flatten)]
     pub sso: SsoSettings,
+
+    #[command(flatten)]
+    pub mail: MailSettings,
 
     #[command(flatten)]
     pub quotas: Quotas,

@@ -453,13 +453,13 @@ mod tests {
             research_goals: "Why invoices are late".into(),
             interview_guide: "Ask about the last invoice".into(),
         };
-        let project = store.create_project(user.id, project).await?;
+        let project = store.create_project(user.id, user.id, project).await?;
         let fields = PromptFields {
             title: "Pains".into(),
             text: "What hurts?".into(),
             category: String::new(),
         };
-        let prompt = store.create_prompt(user.id, fields).await?;
+        let prompt = store.create_prompt(user.id, user.id, fields).await?;
         let new_report = |title: &str| NewReport {
             title: title.into(),
             prompts_ids: vec![prompt.id],

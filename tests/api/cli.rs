@@ -360,7 +360,23 @@ async fn first_run_prints_the_admin_token_once() {
     assert_eq!(status, StatusCode::OK, "{me}");
     assert_eq!(me["email"], "admin@localhost");
     assert!(me["id"].is_string() && me["created_at"].is_string(), "{me}");
-    assert_eq!(server.kill().await, Vec::<String>::new(), "one line on stdout");
+    // Then a one-time link to set the admin's password, which signs him in once used.
+    let link = server.next_stdout_line().await.expect("the password link");
+    let link_token = link
+        .strip_prefix("http://127.0.0.1:8000/reset-password/")
+        .unwrap_or_else(|| panic!("{link:?}"))
+        .to_owned();
+    let (status, _, signed_in) = server
+        .call(
+            reqwest::Method::POST,
+            "/auth/password-reset/confirm",
+            None,
+            Some(serde_json::json!({ "token": link_token, "password": "the admin's own passphrase" })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{signed_in}");
+    assert_eq!(signed_in["user"]["email"], "admin@localhost");
+    assert_eq!(server.kill().await, Vec::<String>::new(), "two lines on stdout");
 
     // A later start finds its user and prints nothing; the first token still works.
     let server = Served::start(&database_url).await;
@@ -368,7 +384,7 @@ async fn first_run_prints_the_admin_token_once() {
     assert_eq!(status, StatusCode::OK, "{again}");
     assert_eq!(again, me);
     assert_eq!(server.kill().await, Vec::<String>::new(), "nothing on stdout");
-    assert_not_stored(&database_url, &[&token]).await;
+    assert_not_stored(&database_url, &[&token, &link_token]).await;
 }
 
 #[tokio::test]
@@ -520,7 +536,8 @@ async fn data_survives_a_kill_and_a_restart() {
     let (_, report_list) = server.get(&reports, &token).await;
 
     // No graceful shutdown: what the API acknowledged must be on disk.
-    assert_eq!(server.kill().await, Vec::<String>::new());
+    let rest = server.kill().await;
+    assert!(rest.len() == 1 && rest[0].contains("/reset-password/"), "the password link, then nothing: {rest:?}");
 
     let server = Served::start_with(&database_url, &settings).await;
     assert_eq!(server.get("/projects/", &token).await, (StatusCode::OK, projects));

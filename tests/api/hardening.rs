@@ -53,6 +53,22 @@ async fn seed(app: &TestApp) -> Seeded {
         )
         .await;
     let endpoint = endpoint["id"].as_str().expect("endpoint id").to_owned();
+    let workspace = user.id.to_string();
+    let (_, invitation) = app
+        .post(
+            &format!("/workspaces/{workspace}/invitations"),
+            &user,
+            json!({ "email": "guest@example.org", "role": "viewer" }),
+        )
+        .await;
+    let invitation_token = invitation["url"]
+        .as_str()
+        .and_then(|url| url.rsplit('/').next())
+        .expect("invitation link")
+        .to_owned();
+    let invitation = invitation["id"].as_str().expect("invitation id").to_owned();
+    let (_, spare) = app.post("/me/tokens", &user, json!({ "name": "spare", "scope": "read" })).await;
+    let token_id = spare["id"].as_str().expect("token id").to_owned();
     Seeded {
         user,
         ids: vec![
@@ -65,6 +81,12 @@ async fn seed(app: &TestApp) -> Seeded {
             ("preset_id", preset),
             ("thread_id", thread),
             ("endpoint_id", endpoint),
+            ("workspace_id", workspace.clone()),
+            ("user_id", workspace),
+            ("invitation_id", invitation),
+            ("token", invitation_token),
+            ("token_id", token_id),
+            ("session_id", uuid::Uuid::new_v4().to_string()),
         ],
     }
 }

@@ -2,6 +2,7 @@
 //! default and against PostgreSQL when `INSIGHT_TEST_DATABASE_URL` names a database
 //! (each test then creates its own fresh database next to it).
 
+mod accounts;
 mod browser;
 mod chat;
 mod cli;
@@ -11,6 +12,8 @@ mod hardening;
 mod interviews;
 mod isolation;
 mod limits;
+#[path = "../common/mail_sink.rs"]
+mod mail_sink;
 mod model;
 mod oidc;
 #[path = "../common/openai_stub.rs"]
@@ -21,6 +24,8 @@ mod presets;
 mod projects;
 mod records;
 mod reports;
+mod roles;
+mod sso;
 mod support;
 mod transcription;
 mod voice;

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::support::TestApp;
 
-const TAGS: [&str; 10] = [
+const TAGS: [&str; 12] = [
     "insight",
     "insight_public",
     "projects",
@@ -18,6 +18,8 @@ const TAGS: [&str; 10] = [
     "agent",
     "interviews",
     "webhooks",
+    "auth",
+    "workspaces",
 ];
 
 #[tokio::test]

@@ -39,7 +39,8 @@ fn items(body: &Value) -> Vec<Value> {
 }
 
 fn identity(item: &Value) -> String {
-    item["id"].to_string()
+    // Members are named by their user.
+    item.get("id").unwrap_or(&item["user_id"]).to_string()
 }
 
 /// Follows `Link: rel="next"` from `path` with `limit=1`, returning every item seen.
@@ -177,6 +178,20 @@ async fn every_paginated_list_walks_one_item_at_a_time_and_yields_each_once() {
         json!({}),
     )
     .await;
+    let team = ok(&app, &user, post.clone(), "/workspaces", json!({ "name": "Team" })).await;
+    let team = team["id"].as_str().expect("workspace id").to_owned();
+    for n in 0..3 {
+        let invitation = json!({ "email": format!("guest{n}@example.org"), "role": "viewer" });
+        ok(&app, &user, post.clone(), &format!("/workspaces/{team}/invitations"), invitation).await;
+    }
+    for _ in 0..2 {
+        let member = app.user().await;
+        let team = uuid::Uuid::parse_str(&team).expect("uuid");
+        app.store
+            .add_member(team, member.id, insight::domain::workspace::Role::Viewer)
+            .await
+            .expect("add member");
+    }
     // Deliveries are written as their events are.
     let deliveries = format!("/webhooks/endpoints/{endpoint}/deliveries");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
@@ -199,6 +214,9 @@ async fn every_paginated_list_walks_one_item_at_a_time_and_yields_each_once() {
             "/webhooks/endpoints/{endpoint_id}/deliveries" => deliveries.clone(),
             "/prompts/" => "/prompts/".to_owned(),
             "/presets/" => "/presets/".to_owned(),
+            "/workspaces/{workspace_id}/members" => format!("/workspaces/{team}/members"),
+            "/workspaces/{workspace_id}/invitations" => format!("/workspaces/{team}/invitations"),
+            "/workspaces/{workspace_id}/audit" => format!("/workspaces/{team}/audit"),
             other => panic!("a paginated list this test does not walk yet: {other}"),
         };
         let separator = if path.contains('?') { '&' } else { '?' };
@@ -214,7 +232,7 @@ async fn every_paginated_list_walks_one_item_at_a_time_and_yields_each_once() {
         assert_eq!(paged, whole, "{path}: every item once, in order");
         walked += 1;
     }
-    assert_eq!(walked, 11, "the lists walked");
+    assert_eq!(walked, 14, "the lists walked");
 
     // The default page, and what limit and cursor refuse.
     let (_, prompts) = app.get("/prompts/?limit=500", &user).await;

@@ -16,6 +16,8 @@ const PROJECT_FIELDS: &[(&str, &str)] = &[
     ("research_goals", "string"),
     ("interview_guide", "string"),
     ("owner_email", "string"),
+    // API.md adds the project's workspace to the interface document's fields.
+    ("workspace_id", "string"),
 ];
 
 fn assert_project_shape(project: &Value) {

@@ -22,6 +22,10 @@ enum Rule {
     ReadNamed,
     /// Researchers, admins and owners; viewers get 403.
     Write,
+    /// Like `Write`, for an object its body names: an outsider gets 409.
+    WriteNamed,
+    /// Like `Manage`, for a workspace its body names: an outsider gets 409.
+    ManageNamed,
     /// Admins and owners; researchers and viewers get 403.
     Manage,
     /// Owners only; everyone else in the workspace gets 403.
@@ -74,21 +78,21 @@ fn expect(rule: Rule, who: Who) -> Expect {
             }
         }
         _ if !in_workspace => {
-            if rule == Rule::ReadNamed {
+            if matches!(rule, Rule::ReadNamed | Rule::WriteNamed | Rule::ManageNamed) {
                 Expect::Conflict
             } else {
                 Expect::NotFound
             }
         }
         Rule::Read | Rule::ReadNamed => Expect::Allowed,
-        Rule::Write => {
+        Rule::Write | Rule::WriteNamed => {
             if who == Viewer {
                 Expect::Forbidden
             } else {
                 Expect::Allowed
             }
         }
-        Rule::Manage => {
+        Rule::Manage | Rule::ManageNamed => {
             if matches!(who, Owner | Admin) {
                 Expect::Allowed
             } else {
@@ -158,7 +162,7 @@ async fn fixture(app: &TestApp, owner: &TestUser, workspace: &str, member: &Test
         .as_str()
         .expect("report")
         .to_owned();
-    let room = created(app, owner, "/api/interviews/rooms", json!({ "project_id": project })).await[0]["id"]
+    let room = created(app, owner, "/api/interviews/rooms", json!({ "project_id": project })).await["rooms"][0]["id"]
         .as_str()
         .expect("room")
         .to_owned();
@@ -182,7 +186,7 @@ async fn fixture(app: &TestApp, owner: &TestUser, workspace: &str, member: &Test
     .as_str()
     .expect("invitation")
     .to_owned();
-    let thread = created(app, owner, "/agent/threads", json!({ "project_id": project })).await["thread_id"].clone();
+    let thread = created(app, owner, "/agent/threads", json!({ "project_id": project })).await["id"].clone();
     let thread = thread.as_i64().map(|id| id.to_string()).expect("thread id");
     let (session, _) = app
         .store
@@ -254,7 +258,7 @@ fn rule(method: &Method, path: &str, f: &Fixture) -> Option<(Rule, Option<Value>
         }
         ("DELETE", "/workspaces/{workspace_id}/invitations/{invitation_id}") => r(Manage),
 
-        ("POST", "/projects/") => b(Write, json!({ "name": "New study", "workspace_id": f.workspace })),
+        ("POST", "/projects/") => b(WriteNamed, json!({ "name": "New study", "workspace_id": f.workspace })),
         ("GET", "/projects/{project_id}") => r(Read),
         ("PUT", "/projects/{project_id}") => b(Write, json!({ "name": "Renamed" })),
         ("DELETE", "/projects/{project_id}") => r(Write),
@@ -288,23 +292,23 @@ fn rule(method: &Method, path: &str, f: &Fixture) -> Option<(Rule, Option<Value>
         ("PATCH", "/agent/threads/{thread_id}") => b(Own, json!({ "title": "Pricing" })),
         ("DELETE", "/agent/threads/{thread_id}") => r(Own),
 
-        ("POST", "/prompts/") => b(Write, json!({ "title": "Gains", "text": "List the gains.", "workspace_id": f.workspace })),
+        ("POST", "/prompts/") => b(WriteNamed, json!({ "title": "Gains", "text": "List the gains.", "workspace_id": f.workspace })),
         ("GET", "/prompts/{prompt_id}/") => r(Read),
         ("PUT", "/prompts/{prompt_id}/") => b(Write, json!({ "title": "Pains", "text": "List every pain." })),
         ("DELETE", "/prompts/{prompt_id}/") => r(Write),
-        ("POST", "/presets/") => b(Write, json!({ "title": "Also ours", "prompt_ids": [f.prompt], "workspace_id": f.workspace })),
+        ("POST", "/presets/") => b(WriteNamed, json!({ "title": "Also ours", "prompt_ids": [f.prompt], "workspace_id": f.workspace })),
         ("GET", "/presets/{preset_id}/") => r(Read),
         ("PUT", "/presets/{preset_id}/") => b(Write, json!({ "title": "Ours", "prompt_ids": [f.prompt] })),
         ("DELETE", "/presets/{preset_id}/") => r(Write),
         ("POST", "/presets/{preset_id}/clone/") => r(Read),
 
-        ("POST", "/api/interviews/rooms") => b(Write, json!({ "project_id": f.project })),
+        ("POST", "/api/interviews/rooms") => b(WriteNamed, json!({ "project_id": f.project })),
         ("GET", "/api/interviews/rooms/{room_id}") => r(Read),
         ("PATCH", "/api/interviews/rooms/{room_id}") => b(Write, json!({ "room_name": "Pricing talk" })),
         ("DELETE", "/api/interviews/rooms/{room_id}") => r(Write),
 
         ("POST", "/webhooks/endpoints") => {
-            b(Manage, json!({ "url": "https://93.184.216.34/more", "workspace_id": f.workspace }))
+            b(ManageNamed, json!({ "url": "https://93.184.216.34/more", "workspace_id": f.workspace }))
         }
         ("GET", "/webhooks/endpoints/{endpoint_id}" | "/webhooks/endpoints/{endpoint_id}/deliveries") => r(Manage),
         ("DELETE", "/webhooks/endpoints/{endpoint_id}") => r(Manage),
@@ -395,7 +399,16 @@ fn check(rule: Rule, who: Who, method: &Method, path: &str, status: StatusCode, 
 
 #[tokio::test]
 async fn every_route_answers_each_role_as_its_rule_says() {
-    let app = TestApp::start_with(|settings| settings.webhooks.webhooks_allow_http = true).await;
+    // The owner makes a fixture for each deletion: past the per-user quotas.
+    let app = TestApp::start_with(|settings| {
+        settings.quotas.webhook_endpoints = 10_000;
+        settings.quotas.projects = 10_000;
+        settings.quotas.prompts = 10_000;
+        settings.quotas.presets = 10_000;
+        settings.quotas.rooms_per_day = 10_000;
+        settings.quotas.assistant_threads = 10_000;
+    })
+    .await;
     let team = team(&app).await;
     let spare_member = app.user().await;
     let workspace_id = uuid::Uuid::parse_str(&team.workspace).expect("uuid");

@@ -21,7 +21,7 @@ use crate::domain::interview::{
     RoomsCreated, TurnAnswer,
 };
 use crate::domain::now;
-use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::error::{ApiResult, ErrorBody};
 use crate::http::AppState;
 use crate::http::answers::{respond, wants_stream};
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, PathText, ValidJson, query_uuid};

@@ -9,13 +9,12 @@ use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::accounts::oidc::{FLOW_COOKIE, FLOW_LIFETIME};
 use crate::accounts::sso;
 use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
 use crate::http::extract::Client;
 
-/// The cookie that carries a sign-in's sealed state from the login to the callback.
-const FLOW_COOKIE: &str = "insight_oidc";
 
 fn query(uri: &Uri, name: &str) -> Option<String> {
     uri.query().and_then(|query| {
@@ -53,7 +52,10 @@ async fn oidc_login(State(app): State<AppState>, uri: Uri) -> ApiResult<Response
         LOCATION,
         HeaderValue::from_str(begin.redirect.as_str()).map_err(anyhow::Error::from)?,
     );
-    headers.insert(SET_COOKIE, flow_cookie(&app, &begin.flow_cookie, 600)?);
+    headers.insert(
+        SET_COOKIE,
+        flow_cookie(&app, &begin.flow_cookie, FLOW_LIFETIME.as_secs() as i64)?,
+    );
     Ok((StatusCode::FOUND, headers).into_response())
 }
 
