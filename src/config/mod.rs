@@ -12,6 +12,7 @@ use clap::Args;
 
 mod interviews;
 mod jobs;
+mod mail;
 mod material;
 mod model;
 mod quotas;
@@ -23,6 +24,7 @@ mod webhooks;
 
 pub use interviews::InterviewsSettings;
 pub use jobs::JobsSettings;
+pub use mail::{MailSettings, SmtpUrl, parse_smtp_url};
 pub use material::MaterialSettings;
 pub use model::AiKind;
 pub use model::ModelSettings;
@@ -65,6 +67,9 @@ pub struct Settings {
 
     #[command(flatten)]
     pub interviews: InterviewsSettings,
+
+    #[command(flatten)]
+    pub mail: MailSettings,
 
     #[command(flatten)]
     pub quotas: Quotas,
@@ -158,5 +163,7 @@ mod defaults {
         assert_eq!(settings.webhooks.webhooks_retry_schedule.0.len(), 7);
         assert_eq!(settings.quotas.webhook_endpoints, 20);
         assert_eq!(settings.speech.stt_provider, SttProvider::OpenAi);
+        assert!(settings.mail.smtp_url.is_none());
+        assert_eq!(settings.mail.mail_from.to_string(), "Insight <insight@localhost>");
     }
 }
