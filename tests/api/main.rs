@@ -11,6 +11,9 @@ mod hardening;
 mod interviews;
 mod isolation;
 mod limits;
+mod mail;
+#[path = "../common/mail_sink.rs"]
+mod mail_sink;
 mod model;
 #[path = "../common/openai_stub.rs"]
 mod openai_stub;
