@@ -5,6 +5,7 @@
 //! rounds, and prints its p50 and p95; the same for the check against the dummy hash
 //! (an address without an account), which should take the same time, and for `hash`.
 //! Target: a verification of 50–250 ms, slow for a guesser, quick for a person.
+//! Then, for choosing parameters, one verification's p50 with others (argon2id).
 //!
 //! Settings: `INSIGHT_BENCH_VERIFICATIONS` (40). A report, not a test: it exits 0
 //! unless the run fails.
@@ -13,6 +14,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
+use argon2::password_hash::phc::PasswordHash;
+use argon2::password_hash::{PasswordHasher, PasswordVerifier};
+use argon2::{Algorithm, Argon2, Params, Version};
 
 use insight::accounts::password;
 
@@ -85,6 +89,27 @@ async fn run() -> anyhow::Result<()> {
         "OUTSIDE"
     };
     println!("  verification p50 {p50:.1} ms: {verdict} the 50-250 ms target");
+
+    println!("other argon2id parameters, one verification (p50 of 10):");
+    // OWASP's minimum with more passes, OWASP's 46 MiB choice, RFC 9106's second choice.
+    for (m_kib, t) in [(19_456, 4), (19_456, 8), (47_104, 1), (65_536, 3)] {
+        let argon2 = Argon2::new(Algorithm::Argon2id, Version::V0x13, Params::new(m_kib, t, 1, None)?);
+        let phc = argon2
+            .hash_password(PASSWORD.as_bytes())
+            .map_err(|error| anyhow::anyhow!("{error}"))?
+            .to_string();
+        let parsed = PasswordHash::new(&phc).map_err(|error| anyhow::anyhow!("{error}"))?;
+        let mut samples = (0..10)
+            .map(|_| {
+                let started = Instant::now();
+                let ok = Argon2::default().verify_password(PASSWORD.as_bytes(), &parsed).is_ok();
+                (ok, started.elapsed().as_secs_f64() * 1000.0)
+            })
+            .map(|(ok, ms)| if ok { Ok(ms) } else { Err(anyhow::anyhow!("no match")) })
+            .collect::<anyhow::Result<Vec<f64>>>()?;
+        samples.sort_by(f64::total_cmp);
+        println!("  m={m_kib:>6} KiB t={t}   p50 {:6.1} ms", percentile(&samples, 50.0));
+    }
     Ok(())
 }
 

@@ -9,11 +9,13 @@ use std::time::Duration;
 
 use anyhow::anyhow;
 use chrono::{DateTime, Utc};
-use lettre::message::Mailbox;
 use lettre::message::header::ContentType;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 
 use crate::config::{MailSettings, SmtpUrl};
+
+/// A sender or recipient, `Name <address>` or `address` (what `INSIGHT_MAIL_FROM` holds).
+pub use lettre::message::Mailbox;
 
 /// Longest a message may take from connecting to the server's last answer: a mail
 /// server that hangs must not hold a request (or a job) for long.

@@ -182,5 +182,7 @@ mod defaults {
         assert_eq!(settings.sso.oidc_allowed_domains, AllowedDomains::default());
         assert_eq!(settings.sso.oidc_workspace, None);
         assert_eq!(settings.sso.oidc_role, SsoRole::Viewer);
+        assert!(settings.mail.smtp_url.is_none());
+        assert_eq!(settings.mail.mail_from.to_string(), "Insight <insight@localhost>");
     }
 }

@@ -12,6 +12,7 @@ mod hardening;
 mod interviews;
 mod isolation;
 mod limits;
+mod mail;
 #[path = "../common/mail_sink.rs"]
 mod mail_sink;
 mod model;
