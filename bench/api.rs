@@ -277,7 +277,9 @@ async fn bench_scenarios(
         cookie: String::new(),
     };
     let report_path = setup(&api).await.context("setup through the API failed")?;
-    api.cookie = sign_in(&api, database_url).await.context("signing in for a session failed")?;
+    api.cookie = sign_in(&api, database_url)
+        .await
+        .context("signing in for a session failed")?;
 
     // The ceiling and the list alternate in short slices: this machine's speed drifts
     // (other work on the host), and one 5 s window of each would compare different
@@ -387,7 +389,13 @@ struct Api {
 async fn sign_in(api: &Api, database_url: &str) -> anyhow::Result<String> {
     const PASSWORD: &str = "the benchmark's own passphrase";
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_insight"))
-        .args(["users", "set-password", "admin@localhost", "--database-url", database_url])
+        .args([
+            "users",
+            "set-password",
+            "admin@localhost",
+            "--database-url",
+            database_url,
+        ])
         .stdin(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()

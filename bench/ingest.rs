@@ -126,6 +126,7 @@ async fn run() -> anyhow::Result<()> {
     let project = store
         .create_project(
             user.id,
+            user.id,
             NewProject {
                 name: "Bench".into(),
                 description: String::new(),

@@ -79,7 +79,9 @@ async fn run() -> anyhow::Result<()> {
     let server = Server::start(settings, store.clone()).await?;
     let base = format!("http://{}", server.addr);
     let user = store.add_user("bench@example.org").await?.context("user")?;
-    let (_, token) = store.issue_token(user.id, "bench", insight::domain::user::TokenScope::Write, None).await?;
+    let (_, token) = store
+        .issue_token(user.id, "bench", insight::domain::user::TokenScope::Write, None)
+        .await?;
     let client = reqwest::Client::new();
 
     for n in 0..endpoints {

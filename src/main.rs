@@ -4,8 +4,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
-use insight::config::{LogFormat, Settings};
 use insight::accounts::password;
+use insight::config::{LogFormat, Settings};
 use insight::domain::user::{TokenScope, normalize_email, parse_lifetime};
 use insight::{Server, Store};
 use tracing_subscriber::EnvFilter;

@@ -3,12 +3,12 @@
 
 use uuid::Uuid;
 
+use crate::accounts::access;
 use crate::domain::report::{Report, ReportCreateFields};
+use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult, UnknownReferences};
 use crate::quota::Counted;
 use crate::services::Services;
-use crate::accounts::access;
-use crate::domain::workspace::Need;
 use crate::store::{GenerationRefused, NewReport, ReportChanges, Store, Target};
 
 /// Checks that referenced prompts, records and preset exist and are the caller's to use;

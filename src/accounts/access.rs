@@ -48,7 +48,13 @@ fn noun(target: Target) -> &'static str {
 
 /// Like [`require`] for an object a request's body names (`field`): one the caller cannot
 /// see is an unknown reference (409), as every other reference in a body is.
-pub async fn require_named(store: &Store, user_id: Uuid, target: Target, need: Need, field: &str) -> Result<Role, ApiError> {
+pub async fn require_named(
+    store: &Store,
+    user_id: Uuid,
+    target: Target,
+    need: Need,
+    field: &str,
+) -> Result<Role, ApiError> {
     match require(store, user_id, target, need).await {
         Err(ApiError::NotFound(_)) => {
             let what = noun(target).to_lowercase();

@@ -120,7 +120,11 @@ pub async fn with_password(services: &Services, email: &str, password: &str, fro
             .record_sign_in_failure(key, window, accounts.sign_in_address_lock_after)
             .await?;
     }
-    let reason = if account.is_some() { "wrong_password" } else { "unknown_account" };
+    let reason = if account.is_some() {
+        "wrong_password"
+    } else {
+        "unknown_account"
+    };
     audit_failure(store, &email, account.as_ref(), from, reason).await?;
     let delay = DELAY_PER_FAILURE * failures.count.saturating_sub(1);
     tokio::time::sleep(delay.min(MAX_DELAY)).await;
@@ -155,7 +159,13 @@ pub async fn start(services: &Services, user: User, method: &str, from: From<'_>
     Ok(Session { id, value, user })
 }
 
-async fn audit_failure(store: &Store, email: &str, account: Option<&Account>, from: From<'_>, reason: &str) -> ApiResult<()> {
+async fn audit_failure(
+    store: &Store,
+    email: &str,
+    account: Option<&Account>,
+    from: From<'_>,
+    reason: &str,
+) -> ApiResult<()> {
     audit::record(
         store,
         audit::Entry {

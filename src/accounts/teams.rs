@@ -51,7 +51,13 @@ pub async fn invite(
     email: &str,
     role: Role,
 ) -> ApiResult<Invitation> {
-    let my_role = access::require(&services.store, inviter.id, Target::Workspace(workspace_id), Need::Manage).await?;
+    let my_role = access::require(
+        &services.store,
+        inviter.id,
+        Target::Workspace(workspace_id),
+        Need::Manage,
+    )
+    .await?;
     if !my_role.may_assign(role) {
         return Err(ApiError::forbidden("Only an owner may invite an owner"));
     }
@@ -87,7 +93,14 @@ pub async fn invite(
     if let Some(mailer) = mailer {
         let workspace = services.store.workspace(inviter.id, workspace_id).await?;
         let name = workspace.map(|w| w.name).unwrap_or_default();
-        let letter = Letter::invitation(&email, &name, &inviter.email, role.as_str(), &invitation.url, invitation.expires_at);
+        let letter = Letter::invitation(
+            &email,
+            &name,
+            &inviter.email,
+            role.as_str(),
+            &invitation.url,
+            invitation.expires_at,
+        );
         // The link is in the answer either way: a mail server that is down does not undo the invitation.
         if let Err(error) = mailer.send_letter(letter).await {
             tracing::warn!(error = %format!("{error:#}"), invitation = %row.id, "the invitation email was not sent");
@@ -121,7 +134,10 @@ pub async fn accept(
     }
     let (user, new_session) = match accepter {
         Accepter::SignedIn(user) => (user, false),
-        Accepter::New { password: new_password, name } => {
+        Accepter::New {
+            password: new_password,
+            name,
+        } => {
             if services.settings.accounts.signup == Signup::Closed {
                 return Err(ApiError::forbidden(
                     "New accounts are closed on this service: ask an administrator to add you",
@@ -168,7 +184,14 @@ pub async fn accept(
 
 /// Changes a member's role: an admin manages everyone but owners, an owner everyone; the
 /// last owner stays one.
-pub async fn change_role(store: &Store, actor: &Actor, by: Uuid, workspace_id: Uuid, member: Uuid, role: Role) -> ApiResult<()> {
+pub async fn change_role(
+    store: &Store,
+    actor: &Actor,
+    by: Uuid,
+    workspace_id: Uuid,
+    member: Uuid,
+    role: Role,
+) -> ApiResult<()> {
     let my_role = access::require(store, by, Target::Workspace(workspace_id), Need::Manage).await?;
     let current = store
         .member(workspace_id, member)

@@ -80,11 +80,21 @@ fn parse_signup(value: &str) -> Result<Signup, String> {
 }
 
 fn parse_idle(value: &str) -> Result<u64, String> {
-    parse_number(value, "INSIGHT_SESSION_IDLE_MINUTES", "--session-idle-minutes", 1..=525_600)
+    parse_number(
+        value,
+        "INSIGHT_SESSION_IDLE_MINUTES",
+        "--session-idle-minutes",
+        1..=525_600,
+    )
 }
 
 fn parse_lifetime(value: &str) -> Result<u64, String> {
-    parse_number(value, "INSIGHT_SESSION_LIFETIME_HOURS", "--session-lifetime-hours", 1..=8_760)
+    parse_number(
+        value,
+        "INSIGHT_SESSION_LIFETIME_HOURS",
+        "--session-lifetime-hours",
+        1..=8_760,
+    )
 }
 
 fn parse_invitation_days(value: &str) -> Result<u64, String> {
@@ -92,7 +102,12 @@ fn parse_invitation_days(value: &str) -> Result<u64, String> {
 }
 
 fn parse_reset_minutes(value: &str) -> Result<u64, String> {
-    parse_number(value, "INSIGHT_PASSWORD_RESET_MINUTES", "--password-reset-minutes", 5..=10_080)
+    parse_number(
+        value,
+        "INSIGHT_PASSWORD_RESET_MINUTES",
+        "--password-reset-minutes",
+        5..=10_080,
+    )
 }
 
 fn parse_lock_after(value: &str) -> Result<u32, String> {
@@ -100,13 +115,28 @@ fn parse_lock_after(value: &str) -> Result<u32, String> {
 }
 
 fn parse_address_lock_after(value: &str) -> Result<u32, String> {
-    parse_number(value, "INSIGHT_SIGN_IN_ADDRESS_LOCK_AFTER", "--sign-in-address-lock-after", 3..=100_000)
+    parse_number(
+        value,
+        "INSIGHT_SIGN_IN_ADDRESS_LOCK_AFTER",
+        "--sign-in-address-lock-after",
+        3..=100_000,
+    )
 }
 
 fn parse_lock_minutes(value: &str) -> Result<u64, String> {
-    parse_number(value, "INSIGHT_SIGN_IN_LOCK_MINUTES", "--sign-in-lock-minutes", 1..=1440)
+    parse_number(
+        value,
+        "INSIGHT_SIGN_IN_LOCK_MINUTES",
+        "--sign-in-lock-minutes",
+        1..=1440,
+    )
 }
 
 fn parse_audit_days(value: &str) -> Result<u64, String> {
-    parse_number(value, "INSIGHT_AUDIT_RETENTION_DAYS", "--audit-retention-days", 1..=36_500)
+    parse_number(
+        value,
+        "INSIGHT_AUDIT_RETENTION_DAYS",
+        "--audit-retention-days",
+        1..=36_500,
+    )
 }

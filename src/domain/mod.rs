@@ -14,8 +14,8 @@ pub mod record;
 pub mod report;
 pub mod system_presets;
 pub mod user;
-pub mod workspace;
 pub mod webhook;
+pub mod workspace;
 
 use chrono::{DateTime, SubsecRound, Utc};
 

@@ -20,8 +20,8 @@ use super::AppState;
 use super::validation::parse_body;
 use crate::accounts::sign_in;
 use crate::domain::user::{TokenScope, User};
-use crate::store::{Credential, Holder};
 use crate::error::{ApiError, ValidationIssue};
+use crate::store::{Credential, Holder};
 
 /// The signed-in user (by a bearer token or a session cookie), allowed to make this
 /// request's method: see [`Caller`].
@@ -148,9 +148,8 @@ fn check_csrf(parts: &Parts, state: &AppState, session_value: &str) -> Result<()
     let scheme = if sign_in::secure(public_url) { "https" } else { "http" };
     let origin = parts.headers.get(ORIGIN).and_then(|value| value.to_str().ok());
     let host = parts.headers.get(HOST).and_then(|value| value.to_str().ok());
-    let same_origin = origin.is_some_and(|origin| {
-        origin == public_url || host.is_some_and(|host| origin == format!("{scheme}://{host}"))
-    });
+    let same_origin = origin
+        .is_some_and(|origin| origin == public_url || host.is_some_and(|host| origin == format!("{scheme}://{host}")));
     if !same_origin {
         return Err(ApiError::forbidden(
             "A change made with a session cookie must come from this service's own pages (Origin)",
@@ -202,7 +201,10 @@ impl<S: Send + Sync> FromRequestParts<S> for Client {
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
         Ok(Client {
-            ip: parts.extensions.get::<super::client::ClientAddr>().map(|client| client.0),
+            ip: parts
+                .extensions
+                .get::<super::client::ClientAddr>()
+                .map(|client| client.0),
             user_agent: parts
                 .headers
                 .get(USER_AGENT)

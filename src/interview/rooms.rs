@@ -34,7 +34,14 @@ pub async fn owned_room(store: &Store, owner_id: Uuid, room_id: Uuid) -> ApiResu
 /// Makes `count` rooms (default one) in the project, each with its own link, within the
 /// user's rooms per day.
 pub async fn create(services: &Services, owner_id: Uuid, body: RoomCreate) -> ApiResult<Vec<Room>> {
-    access::require_named(&services.store, owner_id, Target::Project(body.project_id), Need::Write, "project_id").await?;
+    access::require_named(
+        &services.store,
+        owner_id,
+        Target::Project(body.project_id),
+        Need::Write,
+        "project_id",
+    )
+    .await?;
     if let Some(name) = body.room_name.as_deref().filter(|name| name.trim().is_empty()) {
         return Err(ApiError::validation(vec![ValidationIssue::blank("room_name", name)]));
     }

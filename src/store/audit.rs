@@ -64,7 +64,8 @@ impl Store {
         } else {
             event.detail.to_string()
         };
-        db!(self, write_one, |conn| sqlx::query(
+        db!(self, write_one, |conn| {
+            sqlx::query(
             "INSERT INTO audit_events (id, workspace_id, at, actor_id, actor_email, action, target_type, target_id, ip, detail) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
         )
@@ -80,7 +81,8 @@ impl Store {
         .bind(&detail)
         .execute(&mut *conn)
         .await
-        .map(|done| done.rows_affected()))?;
+        .map(|done| done.rows_affected())
+        })?;
         Ok(())
     }
 
@@ -124,10 +126,12 @@ impl Store {
 
     /// Deletes entries older than the retention; returns how many.
     pub async fn prune_audit(&self, older_than: DateTime<Utc>) -> anyhow::Result<u64> {
-        Ok(db!(self, write_one, |conn| sqlx::query("DELETE FROM audit_events WHERE at < $1")
-            .bind(older_than)
-            .execute(&mut *conn)
-            .await
-            .map(|done| done.rows_affected()))?)
+        Ok(db!(self, write_one, |conn| sqlx::query(
+            "DELETE FROM audit_events WHERE at < $1"
+        )
+        .bind(older_than)
+        .execute(&mut *conn)
+        .await
+        .map(|done| done.rows_affected()))?)
     }
 }

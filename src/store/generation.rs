@@ -120,7 +120,10 @@ impl Store {
             return Ok(Vec::new());
         }
         let placeholders: Vec<String> = (1..ids.len() + 1).map(|n| format!("${n}")).collect();
-        let sql = format!("SELECT id, title, text FROM prompts WHERE id IN ({})", placeholders.join(", "));
+        let sql = format!(
+            "SELECT id, title, text FROM prompts WHERE id IN ({})",
+            placeholders.join(", ")
+        );
         let found = db!(self, read, |pool| {
             let mut query = sqlx::query_as::<_, PromptText>(&sql);
             for id in ids {
@@ -323,7 +326,8 @@ impl Store {
         project_id: Uuid,
         report_id: Uuid,
     ) -> anyhow::Result<Option<GenerationRow>> {
-        Ok(db!(self, read, |pool| sqlx::query_as::<_, GenerationRow>(
+        Ok(db!(self, read, |pool| {
+            sqlx::query_as::<_, GenerationRow>(
             "SELECT r.status, r.gen_progress, r.gen_error, r.gen_attempts, r.gen_started_at, r.gen_finished_at, \
              r.gen_prompt_tokens, r.gen_completion_tokens FROM reports r JOIN projects p ON p.id = r.project_id \
              WHERE r.id = $1 AND r.project_id = $2 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $3)"
@@ -332,7 +336,8 @@ impl Store {
         .bind(project_id)
         .bind(owner_id)
         .fetch_optional(pool)
-        .await)?)
+        .await
+        })?)
     }
 
     /// Queues a new generation of a report that is not being generated, with a fresh job.

@@ -231,7 +231,9 @@ impl Store {
     }
 
     pub async fn get_room(&self, owner_id: Uuid, room_id: Uuid) -> anyhow::Result<Option<StoredRoom>> {
-        let sql = format!("{SELECT_ROOM} WHERE p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $1) AND r.id = $2");
+        let sql = format!(
+            "{SELECT_ROOM} WHERE p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $1) AND r.id = $2"
+        );
         Ok(db!(self, read, |pool| sqlx::query_as::<_, StoredRoom>(&sql)
             .bind(owner_id)
             .bind(room_id)

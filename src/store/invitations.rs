@@ -45,7 +45,10 @@ pub struct NewInvitation<'a> {
 #[derive(Debug, PartialEq, Eq)]
 pub enum Accepted {
     /// The user joined (or already was a member, whose role is left as it was).
-    Joined { workspace_id: Uuid, role: Role },
+    Joined {
+        workspace_id: Uuid,
+        role: Role,
+    },
     /// No such invitation, or it was accepted or withdrawn.
     Unknown,
     Expired,
@@ -55,7 +58,8 @@ impl Store {
     pub async fn create_invitation(&self, new: NewInvitation<'_>) -> anyhow::Result<InvitationRow> {
         let id = Uuid::new_v4();
         let at = now();
-        db!(self, write_one, |conn| sqlx::query(
+        db!(self, write_one, |conn| {
+            sqlx::query(
             "INSERT INTO invitations (id, workspace_id, email, role, token_nonce, token_hash, invited_by, created_at, expires_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
         )
@@ -70,7 +74,8 @@ impl Store {
         .bind(new.expires_at)
         .execute(&mut *conn)
         .await
-        .map(|done| done.rows_affected()))?;
+        .map(|done| done.rows_affected())
+        })?;
         Ok(InvitationRow {
             id,
             workspace_id: new.workspace_id,
@@ -97,7 +102,9 @@ impl Store {
         let sql =
             format!("{SELECT_INVITATION} WHERE workspace_id = $1{after} ORDER BY created_at DESC, id DESC LIMIT $2");
         let rows = db!(self, read, |pool| {
-            let query = sqlx::query_as::<_, InvitationRow>(&sql).bind(workspace_id).bind(page.fetch());
+            let query = sqlx::query_as::<_, InvitationRow>(&sql)
+                .bind(workspace_id)
+                .bind(page.fetch());
             match &page.after {
                 Some((at, id)) => query.bind(at).bind(id),
                 None => query,
@@ -105,7 +112,9 @@ impl Store {
             .fetch_all(pool)
             .await
         })?;
-        Ok(Page::from_rows(rows, page, |row: &InvitationRow| (row.created_at, row.id)))
+        Ok(Page::from_rows(rows, page, |row: &InvitationRow| {
+            (row.created_at, row.id)
+        }))
     }
 
     /// The open invitation with this token's hash, for the page that accepts it.

@@ -29,11 +29,11 @@ mod sessions;
 mod token_checks;
 
 pub use token_checks::{Credential, Holder};
+mod audit;
+mod invitations;
 mod users;
 mod webhooks;
 mod workspaces;
-mod audit;
-mod invitations;
 mod writer;
 
 use std::borrow::Cow;
@@ -48,9 +48,11 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use std::future::Future;
 use std::pin::Pin;
 
+pub use audit::{AuditFilter, NewAuditEvent};
 pub use chat::{Exchange, ThreadOwner, ThreadTarget};
 pub use generation::{GenerationRefused, GenerationRow, MaterialRow, PromptText, ReportWork};
 pub use interviews::{NewRoom, NewTurn, PublicRoom, StoredRoom, StoredTurn, TurnRefused};
+pub use invitations::{Accepted, InvitationRow, NewInvitation};
 pub use jobs::Job;
 use jobs::{finish_job, settle_job};
 pub use personas::{PersonaJobState, StoredPersona};
@@ -59,11 +61,9 @@ pub use projects::ProjectChanges;
 pub use record_work::RecordWork;
 pub use records::{NewRecord, ProjectUtterance, RecordContent, RecordVersion};
 pub use reports::{NewReport, ReportChanges};
-pub use users::FIRST_ADMIN_EMAIL;
-pub use audit::{AuditFilter, NewAuditEvent};
-pub use invitations::{Accepted, InvitationRow, NewInvitation};
 pub use sessions::{Account, Failures, SessionStart};
-pub use webhooks::{Attempt, ClaimedDelivery};
+pub use users::FIRST_ADMIN_EMAIL;
+pub use webhooks::{Attempt, ClaimedDelivery, NewEndpoint};
 pub use workspaces::{MemberChange, Target};
 pub(crate) use workspaces::{member_of, writer_of};
 

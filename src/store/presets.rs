@@ -197,7 +197,12 @@ impl Store {
     }
 
     /// Creates a prompt in a workspace; `owner_id` is its author.
-    pub async fn create_prompt(&self, owner_id: Uuid, workspace_id: Uuid, fields: PromptFields) -> anyhow::Result<Prompt> {
+    pub async fn create_prompt(
+        &self,
+        owner_id: Uuid,
+        workspace_id: Uuid,
+        fields: PromptFields,
+    ) -> anyhow::Result<Prompt> {
         let id = Uuid::new_v4();
         db!(self, write_one, |conn| {
             sqlx::query(
@@ -231,7 +236,8 @@ impl Store {
             }
             Some(_) => {}
         }
-        db!(self, write_one, |conn| sqlx::query(
+        db!(self, write_one, |conn| {
+            sqlx::query(
             "UPDATE prompts SET title = $1, text = $2, category = $3, updated_at = $4 WHERE id = $5 AND workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $6 AND role <> 'viewer')"
         )
         .bind(&fields.title)
@@ -242,7 +248,8 @@ impl Store {
         .bind(owner_id)
         .execute(&mut *conn)
         .await
-        .map(|done| done.rows_affected()))?;
+        .map(|done| done.rows_affected())
+        })?;
         Ok(self
             .get_prompt(owner_id, prompt_id)
             .await?
@@ -269,14 +276,16 @@ impl Store {
         if !users.is_empty() {
             return Ok(Err(ChangeRefused::InUse(users)));
         }
-        db!(self, write_one, |conn| sqlx::query(
+        db!(self, write_one, |conn| {
+            sqlx::query(
             "DELETE FROM prompts WHERE id = $1 AND workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2 AND role <> 'viewer')"
         )
         .bind(prompt_id)
         .bind(owner_id)
         .execute(&mut *conn)
         .await
-        .map(|done| done.rows_affected()))?;
+        .map(|done| done.rows_affected())
+        })?;
         Ok(Ok(()))
     }
 
@@ -322,9 +331,15 @@ impl Store {
     }
 
     /// Creates a preset in a workspace; `owner_id` is its author.
-    pub async fn create_preset(&self, owner_id: Uuid, workspace_id: Uuid, fields: PresetFields) -> anyhow::Result<Preset> {
+    pub async fn create_preset(
+        &self,
+        owner_id: Uuid,
+        workspace_id: Uuid,
+        fields: PresetFields,
+    ) -> anyhow::Result<Preset> {
         let id = Uuid::new_v4();
-        db!(self, write_one, |conn| sqlx::query(
+        db!(self, write_one, |conn| {
+            sqlx::query(
             "INSERT INTO presets (id, owner_id, workspace_id, title, icon, category, prompt_ids, created_at, updated_at) \
              VALUES ($1, $2, $8, $3, $4, $5, $6, $7, $7)"
         )
@@ -338,7 +353,8 @@ impl Store {
         .bind(workspace_id)
         .execute(&mut *conn)
         .await
-        .map(|done| done.rows_affected()))?;
+        .map(|done| done.rows_affected())
+        })?;
         self.get_preset(owner_id, id)
             .await?
             .ok_or_else(|| anyhow::anyhow!("preset {id} vanished after insert"))
@@ -357,7 +373,8 @@ impl Store {
             }
             Some(_) => {}
         }
-        db!(self, write_one, |conn| sqlx::query(
+        db!(self, write_one, |conn| {
+            sqlx::query(
             "UPDATE presets SET title = $1, icon = $2, category = $3, prompt_ids = $4, updated_at = $5 \
              WHERE id = $6 AND workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $7 AND role <> 'viewer')"
         )
@@ -370,7 +387,8 @@ impl Store {
         .bind(owner_id)
         .execute(&mut *conn)
         .await
-        .map(|done| done.rows_affected()))?;
+        .map(|done| done.rows_affected())
+        })?;
         Ok(self
             .get_preset(owner_id, preset_id)
             .await?
@@ -385,14 +403,16 @@ impl Store {
             }
             Some(_) => {}
         }
-        db!(self, write_one, |conn| sqlx::query(
+        db!(self, write_one, |conn| {
+            sqlx::query(
             "DELETE FROM presets WHERE id = $1 AND workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2 AND role <> 'viewer')"
         )
         .bind(preset_id)
         .bind(owner_id)
         .execute(&mut *conn)
         .await
-        .map(|done| done.rows_affected()))?;
+        .map(|done| done.rows_affected())
+        })?;
         Ok(Ok(()))
     }
 

@@ -74,7 +74,10 @@ impl Store {
     }
 
     pub async fn get_project(&self, user_id: Uuid, project_id: Uuid) -> anyhow::Result<Option<Project>> {
-        let sql = format!("{SELECT_PROJECT} WHERE p.id = $1 AND p.workspace_id IN {}", member_of!(2));
+        let sql = format!(
+            "{SELECT_PROJECT} WHERE p.id = $1 AND p.workspace_id IN {}",
+            member_of!(2)
+        );
         let row = db!(self, read, |pool| sqlx::query_as::<_, ProjectRow>(&sql)
             .bind(project_id)
             .bind(user_id)
@@ -127,7 +130,12 @@ impl Store {
     }
 
     /// Creates a project in a workspace; `owner_id` is its creator.
-    pub async fn create_project(&self, owner_id: Uuid, workspace_id: Uuid, project: NewProject) -> anyhow::Result<Project> {
+    pub async fn create_project(
+        &self,
+        owner_id: Uuid,
+        workspace_id: Uuid,
+        project: NewProject,
+    ) -> anyhow::Result<Project> {
         let id = Uuid::new_v4();
         let created_at = now();
         db!(self, write_one, |conn| {
@@ -196,11 +204,14 @@ impl Store {
             .bind(user_id)
             .execute(&mut *conn)
             .await?;
-            let result = sqlx::query(concat!("DELETE FROM projects WHERE id = $1 AND workspace_id IN ", writer_of!(2)))
-                .bind(project_id)
-                .bind(user_id)
-                .execute(&mut *conn)
-                .await?;
+            let result = sqlx::query(concat!(
+                "DELETE FROM projects WHERE id = $1 AND workspace_id IN ",
+                writer_of!(2)
+            ))
+            .bind(project_id)
+            .bind(user_id)
+            .execute(&mut *conn)
+            .await?;
             Ok::<_, sqlx::Error>(result.rows_affected() == 1)
         })?;
         Ok(deleted)

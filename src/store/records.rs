@@ -275,7 +275,9 @@ impl Store {
 
     /// A record of one of the owner's projects.
     pub async fn get_record(&self, owner_id: Uuid, record_id: Uuid) -> anyhow::Result<Option<Record>> {
-        let sql = format!("{SELECT_RECORD} WHERE r.id = $1 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2)");
+        let sql = format!(
+            "{SELECT_RECORD} WHERE r.id = $1 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2)"
+        );
         let row = db!(self, read, |pool| sqlx::query_as::<_, RecordRow>(&sql)
             .bind(record_id)
             .bind(owner_id)
@@ -315,7 +317,8 @@ impl Store {
         name: Option<&str>,
         is_public: Option<bool>,
     ) -> anyhow::Result<Option<Record>> {
-        let affected = db!(self, write_one, |conn| sqlx::query(
+        let affected = db!(self, write_one, |conn| {
+            sqlx::query(
             "UPDATE records SET name = COALESCE($1, name), is_public = COALESCE($2, is_public), \
              updated_at = CASE WHEN $1 IS NULL OR $1 = name THEN updated_at ELSE $3 END \
              WHERE id = $4 AND project_id IN (SELECT id FROM projects WHERE workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $5 AND role <> 'viewer'))"
@@ -327,7 +330,8 @@ impl Store {
         .bind(owner_id)
         .execute(&mut *conn)
         .await
-        .map(|done| done.rows_affected()))?;
+        .map(|done| done.rows_affected())
+        })?;
         if affected == 0 {
             return Ok(None);
         }
@@ -350,14 +354,16 @@ impl Store {
     /// Deletes the owner's record with its utterances and jobs; returns the recording's
     /// path in the data folder, if it had one, for the caller to remove.
     pub async fn delete_record(&self, owner_id: Uuid, record_id: Uuid) -> anyhow::Result<Option<Option<String>>> {
-        let deleted: Option<(Option<String>,)> = db!(self, write_one, |conn| sqlx::query_as(
+        let deleted: Option<(Option<String>,)> = db!(self, write_one, |conn| {
+            sqlx::query_as(
             "DELETE FROM records WHERE id = $1 AND project_id IN (SELECT id FROM projects WHERE workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2 AND role <> 'viewer')) \
              RETURNING media_path"
         )
         .bind(record_id)
         .bind(owner_id)
         .fetch_optional(&mut *conn)
-        .await)?;
+        .await
+        })?;
         Ok(deleted.map(|(path,)| path))
     }
 
@@ -429,7 +435,8 @@ pub struct ProjectUtterance {
 impl Store {
     /// The finished records of the owner's project with what identifies their content's version.
     pub async fn record_versions(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<Vec<RecordVersion>> {
-        Ok(db!(self, read, |pool| sqlx::query_as::<_, RecordVersion>(
+        Ok(db!(self, read, |pool| {
+            sqlx::query_as::<_, RecordVersion>(
             "SELECT r.id, r.updated_at, r.language FROM records r JOIN projects p ON p.id = r.project_id \
              WHERE r.project_id = $1 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2) AND r.status = $3 ORDER BY r.created_at, r.id"
         )
@@ -437,7 +444,8 @@ impl Store {
         .bind(owner_id)
         .bind(RecordStatus::Finished.as_str())
         .fetch_all(pool)
-        .await)?)
+        .await
+        })?)
     }
 
     /// The utterances of the given records, in record and utterance order.
@@ -460,14 +468,16 @@ impl Store {
 impl Store {
     /// The recordings in the data folder of the owner's project, to remove with it.
     pub async fn project_media_paths(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<Vec<String>> {
-        let rows: Vec<(String,)> = db!(self, read, |pool| sqlx::query_as(
+        let rows: Vec<(String,)> = db!(self, read, |pool| {
+            sqlx::query_as(
             "SELECT r.media_path FROM records r JOIN projects p ON p.id = r.project_id \
              WHERE r.project_id = $1 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2) AND r.media_path IS NOT NULL"
         )
         .bind(project_id)
         .bind(owner_id)
         .fetch_all(pool)
-        .await)?;
+        .await
+        })?;
         Ok(rows.into_iter().map(|(path,)| path).collect())
     }
 }

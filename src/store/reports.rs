@@ -240,7 +240,9 @@ impl Store {
         project_id: Uuid,
         report_id: Uuid,
     ) -> anyhow::Result<Option<Report>> {
-        let sql = format!("{SELECT_REPORT} WHERE r.id = $1 AND r.project_id = $2 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $3)");
+        let sql = format!(
+            "{SELECT_REPORT} WHERE r.id = $1 AND r.project_id = $2 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $3)"
+        );
         let row = db!(self, read, |pool| sqlx::query_as::<_, ReportRow>(&sql)
             .bind(report_id)
             .bind(project_id)
@@ -280,7 +282,8 @@ impl Store {
         let (set_preset, preset_id) = nullable(&changes.preset_id);
         let (set_language, report_language) = nullable(&changes.report_language);
         let (set_mode, reasoning_mode) = nullable(&changes.reasoning_mode);
-        let row = db!(self, write_one, |conn| sqlx::query_as::<_, ReportRow>(
+        let row = db!(self, write_one, |conn| {
+            sqlx::query_as::<_, ReportRow>(
             "UPDATE reports SET \
              prompts_ids = COALESCE($1, prompts_ids), records_ids = COALESCE($2, records_ids), \
              title = COALESCE($3, title), status = COALESCE($4, status), \
@@ -326,7 +329,8 @@ impl Store {
         .bind(project_id)
         .bind(owner_id)
         .fetch_optional(&mut *conn)
-        .await)?;
+        .await
+        })?;
         // The changed row comes back from the update itself: no second query.
         Ok(row.map(Report::from))
     }

@@ -113,12 +113,14 @@ impl Store {
     }
 
     pub async fn set_user_name(&self, user_id: Uuid, name: &str) -> anyhow::Result<()> {
-        db!(self, write_one, |conn| sqlx::query("UPDATE users SET name = $1 WHERE id = $2")
-            .bind(name)
-            .bind(user_id)
-            .execute(&mut *conn)
-            .await
-            .map(|done| done.rows_affected()))?;
+        db!(self, write_one, |conn| sqlx::query(
+            "UPDATE users SET name = $1 WHERE id = $2"
+        )
+        .bind(name)
+        .bind(user_id)
+        .execute(&mut *conn)
+        .await
+        .map(|done| done.rows_affected()))?;
         Ok(())
     }
 
@@ -127,7 +129,8 @@ impl Store {
         let (value, hash) = new_secret(SESSION_PREFIX);
         let id = Uuid::new_v4();
         let at = now();
-        db!(self, write_one, |conn| sqlx::query(
+        db!(self, write_one, |conn| {
+            sqlx::query(
             "INSERT INTO sessions (id, user_id, token_hash, created_at, last_seen_at, expires_at, ip, user_agent, method) \
              VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8)"
         )
@@ -141,7 +144,8 @@ impl Store {
         .bind(start.method)
         .execute(&mut *conn)
         .await
-        .map(|done| done.rows_affected()))?;
+        .map(|done| done.rows_affected())
+        })?;
         Ok((id, value))
     }
 
@@ -274,7 +278,8 @@ impl Store {
         lock_after: u32,
     ) -> anyhow::Result<Failures> {
         let at = now();
-        let (count, locked_until): (i32, Option<DateTime<Utc>>) = db!(self, write_one, |conn| sqlx::query_as(
+        let (count, locked_until): (i32, Option<DateTime<Utc>>) = db!(self, write_one, |conn| {
+            sqlx::query_as(
             "INSERT INTO sign_in_failures (key, failures, first_at, last_at, locked_until) \
              VALUES ($1, 1, $2, $2, CASE WHEN 1 >= $4 THEN $5 END) \
              ON CONFLICT (key) DO UPDATE SET \
@@ -291,7 +296,8 @@ impl Store {
         .bind(lock_after as i32)
         .bind(at + window)
         .fetch_one(&mut *conn)
-        .await)?;
+        .await
+        })?;
         Ok(Failures {
             count: count.max(0) as u32,
             locked_until: locked_until.filter(|t| *t > at),
@@ -299,11 +305,92 @@ impl Store {
     }
 
     pub async fn clear_sign_in_failures(&self, key: &str) -> anyhow::Result<()> {
-        db!(self, write_one, |conn| sqlx::query("DELETE FROM sign_in_failures WHERE key = $1")
-            .bind(key)
-            .execute(&mut *conn)
-            .await
-            .map(|done| done.rows_affected()))?;
+        db!(self, write_one, |conn| sqlx::query(
+            "DELETE FROM sign_in_failures WHERE key = $1"
+        )
+        .bind(key)
+        .execute(&mut *conn)
+        .await
+        .map(|done| done.rows_affected()))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn store_with_user() -> Result<(tempfile::TempDir, Store, Uuid), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let url = format!("sqlite://{}", dir.path().join("insight.db").display());
+        let store = Store::connect(&url, 2).await?;
+        let user = store.add_user("ann@example.org").await?.ok_or("taken")?;
+        Ok((dir, store, user.id))
+    }
+
+    fn start(user_id: Uuid, lifetime: chrono::Duration) -> SessionStart<'static> {
+        SessionStart {
+            user_id,
+            lifetime,
+            ip: Some("192.0.2.7"),
+            user_agent: Some("a browser"),
+            method: "password",
+        }
+    }
+
+    #[tokio::test]
+    async fn a_session_ends_when_idle_too_long_at_its_end_or_when_revoked() -> Result<(), Box<dyn std::error::Error>> {
+        let (_dir, store, user) = store_with_user().await?;
+        let (id, value) = store.start_session(start(user, chrono::Duration::hours(1))).await?;
+        assert!(value.starts_with(SESSION_PREFIX));
+        let holder = store.holder_of(&value).await?.ok_or("a live session")?;
+        assert_eq!(holder.user.id, user);
+        assert!(matches!(holder.credential, crate::store::Credential::Session { id: found, .. } if found == id));
+
+        // The same session seen by an instance whose idle limit it has passed.
+        let strict = store.clone().with_session_idle(std::time::Duration::ZERO);
+        assert!(strict.holder_of(&value).await?.is_none(), "idle too long");
+
+        let (_, ended) = store.start_session(start(user, chrono::Duration::seconds(-1))).await?;
+        assert!(store.holder_of(&ended).await?.is_none(), "past its absolute end");
+
+        let listed = store.sessions(user, Some(id)).await?;
+        assert_eq!(listed.len(), 1, "only live sessions are listed");
+        assert!(listed[0].current);
+        assert_eq!(listed[0].ip.as_deref(), Some("192.0.2.7"));
+        assert!(store.revoke_session(user, id).await?);
+        assert!(store.holder_of(&value).await?.is_none(), "revoked");
+        assert!(!store.revoke_session(user, id).await?, "once");
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn failures_lock_a_key_at_the_limit_and_a_new_window_starts_over() -> Result<(), Box<dyn std::error::Error>> {
+        let (_dir, store, _) = store_with_user().await?;
+        let window = chrono::Duration::minutes(15);
+        for expected in 1..=2 {
+            let failures = store
+                .record_sign_in_failure("account:ann@example.org", window, 3)
+                .await?;
+            assert_eq!((failures.count, failures.locked_until), (expected, None));
+        }
+        let third = store
+            .record_sign_in_failure("account:ann@example.org", window, 3)
+            .await?;
+        assert_eq!(third.count, 3);
+        assert!(third.locked_until.is_some(), "locked at the limit");
+        let read = store.sign_in_failures("account:ann@example.org", window).await?;
+        assert!(read.locked_until.is_some());
+        // With a window already over, the next failure starts counting again.
+        let fresh = store
+            .record_sign_in_failure("account:ann@example.org", chrono::Duration::zero(), 3)
+            .await?;
+        assert_eq!(fresh.count, 1);
+        store.clear_sign_in_failures("account:ann@example.org").await?;
+        assert_eq!(
+            store.sign_in_failures("account:ann@example.org", window).await?.count,
+            0
+        );
         Ok(())
     }
 }

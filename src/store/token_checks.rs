@@ -296,7 +296,9 @@ impl Store {
         let now = now();
         macro_rules! query {
             ($conn:expr) => {{
-                let mut query = sqlx::query_as::<_, AuthRow>(sql).bind(now).bind(now - self.session_idle);
+                let mut query = sqlx::query_as::<_, AuthRow>(sql)
+                    .bind(now)
+                    .bind(now - self.session_idle);
                 for i in 0..size {
                     query = query.bind(hashes[i.min(hashes.len() - 1)]);
                 }
@@ -333,8 +335,12 @@ mod tests {
         let mut expected = Vec::new();
         for n in 0..50 {
             let user = store.add_user(&format!("user{n}@example.org")).await?.ok_or("taken")?;
-            let (_, valid) = store.issue_token(user.id, "valid", crate::domain::user::TokenScope::Write, None).await?;
-            let (revoked_info, revoked) = store.issue_token(user.id, "revoked", crate::domain::user::TokenScope::Write, None).await?;
+            let (_, valid) = store
+                .issue_token(user.id, "valid", crate::domain::user::TokenScope::Write, None)
+                .await?;
+            let (revoked_info, revoked) = store
+                .issue_token(user.id, "revoked", crate::domain::user::TokenScope::Write, None)
+                .await?;
             assert!(store.revoke_token(revoked_info.id, None).await?);
             expected.push((valid.clone(), Some(user.id)));
             expected.push((valid, Some(user.id)));

@@ -83,12 +83,14 @@ impl Store {
                 .bind(user.created_at)
                 .execute(&mut *conn)
                 .await?;
-                sqlx::query("INSERT INTO workspace_members (workspace_id, user_id, role, joined_at) VALUES ($1, $1, $2, $3)")
-                    .bind(user.id)
-                    .bind(Role::Owner.as_str())
-                    .bind(user.created_at)
-                    .execute(&mut *conn)
-                    .await?;
+                sqlx::query(
+                    "INSERT INTO workspace_members (workspace_id, user_id, role, joined_at) VALUES ($1, $1, $2, $3)",
+                )
+                .bind(user.id)
+                .bind(Role::Owner.as_str())
+                .bind(user.created_at)
+                .execute(&mut *conn)
+                .await?;
             }
             Ok::<_, sqlx::Error>(done.rows_affected())
         })?;
@@ -170,7 +172,8 @@ impl Store {
     /// Revokes a token (of `user_id` when given); `false` when there is no such token or
     /// it was revoked already.
     pub async fn revoke_token(&self, token_id: Uuid, user_id: Option<Uuid>) -> anyhow::Result<bool> {
-        let result = db!(self, write_one, |conn| sqlx::query(
+        let result = db!(self, write_one, |conn| {
+            sqlx::query(
             "UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL AND ($3 IS NULL OR user_id = $3)"
         )
         .bind(now())
@@ -178,7 +181,8 @@ impl Store {
         .bind(user_id)
         .execute(&mut *conn)
         .await
-        .map(|done| done.rows_affected()))?;
+        .map(|done| done.rows_affected())
+        })?;
         Ok(result == 1)
     }
 

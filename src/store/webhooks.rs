@@ -151,21 +151,34 @@ const CLAIM: &str = "UPDATE webhook_deliveries SET attempts = attempts + 1, lock
      AND (locked_until IS NULL OR locked_until < $2) ORDER BY next_attempt_at LIMIT $3{LOCK}) \
      RETURNING id, endpoint_id, event_id, payload, attempts, created_at";
 
+/// An endpoint to register: who made it, the workspace whose events it receives, and
+/// what derives its secret.
+pub struct NewEndpoint<'a> {
+    pub owner_id: Uuid,
+    pub workspace_id: Uuid,
+    pub id: Uuid,
+    pub url: &'a str,
+    pub description: &'a str,
+    pub events: &'a [EventType],
+    pub secret_nonce: &'a [u8],
+}
+
 impl Store {
     /// Registers an endpoint.
-    pub async fn create_endpoint(
-        &self,
-        owner_id: Uuid,
-        workspace_id: Uuid,
-        id: Uuid,
-        url: &str,
-        description: &str,
-        events: &[EventType],
-        secret_nonce: &[u8],
-    ) -> anyhow::Result<Endpoint> {
+    pub async fn create_endpoint(&self, new: NewEndpoint<'_>) -> anyhow::Result<Endpoint> {
+        let NewEndpoint {
+            owner_id,
+            workspace_id,
+            id,
+            url,
+            description,
+            events,
+            secret_nonce,
+        } = new;
         let at = now();
         let names: Vec<&str> = events.iter().map(|event| event.as_str()).collect();
-        db!(self, write_one, |conn| sqlx::query(
+        db!(self, write_one, |conn| {
+            sqlx::query(
             "INSERT INTO webhook_endpoints (id, owner_id, workspace_id, url, description, events, secret_nonce, status, \
              created_at, updated_at) VALUES ($1, $2, $8, $3, $4, $5, $6, 'active', $7, $7)"
         )
@@ -179,7 +192,8 @@ impl Store {
         .bind(workspace_id)
         .execute(&mut *conn)
         .await
-        .map(|done| done.rows_affected()))?;
+        .map(|done| done.rows_affected())
+        })?;
         Ok(Endpoint {
             id,
             url: url.to_owned(),

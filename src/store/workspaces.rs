@@ -233,14 +233,16 @@ impl Store {
                 .bind(at)
                 .execute(&mut *conn)
                 .await?;
-            sqlx::query("INSERT INTO workspace_members (workspace_id, user_id, role, joined_at) VALUES ($1, $2, $3, $4)")
-                .bind(id)
-                .bind(user_id)
-                .bind(Role::Owner.as_str())
-                .bind(at)
-                .execute(&mut *conn)
-                .await
-                .map(|done| done.rows_affected())
+            sqlx::query(
+                "INSERT INTO workspace_members (workspace_id, user_id, role, joined_at) VALUES ($1, $2, $3, $4)",
+            )
+            .bind(id)
+            .bind(user_id)
+            .bind(Role::Owner.as_str())
+            .bind(at)
+            .execute(&mut *conn)
+            .await
+            .map(|done| done.rows_affected())
         })?;
         Ok(Workspace {
             id,
@@ -307,7 +309,9 @@ impl Store {
         };
         let sql = format!("{SELECT_MEMBER} WHERE m.workspace_id = $1{after} ORDER BY m.joined_at, m.user_id LIMIT $2");
         let rows = db!(self, read, |pool| {
-            let query = sqlx::query_as::<_, MemberRow>(&sql).bind(workspace_id).bind(page.fetch());
+            let query = sqlx::query_as::<_, MemberRow>(&sql)
+                .bind(workspace_id)
+                .bind(page.fetch());
             match &page.after {
                 Some((at, id)) => query.bind(at).bind(id),
                 None => query,
@@ -316,7 +320,9 @@ impl Store {
             .await
         })?;
         let members = rows.into_iter().map(Member::from).collect();
-        Ok(Page::from_rows(members, page, |member: &Member| (member.joined_at, member.user_id)))
+        Ok(Page::from_rows(members, page, |member: &Member| {
+            (member.joined_at, member.user_id)
+        }))
     }
 
     pub async fn member(&self, workspace_id: Uuid, user_id: Uuid) -> anyhow::Result<Option<Member>> {

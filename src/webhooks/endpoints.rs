@@ -7,12 +7,13 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::{address, endpoint_secret};
-use crate::domain::webhook::{EndpointCreate, EndpointCreated, EventType};
-use crate::error::{ApiError, ApiResult, ValidationIssue};
 use crate::accounts::access;
+use crate::domain::webhook::{EndpointCreate, EndpointCreated, EventType};
 use crate::domain::workspace::Need;
+use crate::error::{ApiError, ApiResult, ValidationIssue};
 use crate::quota::Counted;
 use crate::services::Services;
+use crate::store::NewEndpoint;
 
 /// Registers the user's endpoint for the events it names (every event when it names none).
 pub async fn register(services: &Services, owner_id: Uuid, body: EndpointCreate) -> ApiResult<EndpointCreated> {
@@ -38,15 +39,15 @@ pub async fn register(services: &Services, owner_id: Uuid, body: EndpointCreate)
     rand::rng().fill_bytes(&mut nonce);
     let endpoint = services
         .store
-        .create_endpoint(
+        .create_endpoint(NewEndpoint {
             owner_id,
             workspace_id,
             id,
-            url.as_str(),
-            body.description.as_deref().unwrap_or("").trim(),
-            &events,
-            &nonce,
-        )
+            url: url.as_str(),
+            description: body.description.as_deref().unwrap_or("").trim(),
+            events: &events,
+            secret_nonce: &nonce,
+        })
         .await?;
     let (secret, _) = endpoint_secret(&services.secret, id, &nonce);
     Ok(EndpointCreated { endpoint, secret })

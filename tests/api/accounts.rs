@@ -22,8 +22,13 @@ pub struct Browser {
 }
 
 pub async fn set_password(app: &TestApp, user: &TestUser, password: &str) {
-    let phc = insight::accounts::password::hash(password.to_owned()).await.expect("hash");
-    app.store.set_password_hash(user.id, &phc, None).await.expect("set password");
+    let phc = insight::accounts::password::hash(password.to_owned())
+        .await
+        .expect("hash");
+    app.store
+        .set_password_hash(user.id, &phc, None)
+        .await
+        .expect("set password");
 }
 
 fn browser_from(headers: &HeaderMap, body: &Value) -> Browser {
@@ -68,7 +73,10 @@ pub async fn send(
     csrf: bool,
     origin: Option<&str>,
 ) -> (StatusCode, Value) {
-    let mut request = app.client.request(method, app.url(path)).header(COOKIE, &browser.cookie);
+    let mut request = app
+        .client
+        .request(method, app.url(path))
+        .header(COOKIE, &browser.cookie);
     if csrf {
         request = request.header("x-csrf-token", &browser.csrf);
     }
@@ -83,7 +91,9 @@ pub async fn send(
 }
 
 async fn audit_actions(app: &TestApp, admin: &TestUser, workspace: &str) -> Vec<String> {
-    let (status, log) = app.get(&format!("/workspaces/{workspace}/audit?limit=500"), admin).await;
+    let (status, log) = app
+        .get(&format!("/workspaces/{workspace}/audit?limit=500"), admin)
+        .await;
     assert_eq!(status, StatusCode::OK, "{log}");
     log.as_array()
         .expect("a list")
@@ -102,7 +112,10 @@ async fn a_session_cookie_signs_a_browser_in_and_changes_need_its_csrf_token_and
     assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
     assert_eq!(body["detail"], "Wrong email or password");
     let (status, _, body, _) = login(&app, "nobody@example.org", PASSWORD).await;
-    assert_eq!((status, body["detail"].clone()), (StatusCode::UNAUTHORIZED, json!("Wrong email or password")));
+    assert_eq!(
+        (status, body["detail"].clone()),
+        (StatusCode::UNAUTHORIZED, json!("Wrong email or password"))
+    );
 
     let (status, browser, body, _) = login(&app, &ann.email.to_uppercase(), PASSWORD).await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -119,19 +132,55 @@ async fn a_session_cookie_signs_a_browser_in_and_changes_need_its_csrf_token_and
     let (status, projects) = send(&app, &browser, Method::GET, "/projects/", None, false, None).await;
     assert_eq!((status, projects), (StatusCode::OK, json!([])));
     let new = json!({ "name": "From the browser" });
-    let (status, body) = send(&app, &browser, Method::POST, "/projects/", Some(new.clone()), false, None).await;
+    let (status, body) = send(
+        &app,
+        &browser,
+        Method::POST,
+        "/projects/",
+        Some(new.clone()),
+        false,
+        None,
+    )
+    .await;
     assert_eq!(status, StatusCode::FORBIDDEN, "no CSRF token: {body}");
-    let (status, body) = send(&app, &browser, Method::POST, "/projects/", Some(new.clone()), true, Some("https://evil.example")).await;
+    let (status, body) = send(
+        &app,
+        &browser,
+        Method::POST,
+        "/projects/",
+        Some(new.clone()),
+        true,
+        Some("https://evil.example"),
+    )
+    .await;
     assert_eq!(status, StatusCode::FORBIDDEN, "foreign origin: {body}");
-    let forged = Browser { csrf: "forged".into(), ..browser.clone() };
+    let forged = Browser {
+        csrf: "forged".into(),
+        ..browser.clone()
+    };
     let (status, _) = send(&app, &forged, Method::POST, "/projects/", Some(new.clone()), true, None).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "a made-up CSRF token");
-    let borrowed = Browser { csrf: another_sessions_csrf(&app, &ann).await, ..browser.clone() };
-    let (status, _) = send(&app, &borrowed, Method::POST, "/projects/", Some(new.clone()), true, None).await;
+    let borrowed = Browser {
+        csrf: another_sessions_csrf(&app, &ann).await,
+        ..browser.clone()
+    };
+    let (status, _) = send(
+        &app,
+        &borrowed,
+        Method::POST,
+        "/projects/",
+        Some(new.clone()),
+        true,
+        None,
+    )
+    .await;
     assert_eq!(status, StatusCode::FORBIDDEN, "the CSRF token of another session");
     let (status, project) = send(&app, &browser, Method::POST, "/projects/", Some(new), true, None).await;
     assert_eq!(status, StatusCode::CREATED, "{project}");
     assert_eq!(project["workspace_id"], ann.id.to_string());
+    // Neither the cookie's value nor the CSRF token is stored in clear.
+    let value = browser.cookie.split_once('=').expect("name=value").1.to_owned();
+    crate::cli::assert_not_stored(&app.database_url, &[&value, &browser.csrf]).await;
     // The bearer token keeps working beside the session.
     let (status, listed) = app.get("/projects/", &ann).await;
     assert_eq!((status, listed.as_array().map(Vec::len)), (StatusCode::OK, Some(1)));
@@ -142,7 +191,11 @@ async fn a_session_cookie_signs_a_browser_in_and_changes_need_its_csrf_token_and
     let (status, sessions) = send(&app, &browser, Method::GET, "/me/sessions", None, false, None).await;
     assert_eq!(status, StatusCode::OK);
     let sessions = sessions.as_array().expect("sessions").clone();
-    assert_eq!(sessions.len(), 3, "this one, the one whose token was borrowed, the second: {sessions:?}");
+    assert_eq!(
+        sessions.len(),
+        3,
+        "this one, the one whose token was borrowed, the second: {sessions:?}"
+    );
     let other = sessions
         .iter()
         .filter(|s| s["current"] == false)
@@ -165,7 +218,12 @@ async fn a_session_cookie_signs_a_browser_in_and_changes_need_its_csrf_token_and
         .await
         .expect("logout");
     assert_eq!(response.status(), StatusCode::NO_CONTENT);
-    let cleared = response.headers().get(SET_COOKIE).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+    let cleared = response
+        .headers()
+        .get(SET_COOKIE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
     assert!(cleared.contains("Max-Age=0"), "{cleared}");
     let (status, _) = send(&app, &browser, Method::GET, "/projects/", None, false, None).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
@@ -186,14 +244,27 @@ async fn behind_https_the_cookie_is_secure_and_host_only() {
     let (status, browser, _, _) = login(&app, &ann.email, PASSWORD).await;
     assert_eq!(status, StatusCode::OK);
     let browser = browser.expect("signed in");
-    assert!(browser.cookie.starts_with("__Host-insight_session="), "{}", browser.set_cookie);
+    assert!(
+        browser.cookie.starts_with("__Host-insight_session="),
+        "{}",
+        browser.set_cookie
+    );
     let flags: Vec<&str> = browser.set_cookie.split(';').map(str::trim).collect();
     for flag in ["Secure", "HttpOnly", "SameSite=Lax", "Path=/"] {
         assert!(flags.contains(&flag), "{flag} missing from {}", browser.set_cookie);
     }
     assert!(!browser.set_cookie.contains("Domain="), "{}", browser.set_cookie);
     let body = json!({ "name": "Secure" });
-    let (status, _) = send(&app, &browser, Method::POST, "/projects/", Some(body), true, Some("https://insight.example.org")).await;
+    let (status, _) = send(
+        &app,
+        &browser,
+        Method::POST,
+        "/projects/",
+        Some(body),
+        true,
+        Some("https://insight.example.org"),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED);
     app.stop().await;
 }
@@ -217,10 +288,21 @@ async fn failed_sign_ins_are_slowed_then_locked_per_account_and_per_address() {
         took.push(started.elapsed());
         assert_eq!(status, StatusCode::UNAUTHORIZED);
     }
-    assert!(took[2] >= took[0] + Duration::from_millis(400), "later failures are slowed: {took:?}");
+    assert!(
+        took[2] >= took[0] + Duration::from_millis(400),
+        "later failures are slowed: {took:?}"
+    );
     let (status, _, body, headers) = login(&app, &ann.email, PASSWORD).await;
-    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "the right password, but locked: {body}");
-    let retry: u64 = headers["retry-after"].to_str().expect("header").parse().expect("seconds");
+    assert_eq!(
+        status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "the right password, but locked: {body}"
+    );
+    let retry: u64 = headers["retry-after"]
+        .to_str()
+        .expect("header")
+        .parse()
+        .expect("seconds");
     assert!((1..=900).contains(&retry), "{retry}");
     // Another account from the same address still signs in, until the address itself
     // reaches its limit.
@@ -234,7 +316,10 @@ async fn failed_sign_ins_are_slowed_then_locked_per_account_and_per_address() {
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "the address is locked");
 
     let actions = audit_actions(&app, &ann, &ann.id.to_string()).await;
-    assert!(actions.iter().filter(|a| *a == "session.sign_in_failed").count() >= 4, "{actions:?}");
+    assert!(
+        actions.iter().filter(|a| *a == "session.sign_in_failed").count() >= 4,
+        "{actions:?}"
+    );
     app.stop().await;
 }
 
@@ -243,11 +328,18 @@ async fn personal_tokens_have_a_scope_are_listed_without_their_value_and_revoked
     let app = TestApp::start().await;
     let ann = app.user().await;
     let (status, created) = app
-        .post("/me/tokens", &ann, json!({ "name": "dashboard", "scope": "read", "expires_in_days": 30 }))
+        .post(
+            "/me/tokens",
+            &ann,
+            json!({ "name": "dashboard", "scope": "read", "expires_in_days": 30 }),
+        )
         .await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
     let secret = created["token"].as_str().expect("the token, once").to_owned();
-    let reader = TestUser { token: secret.clone(), ..ann.clone() };
+    let reader = TestUser {
+        token: secret.clone(),
+        ..ann.clone()
+    };
     assert_eq!(app.get("/projects/", &reader).await.0, StatusCode::OK);
     let (status, body) = app.post("/projects/", &reader, json!({ "name": "No" })).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
@@ -257,16 +349,32 @@ async fn personal_tokens_have_a_scope_are_listed_without_their_value_and_revoked
     assert_eq!(status, StatusCode::OK);
     let text = tokens.to_string();
     assert!(!text.contains(&secret), "a listed token shows its value");
-    let listed = tokens.as_array().expect("tokens").iter().find(|t| t["id"] == created["id"]).expect("listed").clone();
-    assert_eq!((listed["scope"].clone(), listed["name"].clone()), (json!("read"), json!("dashboard")));
+    let listed = tokens
+        .as_array()
+        .expect("tokens")
+        .iter()
+        .find(|t| t["id"] == created["id"])
+        .expect("listed")
+        .clone();
+    assert_eq!(
+        (listed["scope"].clone(), listed["name"].clone()),
+        (json!("read"), json!("dashboard"))
+    );
 
     let path = format!("/me/tokens/{}", created["id"].as_str().expect("id"));
     assert_eq!(app.delete(&path, &ann).await.0, StatusCode::NO_CONTENT);
     assert_eq!(app.get("/projects/", &reader).await.0, StatusCode::UNAUTHORIZED);
     let other = app.user().await;
-    assert_eq!(app.delete(&path, &other).await.0, StatusCode::NOT_FOUND, "another's token");
+    assert_eq!(
+        app.delete(&path, &other).await.0,
+        StatusCode::NOT_FOUND,
+        "another's token"
+    );
     let actions = audit_actions(&app, &ann, &ann.id.to_string()).await;
-    assert!(actions.contains(&"token.created".to_owned()) && actions.contains(&"token.revoked".to_owned()), "{actions:?}");
+    assert!(
+        actions.contains(&"token.created".to_owned()) && actions.contains(&"token.revoked".to_owned()),
+        "{actions:?}"
+    );
     app.stop().await;
 }
 
@@ -288,14 +396,24 @@ async fn an_invited_person_joins_by_mail_with_the_role_given_and_loses_access_wh
     })
     .await;
     let owner = app.user().await;
-    let (_, workspace) = app.post("/workspaces", &owner, json!({ "name": "Growth research" })).await;
+    let (_, workspace) = app
+        .post("/workspaces", &owner, json!({ "name": "Growth research" }))
+        .await;
     let workspace = workspace["id"].as_str().expect("workspace").to_owned();
-    let (_, project) = app.post("/projects/", &owner, json!({ "name": "Churn", "workspace_id": workspace })).await;
+    let (_, project) = app
+        .post(
+            "/projects/",
+            &owner,
+            json!({ "name": "Churn", "workspace_id": workspace }),
+        )
+        .await;
     let project = project["id"].as_str().expect("project").to_owned();
 
     let email = format!("carol-{}@example.org", uuid::Uuid::new_v4().simple());
     let path = format!("/workspaces/{workspace}/invitations");
-    let (status, invitation) = app.post(&path, &owner, json!({ "email": email, "role": "researcher" })).await;
+    let (status, invitation) = app
+        .post(&path, &owner, json!({ "email": email, "role": "researcher" }))
+        .await;
     assert_eq!(status, StatusCode::CREATED, "{invitation}");
     let url = invitation["url"].as_str().expect("url").to_owned();
     assert!(url.starts_with("http://127.0.0.1:8000/invite/"), "{url}");
@@ -321,9 +439,14 @@ async fn an_invited_person_joins_by_mail_with_the_role_given_and_loses_access_wh
     assert_eq!(response.status(), StatusCode::OK);
     let headers = response.headers().clone();
     let body: Value = response.json().await.expect("json");
-    assert_eq!((body["workspace_id"].clone(), body["role"].clone()), (json!(workspace), json!("researcher")));
+    assert_eq!(
+        (body["workspace_id"].clone(), body["role"].clone()),
+        (json!(workspace), json!("researcher"))
+    );
     let carol = browser_from(&headers, &body);
-    let (status, _) = app.call(Method::POST, &accept, None, Some(json!({ "password": PASSWORD }))).await;
+    let (status, _) = app
+        .call(Method::POST, &accept, None, Some(json!({ "password": PASSWORD })))
+        .await;
     assert_eq!(status, StatusCode::NOT_FOUND, "a link works once");
 
     let (status, me) = send(&app, &carol, Method::GET, "/me", None, false, None).await;
@@ -340,7 +463,14 @@ async fn an_invited_person_joins_by_mail_with_the_role_given_and_loses_access_wh
     assert_eq!(status, StatusCode::CREATED, "a researcher writes: {body}");
 
     let member = format!("/workspaces/{workspace}/members/{carol_id}");
-    let (status, body) = app.call(Method::PATCH, &member, Some(&owner.token), Some(json!({ "role": "viewer" }))).await;
+    let (status, body) = app
+        .call(
+            Method::PATCH,
+            &member,
+            Some(&owner.token),
+            Some(json!({ "role": "viewer" })),
+        )
+        .await;
     assert_eq!((status, body["role"].clone()), (StatusCode::OK, json!("viewer")));
     let (status, _) = send(&app, &carol, Method::POST, &records, Some(record), true, None).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "a viewer does not write");
@@ -348,22 +478,59 @@ async fn an_invited_person_joins_by_mail_with_the_role_given_and_loses_access_wh
     assert_eq!(status, StatusCode::OK, "a viewer reads");
     // The last owner stays one.
     let me_as_member = format!("/workspaces/{workspace}/members/{}", owner.id);
-    let (status, _) = app.call(Method::PATCH, &me_as_member, Some(&owner.token), Some(json!({ "role": "admin" }))).await;
+    let (status, _) = app
+        .call(
+            Method::PATCH,
+            &me_as_member,
+            Some(&owner.token),
+            Some(json!({ "role": "admin" })),
+        )
+        .await;
     assert_eq!(status, StatusCode::CONFLICT);
 
     assert_eq!(app.delete(&member, &owner).await.0, StatusCode::NO_CONTENT);
-    let (status, _) = send(&app, &carol, Method::GET, &format!("/projects/{project}"), None, false, None).await;
-    assert_eq!(status, StatusCode::NOT_FOUND, "removed: the next request no longer sees the project");
+    let (status, _) = send(
+        &app,
+        &carol,
+        Method::GET,
+        &format!("/projects/{project}"),
+        None,
+        false,
+        None,
+    )
+    .await;
+    assert_eq!(
+        status,
+        StatusCode::NOT_FOUND,
+        "removed: the next request no longer sees the project"
+    );
     let (_, projects) = send(&app, &carol, Method::GET, "/projects/", None, false, None).await;
     assert_eq!(projects, json!([]));
 
     let actions = audit_actions(&app, &owner, &workspace).await;
-    for action in ["workspace.created", "invitation.created", "invitation.accepted", "member.role_changed", "member.removed"] {
-        assert!(actions.contains(&action.to_owned()), "{action} missing from {actions:?}");
+    for action in [
+        "workspace.created",
+        "invitation.created",
+        "invitation.accepted",
+        "member.role_changed",
+        "member.removed",
+    ] {
+        assert!(
+            actions.contains(&action.to_owned()),
+            "{action} missing from {actions:?}"
+        );
     }
-    let (status, only) = app.get(&format!("/workspaces/{workspace}/audit?action=member."), &owner).await;
+    let (status, only) = app
+        .get(&format!("/workspaces/{workspace}/audit?action=member."), &owner)
+        .await;
     assert_eq!(status, StatusCode::OK);
-    assert!(only.as_array().expect("list").iter().all(|e| e["action"].as_str().is_some_and(|a| a.starts_with("member."))), "{only}");
+    assert!(
+        only.as_array()
+            .expect("list")
+            .iter()
+            .all(|e| e["action"].as_str().is_some_and(|a| a.starts_with("member."))),
+        "{only}"
+    );
     app.stop().await;
 }
 
@@ -380,24 +547,53 @@ async fn a_forgotten_password_is_reset_by_a_one_time_link_that_ends_every_sessio
     let (_, old, _, _) = login(&app, &ann.email, PASSWORD).await;
     let old = old.expect("signed in");
 
-    let (status, _) = app.call(Method::POST, "/auth/password-reset", None, Some(json!({ "email": "nobody@example.org" }))).await;
+    let (status, _) = app
+        .call(
+            Method::POST,
+            "/auth/password-reset",
+            None,
+            Some(json!({ "email": "nobody@example.org" })),
+        )
+        .await;
     assert_eq!(status, StatusCode::ACCEPTED, "the same answer for an unknown address");
-    let (status, _) = app.call(Method::POST, "/auth/password-reset", None, Some(json!({ "email": ann.email }))).await;
+    let (status, _) = app
+        .call(
+            Method::POST,
+            "/auth/password-reset",
+            None,
+            Some(json!({ "email": ann.email })),
+        )
+        .await;
     assert_eq!(status, StatusCode::ACCEPTED);
     let letter = sink.next(Duration::from_secs(10)).await;
-    assert_eq!(letter.envelope_to, vec![ann.email.clone()], "only the known address got a mail");
+    assert_eq!(
+        letter.envelope_to,
+        vec![ann.email.clone()],
+        "only the known address got a mail"
+    );
     let link = link_in(&letter.text, "http://127.0.0.1:8000/reset-password/");
     let token = link.rsplit('/').next().expect("token").to_owned();
 
     let new_password = "a new and longer passphrase";
     let confirm = json!({ "token": token, "password": "short" });
-    let (status, _) = app.call(Method::POST, "/auth/password-reset/confirm", None, Some(confirm)).await;
+    let (status, _) = app
+        .call(Method::POST, "/auth/password-reset/confirm", None, Some(confirm))
+        .await;
     assert_eq!(status, StatusCode::CONFLICT, "too weak");
     let confirm = json!({ "token": token, "password": new_password });
-    let (status, body) = app.call(Method::POST, "/auth/password-reset/confirm", None, Some(confirm.clone())).await;
+    let (status, body) = app
+        .call(
+            Method::POST,
+            "/auth/password-reset/confirm",
+            None,
+            Some(confirm.clone()),
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["user"]["email"], ann.email.as_str());
-    let (status, _) = app.call(Method::POST, "/auth/password-reset/confirm", None, Some(confirm)).await;
+    let (status, _) = app
+        .call(Method::POST, "/auth/password-reset/confirm", None, Some(confirm))
+        .await;
     assert_eq!(status, StatusCode::NOT_FOUND, "a link works once");
     let (status, _) = send(&app, &old, Method::GET, "/projects/", None, false, None).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "the old session ended");
@@ -421,8 +617,14 @@ async fn changing_the_password_needs_the_present_one_and_keeps_only_this_session
     let right = json!({ "current_password": PASSWORD, "new_password": "another long passphrase" });
     let (status, body) = send(&app, &first, Method::PUT, "/me/password", Some(right), true, None).await;
     assert_eq!(status, StatusCode::NO_CONTENT, "{body}");
-    assert_eq!(send(&app, &first, Method::GET, "/me", None, false, None).await.0, StatusCode::OK);
-    assert_eq!(send(&app, &second, Method::GET, "/me", None, false, None).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        send(&app, &first, Method::GET, "/me", None, false, None).await.0,
+        StatusCode::OK
+    );
+    assert_eq!(
+        send(&app, &second, Method::GET, "/me", None, false, None).await.0,
+        StatusCode::UNAUTHORIZED
+    );
     app.stop().await;
 }
 
@@ -454,8 +656,8 @@ async fn a_database_from_the_release_before_workspaces_opens_with_all_its_data()
     let path = dir.path().join("insight.db");
     let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/accounts");
     std::fs::copy(fixtures.join("pre-accounts.db"), &path).expect("copy the fixture");
-    let known: Value = serde_json::from_str(&std::fs::read_to_string(fixtures.join("pre-accounts.json")).expect("ids"))
-        .expect("json");
+    let known: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixtures.join("pre-accounts.json")).expect("ids")).expect("json");
     let url = format!("sqlite://{}", path.display());
     let settings = insight::Settings::for_database(&url);
     let store = insight::Store::connect(&url, 2).await.expect("the old database opens");
@@ -483,10 +685,21 @@ async fn a_database_from_the_release_before_workspaces_opens_with_all_its_data()
     let project = &projects[0];
     assert_eq!(project["id"], known["pricing_project"]);
     assert_eq!(
-        (project["name"].clone(), project["description"].clone(), project["research_goals"].clone()),
-        (json!("Pricing study"), json!("Q3 interviews"), json!("Why people churn"))
+        (
+            project["name"].clone(),
+            project["description"].clone(),
+            project["research_goals"].clone()
+        ),
+        (
+            json!("Pricing study"),
+            json!("Q3 interviews"),
+            json!("Why people churn")
+        )
     );
-    assert_eq!((project["records_count"].clone(), project["total_reports_count"].clone()), (json!(1), json!(1)));
+    assert_eq!(
+        (project["records_count"].clone(), project["total_reports_count"].clone()),
+        (json!(1), json!(1))
+    );
     assert_eq!(project["workspace_id"], me["id"]);
     assert_eq!(project["owner_email"], "admin@localhost");
     let record = known["anna_record"].as_str().expect("record");
@@ -494,18 +707,45 @@ async fn a_database_from_the_release_before_workspaces_opens_with_all_its_data()
     assert_eq!(status, StatusCode::OK);
     assert_eq!(anna["status"], "Finished");
     assert_eq!(anna["utterances"].as_array().map(Vec::len), Some(4), "{anna}");
-    let (_, reports) = get(&format!("/projects/{}/reports", known["pricing_project"].as_str().expect("id")), admin).await;
+    let (_, reports) = get(
+        &format!("/projects/{}/reports", known["pricing_project"].as_str().expect("id")),
+        admin,
+    )
+    .await;
     assert_eq!(reports[0]["title"], "Pricing report");
     let (_, prompt) = get(&format!("/prompts/{}/", known["prompt"].as_str().expect("id")), admin).await;
     assert_eq!(prompt["title"], "Pains");
     let (_, presets) = get("/presets/", admin).await;
-    assert!(presets.as_array().expect("presets").iter().any(|p| p["title"] == "My preset"));
+    assert!(
+        presets
+            .as_array()
+            .expect("presets")
+            .iter()
+            .any(|p| p["title"] == "My preset")
+    );
     let (_, endpoints) = get("/webhooks/endpoints", admin).await;
-    assert_eq!(endpoints.as_array().map(Vec::len), Some(1), "the webhook endpoint: {endpoints}");
+    assert_eq!(
+        endpoints.as_array().map(Vec::len),
+        Some(1),
+        "the webhook endpoint: {endpoints}"
+    );
     let (_, rooms) = get("/api/interviews/rooms", admin).await;
     assert_eq!(rooms.as_array().map(Vec::len), Some(1));
     let (_, threads) = get(&format!("/insight/{record}/chat/threads/"), admin).await;
     assert_eq!(threads.as_array().map(Vec::len), Some(1), "{threads}");
+
+    // An old token keeps its right to write.
+    let rename = client
+        .put(format!(
+            "{base}/projects/{}",
+            known["pricing_project"].as_str().expect("id")
+        ))
+        .bearer_auth(admin)
+        .json(&json!({ "name": "Pricing study (2026)" }))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(rename.status(), StatusCode::OK, "a token from before writes");
 
     // The second user sees his own project only; the admin's is another workspace's.
     let (_, projects) = get("/projects/", second).await;

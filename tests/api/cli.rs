@@ -17,7 +17,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_insight");
 /// How long anything the binary does may take before the test gives up on it.
 const PATIENCE: Duration = Duration::from_secs(30);
 /// Settings the environment of the test run must not leak into the children.
-const SETTINGS: [&str; 41] = [
+const SETTINGS: [&str; 56] = [
     "INSIGHT_ADDR",
     "INSIGHT_DATABASE_URL",
     "INSIGHT_MAX_BODY_BYTES",
@@ -59,6 +59,21 @@ const SETTINGS: [&str; 41] = [
     "INSIGHT_WEBHOOKS_CONCURRENCY",
     "INSIGHT_SMTP_URL",
     "INSIGHT_MAIL_FROM",
+    "INSIGHT_SIGNUP",
+    "INSIGHT_SESSION_IDLE_MINUTES",
+    "INSIGHT_SESSION_LIFETIME_HOURS",
+    "INSIGHT_INVITATION_DAYS",
+    "INSIGHT_PASSWORD_RESET_MINUTES",
+    "INSIGHT_SIGN_IN_LOCK_AFTER",
+    "INSIGHT_SIGN_IN_ADDRESS_LOCK_AFTER",
+    "INSIGHT_SIGN_IN_LOCK_MINUTES",
+    "INSIGHT_AUDIT_RETENTION_DAYS",
+    "INSIGHT_OIDC_ISSUER",
+    "INSIGHT_OIDC_CLIENT_ID",
+    "INSIGHT_OIDC_CLIENT_SECRET",
+    "INSIGHT_OIDC_ALLOWED_DOMAINS",
+    "INSIGHT_OIDC_WORKSPACE",
+    "INSIGHT_OIDC_ROLE",
 ];
 
 /// `insight ARGS` with a clean environment: no inherited settings, plain logs at info.
@@ -304,7 +319,7 @@ fn token_row(list: &str, name: &str) -> (uuid::Uuid, String) {
 }
 
 /// Asserts that none of `secrets` is stored in clear anywhere in the database.
-async fn assert_not_stored(database_url: &str, secrets: &[&str]) {
+pub(crate) async fn assert_not_stored(database_url: &str, secrets: &[&str]) {
     if let Some(path) = database_url.strip_prefix("sqlite://") {
         let mut checked = 0;
         for file in [path.to_owned(), format!("{path}-wal"), format!("{path}-journal")] {
@@ -539,7 +554,10 @@ async fn data_survives_a_kill_and_a_restart() {
 
     // No graceful shutdown: what the API acknowledged must be on disk.
     let rest = server.kill().await;
-    assert!(rest.len() == 1 && rest[0].contains("/reset-password/"), "the password link, then nothing: {rest:?}");
+    assert!(
+        rest.len() == 1 && rest[0].contains("/reset-password/"),
+        "the password link, then nothing: {rest:?}"
+    );
 
     let server = Served::start_with(&database_url, &settings).await;
     assert_eq!(server.get("/projects/", &token).await, (StatusCode::OK, projects));
@@ -602,6 +620,18 @@ async fn every_bad_setting_stops_the_start_naming_its_variable() {
         // Refused without being repeated: it holds a password.
         ("INSIGHT_SMTP_URL", "smtp://me:hunter2@mail.example.org?tls=yes"),
         ("INSIGHT_MAIL_FROM", "Insight"),
+        ("INSIGHT_SIGNUP", "anyone"),
+        ("INSIGHT_SESSION_IDLE_MINUTES", "0"),
+        ("INSIGHT_SESSION_LIFETIME_HOURS", "forever"),
+        ("INSIGHT_INVITATION_DAYS", "365"),
+        ("INSIGHT_PASSWORD_RESET_MINUTES", "1"),
+        ("INSIGHT_SIGN_IN_LOCK_AFTER", "1"),
+        ("INSIGHT_SIGN_IN_ADDRESS_LOCK_AFTER", "none"),
+        ("INSIGHT_SIGN_IN_LOCK_MINUTES", "0"),
+        ("INSIGHT_AUDIT_RETENTION_DAYS", "0"),
+        ("INSIGHT_OIDC_ISSUER", "not a url"),
+        ("INSIGHT_OIDC_ROLE", "boss"),
+        ("INSIGHT_OIDC_WORKSPACE", "team"),
     ];
     let mut failures = Vec::new();
     for (name, value) in cases {
@@ -898,4 +928,91 @@ async fn two_instances_on_one_postgresql_database_share_the_reports_and_write_ea
     );
     first.kill().await;
     second.kill().await;
+}
+
+#[tokio::test]
+async fn a_password_is_set_from_stdin_and_a_reset_link_printed_from_the_command_line() {
+    use tokio::io::AsyncWriteExt;
+    let (database_url, _guard) = fresh_database().await;
+    assert!(
+        insight(&database_url, &["users", "add", "ann@example.org"])
+            .await
+            .success
+    );
+    let set_password = |password: &'static str| {
+        let database_url = database_url.clone();
+        async move {
+            let mut set = command(&[
+                "users",
+                "set-password",
+                "ann@example.org",
+                "--database-url",
+                &database_url,
+            ]);
+            set.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+            let mut child = set.spawn().expect("runs");
+            let mut stdin = child.stdin.take().expect("stdin");
+            stdin.write_all(password.as_bytes()).await.expect("write");
+            drop(stdin);
+            let output = child.wait_with_output().await.expect("finishes");
+            (
+                output.status.success(),
+                String::from_utf8_lossy(&output.stderr).into_owned(),
+            )
+        }
+    };
+    let (ok, stderr) = set_password("short\n").await;
+    assert!(!ok && stderr.contains("10 characters"), "{stderr}");
+    let (ok, stderr) = set_password("ann's long passphrase\n").await;
+    assert!(ok, "{stderr}");
+    let link = insight(
+        &database_url,
+        &[
+            "users",
+            "reset-link",
+            "ann@example.org",
+            "--public-url",
+            "https://insight.example.org",
+        ],
+    )
+    .await;
+    assert!(link.success, "{}", link.stderr);
+    let url = link.stdout.trim();
+    assert!(
+        url.starts_with("https://insight.example.org/reset-password/insl_"),
+        "{url}"
+    );
+    let read = insight(
+        &database_url,
+        &["tokens", "issue", "ann@example.org", "--scope", "read"],
+    )
+    .await;
+    assert!(read.success, "{}", read.stderr);
+    let wrong = insight(
+        &database_url,
+        &["tokens", "issue", "ann@example.org", "--scope", "admin"],
+    )
+    .await;
+    assert!(!wrong.success && wrong.stderr.contains("--scope"), "{}", wrong.stderr);
+
+    let server = Served::start(&database_url).await;
+    let token = read.stdout.trim();
+    let (status, _) = server.get("/projects/", token).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = server
+        .send(
+            reqwest::Method::POST,
+            "/projects/",
+            token,
+            serde_json::json!({ "name": "x" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "a read token");
+    let login = serde_json::json!({ "email": "ann@example.org", "password": "ann's long passphrase" });
+    let (status, _, body) = server
+        .call(reqwest::Method::POST, "/auth/login", None, Some(login))
+        .await;
+    assert_eq!(status, StatusCode::OK, "the password set from the command line: {body}");
+    server.kill().await;
+    assert_not_stored(&database_url, &[url.rsplit('/').next().expect("token"), token]).await;
 }

@@ -67,7 +67,9 @@ async fn seed(app: &TestApp) -> Seeded {
         .expect("invitation link")
         .to_owned();
     let invitation = invitation["id"].as_str().expect("invitation id").to_owned();
-    let (_, spare) = app.post("/me/tokens", &user, json!({ "name": "spare", "scope": "read" })).await;
+    let (_, spare) = app
+        .post("/me/tokens", &user, json!({ "name": "spare", "scope": "read" }))
+        .await;
     let token_id = spare["id"].as_str().expect("token id").to_owned();
     Seeded {
         user,

@@ -182,7 +182,14 @@ async fn every_paginated_list_walks_one_item_at_a_time_and_yields_each_once() {
     let team = team["id"].as_str().expect("workspace id").to_owned();
     for n in 0..3 {
         let invitation = json!({ "email": format!("guest{n}@example.org"), "role": "viewer" });
-        ok(&app, &user, post.clone(), &format!("/workspaces/{team}/invitations"), invitation).await;
+        ok(
+            &app,
+            &user,
+            post.clone(),
+            &format!("/workspaces/{team}/invitations"),
+            invitation,
+        )
+        .await;
     }
     for _ in 0..2 {
         let member = app.user().await;

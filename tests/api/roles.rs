@@ -136,29 +136,55 @@ async fn created(app: &TestApp, user: &TestUser, path: &str, body: Value) -> Val
 }
 
 async fn fixture(app: &TestApp, owner: &TestUser, workspace: &str, member: &TestUser) -> Fixture {
-    let project = created(app, owner, "/projects/", json!({ "name": "Pricing", "workspace_id": workspace })).await["id"]
+    let project = created(
+        app,
+        owner,
+        "/projects/",
+        json!({ "name": "Pricing", "workspace_id": workspace }),
+    )
+    .await["id"]
         .as_str()
         .expect("project")
         .to_owned();
     let text = "Interviewer: How do you find the price?\nAnna: Too high for what we get.";
-    let record = created(app, owner, &format!("/projects/{project}/records"), json!({ "title": "Anna", "text": text }))
-        .await["id"]
+    let record = created(
+        app,
+        owner,
+        &format!("/projects/{project}/records"),
+        json!({ "title": "Anna", "text": text }),
+    )
+    .await["id"]
         .as_str()
         .expect("record")
         .to_owned();
     app.wait_finished(owner, &record).await;
-    let prompt = created(app, owner, "/prompts/", json!({ "title": "Pains", "text": "List the pains.", "workspace_id": workspace }))
-        .await["id"]
+    let prompt = created(
+        app,
+        owner,
+        "/prompts/",
+        json!({ "title": "Pains", "text": "List the pains.", "workspace_id": workspace }),
+    )
+    .await["id"]
         .as_str()
         .expect("prompt")
         .to_owned();
-    let preset = created(app, owner, "/presets/", json!({ "title": "Ours", "prompt_ids": [prompt], "workspace_id": workspace }))
-        .await["id"]
+    let preset = created(
+        app,
+        owner,
+        "/presets/",
+        json!({ "title": "Ours", "prompt_ids": [prompt], "workspace_id": workspace }),
+    )
+    .await["id"]
         .as_str()
         .expect("preset")
         .to_owned();
-    let report = created(app, owner, &format!("/projects/{project}/reports"), json!({ "title": "Findings", "prompts_ids": [prompt] }))
-        .await["id"]
+    let report = created(
+        app,
+        owner,
+        &format!("/projects/{project}/reports"),
+        json!({ "title": "Findings", "prompts_ids": [prompt] }),
+    )
+    .await["id"]
         .as_str()
         .expect("report")
         .to_owned();
@@ -173,9 +199,9 @@ async fn fixture(app: &TestApp, owner: &TestUser, workspace: &str, member: &Test
         json!({ "url": "https://93.184.216.34/hooks", "workspace_id": workspace }),
     )
     .await["id"]
-    .as_str()
-    .expect("endpoint")
-    .to_owned();
+        .as_str()
+        .expect("endpoint")
+        .to_owned();
     let invitation = created(
         app,
         owner,
@@ -183,9 +209,9 @@ async fn fixture(app: &TestApp, owner: &TestUser, workspace: &str, member: &Test
         json!({ "email": format!("guest-{}@example.org", uuid::Uuid::new_v4().simple()), "role": "viewer" }),
     )
     .await["id"]
-    .as_str()
-    .expect("invitation")
-    .to_owned();
+        .as_str()
+        .expect("invitation")
+        .to_owned();
     let thread = created(app, owner, "/agent/threads", json!({ "project_id": project })).await["id"].clone();
     let thread = thread.as_i64().map(|id| id.to_string()).expect("thread id");
     let (session, _) = app
@@ -240,7 +266,10 @@ fn rule(method: &Method, path: &str, f: &Fixture) -> Option<(Rule, Option<Value>
 
         ("GET", "/me" | "/me/sessions" | "/me/tokens" | "/workspaces") => r(Signed),
         ("POST", "/me/tokens") => b(Signed, json!({ "name": "mine", "scope": "write" })),
-        ("PUT", "/me/password") => b(Signed, json!({ "current_password": "", "new_password": "a long passphrase 42" })),
+        ("PUT", "/me/password") => b(
+            Signed,
+            json!({ "current_password": "", "new_password": "a long passphrase 42" }),
+        ),
         ("POST", "/auth/logout") => r(Signed),
         ("POST", "/workspaces") => b(Signed, json!({ "name": "Another team" })),
         ("GET", "/projects/" | "/prompts/" | "/presets/" | "/presets/system/" | "/webhooks/endpoints") => r(Signed),
@@ -263,25 +292,31 @@ fn rule(method: &Method, path: &str, f: &Fixture) -> Option<(Rule, Option<Value>
         ("PUT", "/projects/{project_id}") => b(Write, json!({ "name": "Renamed" })),
         ("DELETE", "/projects/{project_id}") => r(Write),
         ("GET", "/projects/{project_id}/records") => r(Read),
-        ("POST", "/projects/{project_id}/records") => {
-            b(Write, json!({ "title": "Bob", "text": "Interviewer: Hi?\nBob: Hello." }))
-        }
+        ("POST", "/projects/{project_id}/records") => b(
+            Write,
+            json!({ "title": "Bob", "text": "Interviewer: Hi?\nBob: Hello." }),
+        ),
         ("GET", "/projects/{project_id}/reports") => r(Read),
         ("POST", "/projects/{project_id}/reports") => b(Write, json!({ "title": "More", "prompts_ids": [f.prompt] })),
-        ("GET", "/projects/{project_id}/reports/{report_id}" | "/projects/{project_id}/reports/{report_id}/generation") => {
-            r(Read)
-        }
+        (
+            "GET",
+            "/projects/{project_id}/reports/{report_id}" | "/projects/{project_id}/reports/{report_id}/generation",
+        ) => r(Read),
         ("PUT", "/projects/{project_id}/reports/{report_id}") => b(Write, json!({ "title": "Retitled" })),
         ("DELETE", "/projects/{project_id}/reports/{report_id}") => r(Write),
-        ("POST", "/projects/{project_id}/reports/{report_id}/cancel" | "/projects/{project_id}/reports/{report_id}/regenerate") => {
-            r(Write)
-        }
+        (
+            "POST",
+            "/projects/{project_id}/reports/{report_id}/cancel"
+            | "/projects/{project_id}/reports/{report_id}/regenerate",
+        ) => r(Write),
 
         ("GET", "/insight/{rec_id}/" | "/insight/{rec_id}/persona-report") => r(Read),
         ("PATCH", "/insight/{rec_id}/") => b(Write, json!({ "name": "Anna (pricing)" })),
         ("DELETE", "/insight/{rec_id}/") => r(Write),
         ("PATCH", "/insight/{rec_id}/speaker_name") => b(Write, json!({ "speaker": "Anna", "name": "Anna K." })),
-        ("PATCH", "/insight/{rec_id}/speaker_respondent") => b(Write, json!({ "speaker": "Anna", "is_respondent": true })),
+        ("PATCH", "/insight/{rec_id}/speaker_respondent") => {
+            b(Write, json!({ "speaker": "Anna", "is_respondent": true }))
+        }
         ("GET", "/insight/{rec_id}/chat/" | "/insight/{rec_id}/chat/threads/") => r(Read),
         ("POST", "/insight/{rec_id}/chat/") => b(Read, json!({ "message": "What did Anna say about the price?" })),
         ("POST", "/insight/{rec_id}/chat/new-thread/") => r(Read),
@@ -292,11 +327,17 @@ fn rule(method: &Method, path: &str, f: &Fixture) -> Option<(Rule, Option<Value>
         ("PATCH", "/agent/threads/{thread_id}") => b(Own, json!({ "title": "Pricing" })),
         ("DELETE", "/agent/threads/{thread_id}") => r(Own),
 
-        ("POST", "/prompts/") => b(WriteNamed, json!({ "title": "Gains", "text": "List the gains.", "workspace_id": f.workspace })),
+        ("POST", "/prompts/") => b(
+            WriteNamed,
+            json!({ "title": "Gains", "text": "List the gains.", "workspace_id": f.workspace }),
+        ),
         ("GET", "/prompts/{prompt_id}/") => r(Read),
         ("PUT", "/prompts/{prompt_id}/") => b(Write, json!({ "title": "Pains", "text": "List every pain." })),
         ("DELETE", "/prompts/{prompt_id}/") => r(Write),
-        ("POST", "/presets/") => b(WriteNamed, json!({ "title": "Also ours", "prompt_ids": [f.prompt], "workspace_id": f.workspace })),
+        ("POST", "/presets/") => b(
+            WriteNamed,
+            json!({ "title": "Also ours", "prompt_ids": [f.prompt], "workspace_id": f.workspace }),
+        ),
         ("GET", "/presets/{preset_id}/") => r(Read),
         ("PUT", "/presets/{preset_id}/") => b(Write, json!({ "title": "Ours", "prompt_ids": [f.prompt] })),
         ("DELETE", "/presets/{preset_id}/") => r(Write),
@@ -307,9 +348,10 @@ fn rule(method: &Method, path: &str, f: &Fixture) -> Option<(Rule, Option<Value>
         ("PATCH", "/api/interviews/rooms/{room_id}") => b(Write, json!({ "room_name": "Pricing talk" })),
         ("DELETE", "/api/interviews/rooms/{room_id}") => r(Write),
 
-        ("POST", "/webhooks/endpoints") => {
-            b(ManageNamed, json!({ "url": "https://93.184.216.34/more", "workspace_id": f.workspace }))
-        }
+        ("POST", "/webhooks/endpoints") => b(
+            ManageNamed,
+            json!({ "url": "https://93.184.216.34/more", "workspace_id": f.workspace }),
+        ),
         ("GET", "/webhooks/endpoints/{endpoint_id}" | "/webhooks/endpoints/{endpoint_id}/deliveries") => r(Manage),
         ("DELETE", "/webhooks/endpoints/{endpoint_id}") => r(Manage),
         _ => None,
@@ -381,8 +423,15 @@ async fn team(app: &TestApp) -> Team {
     }
 }
 
-async fn call(app: &TestApp, method: &Method, path: &str, user: Option<&TestUser>, body: Option<Value>) -> (StatusCode, Value) {
-    app.call(method.clone(), path, user.map(|u| u.token.as_str()), body).await
+async fn call(
+    app: &TestApp,
+    method: &Method,
+    path: &str,
+    user: Option<&TestUser>,
+    body: Option<Value>,
+) -> (StatusCode, Value) {
+    app.call(method.clone(), path, user.map(|u| u.token.as_str()), body)
+        .await
 }
 
 fn check(rule: Rule, who: Who, method: &Method, path: &str, status: StatusCode, body: &Value) {
@@ -394,7 +443,10 @@ fn check(rule: Rule, who: Who, method: &Method, path: &str, status: StatusCode, 
         Expect::Conflict => status == StatusCode::CONFLICT,
         Expect::Unauthorized => status == StatusCode::UNAUTHORIZED,
     };
-    assert!(ok, "{method} {path} as {who:?} ({rule:?}): expected {expected:?}, got {status} {body}");
+    assert!(
+        ok,
+        "{method} {path} as {who:?} ({rule:?}): expected {expected:?}, got {status} {body}"
+    );
 }
 
 #[tokio::test]
@@ -424,17 +476,27 @@ async fn every_route_answers_each_role_as_its_rule_says() {
     for (path, item) in document["paths"].as_object().expect("paths") {
         for method in ["get", "put", "post", "delete", "patch"] {
             if item.get(method).is_some() {
-                operations.push((Method::from_bytes(method.to_uppercase().as_bytes()).expect("method"), path.clone()));
+                operations.push((
+                    Method::from_bytes(method.to_uppercase().as_bytes()).expect("method"),
+                    path.clone(),
+                ));
             }
         }
     }
-    assert!(operations.len() > 80, "the document lists {} operations", operations.len());
+    assert!(
+        operations.len() > 80,
+        "the document lists {} operations",
+        operations.len()
+    );
     let missing: Vec<String> = operations
         .iter()
         .filter(|(method, path)| rule(method, path, &shared).is_none())
         .map(|(method, path)| format!("{method} {path}"))
         .collect();
-    assert!(missing.is_empty(), "operations without a rule in the role matrix: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "operations without a rule in the role matrix: {missing:?}"
+    );
 
     let mut checked = 0;
     // Changes first by those refused, then by those allowed (whose changes may move the
@@ -463,7 +525,10 @@ async fn every_route_answers_each_role_as_its_rule_says() {
                     .add_member(workspace_id, member.id, insight::domain::workspace::Role::Viewer)
                     .await
                     .expect("add member");
-                let workspace = if path.starts_with("/workspaces/{workspace_id}") && !path.contains("members") && !path.contains("invitations") {
+                let workspace = if path.starts_with("/workspaces/{workspace_id}")
+                    && !path.contains("members")
+                    && !path.contains("invitations")
+                {
                     created(&app, &team.owner, "/workspaces", json!({ "name": "To delete" })).await["id"]
                         .as_str()
                         .expect("workspace")

@@ -71,10 +71,9 @@ pub fn session_answer(app: &AppState, status: StatusCode, session: Session) -> A
         user: session.user,
     };
     let mut response = (status, Json(body)).into_response();
-    response.headers_mut().insert(
-        SET_COOKIE,
-        HeaderValue::from_str(&cookie).map_err(anyhow::Error::from)?,
-    );
+    response
+        .headers_mut()
+        .insert(SET_COOKIE, HeaderValue::from_str(&cookie).map_err(anyhow::Error::from)?);
     Ok(response)
 }
 
@@ -111,7 +110,11 @@ async fn logout(State(app): State<AppState>, caller: Caller) -> ApiResult<Respon
         (status = 403, description = "Sign-up is not open on this service", body = crate::error::ErrorBody),
         (status = 409, description = "The address has an account, or the password is too weak", body = crate::error::ErrorBody),
     ))]
-async fn signup(State(app): State<AppState>, client: Client, ValidJson(body): ValidJson<SignupRequest>) -> ApiResult<Response> {
+async fn signup(
+    State(app): State<AppState>,
+    client: Client,
+    ValidJson(body): ValidJson<SignupRequest>,
+) -> ApiResult<Response> {
     if app.settings.accounts.signup != Signup::Open {
         return Err(ApiError::forbidden(
             "Sign-up is not open on this service: ask a workspace admin for an invitation",
@@ -135,7 +138,10 @@ async fn signup(State(app): State<AppState>, client: Client, ValidJson(body): Va
 /// is set up. The answer is the same either way, so it does not tell who has an account.
 #[utoipa::path(post, path = "/auth/password-reset", tag = "auth", request_body = PasswordReset,
     responses((status = 202, description = "If the address has an account, a link is on its way")))]
-async fn password_reset(State(app): State<AppState>, ValidJson(body): ValidJson<PasswordReset>) -> ApiResult<StatusCode> {
+async fn password_reset(
+    State(app): State<AppState>,
+    ValidJson(body): ValidJson<PasswordReset>,
+) -> ApiResult<StatusCode> {
     let email = normalize_email(&body.email).unwrap_or_default();
     if let (Some(account), Some(mailer)) = (app.store.account_by_email(&email).await?, app.mailer.as_deref()) {
         let minutes = app.settings.accounts.password_reset_minutes as i64;
@@ -176,7 +182,11 @@ async fn password_reset_confirm(
         .await?
         .ok_or_else(|| ApiError::NotFound("This link is unknown, used or expired: ask for a new one".into()))?;
     app.store.set_password_hash(user_id, &phc, None).await?;
-    let account = app.store.account(user_id).await?.ok_or_else(|| ApiError::not_found("User"))?;
+    let account = app
+        .store
+        .account(user_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("User"))?;
     let user = account.user();
     audit::record(
         &app.store,

@@ -14,13 +14,12 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::accounts::access;
-use crate::domain::workspace::Need;
-use crate::store::Target;
 use crate::domain::interview::{
     JoinAnswer, JoinRequest, LeaveAnswer, LeaveRequest, MessageRequest, Room, RoomCreate, RoomInfo, RoomUpdate,
     RoomsCreated, TurnAnswer,
 };
 use crate::domain::now;
+use crate::domain::workspace::Need;
 use crate::error::{ApiResult, ErrorBody};
 use crate::http::AppState;
 use crate::http::answers::{respond, wants_stream};
@@ -28,6 +27,7 @@ use crate::http::extract::{CurrentUser, Ids, IdsAndJson, PathText, ValidJson, qu
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::interview::{respondent, rooms};
+use crate::store::Target;
 
 #[utoipa::path(post, path = "/api/interviews/rooms", tag = "interviews", security(("bearer" = [])),
     request_body = RoomCreate,

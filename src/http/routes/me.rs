@@ -66,7 +66,11 @@ pub struct TokenCreated {
 #[utoipa::path(get, path = "/me", tag = "auth", security(("bearer" = [])),
     responses((status = 200, description = "The current user", body = Me)))]
 async fn me(CurrentUser(user): CurrentUser, State(app): State<AppState>) -> ApiResult<Json<Me>> {
-    let account = app.store.account(user.id).await?.ok_or_else(|| ApiError::not_found("User"))?;
+    let account = app
+        .store
+        .account(user.id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("User"))?;
     Ok(Json(Me {
         id: user.id,
         email: user.email,
@@ -90,7 +94,11 @@ async fn change_password(
     ValidJson(body): ValidJson<PasswordChange>,
 ) -> ApiResult<StatusCode> {
     let user = &caller.holder.user;
-    let account = app.store.account(user.id).await?.ok_or_else(|| ApiError::not_found("User"))?;
+    let account = app
+        .store
+        .account(user.id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("User"))?;
     let has_password = account.password_hash.is_some();
     if (has_password || !body.current_password.is_empty())
         && !password::verify(body.current_password, account.password_hash).await?
@@ -133,7 +141,11 @@ async fn list_sessions(caller: Caller, State(app): State<AppState>) -> ApiResult
 #[utoipa::path(delete, path = "/me/sessions/{session_id}", tag = "auth", security(("bearer" = [])),
     params(("session_id" = Uuid, Path, description = "The session")),
     responses((status = 204, description = "Ended")))]
-async fn revoke_session(CurrentUser(user): CurrentUser, State(app): State<AppState>, Ids(ids): Ids<1>) -> ApiResult<StatusCode> {
+async fn revoke_session(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+) -> ApiResult<StatusCode> {
     if app.store.revoke_session(user.id, ids[0]).await? {
         Ok(StatusCode::NO_CONTENT)
     } else {
@@ -160,7 +172,9 @@ async fn create_token(
 ) -> ApiResult<(StatusCode, Json<TokenCreated>)> {
     let name = body.name.trim();
     if name.is_empty() {
-        return Err(ApiError::validation(vec![crate::error::ValidationIssue::blank("name", &body.name)]));
+        return Err(ApiError::validation(vec![crate::error::ValidationIssue::blank(
+            "name", &body.name,
+        )]));
     }
     let expires_at = body
         .expires_in_days

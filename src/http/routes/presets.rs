@@ -12,7 +12,9 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
+use crate::accounts::access;
 use crate::domain::preset::{DEFAULT_CATEGORY, DEFAULT_ICON, Preset, PresetFields};
+use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult, UnknownReferences};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson};
@@ -20,8 +22,6 @@ use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::library;
 use crate::quota::Counted;
-use crate::accounts::access;
-use crate::domain::workspace::Need;
 use crate::store::{Store, Target};
 
 /// A preset to create, or the new content of one (PUT replaces all its fields).

@@ -10,18 +10,18 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::accounts::access;
 use crate::domain::preset::{DEFAULT_CATEGORY, Prompt, PromptFields};
+use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
-use crate::accounts::access;
-use crate::domain::workspace::Need;
 use crate::library;
+use crate::quota::Counted;
 use crate::store::Target;
 use uuid::Uuid;
-use crate::quota::Counted;
 
 /// A prompt to create, or the new content of one (PUT replaces title, text and category).
 #[derive(Deserialize, ToSchema)]

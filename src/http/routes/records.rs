@@ -21,20 +21,20 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use crate::domain::record::{Record, RecordDetail};
-use crate::error::{ApiError, ApiResult, UnknownReferences, ValidationIssue};
-use crate::http::AppState;
 use crate::accounts::access;
 use crate::accounts::audit::{self, Actor};
+use crate::domain::record::{Record, RecordDetail};
 use crate::domain::workspace::Need;
+use crate::error::{ApiError, ApiResult, UnknownReferences, ValidationIssue};
+use crate::http::AppState;
 use crate::http::extract::{Client, CurrentUser, Ids, IdsAndJson, body_failed, path_ids, read_json_body_up_to};
-use crate::store::Target;
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::http::validation::parse_body;
 use crate::ingest::stt;
 use crate::quota::Counted;
 use crate::records::intake::{self, HEAD_BYTES, MAX_DOCUMENT_BYTES, Source, TempFile, Upload, upload_path};
+use crate::store::Target;
 
 /// A BCP 47 language tag, as the JSON schema of `RecordCreate` has it.
 fn is_language_tag(tag: &str) -> bool {
@@ -414,13 +414,28 @@ async fn get_record(
 async fn delete_record(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
+    client: Client,
     Ids(ids): Ids<1>,
 ) -> ApiResult<StatusCode> {
     let [record_id] = ids;
     access::require(&app.store, user.id, Target::Record(record_id), Need::Write).await?;
+    let record = app.store.get_record(user.id, record_id).await?;
     let Some(media_path) = app.store.delete_record(user.id, record_id).await? else {
         return Err(ApiError::not_found("Record"));
     };
+    if let Some(record) = record {
+        audit::record(
+            &app.store,
+            audit::Entry {
+                workspace_id: app.store.project_workspace(record.project_id).await?,
+                actor: Actor::user(&user, client.ip),
+                action: "record.deleted",
+                target: Some(("record", record_id.to_string())),
+                detail: serde_json::json!({ "name": record.name }),
+            },
+        )
+        .await?;
+    }
     if let Some(path) = media_path {
         let _ = tokio::fs::remove_file(app.settings.storage.data_dir.join(path)).await;
     }

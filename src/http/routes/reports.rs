@@ -14,20 +14,20 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use crate::domain::patch::Patch;
-use crate::domain::report::{Generation, ReasoningMode, Report, ReportCreateFields, ReportStatus, TokenUsage};
-use crate::error::{ApiError, ApiResult};
-use crate::http::AppState;
 use crate::accounts::access;
 use crate::accounts::audit::{self, Actor};
+use crate::domain::patch::Patch;
+use crate::domain::report::{Generation, ReasoningMode, Report, ReportCreateFields, ReportStatus, TokenUsage};
 use crate::domain::user::User;
 use crate::domain::workspace::Need;
+use crate::error::{ApiError, ApiResult};
+use crate::http::AppState;
 use crate::http::extract::{Client, CurrentUser, Ids, IdsAndJson, query_bool};
-use crate::store::Target;
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::reports;
 use crate::store::ReportChanges;
+use crate::store::Target;
 use serde_json::json;
 
 /// A report to generate. Give `prompts_ids`, a `preset_id`, or both: the schema says
@@ -178,7 +178,11 @@ async fn update_report(
 ) -> ApiResult<Json<Report>> {
     let [project_id, report_id] = ids;
     let was_public = match body.is_public {
-        Patch::Value(_) => app.store.get_report(user.id, project_id, report_id).await?.map(|r| r.is_public),
+        Patch::Value(_) => app
+            .store
+            .get_report(user.id, project_id, report_id)
+            .await?
+            .map(|r| r.is_public),
         _ => None,
     };
     let changes = ReportChanges {
@@ -199,8 +203,16 @@ async fn update_report(
     };
     let report = reports::update(&app, user.id, project_id, report_id, changes).await?;
     if was_public.is_some_and(|was| was != report.is_public) {
-        audit_report(&app, &user, &client, project_id, report_id, "report.shared", json!({ "is_public": report.is_public }))
-            .await?;
+        audit_report(
+            &app,
+            &user,
+            &client,
+            project_id,
+            report_id,
+            "report.shared",
+            json!({ "is_public": report.is_public }),
+        )
+        .await?;
     }
     Ok(Json(report))
 }
@@ -246,8 +258,16 @@ async fn delete_report(
     };
     match app.store.update_report(user.id, project_id, report_id, changes).await? {
         Some(report) => {
-            audit_report(&app, &user, &client, project_id, report_id, "report.deleted", json!({ "title": report.title }))
-                .await?;
+            audit_report(
+                &app,
+                &user,
+                &client,
+                project_id,
+                report_id,
+                "report.deleted",
+                json!({ "title": report.title }),
+            )
+            .await?;
             Ok(StatusCode::NO_CONTENT)
         }
         None => Err(ApiError::not_found("Report")),

@@ -15,7 +15,6 @@ use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
 use crate::http::extract::Client;
 
-
 fn query(uri: &Uri, name: &str) -> Option<String> {
     uri.query().and_then(|query| {
         url::form_urlencoded::parse(query.as_bytes())
@@ -71,10 +70,17 @@ async fn oidc_login(State(app): State<AppState>, uri: Uri) -> ApiResult<Response
         (status = 404, description = "Single sign-on is not configured", body = crate::error::ErrorBody),
         (status = 503, description = "The provider does not answer", body = crate::error::ErrorBody),
     ))]
-async fn oidc_callback(State(app): State<AppState>, client: Client, uri: Uri, headers: HeaderMap) -> ApiResult<Response> {
+async fn oidc_callback(
+    State(app): State<AppState>,
+    client: Client,
+    uri: Uri,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
     let sso_client = app.sso.as_deref().ok_or_else(not_configured)?;
     if let Some(error) = query(&uri, "error") {
-        return Err(ApiError::Unauthorized(format!("The sign-in provider refused the sign-in ({error})")));
+        return Err(ApiError::Unauthorized(format!(
+            "The sign-in provider refused the sign-in ({error})"
+        )));
     }
     let code = query(&uri, "code").unwrap_or_default();
     let state = query(&uri, "state").unwrap_or_default();

@@ -10,16 +10,16 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
+use crate::accounts::access;
 use crate::domain::webhook::{Delivery, Endpoint, EndpointCreate, EndpointCreated};
+use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, ValidJson};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
-use crate::webhooks;
-use crate::accounts::access;
-use crate::domain::workspace::Need;
 use crate::store::Target;
+use crate::webhooks;
 
 /// An endpoint of a workspace the user runs: 404 when he cannot see it, 403 when he is a
 /// member who does not run the workspace.

@@ -17,7 +17,9 @@ use crate::accounts::teams::{self, Accepter};
 use crate::domain::workspace::{AuditEvent, Invitation, Member, Need, Role, Workspace};
 use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
-use crate::http::extract::{Caller, Client, CurrentUser, Ids, IdsAndJson, PathText, ValidJson, has_session_cookie, read_json_body_up_to};
+use crate::http::extract::{
+    Caller, Client, CurrentUser, Ids, IdsAndJson, PathText, ValidJson, has_session_cookie, read_json_body_up_to,
+};
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::http::validation::parse_body;
 use crate::store::{AuditFilter, Target};
@@ -62,7 +64,9 @@ pub struct InvitationAccepted {
 fn name_of(body: &WorkspaceWrite) -> ApiResult<&str> {
     let name = body.name.trim();
     if name.is_empty() {
-        return Err(ApiError::validation(vec![crate::error::ValidationIssue::blank("name", &body.name)]));
+        return Err(ApiError::validation(vec![crate::error::ValidationIssue::blank(
+            "name", &body.name,
+        )]));
     }
     Ok(name)
 }
@@ -70,7 +74,10 @@ fn name_of(body: &WorkspaceWrite) -> ApiResult<&str> {
 /// The workspaces the caller belongs to, with his role in each; his personal one first.
 #[utoipa::path(get, path = "/workspaces", tag = "workspaces", security(("bearer" = [])),
     responses((status = 200, description = "The workspaces", body = Vec<Workspace>)))]
-async fn list_workspaces(CurrentUser(user): CurrentUser, State(app): State<AppState>) -> ApiResult<Json<Vec<Workspace>>> {
+async fn list_workspaces(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+) -> ApiResult<Json<Vec<Workspace>>> {
     Ok(Json(app.store.workspaces_of(user.id).await?))
 }
 
@@ -102,7 +109,11 @@ async fn create_workspace(
 #[utoipa::path(get, path = "/workspaces/{workspace_id}", tag = "workspaces", security(("bearer" = [])),
     params(("workspace_id" = Uuid, Path, description = "The workspace")),
     responses((status = 200, description = "The workspace", body = Workspace)))]
-async fn get_workspace(CurrentUser(user): CurrentUser, State(app): State<AppState>, Ids(ids): Ids<1>) -> ApiResult<Json<Workspace>> {
+async fn get_workspace(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+) -> ApiResult<Json<Workspace>> {
     let workspace = app.store.workspace(user.id, ids[0]).await?;
     workspace.map(Json).ok_or_else(|| ApiError::not_found("Workspace"))
 }
@@ -192,7 +203,15 @@ async fn update_member(
     IdsAndJson(ids, body): IdsAndJson<2, RoleChange>,
 ) -> ApiResult<Json<Member>> {
     let [workspace_id, member] = ids;
-    teams::change_role(&app.store, &Actor::user(&user, client.ip), user.id, workspace_id, member, body.role).await?;
+    teams::change_role(
+        &app.store,
+        &Actor::user(&user, client.ip),
+        user.id,
+        workspace_id,
+        member,
+        body.role,
+    )
+    .await?;
     let member = app.store.member(workspace_id, member).await?;
     member.map(Json).ok_or_else(|| ApiError::not_found("Member"))
 }
@@ -210,7 +229,14 @@ async fn remove_member(
     Ids(ids): Ids<2>,
 ) -> ApiResult<StatusCode> {
     let [workspace_id, member] = ids;
-    teams::remove(&app.store, &Actor::user(&user, client.ip), user.id, workspace_id, member).await?;
+    teams::remove(
+        &app.store,
+        &Actor::user(&user, client.ip),
+        user.id,
+        workspace_id,
+        member,
+    )
+    .await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -244,7 +270,16 @@ async fn create_invitation(
     IdsAndJson(ids, body): IdsAndJson<1, InvitationCreate>,
 ) -> ApiResult<(StatusCode, Json<Invitation>)> {
     let actor = Actor::user(&user, client.ip);
-    let invitation = teams::invite(&app, app.mailer.as_deref(), &actor, &user, ids[0], &body.email, body.role).await?;
+    let invitation = teams::invite(
+        &app,
+        app.mailer.as_deref(),
+        &actor,
+        &user,
+        ids[0],
+        &body.email,
+        body.role,
+    )
+    .await?;
     Ok((StatusCode::CREATED, Json(invitation)))
 }
 
@@ -306,7 +341,10 @@ async fn accept_invitation(
         None
     };
     let request = axum::extract::Request::from_parts(parts, body);
-    let bytes = read_json_body_up_to(request, 16 * 1024).await.ok().filter(|b| !b.is_empty());
+    let bytes = read_json_body_up_to(request, 16 * 1024)
+        .await
+        .ok()
+        .filter(|b| !b.is_empty());
     let body: InvitationAccept = match bytes {
         Some(bytes) => parse_body(&bytes)?,
         None => InvitationAccept::default(),
