@@ -26,9 +26,9 @@ const WRONG: &str = "Wrong email or password";
 const DELAY_PER_FAILURE: Duration = Duration::from_millis(250);
 const MAX_DELAY: Duration = Duration::from_secs(3);
 
-/// Where a sign-in comes from.
+/// Where a sign-in comes from: the client's address and browser, as sessions list them.
 #[derive(Debug, Clone, Copy)]
-pub struct From<'a> {
+pub struct Device<'a> {
     pub ip: Option<IpAddr>,
     pub user_agent: Option<&'a str>,
 }
@@ -76,7 +76,7 @@ pub fn csrf_token(secret: &SecretKey, session_value: &str) -> String {
 }
 
 /// Checks an email and password and starts a session.
-pub async fn with_password(services: &Services, email: &str, password: &str, from: From<'_>) -> ApiResult<Session> {
+pub async fn with_password(services: &Services, email: &str, password: &str, from: Device<'_>) -> ApiResult<Session> {
     let accounts = &services.settings.accounts;
     let window = chrono::Duration::minutes(accounts.sign_in_lock_minutes as i64);
     let email = normalize_email(email).unwrap_or_else(|| email.trim().to_lowercase());
@@ -133,7 +133,7 @@ pub async fn with_password(services: &Services, email: &str, password: &str, fro
 
 /// Starts a session for someone whose identity was proven (a password, single sign-on,
 /// an accepted invitation), with its audit entry.
-pub async fn start(services: &Services, user: User, method: &str, from: From<'_>) -> ApiResult<Session> {
+pub async fn start(services: &Services, user: User, method: &str, from: Device<'_>) -> ApiResult<Session> {
     let ip = from.ip.map(|ip| ip.to_string());
     let (id, value) = services
         .store
@@ -163,7 +163,7 @@ async fn audit_failure(
     store: &Store,
     email: &str,
     account: Option<&Account>,
-    from: From<'_>,
+    from: Device<'_>,
     reason: &str,
 ) -> ApiResult<()> {
     audit::record(

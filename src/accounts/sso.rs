@@ -19,7 +19,7 @@ pub fn refused(error: SsoError) -> ApiError {
     }
 }
 
-pub async fn sign_in(services: &Services, identity: &Identity, from: sign_in::From<'_>) -> ApiResult<Session> {
+pub async fn sign_in(services: &Services, identity: &Identity, from: sign_in::Device<'_>) -> ApiResult<Session> {
     let store = &services.store;
     let user = match store.account_by_email(&identity.email).await? {
         Some(account) => account.user(),

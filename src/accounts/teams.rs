@@ -121,7 +121,7 @@ pub async fn accept(
     services: &Services,
     token: &str,
     accepter: Accepter<'_>,
-    from: sign_in::From<'_>,
+    from: sign_in::Device<'_>,
 ) -> ApiResult<(Uuid, Role, Option<Session>)> {
     let store = &services.store;
     let hash = hash_token(token);

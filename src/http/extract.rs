@@ -188,8 +188,8 @@ pub struct Client {
 }
 
 impl Client {
-    pub fn from(&self) -> sign_in::From<'_> {
-        sign_in::From {
+    pub fn from(&self) -> sign_in::Device<'_> {
+        sign_in::Device {
             ip: self.ip,
             user_agent: self.user_agent.as_deref(),
         }

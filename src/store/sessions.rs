@@ -322,10 +322,13 @@ mod tests {
 
     async fn store_with_user() -> Result<(tempfile::TempDir, Store, Uuid), Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
-        let url = format!("sqlite://{}", dir.path().join("insight.db").display());
-        let store = Store::connect(&url, 2).await?;
+        let store = Store::connect(&url(&dir), 2).await?;
         let user = store.add_user("ann@example.org").await?.ok_or("taken")?;
         Ok((dir, store, user.id))
+    }
+
+    fn url(dir: &tempfile::TempDir) -> String {
+        format!("sqlite://{}", dir.path().join("insight.db").display())
     }
 
     fn start(user_id: Uuid, lifetime: chrono::Duration) -> SessionStart<'static> {
@@ -340,15 +343,17 @@ mod tests {
 
     #[tokio::test]
     async fn a_session_ends_when_idle_too_long_at_its_end_or_when_revoked() -> Result<(), Box<dyn std::error::Error>> {
-        let (_dir, store, user) = store_with_user().await?;
+        let (dir, store, user) = store_with_user().await?;
         let (id, value) = store.start_session(start(user, chrono::Duration::hours(1))).await?;
         assert!(value.starts_with(SESSION_PREFIX));
         let holder = store.holder_of(&value).await?.ok_or("a live session")?;
         assert_eq!(holder.user.id, user);
         assert!(matches!(holder.credential, crate::store::Credential::Session { id: found, .. } if found == id));
 
-        // The same session seen by an instance whose idle limit it has passed.
-        let strict = store.clone().with_session_idle(std::time::Duration::ZERO);
+        // The same session seen by another instance, whose idle limit it has passed.
+        let strict = Store::connect(&url(&dir), 2)
+            .await?
+            .with_session_idle(std::time::Duration::ZERO);
         assert!(strict.holder_of(&value).await?.is_none(), "idle too long");
 
         let (_, ended) = store.start_session(start(user, chrono::Duration::seconds(-1))).await?;

@@ -322,6 +322,7 @@ async fn delete_invitation(
     responses(
         (status = 200, description = "Joined", body = InvitationAccepted),
         (status = 401, description = "An existing account must sign in first", body = crate::error::ErrorBody),
+        (status = 403, description = "New accounts are closed on this service (INSIGHT_SIGNUP=closed)", body = crate::error::ErrorBody),
         (status = 404, description = "Unknown, used or withdrawn", body = crate::error::ErrorBody),
         (status = 410, description = "Expired", body = crate::error::ErrorBody),
         crate::http::openapi::Conflicts,
