@@ -187,6 +187,10 @@ async fn password_reset_confirm(
         .account(user_id)
         .await?
         .ok_or_else(|| ApiError::not_found("User"))?;
+    // Whoever proved he holds the address's mail is not kept out by a lock others caused.
+    app.store
+        .clear_sign_in_failures(&format!("account:{}", account.email))
+        .await?;
     let user = account.user();
     audit::record(
         &app.store,
