@@ -755,3 +755,38 @@ async fn a_database_from_the_release_before_workspaces_opens_with_all_its_data()
     assert_eq!(status, StatusCode::NOT_FOUND);
     server.stop().await.expect("stop");
 }
+
+#[tokio::test]
+async fn an_expired_invitation_is_gone_and_a_withdrawn_one_unknown() {
+    let app = TestApp::start().await;
+    let owner = app.user().await;
+    let workspace = owner.id;
+    let key = insight::secret::SecretKey::load(None, &app.data_dir).expect("the instance key");
+    let nonce = [7u8; 16];
+    let token = insight::accounts::teams::invitation_token(&key, &nonce);
+    app.store
+        .create_invitation(insight::store::NewInvitation {
+            workspace_id: workspace,
+            email: "late@example.org",
+            role: insight::domain::workspace::Role::Viewer,
+            nonce: &nonce,
+            token_hash: &insight::domain::user::hash_token(&token),
+            invited_by: owner.id,
+            expires_at: insight::domain::now() - chrono::Duration::hours(1),
+        })
+        .await
+        .expect("invitation");
+    let body = json!({ "password": PASSWORD });
+    let (status, answer) = app.call(Method::POST, &format!("/invitations/{token}/accept"), None, Some(body.clone())).await;
+    assert_eq!(status, StatusCode::GONE, "{answer}");
+    assert!(app.store.account_by_email("late@example.org").await.expect("read").is_none(), "no account made");
+
+    let path = format!("/workspaces/{workspace}/invitations");
+    let (_, open) = app.post(&path, &owner, json!({ "email": "soon@example.org", "role": "viewer" })).await;
+    let url = open["url"].as_str().expect("url").to_owned();
+    let id = open["id"].as_str().expect("id");
+    assert_eq!(app.delete(&format!("{path}/{id}"), &owner).await.0, StatusCode::NO_CONTENT);
+    let accept = format!("/invitations/{}/accept", url.rsplit('/').next().expect("token"));
+    assert_eq!(app.call(Method::POST, &accept, None, Some(body)).await.0, StatusCode::NOT_FOUND, "withdrawn");
+    app.stop().await;
+}
