@@ -17,6 +17,7 @@ pub mod jobs;
 pub mod library;
 pub mod livekit;
 pub mod persona;
+pub mod projects;
 pub mod provider;
 pub mod quota;
 pub mod records;
@@ -25,6 +26,7 @@ pub mod search;
 pub mod secret;
 pub mod services;
 pub mod store;
+pub mod web;
 pub mod webhooks;
 
 use std::net::SocketAddr;

@@ -69,6 +69,34 @@ pub fn clear_cookie(public_url: &str) -> String {
     cookie(public_url, "", chrono::Duration::zero())
 }
 
+/// The value of the session cookie among a request's `Cookie` headers.
+pub fn session_value<'a>(cookie_headers: impl IntoIterator<Item = &'a str>, public_url: &str) -> Option<String> {
+    let name = cookie_name(public_url);
+    cookie_headers
+        .into_iter()
+        .flat_map(|value| value.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value.trim().to_owned())
+        .filter(|value| !value.is_empty())
+}
+
+/// Whether a change comes from this service's own pages: its `Origin` is
+/// `INSIGHT_PUBLIC_URL`'s, or the scheme of that with the request's own `Host` (the
+/// browser sets both; a foreign page cannot).
+pub fn same_origin(public_url: &str, origin: Option<&str>, host: Option<&str>) -> bool {
+    let scheme = if secure(public_url) { "https" } else { "http" };
+    origin.is_some_and(|origin| origin == public_url || host.is_some_and(|host| origin == format!("{scheme}://{host}")))
+}
+
+/// Whether `sent` is the session's CSRF token, compared by hashes so the time taken says
+/// nothing about how much of it was right.
+pub fn csrf_matches(secret: &SecretKey, session_value: &str, sent: Option<&str>) -> bool {
+    use sha2::Digest;
+    let expected = csrf_token(secret, session_value);
+    sent.is_some_and(|sent| sha2::Sha256::digest(sent.as_bytes()) == sha2::Sha256::digest(expected.as_bytes()))
+}
+
 /// The CSRF token of a session: derived from its cookie's value, so it is never stored
 /// and cannot be guessed without the cookie.
 pub fn csrf_token(secret: &SecretKey, session_value: &str) -> String {

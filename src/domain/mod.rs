@@ -19,6 +19,11 @@ pub mod workspace;
 
 use chrono::{DateTime, SubsecRound, Utc};
 
+/// The client's address, as rate limits, logs and the audit see it (the server puts it
+/// in each request's extensions; see `http/client.rs` for proxies).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientAddr(pub std::net::IpAddr);
+
 /// Now, at the precision every backend keeps (microseconds), so that what a write
 /// returns equals what a later read returns.
 pub fn now() -> DateTime<Utc> {

@@ -9,9 +9,7 @@ use std::net::IpAddr;
 use axum::http::HeaderMap;
 use ip_network::IpNetwork;
 
-/// The client's address, as rate limits, logs and the audit see it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ClientAddr(pub IpAddr);
+pub use crate::domain::ClientAddr;
 
 pub use crate::config::ForwardedHeader;
 

@@ -70,7 +70,7 @@ impl FromRequestParts<AppState> for Caller {
                 .filter(|holder| matches!(holder.credential, Credential::Token { .. }))
                 .ok_or_else(|| ApiError::Unauthorized("Invalid, expired or revoked token".into()))?;
             (holder, None)
-        } else if let Some(value) = session_cookie(parts, sign_in::cookie_name(public_url)) {
+        } else if let Some(value) = session_cookie(parts, public_url) {
             let holder = state
                 .store
                 .holder_of(&value)
@@ -112,45 +112,31 @@ impl FromRequestParts<AppState> for Caller {
 
 /// Whether the request carries this service's session cookie.
 pub fn has_session_cookie(parts: &Parts, public_url: &str) -> bool {
-    session_cookie(parts, sign_in::cookie_name(public_url)).is_some()
+    session_cookie(parts, public_url).is_some()
 }
 
 /// The session cookie's value, if the request has one.
-fn session_cookie(parts: &Parts, name: &str) -> Option<String> {
-    parts
+fn session_cookie(parts: &Parts, public_url: &str) -> Option<String> {
+    let headers = parts
         .headers
         .get_all(COOKIE)
         .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(key, _)| *key == name)
-        .map(|(_, value)| value.trim().to_owned())
-        .filter(|value| !value.is_empty())
+        .filter_map(|value| value.to_str().ok());
+    sign_in::session_value(headers, public_url)
 }
 
 /// A cookie-authenticated change must carry the session's CSRF token and come from a page
-/// of this service: its `Origin` is `INSIGHT_PUBLIC_URL`'s, or the scheme of that with
-/// the request's own `Host` (the browser sets both; a foreign page cannot).
+/// of this service (`sign_in::same_origin`).
 fn check_csrf(parts: &Parts, state: &AppState, session_value: &str) -> Result<(), ApiError> {
-    let expected = sign_in::csrf_token(&state.secret, session_value);
     let sent = parts.headers.get("x-csrf-token").and_then(|value| value.to_str().ok());
-    let token_ok = sent.is_some_and(|sent| {
-        use sha2::Digest;
-        sha2::Sha256::digest(sent.as_bytes()) == sha2::Sha256::digest(expected.as_bytes())
-    });
-    if !token_ok {
+    if !sign_in::csrf_matches(&state.secret, session_value, sent) {
         return Err(ApiError::forbidden(
             "A change made with a session cookie needs the session's CSRF token in X-CSRF-Token",
         ));
     }
-    let public_url = state.settings.server.public_url.as_str();
-    let scheme = if sign_in::secure(public_url) { "https" } else { "http" };
     let origin = parts.headers.get(ORIGIN).and_then(|value| value.to_str().ok());
     let host = parts.headers.get(HOST).and_then(|value| value.to_str().ok());
-    let same_origin = origin
-        .is_some_and(|origin| origin == public_url || host.is_some_and(|host| origin == format!("{scheme}://{host}")));
-    if !same_origin {
+    if !sign_in::same_origin(&state.settings.server.public_url, origin, host) {
         return Err(ApiError::forbidden(
             "A change made with a session cookie must come from this service's own pages (Origin)",
         ));

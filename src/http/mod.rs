@@ -82,7 +82,9 @@ pub fn app(state: AppState) -> Router {
     let doc = openapi::finish(doc);
     let paths = PathMatcher::new(doc.paths.paths.keys());
     let public_rate = state.public_rate.clone();
+    let console = crate::web::router(state.services.clone());
     let router: Router = router
+        .merge(console)
         .merge(routes::interview_page::router())
         .merge(SwaggerUi::new("/docs").url("/openapi.json", doc))
         .fallback(not_found)

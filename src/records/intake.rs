@@ -6,10 +6,14 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 use uuid::Uuid;
 
+use crate::accounts::access;
 use crate::domain::record::transcribe;
+use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult, ValidationIssue};
 use crate::ingest::{self, Format, IngestError, Transcript, stt};
+use crate::quota::Counted;
 use crate::services::Services;
+use crate::store::Target;
 use crate::store::{NewRecord, RecordContent};
 
 /// How much of an upload is looked at to recognise its format.
@@ -65,6 +69,13 @@ pub fn ingest_error(error: IngestError, field: &str) -> ApiError {
             message,
         )]),
     }
+}
+
+/// Whether the user may add a record to the project now: his role allows it, and the
+/// project's record quota is not reached. Checked before an upload is read.
+pub async fn may_add(services: &Services, user_id: Uuid, project_id: Uuid) -> ApiResult<()> {
+    access::require(&services.store, user_id, Target::Project(project_id), Need::Write).await?;
+    services.check_quota(Counted::Records { project_id }).await
 }
 
 /// Files an upload as a record of the project: text and documents are read now (a

@@ -15,9 +15,9 @@ use serde_json::{Value, json};
 use crate::support::TestApp;
 
 /// How long anything in the page may take.
-const WAIT: Duration = Duration::from_secs(15);
+pub(crate) const WAIT: Duration = Duration::from_secs(15);
 /// The key of a web element reference in WebDriver's JSON.
-const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+pub(crate) const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
 const PROJECT: &str = "Weekly planning study";
 const QUESTIONS: [&str; 3] = [
@@ -196,13 +196,13 @@ async fn take_the_interview(browser: &Browser) {
 }
 
 /// A chromedriver process on a free port, killed when dropped.
-struct ChromeDriver {
+pub(crate) struct ChromeDriver {
     process: Child,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl ChromeDriver {
-    async fn start(path: &std::ffi::OsStr) -> Self {
+    pub(crate) async fn start(path: &std::ffi::OsStr) -> Self {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|listener| listener.local_addr())
             .expect("a free port")
@@ -243,14 +243,14 @@ impl Drop for ChromeDriver {
 }
 
 /// One WebDriver session: the few commands the test needs.
-struct Browser {
+pub(crate) struct Browser {
     http: reqwest::Client,
     /// `{driver}/session/{id}`.
     session: String,
 }
 
 impl Browser {
-    async fn open(driver: &str, chromium: &str) -> Self {
+    pub(crate) async fn open(driver: &str, chromium: &str) -> Self {
         let http = reqwest::Client::builder()
             .timeout(Duration::from_secs(60))
             .build()
@@ -280,7 +280,12 @@ impl Browser {
     }
 
     /// A command's `value`, or the driver's status and error.
-    async fn try_command(&self, method: Method, path: &str, body: Value) -> Result<Value, (StatusCode, Value)> {
+    pub(crate) async fn try_command(
+        &self,
+        method: Method,
+        path: &str,
+        body: Value,
+    ) -> Result<Value, (StatusCode, Value)> {
         let mut request = self.http.request(method.clone(), format!("{}{path}", self.session));
         if method != Method::GET && method != Method::DELETE {
             request = request.json(&body);
@@ -295,18 +300,18 @@ impl Browser {
         }
     }
 
-    async fn command(&self, method: Method, path: &str, body: Value) -> Value {
+    pub(crate) async fn command(&self, method: Method, path: &str, body: Value) -> Value {
         self.try_command(method, path, body)
             .await
             .unwrap_or_else(|(status, error)| panic!("WebDriver {path}: {status} {error}"))
     }
 
-    async fn go(&self, url: &str) {
+    pub(crate) async fn go(&self, url: &str) {
         self.command(Method::POST, "/url", json!({ "url": url })).await;
     }
 
     /// The element `css` selects (the first one); fails when there is none.
-    async fn find(&self, css: &str) -> String {
+    pub(crate) async fn find(&self, css: &str) -> String {
         let found = self
             .command(
                 Method::POST,
@@ -317,7 +322,7 @@ impl Browser {
         found[ELEMENT].as_str().expect("element reference").to_owned()
     }
 
-    async fn find_all(&self, css: &str) -> Vec<String> {
+    pub(crate) async fn find_all(&self, css: &str) -> Vec<String> {
         let found = self
             .command(
                 Method::POST,
@@ -332,12 +337,12 @@ impl Browser {
             .collect()
     }
 
-    async fn click(&self, element: &str) {
+    pub(crate) async fn click(&self, element: &str) {
         self.command(Method::POST, &format!("/element/{element}/click"), json!({}))
             .await;
     }
 
-    async fn type_into(&self, element: &str, text: &str) {
+    pub(crate) async fn type_into(&self, element: &str, text: &str) {
         self.command(
             Method::POST,
             &format!("/element/{element}/value"),
@@ -347,14 +352,14 @@ impl Browser {
     }
 
     /// The element's text as the page shows it.
-    async fn text(&self, element: &str) -> String {
+    pub(crate) async fn text(&self, element: &str) -> String {
         let text = self
             .command(Method::GET, &format!("/element/{element}/text"), Value::Null)
             .await;
         text.as_str().expect("element text").to_owned()
     }
 
-    async fn script(&self, script: &str) -> Value {
+    pub(crate) async fn script(&self, script: &str) -> Value {
         self.command(Method::POST, "/execute/sync", json!({ "script": script, "args": [] }))
             .await
     }
@@ -409,7 +414,7 @@ impl Browser {
 
     /// The browser console's entries since the last call; `None` when the driver has no
     /// log endpoint.
-    async fn console_log(&self) -> Option<Vec<Value>> {
+    pub(crate) async fn console_log(&self) -> Option<Vec<Value>> {
         match self
             .try_command(Method::POST, "/se/log", json!({ "type": "browser" }))
             .await
@@ -420,7 +425,26 @@ impl Browser {
         }
     }
 
-    async fn quit(&self) {
+    /// A PNG of the window as it is now.
+    pub(crate) async fn screenshot(&self) -> Vec<u8> {
+        use base64::Engine;
+        let png = self.command(Method::GET, "/screenshot", Value::Null).await;
+        base64::engine::general_purpose::STANDARD
+            .decode(png.as_str().expect("base64"))
+            .expect("a PNG")
+    }
+
+    /// Makes the window `width` pixels wide.
+    pub(crate) async fn set_width(&self, width: u32, height: u32) {
+        self.command(
+            Method::POST,
+            "/window/rect",
+            json!({ "width": width, "height": height }),
+        )
+        .await;
+    }
+
+    pub(crate) async fn quit(&self) {
         if let Err((status, error)) = self.try_command(Method::DELETE, "", Value::Null).await {
             eprintln!("closing the browser failed: {status} {error}");
         }

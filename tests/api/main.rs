@@ -6,6 +6,7 @@ mod accounts;
 mod browser;
 mod chat;
 mod cli;
+mod console;
 mod conventions;
 mod generation;
 mod hardening;

@@ -13,7 +13,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::accounts::access;
-use crate::accounts::audit::{self, Actor};
+use crate::accounts::audit::Actor;
 use crate::domain::patch::Patch;
 use crate::domain::project::{NewProject, Project, ProjectStatus};
 use crate::domain::workspace::Need;
@@ -21,7 +21,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
 use crate::http::extract::{Client, CurrentUser, Ids, IdsAndJson, ValidJson, VersionedUser};
 use crate::http::openapi::Conflicts;
-use crate::quota::Counted;
+use crate::projects;
 use crate::store::{ProjectChanges, Target};
 
 #[derive(Deserialize, ToSchema)]
@@ -87,18 +87,14 @@ async fn create_project(
     State(app): State<AppState>,
     ValidJson(body): ValidJson<ProjectCreate>,
 ) -> ApiResult<(StatusCode, Json<Project>)> {
-    let workspace_id = access::target_workspace(&app.store, user.id, body.workspace_id, Need::Write).await?;
-    app.check_quota(Counted::Projects { owner_id: user.id }).await?;
     let project = NewProject {
         name: body.name,
         description: body.description.unwrap_or_default(),
         research_goals: body.research_goals.unwrap_or_default(),
         interview_guide: body.interview_guide.unwrap_or_default(),
     };
-    Ok((
-        StatusCode::CREATED,
-        Json(app.store.create_project(user.id, workspace_id, project).await?),
-    ))
+    let project = projects::create(&app, user.id, body.workspace_id, project).await?;
+    Ok((StatusCode::CREATED, Json(project)))
 }
 
 /// One project. The owner opening a `New` project makes it `Opened`.
@@ -127,7 +123,6 @@ async fn update_project(
     IdsAndJson(ids, body): IdsAndJson<1, ProjectUpdate>,
 ) -> ApiResult<Json<Project>> {
     let [project_id] = ids;
-    access::require(&app.store, user.id, Target::Project(project_id), Need::Write).await?;
     let changes = ProjectChanges {
         name: body.name,
         description: body.description,
@@ -135,8 +130,7 @@ async fn update_project(
         research_goals: body.research_goals,
         interview_guide: body.interview_guide,
     };
-    let project = app.store.update_project(user.id, project_id, changes).await?;
-    project.map(Json).ok_or_else(|| ApiError::not_found("Project"))
+    Ok(Json(projects::update(&app, user.id, project_id, changes).await?))
 }
 
 /// Deletes a project with its records, reports and interview rooms.
@@ -150,30 +144,8 @@ async fn delete_project(
     Ids(ids): Ids<1>,
 ) -> ApiResult<StatusCode> {
     let [project_id] = ids;
-    access::require(&app.store, user.id, Target::Project(project_id), Need::Write).await?;
-    let project = app.store.get_project(user.id, project_id).await?;
-    let recordings = app.store.project_media_paths(user.id, project_id).await?;
-    if app.store.delete_project(user.id, project_id).await? {
-        if let Some(project) = project {
-            audit::record(
-                &app.store,
-                audit::Entry {
-                    workspace_id: Some(project.workspace_id),
-                    actor: Actor::user(&user, client.ip),
-                    action: "project.deleted",
-                    target: Some(("project", project_id.to_string())),
-                    detail: serde_json::json!({ "name": project.name }),
-                },
-            )
-            .await?;
-        }
-        for path in recordings {
-            let _ = tokio::fs::remove_file(app.settings.storage.data_dir.join(path)).await;
-        }
-        Ok(StatusCode::NO_CONTENT)
-    } else {
-        Err(ApiError::not_found("Project"))
-    }
+    projects::delete(&app, &Actor::user(&user, client.ip), user.id, project_id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

@@ -25,15 +25,15 @@ use crate::accounts::access;
 use crate::accounts::audit::{self, Actor};
 use crate::domain::record::{Record, RecordDetail};
 use crate::domain::workspace::Need;
-use crate::error::{ApiError, ApiResult, UnknownReferences, ValidationIssue};
+use crate::error::{ApiError, ApiResult, ValidationIssue};
 use crate::http::AppState;
 use crate::http::extract::{Client, CurrentUser, Ids, IdsAndJson, body_failed, path_ids, read_json_body_up_to};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::http::validation::parse_body;
 use crate::ingest::stt;
-use crate::quota::Counted;
 use crate::records::intake::{self, HEAD_BYTES, MAX_DOCUMENT_BYTES, Source, TempFile, Upload, upload_path};
+use crate::records::speakers;
 use crate::store::Target;
 
 /// A BCP 47 language tag, as the JSON schema of `RecordCreate` has it.
@@ -136,8 +136,7 @@ async fn create_record(
         return Err(ApiError::validation(issues));
     }
     let [project_id] = ids;
-    access::require(&app.store, user.id, Target::Project(project_id), Need::Write).await?;
-    app.check_quota(Counted::Records { project_id }).await?;
+    intake::may_add(&app, user.id, project_id).await?;
     let limit = app.settings.material.max_upload_bytes;
     let declared = parts
         .headers
@@ -480,10 +479,6 @@ async fn update_record(
     Ok(Json(record))
 }
 
-fn no_speaker(speaker: &str) -> ApiError {
-    UnknownReferences::one("speaker", format!("{speaker:?} of this record"), "speaker")
-}
-
 #[utoipa::path(patch, path = "/insight/{rec_id}/speaker_name", tag = "insight", security(("bearer" = [])),
     params(("rec_id" = Uuid, Path, description = "The record")),
     request_body = SpeakerName,
@@ -494,14 +489,7 @@ async fn rename_speaker(
     IdsAndJson(ids, body): IdsAndJson<1, SpeakerName>,
 ) -> ApiResult<Json<RecordDetail>> {
     let [record_id] = ids;
-    access::require(&app.store, user.id, Target::Record(record_id), Need::Write).await?;
-    let name = body.name.trim();
-    if name.is_empty() {
-        return Err(ApiError::validation(vec![ValidationIssue::blank("name", &body.name)]));
-    }
-    if !app.store.rename_speaker(record_id, &body.speaker, name).await? {
-        return Err(no_speaker(&body.speaker));
-    }
+    speakers::rename(&app.store, user.id, record_id, &body.speaker, &body.name).await?;
     Ok(Json(record_detail(&app, user.id, record_id).await?))
 }
 
@@ -515,14 +503,7 @@ async fn set_speaker_respondent(
     IdsAndJson(ids, body): IdsAndJson<1, SpeakerRespondent>,
 ) -> ApiResult<Json<RecordDetail>> {
     let [record_id] = ids;
-    access::require(&app.store, user.id, Target::Record(record_id), Need::Write).await?;
-    if !app
-        .store
-        .set_speaker_respondent(record_id, &body.speaker, body.is_respondent)
-        .await?
-    {
-        return Err(no_speaker(&body.speaker));
-    }
+    speakers::set_respondent(&app.store, user.id, record_id, &body.speaker, body.is_respondent).await?;
     Ok(Json(record_detail(&app, user.id, record_id).await?))
 }
 

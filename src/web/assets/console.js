@@ -1,0 +1,113 @@
+// The console's behaviour the server cannot give: uploads with progress, live record
+// statuses, and a workspace switcher that switches on choosing. Every page works
+// without it.
+
+const csrf = document.querySelector('meta[name="csrf-token"]')?.content ?? '';
+
+for (const select of document.querySelectorAll('select[data-autosubmit]')) {
+  select.addEventListener('change', () => select.form.requestSubmit());
+}
+
+// Uploads: each file goes to the JSON API on its own, with its progress and its error
+// in the API's words.
+const input = document.querySelector('input[data-upload]');
+const zone = document.getElementById('dropzone');
+const list = document.getElementById('uploads');
+
+function upload(file) {
+  const item = document.createElement('li');
+  const name = document.createElement('span');
+  name.textContent = file.name;
+  const bar = document.createElement('progress');
+  bar.max = 100;
+  bar.value = 0;
+  bar.setAttribute('aria-label', `Uploading ${file.name}`);
+  const state = document.createElement('span');
+  state.className = 'muted small';
+  item.append(name, ' ', bar, ' ', state);
+  list.append(item);
+  const form = new FormData();
+  form.append('file', file);
+  const request = new XMLHttpRequest();
+  request.open('POST', input.dataset.upload);
+  request.setRequestHeader('X-CSRF-Token', csrf);
+  request.upload.addEventListener('progress', (event) => {
+    if (event.lengthComputable) bar.value = Math.round((event.loaded / event.total) * 100);
+  });
+  request.addEventListener('load', () => {
+    if (request.status === 201) {
+      bar.value = 100;
+      state.textContent = 'Added';
+      refresh();
+    } else {
+      let sentence = `The server answered ${request.status}.`;
+      try {
+        const body = JSON.parse(request.responseText);
+        sentence = Array.isArray(body.detail) ? body.detail.map((d) => d.msg).join(' ') : body.detail;
+      } catch (_) { /* not JSON: keep the status */ }
+      bar.remove();
+      state.className = 'error small';
+      state.textContent = sentence;
+    }
+  });
+  request.addEventListener('error', () => {
+    state.className = 'error small';
+    state.textContent = 'The upload was cut off; check the connection and try again.';
+  });
+  request.send(form);
+}
+
+if (input && zone && list) {
+  input.addEventListener('change', () => {
+    for (const file of input.files) upload(file);
+    input.value = '';
+  });
+  zone.addEventListener('dragover', (event) => {
+    event.preventDefault();
+    zone.classList.add('over');
+  });
+  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
+  zone.addEventListener('drop', (event) => {
+    event.preventDefault();
+    zone.classList.remove('over');
+    for (const file of event.dataTransfer.files) upload(file);
+  });
+}
+
+// Live statuses: while a record is being processed, the table asks again every two
+// seconds, and reloads once when the set of records changed.
+const table = document.getElementById('records');
+const pending = new Set(['Uploaded', 'InQueue', 'InProgress']);
+let timer = null;
+
+async function refresh() {
+  if (!table) return;
+  const response = await fetch(`/projects/${table.dataset.project}/records?limit=500`, { credentials: 'same-origin' });
+  if (!response.ok) return;
+  const records = await response.json();
+  const shown = table.querySelectorAll('tr[data-record]');
+  if (records.length !== shown.length) {
+    window.location.reload();
+    return;
+  }
+  let busy = false;
+  for (const record of records) {
+    const badge = table.querySelector(`tr[data-record="${record.id}"] [data-status]`);
+    if (!badge) continue;
+    if (badge.textContent !== record.status) {
+      if (record.status === 'Finished' || record.status === 'Error') {
+        window.location.reload();
+        return;
+      }
+      badge.textContent = record.status;
+      badge.className = `badge status-${record.status}`;
+    }
+    busy ||= pending.has(record.status);
+  }
+  clearTimeout(timer);
+  if (busy) timer = setTimeout(refresh, 2000);
+}
+
+if (table && [...table.querySelectorAll('[data-status]')].some((badge) => pending.has(badge.textContent))) {
+  timer = setTimeout(refresh, 2000);
+}

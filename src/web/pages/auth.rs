@@ -1,0 +1,165 @@
+//! Signing in and out, and choosing the workspace the console shows.
+
+use askama::Template;
+use axum::extract::{Query, State};
+use axum::http::header::{HOST, ORIGIN, SET_COOKIE};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use axum::{Extension, Form, Router};
+use serde::Deserialize;
+
+use super::Shell;
+use crate::accounts::sign_in;
+use crate::domain::ClientAddr;
+use crate::error::ApiError;
+use crate::services::Services;
+use crate::web::session::{Visitor, WORKSPACE_COOKIE};
+use crate::web::{PageError, PageResult, page};
+
+#[derive(Template)]
+#[template(path = "sign_in.html")]
+struct SignInPage<'a> {
+    shell: Shell,
+    error: Option<String>,
+    email: &'a str,
+    return_to: &'a str,
+    return_to_encoded: String,
+    sso: bool,
+}
+
+#[derive(Deserialize)]
+struct Back {
+    return_to: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct SignInForm {
+    email: String,
+    password: String,
+    return_to: Option<String>,
+}
+
+/// A page of this service to go back to: a path, never another site.
+fn safe_return(return_to: Option<&str>) -> &str {
+    match return_to {
+        Some(path) if path.starts_with('/') && !path.starts_with("//") && !path.contains('\\') => path,
+        _ => "/",
+    }
+}
+
+fn sign_in_page(
+    services: &Services,
+    status: StatusCode,
+    error: Option<String>,
+    email: &str,
+    return_to: &str,
+) -> Response {
+    let html = SignInPage {
+        shell: Shell::signed_out(),
+        error,
+        email,
+        return_to,
+        return_to_encoded: url::form_urlencoded::byte_serialize(return_to.as_bytes()).collect(),
+        sso: services.sso.is_some(),
+    };
+    page(status, super::render(&html))
+}
+
+async fn show(State(services): State<Services>, Query(back): Query<Back>) -> Response {
+    sign_in_page(
+        &services,
+        StatusCode::OK,
+        None,
+        "",
+        safe_return(back.return_to.as_deref()),
+    )
+}
+
+async fn submit(
+    State(services): State<Services>,
+    client: Option<Extension<ClientAddr>>,
+    headers: HeaderMap,
+    Form(form): Form<SignInForm>,
+) -> Response {
+    let return_to = safe_return(form.return_to.as_deref()).to_owned();
+    let origin = headers.get(ORIGIN).and_then(|v| v.to_str().ok());
+    let host = headers.get(HOST).and_then(|v| v.to_str().ok());
+    // A sign-in from a foreign page would sign a victim into the attacker's account.
+    if !sign_in::same_origin(&services.settings.server.public_url, origin, host) {
+        let error = "This sign-in did not come from this service's own page: open the page again".to_owned();
+        return sign_in_page(&services, StatusCode::FORBIDDEN, Some(error), &form.email, &return_to);
+    }
+    let ip = client.map(|Extension(ClientAddr(ip))| ip);
+    let agent = headers
+        .get(axum::http::header::USER_AGENT)
+        .and_then(|v| v.to_str().ok());
+    let device = sign_in::Device { ip, user_agent: agent };
+    match sign_in::with_password(&services, &form.email, &form.password, device).await {
+        Ok(session) => {
+            let cookie = sign_in::cookie(
+                &services.settings.server.public_url,
+                &session.value,
+                services.settings.accounts.session_lifetime(),
+            );
+            let mut response = Redirect::to(&return_to).into_response();
+            if let Ok(value) = HeaderValue::from_str(&cookie) {
+                response.headers_mut().insert(SET_COOKIE, value);
+            }
+            response
+        }
+        Err(error @ (ApiError::Unauthorized(_) | ApiError::TooManyRequests { .. })) => {
+            let status = error.status();
+            sign_in_page(&services, status, Some(error.to_string()), &form.email, &return_to)
+        }
+        Err(error) => PageError(error).into_response(),
+    }
+}
+
+#[derive(Deserialize)]
+struct CsrfForm {
+    csrf: String,
+}
+
+async fn sign_out(State(services): State<Services>, visitor: Visitor, Form(form): Form<CsrfForm>) -> PageResult {
+    visitor.check_change(&services, &form.csrf)?;
+    services
+        .store
+        .revoke_session(visitor.user.id, visitor.session_id)
+        .await?;
+    let mut response = Redirect::to("/sign-in").into_response();
+    let clear = sign_in::clear_cookie(&services.settings.server.public_url);
+    response
+        .headers_mut()
+        .insert(SET_COOKIE, HeaderValue::from_str(&clear).map_err(anyhow::Error::from)?);
+    Ok(response)
+}
+
+#[derive(Deserialize)]
+struct SwitchForm {
+    csrf: String,
+    workspace_id: uuid::Uuid,
+}
+
+async fn switch(State(services): State<Services>, visitor: Visitor, Form(form): Form<SwitchForm>) -> PageResult {
+    visitor.check_change(&services, &form.csrf)?;
+    if !visitor.workspaces.iter().any(|w| w.id == form.workspace_id) {
+        return Err(ApiError::not_found("Workspace").into());
+    }
+    let mut response = Redirect::to("/").into_response();
+    let cookie = format!(
+        "{WORKSPACE_COOKIE}={}; Path=/; SameSite=Lax; Max-Age=31536000",
+        form.workspace_id
+    );
+    response
+        .headers_mut()
+        .insert(SET_COOKIE, HeaderValue::from_str(&cookie).map_err(anyhow::Error::from)?);
+    Ok(response)
+}
+
+pub fn routes() -> Router<Services> {
+    Router::new()
+        .route("/sign-in", get(show).post(submit))
+        .route("/sign-out", post(sign_out))
+        .route("/workspace", post(switch))
+}

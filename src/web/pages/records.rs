@@ -1,0 +1,152 @@
+//! Records: pasting a transcript into a project, and a record's transcript with its
+//! speakers.
+
+use std::collections::BTreeMap;
+
+use askama::Template;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect};
+use axum::routing::post;
+use axum::{Form, Router};
+use serde::Deserialize;
+use uuid::Uuid;
+
+use super::Shell;
+use crate::accounts::access;
+use crate::domain::record::{Record, Utterance};
+use crate::domain::workspace::Need;
+use crate::error::ApiError;
+use crate::records::intake::{self, Source, TempFile, Upload};
+use crate::records::speakers;
+use crate::services::Services;
+use crate::store::Target;
+use crate::web::session::Visitor;
+use crate::web::{PageResult, page};
+
+#[derive(Deserialize)]
+struct PasteForm {
+    csrf: String,
+    title: String,
+    text: String,
+}
+
+async fn paste(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path(project_id): Path<Uuid>,
+    Form(form): Form<PasteForm>,
+) -> PageResult {
+    visitor.check_change(&services, &form.csrf)?;
+    intake::may_add(&services, visitor.user.id, project_id).await?;
+    let upload = Upload {
+        title: Some(form.title),
+        language: None,
+        source: Source::Text(form.text),
+    };
+    intake::intake(&services, project_id, upload, &mut TempFile(None)).await?;
+    Ok(Redirect::to(&format!("/p/{project_id}")).into_response())
+}
+
+struct Speaker {
+    name: String,
+    is_respondent: bool,
+}
+
+#[derive(Template)]
+#[template(path = "record.html")]
+struct RecordPage {
+    shell: Shell,
+    record: Record,
+    project_name: String,
+    utterances: Vec<Utterance>,
+    speakers: Vec<Speaker>,
+    can_write: bool,
+    csrf: String,
+}
+
+async fn show(State(services): State<Services>, visitor: Visitor, Path(record_id): Path<Uuid>) -> PageResult {
+    let role = access::require(&services.store, visitor.user.id, Target::Record(record_id), Need::Read).await?;
+    let record = services
+        .store
+        .get_record(visitor.user.id, record_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Record"))?;
+    let project_name = services
+        .store
+        .project_name(visitor.user.id, record.project_id)
+        .await?
+        .unwrap_or_default();
+    let utterances = services.store.utterances(record_id).await?;
+    let mut by_name = BTreeMap::new();
+    for utterance in &utterances {
+        by_name
+            .entry(utterance.speaker.clone())
+            .and_modify(|respondent: &mut bool| *respondent |= utterance.is_respondent)
+            .or_insert(utterance.is_respondent);
+    }
+    let html = RecordPage {
+        shell: Shell::of(&visitor),
+        record,
+        project_name,
+        utterances,
+        speakers: by_name
+            .into_iter()
+            .map(|(name, is_respondent)| Speaker { name, is_respondent })
+            .collect(),
+        can_write: role.allows(Need::Write),
+        csrf: visitor.csrf.clone(),
+    };
+    Ok(page(StatusCode::OK, super::render(&html)))
+}
+
+#[derive(Deserialize)]
+struct RenameForm {
+    csrf: String,
+    speaker: String,
+    name: String,
+}
+
+async fn rename(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path(record_id): Path<Uuid>,
+    Form(form): Form<RenameForm>,
+) -> PageResult {
+    visitor.check_change(&services, &form.csrf)?;
+    speakers::rename(&services.store, visitor.user.id, record_id, &form.speaker, &form.name).await?;
+    Ok(Redirect::to(&format!("/r/{record_id}")).into_response())
+}
+
+#[derive(Deserialize)]
+struct RespondentForm {
+    csrf: String,
+    speaker: String,
+    is_respondent: bool,
+}
+
+async fn respondent(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path(record_id): Path<Uuid>,
+    Form(form): Form<RespondentForm>,
+) -> PageResult {
+    visitor.check_change(&services, &form.csrf)?;
+    speakers::set_respondent(
+        &services.store,
+        visitor.user.id,
+        record_id,
+        &form.speaker,
+        form.is_respondent,
+    )
+    .await?;
+    Ok(Redirect::to(&format!("/r/{record_id}")).into_response())
+}
+
+pub fn routes() -> Router<Services> {
+    Router::new()
+        .route("/p/{project_id}/records", post(paste))
+        .route("/r/{record_id}", axum::routing::get(show))
+        .route("/r/{record_id}/speakers", post(rename))
+        .route("/r/{record_id}/respondent", post(respondent))
+}

@@ -1,0 +1,263 @@
+//! The researcher console in a real headless Chromium (WebDriver, as `browser.rs`): a
+//! researcher signs in, makes a project, adds two transcripts (one pasted, one uploaded
+//! by the page's script) and watches them finish, opens one and renames a speaker; a
+//! viewer finds no write control and a forged write is refused. Every page is saved as
+//! a screenshot at phone and desktop widths under `target/console-screenshots/`, and
+//! checked by axe-core when `INSIGHT_TEST_AXE` names its script (`.ci/run` installs it).
+
+use std::panic::AssertUnwindSafe;
+use std::time::{Duration, Instant};
+
+use futures_util::FutureExt;
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::accounts::set_password;
+use crate::browser::{Browser, ChromeDriver, WAIT};
+use crate::support::{TestApp, TestUser};
+
+const PASSWORD: &str = "the researcher's passphrase";
+
+fn browser_paths() -> Option<(String, String)> {
+    let named = |variable: &str, default: &str| {
+        std::env::var(variable)
+            .ok()
+            .filter(|path| !path.is_empty())
+            .unwrap_or_else(|| default.to_owned())
+    };
+    let chromedriver = named("INSIGHT_TEST_CHROMEDRIVER", "/usr/bin/chromedriver");
+    let chromium = named("INSIGHT_TEST_CHROMIUM", "/usr/bin/chromium");
+    (std::path::Path::new(&chromedriver).exists() && std::path::Path::new(&chromium).exists())
+        .then_some((chromedriver, chromium))
+}
+
+/// Waits until `script` (a function body) returns something other than null or false.
+async fn until(browser: &Browser, what: &str, script: &str) -> Value {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let value = browser.script(script).await;
+        if !value.is_null() && value != Value::Bool(false) {
+            return value;
+        }
+        if Instant::now() >= deadline {
+            let page = browser.script("return document.body.innerText.slice(0, 2000)").await;
+            panic!(
+                "waited {WAIT:?} for {what}; the page says:\n{}",
+                page.as_str().unwrap_or_default()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Saves the page at phone and desktop widths and checks it with axe-core.
+async fn look(browser: &Browser, name: &str) {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/console-screenshots");
+    std::fs::create_dir_all(&folder).expect("screenshot folder");
+    for (width, height) in [(375, 812), (1440, 900)] {
+        browser.set_width(width, height).await;
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        let overflow = browser
+            .script("return document.documentElement.scrollWidth > window.innerWidth + 1")
+            .await;
+        assert_eq!(overflow, Value::Bool(false), "{name} scrolls sideways at {width} px");
+        std::fs::write(folder.join(format!("{name}-{width}.png")), browser.screenshot().await).expect("save");
+    }
+    axe(browser, name).await;
+}
+
+async fn axe(browser: &Browser, name: &str) {
+    let Ok(path) = std::env::var("INSIGHT_TEST_AXE") else {
+        eprintln!("axe-core skipped on {name}: INSIGHT_TEST_AXE is not set (.ci/run sets it)");
+        return;
+    };
+    let source = std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{path}: {error}"));
+    // The page's CSP forbids inline script, but WebDriver's scripts run regardless.
+    browser.script(&format!("{source}\nreturn true;")).await;
+    let violations = browser
+        .command(
+            Method::POST,
+            "/execute/async",
+            json!({ "script": "const done = arguments[arguments.length - 1]; \
+                axe.run(document, { resultTypes: ['violations'] }).then((r) => done(r.violations \
+                .filter((v) => v.impact === 'serious' || v.impact === 'critical') \
+                .map((v) => v.id + ': ' + v.help + ' (' + v.nodes.map((n) => n.target.join(' ')).join(', ') + ')')))", "args": [] }),
+        )
+        .await;
+    assert_eq!(violations, json!([]), "axe-core on {name}");
+}
+
+async fn sign_in(browser: &Browser, app: &TestApp, email: &str) {
+    browser.go(&app.url("/")).await;
+    until(browser, "the sign-in page", "return location.pathname === '/sign-in'").await;
+    let email_field = browser.find("#email").await;
+    browser.type_into(&email_field, email).await;
+    let password = browser.find("#password").await;
+    browser.type_into(&password, PASSWORD).await;
+    // The keyboard's way: Enter in the password field submits the form.
+    browser.type_into(&password, "\u{E007}").await;
+    until(
+        browser,
+        "the projects page",
+        "return location.pathname === '/' && document.querySelector('h1')?.textContent.includes('Projects')",
+    )
+    .await;
+}
+
+async fn the_researchers_day(browser: &Browser, app: &TestApp, researcher: &TestUser, viewer: &TestUser) {
+    browser.go(&app.url("/")).await;
+    look(browser, "sign-in").await;
+    sign_in(browser, app, &researcher.email).await;
+    look(browser, "projects-empty").await;
+
+    let name = browser.find("#name").await;
+    browser.type_into(&name, "Checkout study").await;
+    let goals = browser.find("#research_goals").await;
+    browser.type_into(&goals, "Why do buyers abandon the cart?").await;
+    let create = browser.find("form[action='/p'] button[type=submit]").await;
+    browser.click(&create).await;
+    let project = until(
+        browser,
+        "the project page",
+        "return location.pathname.match(/^\\/p\\/([0-9a-f-]{36})$/)?.[1] ?? null",
+    )
+    .await;
+    let project = project.as_str().expect("project id").to_owned();
+
+    // A pasted transcript.
+    let summary = browser.find("details.card summary").await;
+    browser.click(&summary).await;
+    let title = browser.find("#title").await;
+    browser.type_into(&title, "Interview with Anna").await;
+    let text = browser.find("#text").await;
+    browser
+        .type_into(
+            &text,
+            "Interviewer: What happened at checkout?\nAnna: The shipping cost surprised me, so I left.",
+        )
+        .await;
+    let add = browser.find("form[action$='/records'] button[type=submit]").await;
+    browser.click(&add).await;
+    // An uploaded one, through the page's script and the JSON API.
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/vtt_zoom.vtt");
+    until(
+        browser,
+        "the pasted record in the table",
+        "return document.querySelectorAll('#records tr[data-record]').length === 1 && document.querySelector('#files') ? true : null",
+    )
+    .await;
+    let files = browser.find("#files").await;
+    browser.type_into(&files, fixture.to_str().expect("path")).await;
+    until(
+        browser,
+        "two finished records",
+        "const s = [...document.querySelectorAll('#records [data-status]')].map((b) => b.textContent); \
+         return s.length === 2 && s.every((x) => x === 'Finished') ? s : null",
+    )
+    .await;
+    look(browser, "project").await;
+
+    // The pasted record: its transcript, and a speaker renamed.
+    browser.go(&app.url(&format!("/p/{project}"))).await;
+    let anna = browser.find("#records a[href^='/r/']").await;
+    let mut link = browser.text(&anna).await;
+    if link != "Interview with Anna" {
+        let all = browser.find_all("#records a[href^='/r/']").await;
+        let last = all.last().expect("two links").clone();
+        link = browser.text(&last).await;
+        browser.click(&last).await;
+    } else {
+        browser.click(&anna).await;
+    }
+    assert_eq!(link, "Interview with Anna");
+    until(
+        browser,
+        "the transcript",
+        "return document.querySelectorAll('.transcript .turn').length === 2 || null",
+    )
+    .await;
+    let respondent = browser
+        .script("return document.querySelector('.turn.respondent .speaker')?.textContent ?? null")
+        .await;
+    assert_eq!(respondent, json!("Anna"), "the respondent's turn is set apart");
+    look(browser, "record").await;
+    let field = browser.find("input[name=name][value=Anna]").await;
+    browser
+        .script("document.querySelector('input[name=name][value=Anna]').value = ''; return true")
+        .await;
+    browser.type_into(&field, "Anna K.").await;
+    let rename = browser
+        .script(
+            "const f = document.querySelector('input[name=name][value=Anna]').form; \
+             f.querySelector('button').click(); return true",
+        )
+        .await;
+    assert_eq!(rename, Value::Bool(true));
+    until(
+        browser,
+        "the renamed speaker",
+        "return [...document.querySelectorAll('.turn .speaker')].some((s) => s.textContent === 'Anna K.') || null",
+    )
+    .await;
+
+    // Sign out; the viewer signs in and finds nothing to change.
+    let out = browser.find("form[action='/sign-out'] button").await;
+    browser.click(&out).await;
+    until(browser, "the sign-in page", "return location.pathname === '/sign-in'").await;
+    sign_in(browser, app, &viewer.email).await;
+    browser.go(&app.url(&format!("/p/{project}"))).await;
+    until(
+        browser,
+        "the project page",
+        "return document.querySelector('#records') ? true : null",
+    )
+    .await;
+    let controls = browser
+        .script("return [...document.querySelectorAll('main form[method=post], main input[type=file]')].length")
+        .await;
+    assert_eq!(controls, json!(0), "a viewer sees no write control");
+    look(browser, "project-viewer").await;
+    // A forged write with the viewer's own session and CSRF token is refused anyway.
+    let forged = browser
+        .command(
+            Method::POST,
+            "/execute/async",
+            json!({ "script": format!(
+                "const done = arguments[arguments.length - 1]; \
+                 fetch('/projects/{project}/records', {{ method: 'POST', headers: {{ 'Content-Type': 'application/json', \
+                 'X-CSRF-Token': document.querySelector('meta[name=csrf-token]').content }}, \
+                 body: JSON.stringify({{ title: 'Forged', text: 'A: b' }}) }}).then((r) => done(r.status))"), "args": [] }),
+        )
+        .await;
+    assert_eq!(forged, json!(403), "the server refuses a viewer's write");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_researcher_brings_interviews_in_and_reads_them_in_the_console() {
+    let Some((chromedriver, chromium)) = browser_paths() else {
+        eprintln!("skipped the console test: no chromedriver or chromium (see browser.rs)");
+        return;
+    };
+    let app = TestApp::start().await;
+    let researcher = app.user().await;
+    set_password(&app, &researcher, PASSWORD).await;
+    let viewer = app.user().await;
+    set_password(&app, &viewer, PASSWORD).await;
+    // The viewer reads the researcher's personal workspace.
+    app.store
+        .add_member(researcher.id, viewer.id, insight::domain::workspace::Role::Viewer)
+        .await
+        .expect("add the viewer");
+
+    let driver = ChromeDriver::start(chromedriver.as_ref()).await;
+    let browser = Browser::open(&driver.url, &chromium).await;
+    let outcome = AssertUnwindSafe(the_researchers_day(&browser, &app, &researcher, &viewer))
+        .catch_unwind()
+        .await;
+    browser.quit().await;
+    drop(driver);
+    app.stop().await;
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
