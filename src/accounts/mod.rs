@@ -6,6 +6,7 @@ pub mod audit;
 pub mod mail;
 pub mod oidc;
 pub mod password;
+pub mod recovery;
 pub mod sign_in;
 pub mod sso;
 pub mod teams;

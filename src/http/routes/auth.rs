@@ -11,10 +11,8 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::accounts::audit::{self, Actor};
-use crate::accounts::mail::Letter;
 use crate::accounts::sign_in::{self, Session};
-use crate::accounts::{password, password_link_url};
+use crate::accounts::{password, recovery};
 use crate::config::Signup;
 use crate::domain::user::{User, normalize_email};
 use crate::error::{ApiError, ApiResult};
@@ -142,22 +140,7 @@ async fn password_reset(
     State(app): State<AppState>,
     ValidJson(body): ValidJson<PasswordReset>,
 ) -> ApiResult<StatusCode> {
-    let email = normalize_email(&body.email).unwrap_or_default();
-    if let (Some(account), Some(mailer)) = (app.store.account_by_email(&email).await?, app.mailer.as_deref()) {
-        let minutes = app.settings.accounts.password_reset_minutes as i64;
-        let lifetime = chrono::Duration::minutes(minutes);
-        let token = app.store.issue_password_link(account.id, lifetime).await?;
-        let url = password_link_url(&app.settings.server.public_url, &token);
-        let letter = Letter::password_reset(&account.email, &url, crate::domain::now() + lifetime);
-        // Sent after answering: how long the mail server takes must not tell that the
-        // address has an account.
-        let mailer = mailer.clone();
-        tokio::spawn(async move {
-            if let Err(error) = mailer.send_letter(letter).await {
-                tracing::warn!(error = %format!("{error:#}"), "the password reset email was not sent");
-            }
-        });
-    }
+    recovery::send_link(&app, &body.email).await?;
     Ok(StatusCode::ACCEPTED)
 }
 
@@ -174,36 +157,7 @@ async fn password_reset_confirm(
     client: Client,
     ValidJson(body): ValidJson<PasswordResetConfirm>,
 ) -> ApiResult<Response> {
-    password::check_new_password(&body.password).map_err(|why| ApiError::conflict(why.to_owned()))?;
-    let phc = password::hash(body.password).await?;
-    let user_id = app
-        .store
-        .use_password_link(&body.token)
-        .await?
-        .ok_or_else(|| ApiError::NotFound("This link is unknown, used or expired: ask for a new one".into()))?;
-    app.store.set_password_hash(user_id, &phc, None).await?;
-    let account = app
-        .store
-        .account(user_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("User"))?;
-    // Whoever proved he holds the address's mail is not kept out by a lock others caused.
-    app.store
-        .clear_sign_in_failures(&format!("account:{}", account.email))
-        .await?;
-    let user = account.user();
-    audit::record(
-        &app.store,
-        audit::Entry {
-            workspace_id: None,
-            actor: Actor::user(&user, client.ip),
-            action: "user.password_reset",
-            target: Some(("user", user.id.to_string())),
-            detail: serde_json::Value::Null,
-        },
-    )
-    .await?;
-    let session = sign_in::start(&app, user, "password-link", client.from()).await?;
+    let session = recovery::reset(&app, &body.token, &body.password, client.from()).await?;
     session_answer(&app, StatusCode::OK, session)
 }
 
