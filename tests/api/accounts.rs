@@ -777,16 +777,39 @@ async fn an_expired_invitation_is_gone_and_a_withdrawn_one_unknown() {
         .await
         .expect("invitation");
     let body = json!({ "password": PASSWORD });
-    let (status, answer) = app.call(Method::POST, &format!("/invitations/{token}/accept"), None, Some(body.clone())).await;
+    let (status, answer) = app
+        .call(
+            Method::POST,
+            &format!("/invitations/{token}/accept"),
+            None,
+            Some(body.clone()),
+        )
+        .await;
     assert_eq!(status, StatusCode::GONE, "{answer}");
-    assert!(app.store.account_by_email("late@example.org").await.expect("read").is_none(), "no account made");
+    assert!(
+        app.store
+            .account_by_email("late@example.org")
+            .await
+            .expect("read")
+            .is_none(),
+        "no account made"
+    );
 
     let path = format!("/workspaces/{workspace}/invitations");
-    let (_, open) = app.post(&path, &owner, json!({ "email": "soon@example.org", "role": "viewer" })).await;
+    let (_, open) = app
+        .post(&path, &owner, json!({ "email": "soon@example.org", "role": "viewer" }))
+        .await;
     let url = open["url"].as_str().expect("url").to_owned();
     let id = open["id"].as_str().expect("id");
-    assert_eq!(app.delete(&format!("{path}/{id}"), &owner).await.0, StatusCode::NO_CONTENT);
+    assert_eq!(
+        app.delete(&format!("{path}/{id}"), &owner).await.0,
+        StatusCode::NO_CONTENT
+    );
     let accept = format!("/invitations/{}/accept", url.rsplit('/').next().expect("token"));
-    assert_eq!(app.call(Method::POST, &accept, None, Some(body)).await.0, StatusCode::NOT_FOUND, "withdrawn");
+    assert_eq!(
+        app.call(Method::POST, &accept, None, Some(body)).await.0,
+        StatusCode::NOT_FOUND,
+        "withdrawn"
+    );
     app.stop().await;
 }
