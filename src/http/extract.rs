@@ -277,20 +277,25 @@ pub(crate) fn path_ids<const N: usize>(parts: &Parts) -> Result<([Uuid; N], Vec<
     }
     let mut ids = [Uuid::nil(); N];
     for (slot, (name, value)) in ids.iter_mut().zip(&values) {
-        match Uuid::parse_str(value) {
-            Ok(id) => *slot = id,
-            Err(err) => issues.push(
-                ValidationIssue::new(
-                    vec![json!("path"), json!(name)],
-                    "uuid_parsing",
-                    format!("Input should be a valid UUID, {err}"),
-                )
-                .with_input(json!(value))
-                .with_ctx(json!({ "error": err.to_string() })),
-            ),
-        }
+        *slot = path_uuid(name, value, &mut issues);
     }
     Ok((ids, issues))
+}
+
+/// A path parameter as a UUID; the nil UUID and an issue when it is not one.
+fn path_uuid(name: &str, value: &str, issues: &mut Vec<ValidationIssue>) -> Uuid {
+    Uuid::parse_str(value).unwrap_or_else(|err| {
+        issues.push(
+            ValidationIssue::new(
+                vec![json!("path"), json!(name)],
+                "uuid_parsing",
+                format!("Input should be a valid UUID, {err}"),
+            )
+            .with_input(json!(value))
+            .with_ctx(json!({ "error": err.to_string() })),
+        );
+        Uuid::nil()
+    })
 }
 
 /// A JSON body validated against its published schema (see `validation`).
@@ -324,6 +329,57 @@ where
         let bytes = read_json_body(Request::from_parts(parts, body), state).await?;
         match parse_body::<T>(&bytes) {
             Ok(value) if issues.is_empty() => Ok(IdsAndJson(ids, value)),
+            Ok(_) => Err(ApiError::validation(issues)),
+            Err(ApiError::Validation(body_issues)) => {
+                issues.extend(body_issues);
+                Err(ApiError::validation(issues))
+            }
+            Err(other) => Err(other),
+        }
+    }
+}
+
+/// A route's two path parameters, a UUID then a whole number (a record and one of its
+/// utterances), and a validated JSON body, with the problems of all three reported in
+/// one 422.
+pub struct IdNumberAndJson<T>(pub Uuid, pub i64, pub T);
+
+impl<T> FromRequest<AppState> for IdNumberAndJson<T>
+where
+    T: DeserializeOwned + ToSchema + 'static,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, Self::Rejection> {
+        let (parts, body) = req.into_parts();
+        let (values, mut issues) = path_values(&parts)?;
+        // A parameter that is not UTF-8 is an issue already, and not among the values.
+        let first = parts
+            .extensions
+            .get::<MatchedPath>()
+            .and_then(|path| {
+                path.as_str()
+                    .split('/')
+                    .find_map(|p| p.strip_prefix('{')?.strip_suffix('}'))
+            })
+            .map(str::to_owned);
+        if values.len() + issues.len() != 2 {
+            return Err(anyhow::anyhow!("the route's path parameters are not a UUID and a number").into());
+        }
+        let (mut id, mut number) = (Uuid::nil(), 0);
+        for (name, value) in &values {
+            if Some(name) == first.as_ref() {
+                id = path_uuid(name, value, &mut issues);
+            } else {
+                match value.parse::<i64>() {
+                    Ok(n) => number = n,
+                    Err(_) => issues.push(ValidationIssue::not_an_integer(vec![json!("path"), json!(name)], value)),
+                }
+            }
+        }
+        let bytes = read_json_body(Request::from_parts(parts, body), state).await?;
+        match parse_body::<T>(&bytes) {
+            Ok(value) if issues.is_empty() => Ok(IdNumberAndJson(id, number, value)),
             Ok(_) => Err(ApiError::validation(issues)),
             Err(ApiError::Validation(body_issues)) => {
                 issues.extend(body_issues);

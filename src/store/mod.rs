@@ -59,7 +59,7 @@ pub use personas::{PersonaJobState, StoredPersona};
 pub use presets::ChangeRefused;
 pub use projects::ProjectChanges;
 pub use record_work::RecordWork;
-pub use records::{NewRecord, ProjectUtterance, RecordContent, RecordVersion};
+pub use records::{CorrectionRefused, NewRecord, ProjectUtterance, RecordContent, RecordVersion};
 pub use reports::{NewReport, ReportChanges};
 pub use sessions::{Account, Failures, SessionStart};
 pub use users::FIRST_ADMIN_EMAIL;

@@ -6,7 +6,7 @@ use sqlx::types::Json;
 use uuid::Uuid;
 
 use super::CreatedKey;
-use super::{Store, db};
+use super::{Backend, Store, db, writer_of};
 use crate::domain::job::JobKind;
 use crate::domain::now;
 use crate::domain::page::{Page, PageRequest};
@@ -409,6 +409,120 @@ impl Store {
                 refresh_summary!(conn, record_id, at);
                 Ok(true)
             }
+        })?)
+    }
+}
+
+/// Why an utterance was not corrected; nothing was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CorrectionRefused {
+    /// No such record where the user may change research material.
+    RecordNotFound,
+    /// The record is not `Finished` (it is in this status): its transcript is still being
+    /// made, or could not be.
+    NotFinished(RecordStatus),
+    /// The record has no utterance of that number.
+    UtteranceNotFound,
+}
+
+impl Store {
+    /// Corrects one utterance of a `Finished` record in one transaction: its text, its
+    /// speaker, or both (`None` leaves a field as it is; the caller trims and checks
+    /// them). Moved to a speaker the record already has, the utterance takes that
+    /// speaker's role (a respondent if any of their turns is); to a new name it keeps the
+    /// role it had. The record's word count and speaker summary follow, and its
+    /// `updated_at` (its version, which the search indexes and the persona key on) moves
+    /// strictly forward, even past a clock that is behind. `Ok(false)`: the utterance
+    /// already read so, and nothing was written.
+    pub async fn correct_utterance(
+        &self,
+        user_id: Uuid,
+        record_id: Uuid,
+        utterance_id: i64,
+        text: Option<&str>,
+        speaker: Option<&str>,
+    ) -> anyhow::Result<Result<bool, CorrectionRefused>> {
+        // On PostgreSQL the record's row is locked, so that corrections of one record
+        // (and its processing) take turns; SQLite has one writer anyway.
+        let lock = match self.backend() {
+            Backend::Sqlite => "",
+            Backend::Postgres => " FOR UPDATE",
+        };
+        let read_record = format!(
+            concat!(
+                "SELECT status, updated_at FROM records WHERE id = $1 AND project_id IN \
+                 (SELECT id FROM projects WHERE workspace_id IN ",
+                writer_of!(2),
+                "){}"
+            ),
+            lock
+        );
+        // Refusals leave the block with what they found (`break 'body`), so that the
+        // write ends as every write does.
+        Ok(db!(self, write, |conn| 'body: {
+            let record: Option<(String, DateTime<Utc>)> = sqlx::query_as(&read_record)
+                .bind(record_id)
+                .bind(user_id)
+                .fetch_optional(&mut *conn)
+                .await?;
+            let Some((status, version)) = record else {
+                break 'body Ok(Err(CorrectionRefused::RecordNotFound));
+            };
+            let status = RecordStatus::parse(&status).unwrap_or(RecordStatus::Error);
+            if status != RecordStatus::Finished {
+                break 'body Ok(Err(CorrectionRefused::NotFinished(status)));
+            }
+            let utterance: Option<(String, bool, String)> =
+                sqlx::query_as("SELECT speaker, is_respondent, text FROM utterances WHERE record_id = $1 AND id = $2")
+                    .bind(record_id)
+                    .bind(utterance_id)
+                    .fetch_optional(&mut *conn)
+                    .await?;
+            let Some((old_speaker, old_respondent, old_text)) = utterance else {
+                break 'body Ok(Err(CorrectionRefused::UtteranceNotFound));
+            };
+            let new_text = text.unwrap_or(&old_text);
+            let new_speaker = speaker.unwrap_or(&old_speaker);
+            let moved = new_speaker != old_speaker;
+            if !moved && new_text == old_text {
+                break 'body Ok(Ok(false));
+            }
+            let respondent = if moved {
+                sqlx::query_scalar::<_, bool>(
+                    "SELECT is_respondent FROM utterances WHERE record_id = $1 AND speaker = $2 AND id <> $3 \
+                     ORDER BY is_respondent DESC LIMIT 1",
+                )
+                .bind(record_id)
+                .bind(new_speaker)
+                .bind(utterance_id)
+                .fetch_optional(&mut *conn)
+                .await?
+                .unwrap_or(old_respondent)
+            } else {
+                old_respondent
+            };
+            sqlx::query(
+                "UPDATE utterances SET text = $1, speaker = $2, is_respondent = $3 WHERE record_id = $4 AND id = $5",
+            )
+            .bind(new_text)
+            .bind(new_speaker)
+            .bind(respondent)
+            .bind(record_id)
+            .bind(utterance_id)
+            .execute(&mut *conn)
+            .await?;
+            let words = |text: &str| text.split_whitespace().count() as i64;
+            let at = now().max(version + chrono::Duration::microseconds(1));
+            sqlx::query("UPDATE records SET word_count = word_count + $1, updated_at = $2 WHERE id = $3")
+                .bind(words(new_text) - words(&old_text))
+                .bind(at)
+                .bind(record_id)
+                .execute(&mut *conn)
+                .await?;
+            if moved {
+                refresh_summary!(conn, record_id, at);
+            }
+            Ok::<_, sqlx::Error>(Ok(true))
         })?)
     }
 }

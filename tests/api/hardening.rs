@@ -28,7 +28,10 @@ async fn seed(app: &TestApp) -> Seeded {
         .await;
     assert_eq!(status, StatusCode::CREATED, "{record}");
     let record = record["id"].as_str().expect("record id").to_owned();
-    app.wait_finished(&user, &record).await;
+    let utterance = app.wait_finished(&user, &record).await["utterances"][0]["id"]
+        .as_i64()
+        .expect("utterance id")
+        .to_string();
     let report = app.report(&user, &project).await;
     let (_, rooms) = app
         .post("/api/interviews/rooms", &user, json!({ "project_id": project }))
@@ -76,6 +79,7 @@ async fn seed(app: &TestApp) -> Seeded {
         ids: vec![
             ("project_id", project),
             ("rec_id", record),
+            ("utterance_id", utterance),
             ("report_id", report),
             ("room_id", room),
             ("access_token", token),

@@ -1,6 +1,6 @@
 //! Records: uploads in every format from real fixture files, recordings through a local
-//! speech-to-text stub speaking OpenAI's wire protocol, speaker fixes, limits, refusals
-//! that write nothing, and isolation.
+//! speech-to-text stub speaking OpenAI's wire protocol, speaker fixes, corrections of one
+//! utterance, limits, refusals that write nothing, and isolation.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -504,6 +504,261 @@ async fn speakers_can_be_renamed_and_their_role_fixed() {
         .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(error_types(&body), ["string_type", "bool_type"]);
+    app.stop().await;
+}
+
+/// `PATCH /insight/{record}/utterances/{utterance}` with `body`.
+async fn correct(app: &TestApp, user: &TestUser, record: &str, utterance: &str, body: Value) -> (StatusCode, Value) {
+    app.call(
+        Method::PATCH,
+        &format!("/insight/{record}/utterances/{utterance}"),
+        Some(&user.token),
+        Some(body),
+    )
+    .await
+}
+
+fn updated_at(record: &Value) -> chrono::DateTime<chrono::Utc> {
+    record["updated_at"]
+        .as_str()
+        .and_then(|at| chrono::DateTime::parse_from_rfc3339(at).ok())
+        .map(|at| at.with_timezone(&chrono::Utc))
+        .unwrap_or_else(|| panic!("updated_at: {record}"))
+}
+
+#[tokio::test]
+async fn an_utterance_is_corrected_and_chat_and_persona_follow_the_correction() {
+    let app = TestApp::start().await;
+    let user = app.user().await;
+    let project = app.project(&user, "Invoices").await;
+    let text = "Interviewer: How do you send invoices?\nAnna: We email them from the finance tool.\n\
+                Interviewer: Anything else?\nAnna: The export is slow.";
+    let (_, record) = app
+        .post(
+            &format!("/projects/{project}/records"),
+            &user,
+            json!({ "title": "Anna", "text": text, "language": "en" }),
+        )
+        .await;
+    let id = record["id"].as_str().expect("id").to_owned();
+    let before = wait_for(&app, &user, &id, &["Finished"]).await;
+    // The record's chat index and persona are made from the transcript as it is now.
+    let (status, answer) = app
+        .post(
+            &format!("/insight/{id}/chat/"),
+            &user,
+            json!({ "message": "How are invoices sent?" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let (status, persona) = app.get(&format!("/insight/{id}/persona-report"), &user).await;
+    assert_eq!(status, StatusCode::OK, "{persona}");
+
+    let (status, corrected) = correct(
+        &app,
+        &user,
+        &id,
+        "2",
+        json!({ "text": "  We post them from Rotterdam.  " }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{corrected}");
+    assert_eq!(corrected["id"], json!(id));
+    assert_eq!(corrected["utterances"][1]["text"], "We post them from Rotterdam.");
+    assert_eq!(corrected["utterances"][1]["speaker"], "Anna");
+    assert_eq!(corrected["utterances"][1]["is_respondent"], true);
+    assert_eq!(
+        lines(&corrected)
+            .iter()
+            .map(|(_, _, _, text)| text.as_str())
+            .collect::<Vec<_>>(),
+        [
+            "How do you send invoices?",
+            "We post them from Rotterdam.",
+            "Anything else?",
+            "The export is slow."
+        ],
+        "only that utterance changed"
+    );
+    assert_eq!(
+        corrected["word_count"],
+        before["word_count"].as_i64().expect("word count") - 2
+    );
+    assert!(
+        updated_at(&corrected) > updated_at(&before),
+        "the record's version moved"
+    );
+    let (_, stored) = app.get(&format!("/insight/{id}/"), &user).await;
+    assert_eq!(stored["utterances"], corrected["utterances"]);
+    assert_eq!(stored["updated_at"], corrected["updated_at"]);
+
+    // The record's chat finds the corrected words: an index of the old text has no
+    // "Rotterdam" and would find no passage at all.
+    let (status, answer) = app
+        .post(
+            &format!("/insight/{id}/chat/"),
+            &user,
+            json!({ "message": "Rotterdam?" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let citations = answer["citations"].as_array().expect("citations");
+    assert!(
+        citations
+            .iter()
+            .any(|c| c["utterance_id"] == 2 && c["quote"] == "We post them from Rotterdam."),
+        "{answer}"
+    );
+    assert!(
+        answer["content"]
+            .as_str()
+            .expect("content")
+            .contains("We post them from Rotterdam."),
+        "{answer}"
+    );
+    // The persona is written again from the corrected record.
+    let (status, again) = app.get(&format!("/insight/{id}/persona-report"), &user).await;
+    assert_eq!(status, StatusCode::OK, "{again}");
+    assert_ne!(again["generated_at"], persona["generated_at"]);
+
+    // A speaker the record has: the utterance takes their role. A new name: it keeps
+    // the role it had.
+    let (status, moved) = correct(&app, &user, &id, "4", json!({ "speaker": "Interviewer" })).await;
+    assert_eq!(status, StatusCode::OK, "{moved}");
+    assert_eq!(moved["utterances"][3]["speaker"], "Interviewer");
+    assert_eq!(moved["utterances"][3]["is_respondent"], false);
+    assert_eq!(moved["utterances"][1]["speaker"], "Anna", "only that utterance moved");
+    let (status, moved) = correct(
+        &app,
+        &user,
+        &id,
+        "3",
+        json!({ "speaker": " Ben ", "text": "Anything else, Anna?" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{moved}");
+    assert_eq!(moved["utterances"][2]["speaker"], "Ben");
+    assert_eq!(moved["utterances"][2]["is_respondent"], false);
+    assert_eq!(moved["utterances"][2]["text"], "Anything else, Anna?");
+    assert_eq!(moved["participants_count"], 3);
+    assert_eq!(moved["respondent_names"], json!(["Anna"]));
+
+    // Nothing to change: answered as it is, the version stays.
+    let (status, same) = correct(&app, &user, &id, "3", json!({ "text": "Anything else, Anna?" })).await;
+    assert_eq!(status, StatusCode::OK, "{same}");
+    assert_eq!(same["updated_at"], moved["updated_at"]);
+    let (status, same) = correct(&app, &user, &id, "3", json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{same}");
+    assert_eq!(same["updated_at"], moved["updated_at"]);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn a_correction_is_refused_when_blank_unknown_unfinished_or_not_allowed() {
+    let app = TestApp::start().await;
+    let owner = app.user().await;
+    let stranger = app.user().await;
+    let viewer = app.user().await;
+    let (status, workspace) = app.post("/workspaces", &owner, json!({ "name": "Research" })).await;
+    assert_eq!(status, StatusCode::CREATED, "{workspace}");
+    let workspace = workspace["id"].as_str().expect("workspace").to_owned();
+    let workspace_id = uuid::Uuid::parse_str(&workspace).expect("uuid");
+    assert!(
+        app.store
+            .add_member(workspace_id, viewer.id, insight::domain::workspace::Role::Viewer)
+            .await
+            .expect("add member")
+    );
+    let (status, project) = app
+        .post(
+            "/projects/",
+            &owner,
+            json!({ "name": "Shared", "workspace_id": workspace }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{project}");
+    let project = project["id"].as_str().expect("project").to_owned();
+    let (_, record) = app
+        .post(
+            &format!("/projects/{project}/records"),
+            &owner,
+            json!({ "title": "Call", "text": "A: How was it?\nB: Fine, thanks." }),
+        )
+        .await;
+    let id = record["id"].as_str().expect("id").to_owned();
+    let before = wait_for(&app, &owner, &id, &["Finished"]).await;
+
+    // Blank text or speaker: each at its place, both at once.
+    let (status, body) = correct(&app, &owner, &id, "2", json!({ "text": "   " })).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_validation_body(&body);
+    assert_eq!(error_locs(&body), [json!(["body", "text"])]);
+    assert_eq!(error_types(&body), ["string_too_short"]);
+    let (status, body) = correct(&app, &owner, &id, "2", json!({ "text": "", "speaker": " \t" })).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(error_locs(&body), [json!(["body", "text"]), json!(["body", "speaker"])]);
+    let (status, body) = correct(&app, &owner, &id, "2", json!({ "text": 3, "speaker": "x".repeat(201) })).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(error_types(&body), ["string_type", "string_too_long"]);
+    // A number that is not one, with a bad body: every problem at once.
+    let (status, body) = correct(&app, &owner, &id, "second", json!({ "text": "" })).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(
+        error_locs(&body),
+        [json!(["path", "utterance_id"]), json!(["body", "text"])]
+    );
+    assert_eq!(error_types(&body), ["int_parsing", "string_too_short"]);
+    let (status, body) = correct(&app, &owner, "not-a-uuid", "2", json!({ "text": "Hi" })).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(error_locs(&body), [json!(["path", "rec_id"])]);
+
+    // An utterance the record does not have; a record that is not the caller's.
+    for utterance in ["3", "0", "-1", "99999"] {
+        let (status, body) = correct(&app, &owner, &id, utterance, json!({ "text": "Hi" })).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{utterance}: {body}");
+        assert_eq!(body["detail"], "Utterance not found");
+    }
+    let (status, body) = correct(&app, &stranger, &id, "2", json!({ "text": "Hacked" })).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert_eq!(body["detail"], "Record not found");
+    let (status, body) = correct(
+        &app,
+        &owner,
+        &uuid::Uuid::new_v4().to_string(),
+        "2",
+        json!({ "text": "Hi" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    // A viewer sees the record and may not change it.
+    let (status, _) = app.get(&format!("/insight/{id}/"), &viewer).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, body) = correct(&app, &viewer, &id, "2", json!({ "text": "Changed" })).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert!(body["detail"].is_string(), "{body}");
+    let (_, after) = app.get(&format!("/insight/{id}/"), &owner).await;
+    assert_eq!(after["utterances"], before["utterances"], "nothing was changed");
+    assert_eq!(after["updated_at"], before["updated_at"]);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn a_record_without_a_transcript_has_nothing_to_correct() {
+    let (addr, stub) = stt_stub().await;
+    stub.answer(Reply::status(401).message("Incorrect API key provided"));
+    let app = TestApp::start_with(|settings| settings.speech.stt_base_url = Some(format!("http://{addr}/v1"))).await;
+    let user = app.user().await;
+    let project = app.project(&user, "Calls").await;
+    let (status, record) = upload(&app, &user, &project, "call.wav", "audio/wav", wav(), None).await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    let id = record["id"].as_str().expect("id").to_owned();
+    wait_for(&app, &user, &id, &["Error"]).await;
+    let (status, body) = correct(&app, &user, &id, "1", json!({ "text": "Hello" })).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(
+        body["detail"],
+        "The record could not be processed, so it has no transcript to correct."
+    );
     app.stop().await;
 }
 

@@ -114,6 +114,8 @@ struct Fixture {
     workspace: String,
     project: String,
     record: String,
+    /// An utterance of the record.
+    utterance: String,
     report: String,
     prompt: String,
     preset: String,
@@ -157,7 +159,10 @@ async fn fixture(app: &TestApp, owner: &TestUser, workspace: &str, member: &Test
         .as_str()
         .expect("record")
         .to_owned();
-    app.wait_finished(owner, &record).await;
+    let utterance = app.wait_finished(owner, &record).await["utterances"][1]["id"]
+        .as_i64()
+        .expect("utterance id")
+        .to_string();
     let prompt = created(
         app,
         owner,
@@ -233,6 +238,7 @@ async fn fixture(app: &TestApp, owner: &TestUser, workspace: &str, member: &Test
         workspace: workspace.to_owned(),
         project,
         record,
+        utterance,
         report,
         prompt,
         preset,
@@ -314,6 +320,9 @@ fn rule(method: &Method, path: &str, f: &Fixture) -> Option<(Rule, Option<Value>
         ("PATCH", "/insight/{rec_id}/") => b(Write, json!({ "name": "Anna (pricing)" })),
         ("DELETE", "/insight/{rec_id}/") => r(Write),
         ("PATCH", "/insight/{rec_id}/speaker_name") => b(Write, json!({ "speaker": "Anna", "name": "Anna K." })),
+        ("PATCH", "/insight/{rec_id}/utterances/{utterance_id}") => {
+            b(Write, json!({ "text": "Far too high for what we get." }))
+        }
         ("PATCH", "/insight/{rec_id}/speaker_respondent") => {
             b(Write, json!({ "speaker": "Anna", "is_respondent": true }))
         }
@@ -362,6 +371,7 @@ fn fill(path: &str, f: &Fixture) -> String {
     path.replace("{workspace_id}", &f.workspace)
         .replace("{project_id}", &f.project)
         .replace("{rec_id}", &f.record)
+        .replace("{utterance_id}", &f.utterance)
         .replace("{report_id}", &f.report)
         .replace("{prompt_id}", &f.prompt)
         .replace("{preset_id}", &f.preset)

@@ -1,5 +1,5 @@
 //! Records (tag `insight`): upload interview material into a project, read it back with
-//! its utterances, fix who is who, delete it.
+//! its utterances, fix who is who, correct an utterance, delete it.
 //!
 //! An upload is JSON `{title, text, language?}` or `multipart/form-data` with `file`
 //! (and optional `title`, `language`). Text and document formats are read at once, so a
@@ -27,11 +27,14 @@ use crate::domain::record::{Record, RecordDetail};
 use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult, ValidationIssue};
 use crate::http::AppState;
-use crate::http::extract::{Client, CurrentUser, Ids, IdsAndJson, body_failed, path_ids, read_json_body_up_to};
+use crate::http::extract::{
+    Client, CurrentUser, IdNumberAndJson, Ids, IdsAndJson, body_failed, path_ids, read_json_body_up_to,
+};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::http::validation::parse_body;
 use crate::ingest::stt;
+use crate::records::correction;
 use crate::records::intake::{self, HEAD_BYTES, MAX_DOCUMENT_BYTES, Source, TempFile, Upload, upload_path};
 use crate::records::speakers;
 use crate::store::Target;
@@ -112,6 +115,21 @@ pub struct SpeakerRespondent {
     #[schema(min_length = 1, max_length = 200)]
     pub speaker: String,
     pub is_respondent: bool,
+}
+
+/// Corrects one utterance: a field left out (or null) stays as it is.
+#[derive(Deserialize, ToSchema)]
+pub struct UtteranceUpdate {
+    /// What was said, as it should read.
+    #[serde(default)]
+    #[schema(required = false, min_length = 1, max_length = 50000)]
+    pub text: Option<String>,
+    /// Who said it: moves just this utterance to that speaker (the speaker's role comes
+    /// along if the record has them already). To rename a speaker everywhere, use
+    /// `PATCH /insight/{rec_id}/speaker_name`.
+    #[serde(default)]
+    #[schema(required = false, min_length = 1, max_length = 200)]
+    pub speaker: Option<String>,
 }
 
 #[utoipa::path(post, path = "/projects/{project_id}/records", tag = "insight", security(("bearer" = [])),
@@ -386,13 +404,7 @@ async fn list_records(
 }
 
 async fn record_detail(app: &AppState, owner_id: Uuid, record_id: Uuid) -> ApiResult<RecordDetail> {
-    let record = app
-        .store
-        .get_record(owner_id, record_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Record"))?;
-    let utterances = app.store.utterances(record_id).await?;
-    Ok(RecordDetail { record, utterances })
+    crate::records::detail(&app.store, owner_id, record_id).await
 }
 
 #[utoipa::path(get, path = "/insight/{rec_id}/", tag = "insight", security(("bearer" = [])),
@@ -507,10 +519,31 @@ async fn set_speaker_respondent(
     Ok(Json(record_detail(&app, user.id, record_id).await?))
 }
 
+#[utoipa::path(patch, path = "/insight/{rec_id}/utterances/{utterance_id}", tag = "insight", security(("bearer" = [])),
+    params(
+        ("rec_id" = Uuid, Path, description = "The record"),
+        ("utterance_id" = i64, Path, description = "The utterance: its `id`, its position in the record from 1"),
+    ),
+    request_body = UtteranceUpdate,
+    responses(
+        (status = 200, description = "The record with the utterance corrected; its `updated_at` moves when anything changed", body = RecordDetail),
+        Conflicts,
+    ))]
+async fn correct_utterance(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    IdNumberAndJson(record_id, utterance_id, body): IdNumberAndJson<UtteranceUpdate>,
+) -> ApiResult<Json<RecordDetail>> {
+    let detail =
+        correction::correct_utterance(&app.store, user.id, record_id, utterance_id, body.text, body.speaker).await?;
+    Ok(Json(detail))
+}
+
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create_record, list_records))
         .routes(routes!(get_record, update_record, delete_record))
         .routes(routes!(rename_speaker))
         .routes(routes!(set_speaker_respondent))
+        .routes(routes!(correct_utterance))
 }
