@@ -13,7 +13,8 @@ use crate::services::Services;
 /// goes out after the answer, so its time does not tell either.
 pub async fn send_link(services: &Services, email: &str) -> ApiResult<()> {
     let email = normalize_email(email).unwrap_or_default();
-    let (Some(account), Some(mailer)) = (services.store.account_by_email(&email).await?, services.mailer.clone()) else {
+    let (Some(account), Some(mailer)) = (services.store.account_by_email(&email).await?, services.mailer.clone())
+    else {
         return Ok(());
     };
     let lifetime = chrono::Duration::minutes(services.settings.accounts.password_reset_minutes as i64);
@@ -39,7 +40,10 @@ pub async fn reset(services: &Services, token: &str, new_password: &str, device:
         .await?
         .ok_or_else(|| ApiError::NotFound("This link is unknown, used or expired: ask for a new one".into()))?;
     store.set_password_hash(user_id, &phc, None).await?;
-    let account = store.account(user_id).await?.ok_or_else(|| ApiError::not_found("User"))?;
+    let account = store
+        .account(user_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("User"))?;
     // Whoever proved he holds the address's mail is not kept out by a lock others caused.
     store
         .clear_sign_in_failures(&format!("account:{}", account.email))

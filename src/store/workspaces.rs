@@ -176,6 +176,16 @@ impl Store {
         Ok(system.unwrap_or(false))
     }
 
+    /// A workspace's name, whoever asks (an invitation's page names it to the invited).
+    pub async fn workspace_name(&self, workspace_id: Uuid) -> anyhow::Result<Option<String>> {
+        Ok(db!(self, read, |pool| sqlx::query_scalar::<_, String>(
+            "SELECT name FROM workspaces WHERE id = $1"
+        )
+        .bind(workspace_id)
+        .fetch_optional(pool)
+        .await)?)
+    }
+
     /// The workspace a project belongs to (for the audit log).
     pub async fn project_workspace(&self, project_id: Uuid) -> anyhow::Result<Option<Uuid>> {
         Ok(db!(self, read, |pool| sqlx::query_scalar::<_, Uuid>(

@@ -25,6 +25,7 @@ pub const CONTENT_SECURITY_POLICY_VALUE: &str = "default-src 'self'; script-src 
 pub fn router<S: Clone + Send + Sync + 'static>(services: Services) -> Router<S> {
     Router::new()
         .merge(pages::auth::routes())
+        .merge(pages::account::routes())
         .merge(pages::projects::routes())
         .merge(pages::records::routes())
         .merge(assets::routes())

@@ -3,7 +3,7 @@
 //! sign-in page and back; a form that changes something must carry the session's CSRF
 //! token and come from this service's own pages.
 
-use axum::extract::FromRequestParts;
+use axum::extract::{FromRequestParts, OptionalFromRequestParts};
 use axum::http::header::{COOKIE, HOST, ORIGIN};
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Redirect, Response};
@@ -77,55 +77,70 @@ pub fn cookie(parts: &Parts, name: &str) -> Option<String> {
         .map(|(_, value)| value.trim().to_owned())
 }
 
+/// The visitor of a request with a live session; `Ok(None)` without one.
+async fn visitor(parts: &Parts, services: &Services) -> Result<Option<Visitor>, Response> {
+    let public_url = &services.settings.server.public_url;
+    let headers = parts
+        .headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok());
+    let Some(value) = sign_in::session_value(headers, public_url) else {
+        return Ok(None);
+    };
+    let holder = match services.store.holder_of(&value).await {
+        Ok(Some(holder)) => holder,
+        Ok(None) => return Ok(None),
+        Err(error) => return Err(super::PageError::from(error).into_response()),
+    };
+    let Credential::Session { id, .. } = holder.credential else {
+        return Ok(None);
+    };
+    let workspaces = services
+        .store
+        .memberships(holder.user.id)
+        .await
+        .map_err(|error| super::PageError::from(error).into_response())?;
+    let chosen = cookie(parts, WORKSPACE_COOKIE).and_then(|id| id.parse::<uuid::Uuid>().ok());
+    let Some(current) = workspaces
+        .iter()
+        .find(|w| Some(w.id) == chosen)
+        .or_else(|| workspaces.first())
+        .cloned()
+    else {
+        return Ok(None);
+    };
+    let header = |name| {
+        parts
+            .headers
+            .get(name)
+            .and_then(|v: &axum::http::HeaderValue| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    Ok(Some(Visitor {
+        csrf: sign_in::csrf_token(&services.secret, &value),
+        user: holder.user,
+        session_id: id,
+        session_value: value,
+        workspaces,
+        current,
+        origin: header(ORIGIN),
+        host: header(HOST),
+    }))
+}
+
 impl FromRequestParts<Services> for Visitor {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, services: &Services) -> Result<Self, Self::Rejection> {
-        let public_url = &services.settings.server.public_url;
-        let headers = parts
-            .headers
-            .get_all(COOKIE)
-            .iter()
-            .filter_map(|value| value.to_str().ok());
-        let Some(value) = sign_in::session_value(headers, public_url) else {
-            return Err(to_sign_in(parts));
-        };
-        let holder = match services.store.holder_of(&value).await {
-            Ok(Some(holder)) => holder,
-            Ok(None) => return Err(to_sign_in(parts)),
-            Err(error) => return Err(super::PageError::from(error).into_response()),
-        };
-        let Credential::Session { id, .. } = holder.credential else {
-            return Err(to_sign_in(parts));
-        };
-        let workspaces = services
-            .store
-            .memberships(holder.user.id)
-            .await
-            .map_err(|error| super::PageError::from(error).into_response())?;
-        let chosen = cookie(parts, WORKSPACE_COOKIE).and_then(|id| id.parse::<uuid::Uuid>().ok());
-        let current = workspaces
-            .iter()
-            .find(|w| Some(w.id) == chosen)
-            .or_else(|| workspaces.first())
-            .cloned()
-            .ok_or_else(|| to_sign_in(parts))?;
-        let header = |name| {
-            parts
-                .headers
-                .get(name)
-                .and_then(|v: &axum::http::HeaderValue| v.to_str().ok())
-                .map(str::to_owned)
-        };
-        Ok(Visitor {
-            csrf: sign_in::csrf_token(&services.secret, &value),
-            user: holder.user,
-            session_id: id,
-            session_value: value,
-            workspaces,
-            current,
-            origin: header(ORIGIN),
-            host: header(HOST),
-        })
+        visitor(parts, services).await?.ok_or_else(|| to_sign_in(parts))
+    }
+}
+
+impl OptionalFromRequestParts<Services> for Visitor {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, services: &Services) -> Result<Option<Self>, Self::Rejection> {
+        visitor(parts, services).await
     }
 }

@@ -1,5 +1,6 @@
 //! The console's pages, one module per area; the templates are in `templates/`.
 
+pub mod account;
 pub mod auth;
 pub mod projects;
 pub mod records;

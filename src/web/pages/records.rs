@@ -18,7 +18,7 @@ use crate::domain::record::{Record, Utterance};
 use crate::domain::workspace::Need;
 use crate::error::ApiError;
 use crate::records::intake::{self, Source, TempFile, Upload};
-use crate::records::speakers;
+use crate::records::{correction, speakers};
 use crate::services::Services;
 use crate::store::Target;
 use crate::web::session::Visitor;
@@ -143,10 +143,36 @@ async fn respondent(
     Ok(Redirect::to(&format!("/r/{record_id}")).into_response())
 }
 
+#[derive(Deserialize)]
+struct CorrectionForm {
+    csrf: String,
+    text: String,
+}
+
+async fn correct(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path((record_id, utterance_id)): Path<(Uuid, i64)>,
+    Form(form): Form<CorrectionForm>,
+) -> PageResult {
+    visitor.check_change(&services, &form.csrf)?;
+    correction::correct_utterance(
+        &services.store,
+        visitor.user.id,
+        record_id,
+        utterance_id,
+        Some(form.text),
+        None,
+    )
+    .await?;
+    Ok(Redirect::to(&format!("/r/{record_id}#u{utterance_id}")).into_response())
+}
+
 pub fn routes() -> Router<Services> {
     Router::new()
         .route("/p/{project_id}/records", post(paste))
         .route("/r/{record_id}", axum::routing::get(show))
         .route("/r/{record_id}/speakers", post(rename))
         .route("/r/{record_id}/respondent", post(respondent))
+        .route("/r/{record_id}/u/{utterance_id}", post(correct))
 }

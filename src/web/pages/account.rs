@@ -1,0 +1,246 @@
+//! Pages reached from a mail or a link: asking for a password reset, setting a password
+//! with a one-time link, and accepting an invitation.
+
+use askama::Template;
+use axum::extract::{Path, State};
+use axum::http::header::{HOST, ORIGIN, SET_COOKIE, USER_AGENT};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::get;
+use axum::{Extension, Form, Router};
+use serde::Deserialize;
+
+use super::Shell;
+use crate::accounts::recovery;
+use crate::accounts::sign_in::{self, Device, Session};
+use crate::accounts::teams::{self, Accepter};
+use crate::domain::ClientAddr;
+use crate::domain::user::hash_token;
+use crate::error::ApiError;
+use crate::services::Services;
+use crate::web::session::{Visitor, WORKSPACE_COOKIE};
+use crate::web::{PageError, PageResult, page};
+
+#[derive(Template)]
+#[template(path = "password.html")]
+struct PasswordPage<'a> {
+    shell: Shell,
+    title: &'a str,
+    error: Option<String>,
+    notice: Option<&'a str>,
+    asks_email: bool,
+    asks_name: bool,
+    action: String,
+    button: &'a str,
+}
+
+fn forgot_page(status: StatusCode, notice: Option<&str>) -> Response {
+    let html = PasswordPage {
+        shell: Shell::signed_out(),
+        title: "Forgot your password?",
+        error: None,
+        notice,
+        asks_email: notice.is_none(),
+        asks_name: false,
+        action: String::new(),
+        button: "",
+    };
+    page(status, super::render(&html))
+}
+
+async fn forgot() -> Response {
+    forgot_page(StatusCode::OK, None)
+}
+
+#[derive(Deserialize)]
+struct EmailForm {
+    email: String,
+}
+
+async fn send_link(State(services): State<Services>, Form(form): Form<EmailForm>) -> PageResult {
+    recovery::send_link(&services, &form.email).await?;
+    Ok(forgot_page(
+        StatusCode::OK,
+        Some("If this address has an account, a link to set a new password is on its way. It works once."),
+    ))
+}
+
+/// Where the browser signing in came from, for its session and the audit log.
+fn device<'a>(client: &Option<Extension<ClientAddr>>, headers: &'a HeaderMap) -> Device<'a> {
+    Device {
+        ip: client.as_ref().map(|Extension(ClientAddr(ip))| *ip),
+        user_agent: headers.get(USER_AGENT).and_then(|v| v.to_str().ok()),
+    }
+}
+
+/// Signs the browser in with a new session and sends it on.
+fn signed_in(services: &Services, session: &Session, to: &str) -> PageResult {
+    let cookie = sign_in::cookie(
+        &services.settings.server.public_url,
+        &session.value,
+        services.settings.accounts.session_lifetime(),
+    );
+    let mut response = Redirect::to(to).into_response();
+    response
+        .headers_mut()
+        .append(SET_COOKIE, HeaderValue::from_str(&cookie).map_err(anyhow::Error::from)?);
+    Ok(response)
+}
+
+fn from_this_service(services: &Services, headers: &HeaderMap) -> Result<(), ApiError> {
+    let origin = headers.get(ORIGIN).and_then(|v| v.to_str().ok());
+    let host = headers.get(HOST).and_then(|v| v.to_str().ok());
+    if sign_in::same_origin(&services.settings.server.public_url, origin, host) {
+        Ok(())
+    } else {
+        Err(ApiError::forbidden(
+            "This form did not come from this service's own page: open the link again",
+        ))
+    }
+}
+
+fn reset_page(token: &str, status: StatusCode, error: Option<String>) -> Response {
+    let html = PasswordPage {
+        shell: Shell::signed_out(),
+        title: "Choose a new password",
+        error,
+        notice: None,
+        asks_email: false,
+        asks_name: false,
+        action: format!("/reset-password/{token}"),
+        button: "Set the password and sign in",
+    };
+    page(status, super::render(&html))
+}
+
+async fn reset_form(Path(token): Path<String>) -> Response {
+    reset_page(&token, StatusCode::OK, None)
+}
+
+#[derive(Deserialize)]
+struct PasswordForm {
+    password: String,
+    name: Option<String>,
+    csrf: Option<String>,
+}
+
+async fn reset(
+    State(services): State<Services>,
+    client: Option<Extension<ClientAddr>>,
+    headers: HeaderMap,
+    Path(token): Path<String>,
+    Form(form): Form<PasswordForm>,
+) -> PageResult {
+    from_this_service(&services, &headers)?;
+    match recovery::reset(&services, &token, &form.password, device(&client, &headers)).await {
+        Ok(session) => signed_in(&services, &session, "/"),
+        Err(error @ ApiError::Conflict(_)) => Ok(reset_page(&token, StatusCode::CONFLICT, Some(error.to_string()))),
+        Err(error) => Err(error.into()),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "invitation.html")]
+struct InvitationPage {
+    shell: Shell,
+    workspace: String,
+    role: &'static str,
+    email: String,
+    expires: String,
+    token: String,
+    csrf: Option<String>,
+    error: Option<String>,
+}
+
+async fn invitation_page(
+    services: &Services,
+    visitor: Option<&Visitor>,
+    token: &str,
+    status: StatusCode,
+    error: Option<String>,
+) -> PageResult {
+    let invitation = services
+        .store
+        .invitation_by_hash(&hash_token(token))
+        .await?
+        .ok_or_else(|| ApiError::NotFound("This invitation is unknown, used or withdrawn: ask for a new one".into()))?;
+    if invitation.expires_at <= crate::domain::now() {
+        return Err(ApiError::Gone("This invitation has expired: ask for a new one".into()).into());
+    }
+    let html = InvitationPage {
+        shell: visitor.map_or_else(Shell::signed_out, Shell::of),
+        workspace: services
+            .store
+            .workspace_name(invitation.workspace_id)
+            .await?
+            .unwrap_or_default(),
+        role: invitation.role().as_str(),
+        email: invitation.email.clone(),
+        expires: invitation.expires_at.format("%Y-%m-%d %H:%M UTC").to_string(),
+        token: token.to_owned(),
+        csrf: visitor.map(|v| v.csrf.clone()),
+        error,
+    };
+    Ok(page(status, super::render(&html)))
+}
+
+async fn invitation(
+    State(services): State<Services>,
+    visitor: Option<Visitor>,
+    Path(token): Path<String>,
+) -> PageResult {
+    invitation_page(&services, visitor.as_ref(), &token, StatusCode::OK, None).await
+}
+
+async fn accept(
+    State(services): State<Services>,
+    visitor: Option<Visitor>,
+    client: Option<Extension<ClientAddr>>,
+    headers: HeaderMap,
+    Path(token): Path<String>,
+    Form(form): Form<PasswordForm>,
+) -> PageResult {
+    let accepter = match &visitor {
+        Some(visitor) => {
+            visitor.check_change(&services, form.csrf.as_deref().unwrap_or_default())?;
+            Accepter::SignedIn(visitor.user.clone())
+        }
+        None => {
+            from_this_service(&services, &headers)?;
+            Accepter::New {
+                password: &form.password,
+                name: form.name.as_deref(),
+            }
+        }
+    };
+    let (workspace_id, _, session) = match teams::accept(&services, &token, accepter, device(&client, &headers)).await {
+        Ok(accepted) => accepted,
+        Err(error @ ApiError::Conflict(_)) => {
+            return invitation_page(
+                &services,
+                visitor.as_ref(),
+                &token,
+                StatusCode::CONFLICT,
+                Some(error.to_string()),
+            )
+            .await;
+        }
+        Err(error) => return Err(PageError(error)),
+    };
+    let mut response = match session {
+        Some(session) => signed_in(&services, &session, "/")?,
+        None => Redirect::to("/").into_response(),
+    };
+    let chosen = format!("{WORKSPACE_COOKIE}={workspace_id}; Path=/; SameSite=Lax; Max-Age=31536000");
+    response
+        .headers_mut()
+        .append(SET_COOKIE, HeaderValue::from_str(&chosen).map_err(anyhow::Error::from)?);
+    Ok(response)
+}
+
+pub fn routes() -> Router<Services> {
+    Router::new()
+        .route("/forgot-password", get(forgot).post(send_link))
+        .route("/reset-password/{token}", get(reset_form).post(reset))
+        .route("/invite/{token}", get(invitation).post(accept))
+}
