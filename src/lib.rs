@@ -25,6 +25,7 @@ pub mod search;
 pub mod secret;
 pub mod services;
 pub mod store;
+pub mod web;
 pub mod webhooks;
 
 use std::net::SocketAddr;
