@@ -5,6 +5,7 @@
 //! the server cannot (upload progress, live status).
 
 pub mod assets;
+pub mod markdown;
 pub mod pages;
 pub mod session;
 
