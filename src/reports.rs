@@ -4,6 +4,8 @@
 use uuid::Uuid;
 
 use crate::accounts::access;
+use crate::accounts::audit::{self, Actor};
+use crate::domain::patch::Patch;
 use crate::domain::report::{Report, ReportCreateFields};
 use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult, UnknownReferences};
@@ -97,8 +99,10 @@ pub async fn create(
 }
 
 /// Changes a report: a field left out stays; what the changes name must be the owner's.
+/// Making it public or private is an audit entry.
 pub async fn update(
     services: &Services,
+    actor: &Actor,
     owner_id: Uuid,
     project_id: Uuid,
     report_id: Uuid,
@@ -114,11 +118,67 @@ pub async fn update(
         changes.preset_id.as_value().copied(),
     )
     .await?;
+    let was_public = match changes.is_public {
+        Patch::Value(_) => services
+            .store
+            .get_report(owner_id, project_id, report_id)
+            .await?
+            .map(|report| report.is_public),
+        _ => None,
+    };
     let report = services
         .store
         .update_report(owner_id, project_id, report_id, changes)
-        .await?;
-    report.ok_or_else(|| ApiError::not_found("Report"))
+        .await?
+        .ok_or_else(|| ApiError::not_found("Report"))?;
+    if was_public.is_some_and(|was| was != report.is_public) {
+        let detail = serde_json::json!({ "is_public": report.is_public });
+        audit_report(services, actor, &report, "report.shared", detail).await?;
+    }
+    Ok(report)
+}
+
+/// Deletes a report (kept with `is_deleted: true`, so it can be restored), with an audit
+/// entry.
+pub async fn delete(
+    services: &Services,
+    actor: &Actor,
+    owner_id: Uuid,
+    project_id: Uuid,
+    report_id: Uuid,
+) -> ApiResult<()> {
+    access::require(&services.store, owner_id, Target::Project(project_id), Need::Write).await?;
+    let changes = ReportChanges {
+        is_deleted: Patch::Value(true),
+        ..ReportChanges::default()
+    };
+    let report = services
+        .store
+        .update_report(owner_id, project_id, report_id, changes)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Report"))?;
+    let detail = serde_json::json!({ "title": report.title });
+    audit_report(services, actor, &report, "report.deleted", detail).await
+}
+
+async fn audit_report(
+    services: &Services,
+    actor: &Actor,
+    report: &Report,
+    action: &'static str,
+    detail: serde_json::Value,
+) -> ApiResult<()> {
+    audit::record(
+        &services.store,
+        audit::Entry {
+            workspace_id: services.store.project_workspace(report.project_id).await?,
+            actor: actor.clone(),
+            action,
+            target: Some(("report", report.id.to_string())),
+            detail,
+        },
+    )
+    .await
 }
 
 fn refused(refused: GenerationRefused, action: &str) -> ApiError {

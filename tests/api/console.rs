@@ -125,7 +125,7 @@ async fn the_researchers_day(browser: &Browser, app: &TestApp, researcher: &Test
     let project = project.as_str().expect("project id").to_owned();
 
     // A pasted transcript.
-    let summary = browser.find("details.card summary").await;
+    let summary = browser.find("#paste summary").await;
     browser.click(&summary).await;
     let title = browser.find("#title").await;
     browser.type_into(&title, "Interview with Anna").await;
@@ -136,7 +136,7 @@ async fn the_researchers_day(browser: &Browser, app: &TestApp, researcher: &Test
             "Interviewer: What happened at checkout?\nAnna: The shipping cost surprised me, so I left.",
         )
         .await;
-    let add = browser.find("form[action$='/records'] button[type=submit]").await;
+    let add = browser.find("#paste button[type=submit]").await;
     browser.click(&add).await;
     // An uploaded one, through the page's script and the JSON API.
     let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/vtt_zoom.vtt");
@@ -200,10 +200,129 @@ async fn the_researchers_day(browser: &Browser, app: &TestApp, researcher: &Test
     )
     .await;
 
-    // Sign out; the viewer signs in and finds nothing to change.
+    // Fix what Anna said.
+    let opened = browser
+        .script(
+            "const d = document.querySelector('.turn.respondent details.fix'); d.open = true; \
+             const t = d.querySelector('textarea'); t.value = 'The shipping cost surprised me, so I left the shop.'; \
+             d.querySelector('form').requestSubmit(); return true",
+        )
+        .await;
+    assert_eq!(opened, Value::Bool(true));
+    until(
+        browser,
+        "the corrected utterance",
+        "return document.querySelector('.turn.respondent .said p')?.textContent.includes('left the shop') || null",
+    )
+    .await;
+
+    // A report from a system preset, followed live until it is written.
+    browser.go(&app.url(&format!("/p/{project}"))).await;
+    browser
+        .script("document.getElementById('generate').open = true; return true")
+        .await;
+    let preset = browser
+        .script("const o = [...document.querySelectorAll('#preset option')].find((o) => o.value); o.selected = true; return o.textContent")
+        .await;
+    assert!(
+        preset.as_str().is_some_and(|p| !p.is_empty()),
+        "a system preset to choose: {preset}"
+    );
+    let generate = browser.find("#generate button[type=submit]").await;
+    browser.click(&generate).await;
+    let report_path = until(
+        browser,
+        "the report page",
+        "return location.pathname.match(/\\/reports\\/[0-9a-f-]{36}$/) ? location.pathname : null",
+    )
+    .await;
+    let report_path = report_path.as_str().expect("path").to_owned();
+    until(
+        browser,
+        "the written report",
+        "return document.getElementById('report-status')?.textContent === 'completed' && document.querySelector('.report h2, .report p') ? true : null",
+    )
+    .await;
+    look(browser, "report").await;
+    let citation = until(
+        browser,
+        "a citation linked to a moment",
+        "return document.querySelector('.report a.citation')?.getAttribute('href') ?? null",
+    )
+    .await;
+    let citation = citation.as_str().expect("href").to_owned();
+    assert!(citation.starts_with("/r/") && citation.contains("#u"), "{citation}");
+    let link = browser.find(".report a.citation").await;
+    browser.click(&link).await;
+    let landed = until(
+        browser,
+        "the quoted utterance",
+        "return location.hash && document.querySelector(location.hash + ':target') ? location.pathname + location.hash : null",
+    )
+    .await;
+    assert_eq!(
+        landed.as_str(),
+        Some(citation.as_str()),
+        "the citation lands on the utterance it quotes"
+    );
+
+    // Edit with a preview, then share it.
+    browser.go(&app.url(&format!("{report_path}/edit"))).await;
+    let content = browser.find("#content").await;
+    browser
+        .script("document.getElementById('content').value = ''; return true")
+        .await;
+    browser
+        .type_into(&content, "## What we heard\n\nShipping costs surprise buyers.")
+        .await;
+    let preview = browser.find("button[value=preview]").await;
+    browser.click(&preview).await;
+    until(
+        browser,
+        "the preview",
+        "return document.querySelector('.preview h2')?.textContent === 'What we heard' || null",
+    )
+    .await;
+    look(browser, "report-edit").await;
+    let save = browser.find("button[value=save]").await;
+    browser.click(&save).await;
+    until(
+        browser,
+        "the saved report",
+        "return document.querySelector('.report h2')?.textContent === 'What we heard' || null",
+    )
+    .await;
+    let share = browser.find("form[action$='/share'] button").await;
+    browser.click(&share).await;
+    let public = until(
+        browser,
+        "the public link",
+        "return document.getElementById('public-link')?.getAttribute('href') ?? null",
+    )
+    .await;
+    let public = public
+        .as_str()
+        .expect("link")
+        .replace("http://127.0.0.1:8000", &app.base);
+
+    // Sign out; the shared report opens for anyone; the viewer finds nothing to change.
     let out = browser.find("form[action='/sign-out'] button").await;
     browser.click(&out).await;
     until(browser, "the sign-in page", "return location.pathname === '/sign-in'").await;
+    browser.go(&public).await;
+    until(
+        browser,
+        "the shared report",
+        "return document.querySelector('.report h2')?.textContent === 'What we heard' || null",
+    )
+    .await;
+    let owner = browser.script("return document.body.innerText").await;
+    assert!(
+        !owner.as_str().unwrap_or_default().contains(&researcher.email),
+        "no owner details on the public page"
+    );
+    look(browser, "public-report").await;
+
     sign_in(browser, app, &viewer.email).await;
     browser.go(&app.url(&format!("/p/{project}"))).await;
     until(

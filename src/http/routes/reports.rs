@@ -15,10 +15,9 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::accounts::access;
-use crate::accounts::audit::{self, Actor};
+use crate::accounts::audit::Actor;
 use crate::domain::patch::Patch;
 use crate::domain::report::{Generation, ReasoningMode, Report, ReportCreateFields, ReportStatus, TokenUsage};
-use crate::domain::user::User;
 use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
@@ -28,7 +27,6 @@ use crate::http::paging::{PageQuery, Paging, paged};
 use crate::reports;
 use crate::store::ReportChanges;
 use crate::store::Target;
-use serde_json::json;
 
 /// A report to generate. Give `prompts_ids`, a `preset_id`, or both: the schema says
 /// so (`anyOf` of the two `required`s), so clients and validation agree on it.
@@ -177,14 +175,6 @@ async fn update_report(
     IdsAndJson(ids, body): IdsAndJson<2, ProjectReportUpdate>,
 ) -> ApiResult<Json<Report>> {
     let [project_id, report_id] = ids;
-    let was_public = match body.is_public {
-        Patch::Value(_) => app
-            .store
-            .get_report(user.id, project_id, report_id)
-            .await?
-            .map(|r| r.is_public),
-        _ => None,
-    };
     let changes = ReportChanges {
         prompts_ids: body.prompts_ids,
         records_ids: body.records_ids,
@@ -201,42 +191,10 @@ async fn update_report(
         report_language: body.report_language,
         reasoning_mode: body.reasoning_mode,
     };
-    let report = reports::update(&app, user.id, project_id, report_id, changes).await?;
-    if was_public.is_some_and(|was| was != report.is_public) {
-        audit_report(
-            &app,
-            &user,
-            &client,
-            project_id,
-            report_id,
-            "report.shared",
-            json!({ "is_public": report.is_public }),
-        )
-        .await?;
-    }
-    Ok(Json(report))
-}
-
-async fn audit_report(
-    app: &AppState,
-    user: &User,
-    client: &Client,
-    project_id: Uuid,
-    report_id: Uuid,
-    action: &'static str,
-    detail: serde_json::Value,
-) -> ApiResult<()> {
-    audit::record(
-        &app.store,
-        audit::Entry {
-            workspace_id: app.store.project_workspace(project_id).await?,
-            actor: Actor::user(user, client.ip),
-            action,
-            target: Some(("report", report_id.to_string())),
-            detail,
-        },
-    )
-    .await
+    let actor = Actor::user(&user, client.ip);
+    Ok(Json(
+        reports::update(&app, &actor, user.id, project_id, report_id, changes).await?,
+    ))
 }
 
 /// Deletes a report (it is kept with `is_deleted: true` and can be restored).
@@ -251,27 +209,8 @@ async fn delete_report(
     Ids(ids): Ids<2>,
 ) -> ApiResult<StatusCode> {
     let [project_id, report_id] = ids;
-    access::require(&app.store, user.id, Target::Project(project_id), Need::Write).await?;
-    let changes = ReportChanges {
-        is_deleted: Patch::Value(true),
-        ..ReportChanges::default()
-    };
-    match app.store.update_report(user.id, project_id, report_id, changes).await? {
-        Some(report) => {
-            audit_report(
-                &app,
-                &user,
-                &client,
-                project_id,
-                report_id,
-                "report.deleted",
-                json!({ "title": report.title }),
-            )
-            .await?;
-            Ok(StatusCode::NO_CONTENT)
-        }
-        None => Err(ApiError::not_found("Report")),
-    }
+    reports::delete(&app, &Actor::user(&user, client.ip), user.id, project_id, report_id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// A public report, for anyone with the link: only when it is public and not deleted.

@@ -111,3 +111,23 @@ async function refresh() {
 if (table && [...table.querySelectorAll('[data-status]')].some((badge) => pending.has(badge.textContent))) {
   timer = setTimeout(refresh, 2000);
 }
+
+// A report being written: its progress, then the finished report, without reloading by
+// hand.
+const reportStatus = document.getElementById('report-status');
+if (reportStatus && reportStatus.hasAttribute('data-busy')) {
+  const progress = document.getElementById('report-progress');
+  const follow = async () => {
+    const response = await fetch(reportStatus.dataset.generation, { credentials: 'same-origin' });
+    if (response.ok) {
+      const generation = await response.json();
+      if (progress) progress.value = Math.round(generation.progress * 100);
+      if (generation.status !== 'queued' && generation.status !== 'generating') {
+        window.location.reload();
+        return;
+      }
+    }
+    setTimeout(follow, 1000);
+  };
+  setTimeout(follow, 1000);
+}

@@ -4,6 +4,7 @@ pub mod account;
 pub mod auth;
 pub mod projects;
 pub mod records;
+pub mod reports;
 
 use askama::Template;
 use uuid::Uuid;

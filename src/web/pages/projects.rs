@@ -16,8 +16,10 @@ use crate::accounts::audit::Actor;
 use crate::domain::ClientAddr;
 use crate::domain::page::PageRequest;
 use crate::domain::patch::Patch;
+use crate::domain::preset::{Preset, Prompt};
 use crate::domain::project::{NewProject, Project, ProjectStatus};
 use crate::domain::record::Record;
+use crate::domain::report::Report;
 use crate::domain::workspace::Need;
 use crate::projects;
 use crate::services::Services;
@@ -140,9 +142,26 @@ struct ProjectPage {
     shell: Shell,
     project: Project,
     records: Vec<Record>,
+    reports: Vec<Report>,
+    presets: Vec<Preset>,
+    prompts: Vec<Prompt>,
+    languages: &'static [(&'static str, &'static str)],
     can_write: bool,
     csrf: String,
 }
+
+/// The languages a report can be written in, as the generate form offers them.
+const LANGUAGES: &[(&str, &str)] = &[
+    ("en", "English"),
+    ("de", "Deutsch"),
+    ("fr", "Français"),
+    ("es", "Español"),
+    ("it", "Italiano"),
+    ("nl", "Nederlands"),
+    ("pt", "Português"),
+    ("sv", "Svenska"),
+    ("pl", "Polski"),
+];
 
 impl ProjectPage {
     /// A duration as m:ss.
@@ -170,11 +189,38 @@ async fn show(State(services): State<Services>, visitor: Visitor, Path(project_i
         .list_records(visitor.user.id, project_id, &PageRequest::everything())
         .await?
         .items;
+    let everything = PageRequest::everything();
+    let reports = services
+        .store
+        .list_reports(visitor.user.id, project_id, true, &everything)
+        .await?
+        .items;
+    let can_write = role.allows(Need::Write);
+    let (presets, prompts) = if can_write {
+        (
+            services
+                .store
+                .list_presets(visitor.user.id, &PageRequest::everything())
+                .await?
+                .items,
+            services
+                .store
+                .list_prompts(visitor.user.id, &PageRequest::everything())
+                .await?
+                .items,
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
     let html = ProjectPage {
         shell: Shell::of(&visitor),
         project,
         records,
-        can_write: role.allows(Need::Write),
+        reports,
+        presets,
+        prompts,
+        languages: LANGUAGES,
+        can_write,
         csrf: visitor.csrf.clone(),
     };
     Ok(page(StatusCode::OK, super::render(&html)))

@@ -1,0 +1,402 @@
+//! Reports: generating one from the project page, reading it with its citations as
+//! links to the moment they quote, following its generation live, editing its Markdown
+//! with a preview, sharing it, and the public page of a shared one.
+
+use askama::Template;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect};
+use axum::routing::{get, post};
+use axum::{Extension, Form, Router};
+use serde::Deserialize;
+use uuid::Uuid;
+
+use super::Shell;
+use crate::accounts::access;
+use crate::accounts::audit::Actor;
+use crate::domain::ClientAddr;
+use crate::domain::patch::Patch;
+use crate::domain::report::{ReasoningMode, Report, ReportCreateFields, ReportStatus};
+use crate::domain::workspace::Need;
+use crate::error::{ApiError, ApiResult};
+use crate::reports;
+use crate::services::Services;
+use crate::store::{ReportChanges, Target};
+use crate::web::markdown::{CitationIndex, render};
+use crate::web::session::Visitor;
+use crate::web::{PageResult, page};
+
+fn actor(visitor: &Visitor, client: &Option<Extension<ClientAddr>>) -> Actor {
+    Actor::user(&visitor.user, client.as_ref().map(|Extension(ClientAddr(ip))| *ip))
+}
+
+/// The generate form: repeated fields (`prompts_ids`, `records_ids`) are read in full,
+/// which a plain form decoder would not.
+async fn generate(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path(project_id): Path<Uuid>,
+    body: Bytes,
+) -> PageResult {
+    let mut csrf = String::new();
+    let mut fields = ReportCreateFields {
+        title: String::new(),
+        prompts_ids: None,
+        preset_id: None,
+        records_ids: None,
+        category: None,
+        context: None,
+        context_expand: None,
+        report_language: None,
+        reasoning_mode: None,
+    };
+    let ids = |value: &str, what: &str| {
+        value
+            .parse::<Uuid>()
+            .map_err(|_| ApiError::conflict(format!("The form sent {what} that is not an id; reload the page")))
+    };
+    for (key, value) in url::form_urlencoded::parse(&body) {
+        let value = value.trim();
+        match key.as_ref() {
+            "csrf" => csrf = value.to_owned(),
+            "title" => fields.title = value.to_owned(),
+            "preset_id" if !value.is_empty() => fields.preset_id = Some(ids(value, "a preset")?),
+            "prompts_ids" => fields.prompts_ids.get_or_insert_default().push(ids(value, "a prompt")?),
+            "records_ids" => fields.records_ids.get_or_insert_default().push(ids(value, "a record")?),
+            "report_language" if !value.is_empty() => fields.report_language = Some(value.to_owned()),
+            "reasoning_mode" => fields.reasoning_mode = ReasoningMode::parse(value),
+            "context" if !value.is_empty() => fields.context = Some(value.to_owned()),
+            _ => {}
+        }
+    }
+    visitor.check_change(&services, &csrf)?;
+    if fields.title.is_empty() {
+        return Err(ApiError::validation(vec![crate::error::ValidationIssue::blank("title", "")]).into());
+    }
+    if fields.preset_id.is_none() && fields.prompts_ids.is_none() {
+        return Err(ApiError::conflict("Choose a preset or at least one prompt for the report").into());
+    }
+    let report = reports::create(&services, visitor.user.id, project_id, fields).await?;
+    Ok(Redirect::to(&format!("/p/{project_id}/reports/{}", report.id)).into_response())
+}
+
+/// The report's Markdown as HTML, its citations linked to the records it was made from.
+async fn rendered(services: &Services, report: &Report, markdown: &str) -> ApiResult<String> {
+    let mut index = CitationIndex::default();
+    let utterances = services.store.utterances_of(&report.records_ids).await?;
+    for record_id in &report.records_ids {
+        let Some(record) = services.store.record_by_id(*record_id).await? else {
+            continue;
+        };
+        let moments = utterances
+            .iter()
+            .filter(|u| u.record_id == *record_id)
+            .map(|u| (u.id, u.start_ms));
+        index.add(*record_id, &record.name, moments);
+    }
+    Ok(render(markdown, &index))
+}
+
+#[derive(Template)]
+#[template(path = "report.html")]
+struct ReportPage {
+    shell: Shell,
+    report: Report,
+    project_name: String,
+    html: String,
+    busy: bool,
+    progress: i64,
+    error: Option<String>,
+    public_link: String,
+    can_write: bool,
+    csrf: String,
+}
+
+async fn show(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path((project_id, report_id)): Path<(Uuid, Uuid)>,
+) -> PageResult {
+    let role = access::require(
+        &services.store,
+        visitor.user.id,
+        Target::Project(project_id),
+        Need::Read,
+    )
+    .await?;
+    let report = services
+        .store
+        .get_report(visitor.user.id, project_id, report_id)
+        .await?
+        .filter(|report| !report.is_deleted)
+        .ok_or_else(|| ApiError::not_found("Report"))?;
+    let generation = services
+        .store
+        .generation(visitor.user.id, project_id, report_id)
+        .await?;
+    let busy = matches!(report.status, ReportStatus::Queued | ReportStatus::Generating);
+    let html = rendered(&services, &report, report.content.as_deref().unwrap_or_default()).await?;
+    let page_html = ReportPage {
+        shell: Shell::of(&visitor),
+        project_name: report.project_name.clone().unwrap_or_default(),
+        html,
+        busy,
+        progress: generation
+            .as_ref()
+            .map_or(0, |g| (g.gen_progress * 100.0).round() as i64),
+        error: generation
+            .and_then(|g| g.gen_error)
+            .filter(|_| report.status == ReportStatus::Failed),
+        public_link: format!(
+            "{}/share/r/{project_id}/{report_id}",
+            services.settings.server.public_url.trim_end_matches('/')
+        ),
+        can_write: role.allows(Need::Write),
+        csrf: visitor.csrf.clone(),
+        report,
+    };
+    Ok(page(StatusCode::OK, super::render(&page_html)))
+}
+
+#[derive(Deserialize)]
+struct CsrfForm {
+    csrf: String,
+}
+
+async fn regenerate(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path((project_id, report_id)): Path<(Uuid, Uuid)>,
+    Form(form): Form<CsrfForm>,
+) -> PageResult {
+    visitor.check_change(&services, &form.csrf)?;
+    reports::regenerate(&services.store, visitor.user.id, project_id, report_id).await?;
+    Ok(Redirect::to(&format!("/p/{project_id}/reports/{report_id}")).into_response())
+}
+
+async fn cancel(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path((project_id, report_id)): Path<(Uuid, Uuid)>,
+    Form(form): Form<CsrfForm>,
+) -> PageResult {
+    visitor.check_change(&services, &form.csrf)?;
+    reports::cancel(&services.store, visitor.user.id, project_id, report_id).await?;
+    Ok(Redirect::to(&format!("/p/{project_id}/reports/{report_id}")).into_response())
+}
+
+#[derive(Deserialize)]
+struct FlagForm {
+    csrf: String,
+    is_public: Option<bool>,
+    is_archived: Option<bool>,
+}
+
+async fn flag(
+    State(services): State<Services>,
+    visitor: Visitor,
+    client: Option<Extension<ClientAddr>>,
+    Path((project_id, report_id)): Path<(Uuid, Uuid)>,
+    Form(form): Form<FlagForm>,
+) -> PageResult {
+    visitor.check_change(&services, &form.csrf)?;
+    let changes = ReportChanges {
+        is_public: form.is_public.map_or(Patch::Missing, Patch::Value),
+        is_archived: form.is_archived.map_or(Patch::Missing, Patch::Value),
+        ..ReportChanges::default()
+    };
+    let actor = actor(&visitor, &client);
+    reports::update(&services, &actor, visitor.user.id, project_id, report_id, changes).await?;
+    Ok(Redirect::to(&format!("/p/{project_id}/reports/{report_id}")).into_response())
+}
+
+#[derive(Template)]
+#[template(path = "report_edit.html")]
+struct EditPage {
+    shell: Shell,
+    report: Report,
+    project_name: String,
+    title: String,
+    content: String,
+    preview: Option<String>,
+    csrf: String,
+}
+
+async fn edit_form(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path((project_id, report_id)): Path<(Uuid, Uuid)>,
+) -> PageResult {
+    access::require(
+        &services.store,
+        visitor.user.id,
+        Target::Project(project_id),
+        Need::Write,
+    )
+    .await?;
+    let report = services
+        .store
+        .get_report(visitor.user.id, project_id, report_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Report"))?;
+    let html = EditPage {
+        shell: Shell::of(&visitor),
+        project_name: report.project_name.clone().unwrap_or_default(),
+        title: report.title.clone(),
+        content: report.content.clone().unwrap_or_default(),
+        preview: None,
+        csrf: visitor.csrf.clone(),
+        report,
+    };
+    Ok(page(StatusCode::OK, super::render(&html)))
+}
+
+#[derive(Deserialize)]
+struct EditForm {
+    csrf: String,
+    title: String,
+    content: String,
+    action: Option<String>,
+}
+
+async fn edit(
+    State(services): State<Services>,
+    visitor: Visitor,
+    client: Option<Extension<ClientAddr>>,
+    Path((project_id, report_id)): Path<(Uuid, Uuid)>,
+    Form(form): Form<EditForm>,
+) -> PageResult {
+    visitor.check_change(&services, &form.csrf)?;
+    if form.action.as_deref() == Some("preview") {
+        access::require(
+            &services.store,
+            visitor.user.id,
+            Target::Project(project_id),
+            Need::Write,
+        )
+        .await?;
+        let report = services
+            .store
+            .get_report(visitor.user.id, project_id, report_id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("Report"))?;
+        let preview = rendered(&services, &report, &form.content).await?;
+        let html = EditPage {
+            shell: Shell::of(&visitor),
+            project_name: report.project_name.clone().unwrap_or_default(),
+            title: form.title,
+            content: form.content,
+            preview: Some(preview),
+            csrf: visitor.csrf.clone(),
+            report,
+        };
+        return Ok(page(StatusCode::OK, super::render(&html)));
+    }
+    let changes = ReportChanges {
+        title: Patch::Value(form.title.trim().to_owned()),
+        content: Patch::Value(form.content),
+        ..ReportChanges::default()
+    };
+    let actor = actor(&visitor, &client);
+    reports::update(&services, &actor, visitor.user.id, project_id, report_id, changes).await?;
+    Ok(Redirect::to(&format!("/p/{project_id}/reports/{report_id}")).into_response())
+}
+
+#[derive(Template)]
+#[template(path = "confirm_delete.html")]
+struct ConfirmDelete {
+    shell: Shell,
+    name: String,
+    consequence: String,
+    action: String,
+    back: String,
+    csrf: String,
+}
+
+async fn confirm_delete(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path((project_id, report_id)): Path<(Uuid, Uuid)>,
+) -> PageResult {
+    access::require(
+        &services.store,
+        visitor.user.id,
+        Target::Project(project_id),
+        Need::Write,
+    )
+    .await?;
+    let report = services
+        .store
+        .get_report(visitor.user.id, project_id, report_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Report"))?;
+    let html = ConfirmDelete {
+        shell: Shell::of(&visitor),
+        name: report.title,
+        consequence: "The report leaves the project's list and its public link stops working.".to_owned(),
+        action: format!("/p/{project_id}/reports/{report_id}/delete"),
+        back: format!("/p/{project_id}/reports/{report_id}"),
+        csrf: visitor.csrf.clone(),
+    };
+    Ok(page(StatusCode::OK, super::render(&html)))
+}
+
+async fn delete(
+    State(services): State<Services>,
+    visitor: Visitor,
+    client: Option<Extension<ClientAddr>>,
+    Path((project_id, report_id)): Path<(Uuid, Uuid)>,
+    Form(form): Form<CsrfForm>,
+) -> PageResult {
+    visitor.check_change(&services, &form.csrf)?;
+    reports::delete(
+        &services,
+        &actor(&visitor, &client),
+        visitor.user.id,
+        project_id,
+        report_id,
+    )
+    .await?;
+    Ok(Redirect::to(&format!("/p/{project_id}")).into_response())
+}
+
+#[derive(Template)]
+#[template(path = "public_report.html")]
+struct PublicPage {
+    shell: Shell,
+    title: String,
+    html: String,
+}
+
+/// A shared report for anyone with the link: no sign-in, no owner details, and its
+/// citations as plain text (their transcripts are not shared).
+async fn public(State(services): State<Services>, Path((project_id, report_id)): Path<(Uuid, Uuid)>) -> PageResult {
+    let report = services
+        .store
+        .get_public_report(project_id, report_id)
+        .await?
+        .ok_or_else(|| ApiError::NotFound("This report is not shared (any more)".into()))?;
+    let html = PublicPage {
+        shell: Shell::signed_out(),
+        html: render(report.content.as_deref().unwrap_or_default(), &CitationIndex::default()),
+        title: report.title,
+    };
+    Ok(page(StatusCode::OK, super::render(&html)))
+}
+
+pub fn routes() -> Router<Services> {
+    Router::new()
+        .route("/p/{project_id}/reports", post(generate))
+        .route("/p/{project_id}/reports/{report_id}", get(show))
+        .route("/p/{project_id}/reports/{report_id}/regenerate", post(regenerate))
+        .route("/p/{project_id}/reports/{report_id}/cancel", post(cancel))
+        .route("/p/{project_id}/reports/{report_id}/share", post(flag))
+        .route("/p/{project_id}/reports/{report_id}/archive", post(flag))
+        .route("/p/{project_id}/reports/{report_id}/edit", get(edit_form).post(edit))
+        .route(
+            "/p/{project_id}/reports/{report_id}/delete",
+            get(confirm_delete).post(delete),
+        )
+        .route("/share/r/{project_id}/{report_id}", get(public))
+}
