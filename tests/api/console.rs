@@ -216,6 +216,17 @@ async fn the_researchers_day(browser: &Browser, app: &TestApp, researcher: &Test
     )
     .await;
 
+    // The respondent's persona, in its tab.
+    let tab = browser.find("nav.tabs a[href$='/persona']").await;
+    browser.click(&tab).await;
+    until(
+        browser,
+        "the persona",
+        "return location.pathname.endsWith('/persona') && document.querySelector('.report h1, .report h2') ? true : null",
+    )
+    .await;
+    look(browser, "persona").await;
+
     // A report from a system preset, followed live until it is written.
     browser.go(&app.url(&format!("/p/{project}"))).await;
     browser
@@ -289,7 +300,7 @@ async fn the_researchers_day(browser: &Browser, app: &TestApp, researcher: &Test
     until(
         browser,
         "the saved report",
-        "return document.querySelector('.report h2')?.textContent === 'What we heard' || null",
+        "return !location.pathname.endsWith('/edit') && document.querySelector('.report h2')?.textContent === 'What we heard' || null",
     )
     .await;
     let share = browser.find("form[action$='/share'] button").await;

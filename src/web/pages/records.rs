@@ -18,7 +18,9 @@ use crate::domain::record::{Record, Utterance};
 use crate::domain::workspace::Need;
 use crate::error::ApiError;
 use crate::records::intake::{self, Source, TempFile, Upload};
+use crate::persona::Current;
 use crate::records::{correction, speakers};
+use crate::web::markdown::{CitationIndex, render};
 use crate::services::Services;
 use crate::store::Target;
 use crate::web::session::Visitor;
@@ -143,6 +145,58 @@ async fn respondent(
     Ok(Redirect::to(&format!("/r/{record_id}")).into_response())
 }
 
+#[derive(Template)]
+#[template(path = "persona.html")]
+struct PersonaPage {
+    shell: Shell,
+    record: Record,
+    project_name: String,
+    pending: bool,
+    message: Option<String>,
+    html: String,
+}
+
+/// The record's persona, written from its transcript (and waited for while it is being
+/// written); its quotes link to the moments they come from.
+async fn persona(State(services): State<Services>, visitor: Visitor, Path(record_id): Path<Uuid>) -> PageResult {
+    access::require(&services.store, visitor.user.id, Target::Record(record_id), Need::Read).await?;
+    let record = services
+        .store
+        .get_record(visitor.user.id, record_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Record"))?;
+    let project_name = services
+        .store
+        .project_name(visitor.user.id, record.project_id)
+        .await?
+        .unwrap_or_default();
+    let (pending, message, html) = match crate::persona::current(&services, &record, false).await {
+        Ok(Current::Written(report)) => {
+            let utterances = services.store.utterances(record_id).await?;
+            let mut index = CitationIndex::default();
+            index.add(record_id, &record.name, utterances.iter().map(|u| (u.id, u.start_ms)));
+            (false, None, render(&report.markdown, &index))
+        }
+        Ok(Current::Pending) => (true, None, String::new()),
+        Ok(Current::Failed { reason, .. }) => (
+            false,
+            Some(reason.unwrap_or_else(|| "Writing the persona failed; it is tried again shortly.".to_owned())),
+            String::new(),
+        ),
+        Err(ApiError::Conflict(message)) => (false, Some(message), String::new()),
+        Err(error) => return Err(error.into()),
+    };
+    let html = PersonaPage {
+        shell: Shell::of(&visitor),
+        record,
+        project_name,
+        pending,
+        message,
+        html,
+    };
+    Ok(page(StatusCode::OK, super::render(&html)))
+}
+
 #[derive(Deserialize)]
 struct CorrectionForm {
     csrf: String,
@@ -175,4 +229,5 @@ pub fn routes() -> Router<Services> {
         .route("/r/{record_id}/speakers", post(rename))
         .route("/r/{record_id}/respondent", post(respondent))
         .route("/r/{record_id}/u/{utterance_id}", post(correct))
+        .route("/r/{record_id}/persona", axum::routing::get(persona))
 }
