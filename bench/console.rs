@@ -49,7 +49,9 @@ async fn run() -> anyhow::Result<()> {
         .env("INSIGHT_DATA_DIR", dir.path().join("data"))
         .env("RUST_LOG", "info");
     let server = ServerProcess::start(command).await?;
-    let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build()?;
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()?;
     let api = |method: reqwest::Method, path: &str| {
         client
             .request(method, format!("{}{path}", server.base))
@@ -79,7 +81,11 @@ async fn run() -> anyhow::Result<()> {
             .await?;
         records.push(record["id"].as_str().context("record id")?.to_owned());
     }
-    let preset: Value = api(reqwest::Method::GET, "/presets/system/").send().await?.json().await?;
+    let preset: Value = api(reqwest::Method::GET, "/presets/system/")
+        .send()
+        .await?
+        .json()
+        .await?;
     let preset = preset[0]["id"].as_str().context("a system preset")?.to_owned();
     let mut reports = Vec::new();
     for n in 0..REPORTS {
@@ -98,23 +104,37 @@ async fn run() -> anyhow::Result<()> {
             .await?
             .json()
             .await?;
-        let done = list.as_array().map_or(0, |l| l.iter().filter(|r| r["status"] == "completed").count());
+        let done = list
+            .as_array()
+            .map_or(0, |l| l.iter().filter(|r| r["status"] == "completed").count());
         if done == REPORTS {
             break;
         }
-        ensure!(Instant::now() < deadline, "reports not written after 5 minutes ({done} of {REPORTS})");
+        ensure!(
+            Instant::now() < deadline,
+            "reports not written after 5 minutes ({done} of {REPORTS})"
+        );
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
 
     // A password for the admin (the CLI reads it from stdin), then a session.
     let mut set = std::process::Command::new(env!("CARGO_BIN_EXE_insight"))
-        .args(["users", "set-password", "admin@localhost", "--database-url", &database_url])
+        .args([
+            "users",
+            "set-password",
+            "admin@localhost",
+            "--database-url",
+            &database_url,
+        ])
         .stdin(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()?;
     {
         use std::io::Write;
-        set.stdin.take().context("stdin")?.write_all(format!("{PASSWORD}\n").as_bytes())?;
+        set.stdin
+            .take()
+            .context("stdin")?
+            .write_all(format!("{PASSWORD}\n").as_bytes())?;
     }
     ensure!(set.wait()?.success(), "insight users set-password failed");
     let signed_in = client
@@ -140,7 +160,10 @@ async fn run() -> anyhow::Result<()> {
     println!(
         "console pages, {requests} requests each, one at a time (targets: p99 < 10 ms, page with CSS and JS < 150 KB)"
     );
-    println!("{:<36} {:>8} {:>8} {:>10} {:>12}", "page", "p50 ms", "p99 ms", "HTML KB", "+CSS+JS KB");
+    println!(
+        "{:<36} {:>8} {:>8} {:>10} {:>12}",
+        "page", "p50 ms", "p99 ms", "HTML KB", "+CSS+JS KB"
+    );
     for (name, path) in &pages {
         let url = format!("{}{path}", server.base);
         let mut times = Vec::with_capacity(requests);
@@ -156,7 +179,12 @@ async fn run() -> anyhow::Result<()> {
         let (p50, p99, _) = stats::summary(times);
         let mut total = html.len();
         for link in assets_of(&html) {
-            let body = client.get(format!("{}{link}", server.base)).send().await?.bytes().await?;
+            let body = client
+                .get(format!("{}{link}", server.base))
+                .send()
+                .await?
+                .bytes()
+                .await?;
             total += body.len();
         }
         println!(
@@ -205,23 +233,34 @@ async fn dom_content_loaded(base: &str, cookie: &str, path: &str) -> anyhow::Res
     }
     let session: Value = http
         .post(format!("{driver}/session"))
-        .json(&json!({ "capabilities": { "alwaysMatch": { "browserName": "chrome", "goog:chromeOptions": {
+        .json(
+            &json!({ "capabilities": { "alwaysMatch": { "browserName": "chrome", "goog:chromeOptions": {
             "binary": chromium, "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-            "--window-size=1440,900"] } } } }))
+            "--window-size=1440,900"] } } } }),
+        )
         .send()
         .await?
         .json()
         .await?;
-    let session = format!("{driver}/session/{}", session["value"]["sessionId"].as_str().context("session")?);
+    let session = format!(
+        "{driver}/session/{}",
+        session["value"]["sessionId"].as_str().context("session")?
+    );
     let (name, value) = cookie.split_once('=').context("cookie")?;
-    http.post(format!("{session}/url")).json(&json!({ "url": format!("{base}/sign-in") })).send().await?;
+    http.post(format!("{session}/url"))
+        .json(&json!({ "url": format!("{base}/sign-in") }))
+        .send()
+        .await?;
     http.post(format!("{session}/cookie"))
         .json(&json!({ "cookie": { "name": name, "value": value, "path": "/" } }))
         .send()
         .await?;
     let mut samples = Vec::new();
     for _ in 0..5 {
-        http.post(format!("{session}/url")).json(&json!({ "url": format!("{base}{path}") })).send().await?;
+        http.post(format!("{session}/url"))
+            .json(&json!({ "url": format!("{base}{path}") }))
+            .send()
+            .await?;
         let timing: Value = http
             .post(format!("{session}/execute/sync"))
             .json(&json!({ "script": "const n = performance.getEntriesByType('navigation')[0]; return n.domContentLoadedEventEnd - n.startTime;", "args": [] }))

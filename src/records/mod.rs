@@ -2,6 +2,7 @@
 
 pub mod correction;
 pub mod intake;
+pub mod removal;
 pub mod speakers;
 pub mod transcription;
 

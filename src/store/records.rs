@@ -581,6 +581,18 @@ impl Store {
 
 impl Store {
     /// The recordings in the data folder of the owner's project, to remove with it.
+    /// A record's recording, when it has one: its path in the data folder and its media
+    /// type (the caller checks who may hear it).
+    pub async fn record_media(&self, record_id: Uuid) -> anyhow::Result<Option<(String, Option<String>)>> {
+        let row: Option<(Option<String>, Option<String>)> = db!(self, read, |pool| sqlx::query_as(
+            "SELECT media_path, media_type FROM records WHERE id = $1"
+        )
+        .bind(record_id)
+        .fetch_optional(pool)
+        .await)?;
+        Ok(row.and_then(|(path, media_type)| path.map(|path| (path, media_type))))
+    }
+
     pub async fn project_media_paths(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<Vec<String>> {
         let rows: Vec<(String,)> = db!(self, read, |pool| {
             sqlx::query_as(

@@ -34,9 +34,9 @@ use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::http::validation::parse_body;
 use crate::ingest::stt;
-use crate::records::correction;
 use crate::records::intake::{self, HEAD_BYTES, MAX_DOCUMENT_BYTES, Source, TempFile, Upload, upload_path};
 use crate::records::speakers;
+use crate::records::{correction, removal};
 use crate::store::Target;
 
 /// A BCP 47 language tag, as the JSON schema of `RecordCreate` has it.
@@ -429,27 +429,7 @@ async fn delete_record(
     Ids(ids): Ids<1>,
 ) -> ApiResult<StatusCode> {
     let [record_id] = ids;
-    access::require(&app.store, user.id, Target::Record(record_id), Need::Write).await?;
-    let record = app.store.get_record(user.id, record_id).await?;
-    let Some(media_path) = app.store.delete_record(user.id, record_id).await? else {
-        return Err(ApiError::not_found("Record"));
-    };
-    if let Some(record) = record {
-        audit::record(
-            &app.store,
-            audit::Entry {
-                workspace_id: app.store.project_workspace(record.project_id).await?,
-                actor: Actor::user(&user, client.ip),
-                action: "record.deleted",
-                target: Some(("record", record_id.to_string())),
-                detail: serde_json::json!({ "name": record.name }),
-            },
-        )
-        .await?;
-    }
-    if let Some(path) = media_path {
-        let _ = tokio::fs::remove_file(app.settings.storage.data_dir.join(path)).await;
-    }
+    removal::delete(&app, &Actor::user(&user, client.ip), user.id, record_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

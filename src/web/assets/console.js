@@ -131,3 +131,29 @@ if (reportStatus && reportStatus.hasAttribute('data-busy')) {
   };
   setTimeout(follow, 1000);
 }
+
+// The recording beside its transcript: a turn's time plays from there, and the turn being
+// heard is marked as the recording goes on.
+const player = document.getElementById('player');
+if (player) {
+  const turns = [...document.querySelectorAll('.transcript .time[data-start-ms]')].map((link) => ({
+    start: Number(link.dataset.startMs) / 1000,
+    turn: link.closest('.turn'),
+  }));
+  for (const link of document.querySelectorAll('.transcript .time[data-start-ms]')) {
+    link.addEventListener('click', () => {
+      player.currentTime = Number(link.dataset.startMs) / 1000;
+      player.play();
+    });
+  }
+  let playing = null;
+  player.addEventListener('timeupdate', () => {
+    let current = null;
+    for (const entry of turns) if (entry.start <= player.currentTime) current = entry.turn;
+    if (current !== playing) {
+      playing?.classList.remove('playing');
+      current?.classList.add('playing');
+      playing = current;
+    }
+  });
+}

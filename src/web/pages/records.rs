@@ -8,21 +8,23 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::post;
-use axum::{Form, Router};
+use axum::{Extension, Form, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
 use super::Shell;
 use crate::accounts::access;
+use crate::accounts::audit::Actor;
+use crate::domain::ClientAddr;
 use crate::domain::record::{Record, Utterance};
 use crate::domain::workspace::Need;
 use crate::error::ApiError;
-use crate::records::intake::{self, Source, TempFile, Upload};
 use crate::persona::Current;
-use crate::records::{correction, speakers};
-use crate::web::markdown::{CitationIndex, render};
+use crate::records::intake::{self, Source, TempFile, Upload};
+use crate::records::{correction, removal, speakers};
 use crate::services::Services;
 use crate::store::Target;
+use crate::web::markdown::{CitationIndex, render};
 use crate::web::session::Visitor;
 use crate::web::{PageResult, page};
 
@@ -63,6 +65,7 @@ struct RecordPage {
     project_name: String,
     utterances: Vec<Utterance>,
     speakers: Vec<Speaker>,
+    has_recording: bool,
     can_write: bool,
     csrf: String,
 }
@@ -87,8 +90,10 @@ async fn show(State(services): State<Services>, visitor: Visitor, Path(record_id
             .and_modify(|respondent: &mut bool| *respondent |= utterance.is_respondent)
             .or_insert(utterance.is_respondent);
     }
+    let has_recording = services.store.record_media(record_id).await?.is_some();
     let html = RecordPage {
         shell: Shell::of(&visitor),
+        has_recording,
         record,
         project_name,
         utterances,
@@ -143,6 +148,36 @@ async fn respondent(
     )
     .await?;
     Ok(Redirect::to(&format!("/r/{record_id}")).into_response())
+}
+
+/// The record's recording, for the player beside the transcript: streamed from the data
+/// folder with ranges (so the player can seek), to those who may read the record.
+async fn recording(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path(record_id): Path<Uuid>,
+    request: axum::extract::Request,
+) -> PageResult {
+    access::require(&services.store, visitor.user.id, Target::Record(record_id), Need::Read).await?;
+    let (path, media_type) = services
+        .store
+        .record_media(record_id)
+        .await?
+        .ok_or_else(|| ApiError::NotFound("This record has no recording".into()))?;
+    let file = services.settings.storage.data_dir.join(path);
+    let served = tower::ServiceExt::oneshot(tower_http::services::ServeFile::new(file), request)
+        .await
+        .map_err(|never| anyhow::anyhow!("{never}"))?;
+    let mut response = served.into_response();
+    let headers = response.headers_mut();
+    if let Some(value) = media_type.and_then(|t| axum::http::HeaderValue::from_str(&t).ok()) {
+        headers.insert(axum::http::header::CONTENT_TYPE, value);
+    }
+    headers.insert(
+        axum::http::header::CACHE_CONTROL,
+        axum::http::HeaderValue::from_static("private, max-age=3600"),
+    );
+    Ok(response)
 }
 
 #[derive(Template)]
@@ -222,6 +257,55 @@ async fn correct(
     Ok(Redirect::to(&format!("/r/{record_id}#u{utterance_id}")).into_response())
 }
 
+#[derive(Template)]
+#[template(path = "confirm_delete.html")]
+struct ConfirmDelete {
+    shell: Shell,
+    name: String,
+    consequence: String,
+    action: String,
+    back: String,
+    csrf: String,
+}
+
+async fn confirm_delete(State(services): State<Services>, visitor: Visitor, Path(record_id): Path<Uuid>) -> PageResult {
+    access::require(&services.store, visitor.user.id, Target::Record(record_id), Need::Write).await?;
+    let record = services
+        .store
+        .get_record(visitor.user.id, record_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Record"))?;
+    let html = ConfirmDelete {
+        shell: Shell::of(&visitor),
+        name: record.name,
+        consequence: "Its transcript, its recording, its persona and its chat threads are deleted with it; \
+             reports already written keep their text. This cannot be undone."
+            .to_owned(),
+        action: format!("/r/{record_id}/delete"),
+        back: format!("/r/{record_id}"),
+        csrf: visitor.csrf.clone(),
+    };
+    Ok(page(StatusCode::OK, super::render(&html)))
+}
+
+#[derive(Deserialize)]
+struct CsrfForm {
+    csrf: String,
+}
+
+async fn delete(
+    State(services): State<Services>,
+    visitor: Visitor,
+    client: Option<Extension<ClientAddr>>,
+    Path(record_id): Path<Uuid>,
+    Form(form): Form<CsrfForm>,
+) -> PageResult {
+    visitor.check_change(&services, &form.csrf)?;
+    let actor = Actor::user(&visitor.user, client.map(|Extension(ClientAddr(ip))| ip));
+    let project_id = removal::delete(&services, &actor, visitor.user.id, record_id).await?;
+    Ok(Redirect::to(&format!("/p/{project_id}")).into_response())
+}
+
 pub fn routes() -> Router<Services> {
     Router::new()
         .route("/p/{project_id}/records", post(paste))
@@ -230,4 +314,6 @@ pub fn routes() -> Router<Services> {
         .route("/r/{record_id}/respondent", post(respondent))
         .route("/r/{record_id}/u/{utterance_id}", post(correct))
         .route("/r/{record_id}/persona", axum::routing::get(persona))
+        .route("/r/{record_id}/recording", axum::routing::get(recording))
+        .route("/r/{record_id}/delete", axum::routing::get(confirm_delete).post(delete))
 }
