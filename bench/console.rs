@@ -88,9 +88,9 @@ async fn run() -> anyhow::Result<()> {
         .await?;
     let preset = preset[0]["id"].as_str().context("a system preset")?.to_owned();
     let mut reports = Vec::new();
-    for n in 0..REPORTS {
+    for (n, record) in records.iter().take(REPORTS).enumerate() {
         let report: Value = api(reqwest::Method::POST, &format!("/projects/{project}/reports"))
-            .json(&json!({ "title": format!("Findings {n}"), "preset_id": preset, "records_ids": [records[n]] }))
+            .json(&json!({ "title": format!("Findings {n}"), "preset_id": preset, "records_ids": [record] }))
             .send()
             .await?
             .json()
