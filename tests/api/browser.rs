@@ -425,6 +425,22 @@ impl Browser {
         }
     }
 
+    /// Presses keys (WebDriver's key codes: "\u{E004}" Tab, "\u{E007}" Enter) on whatever
+    /// has the focus, as a person at the keyboard would.
+    pub(crate) async fn keys(&self, keys: &str) {
+        let mut actions = Vec::new();
+        for key in keys.chars() {
+            actions.push(json!({ "type": "keyDown", "value": key.to_string() }));
+            actions.push(json!({ "type": "keyUp", "value": key.to_string() }));
+        }
+        self.command(
+            Method::POST,
+            "/actions",
+            json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] }),
+        )
+        .await;
+    }
+
     /// A PNG of the window as it is now.
     pub(crate) async fn screenshot(&self) -> Vec<u8> {
         use base64::Engine;

@@ -391,3 +391,78 @@ async fn a_researcher_brings_interviews_in_and_reads_them_in_the_console() {
         std::panic::resume_unwind(panic);
     }
 }
+
+/// Tabs until the focused element matches `css` (at most 60 presses), as a keyboard user
+/// moves through a page.
+async fn tab_to(browser: &Browser, css: &str) {
+    for _ in 0..60 {
+        let there = browser
+            .script(&format!("return document.activeElement?.matches({css:?}) ?? false"))
+            .await;
+        if there == Value::Bool(true) {
+            return;
+        }
+        browser.keys("\u{E004}").await;
+    }
+    panic!("Tab never reached {css}");
+}
+
+async fn by_keyboard(browser: &Browser, app: &TestApp, researcher: &TestUser) {
+    browser.go(&app.url("/")).await;
+    until(browser, "the sign-in page", "return location.pathname === '/sign-in'").await;
+    tab_to(browser, "#email").await;
+    browser.keys(&researcher.email).await;
+    tab_to(browser, "#password").await;
+    browser.keys(&format!("{PASSWORD}\u{E007}")).await;
+    until(browser, "the projects page", "return document.querySelector('h1')?.textContent.includes('Projects') || null").await;
+    // The skip link comes first, then the form to start a project.
+    browser.keys("\u{E004}").await;
+    let skip = browser.script("return document.activeElement?.classList.contains('skip') ?? false").await;
+    assert_eq!(skip, Value::Bool(true), "the first Tab reaches the skip link");
+    tab_to(browser, "#name").await;
+    browser.keys("Typed study\u{E007}").await;
+    until(browser, "the new project", "return document.querySelector('h1')?.textContent === 'Typed study' || null").await;
+    tab_to(browser, "#paste summary").await;
+    browser.keys("\u{E007}").await;
+    tab_to(browser, "#title").await;
+    browser.keys("Keyboard interview").await;
+    tab_to(browser, "#text").await;
+    browser.keys("Interviewer: Why the keyboard?\u{E007}Ben: Faster than the mouse for me.").await;
+    tab_to(browser, "#paste button[type=submit]").await;
+    browser.keys("\u{E007}").await;
+    until(
+        browser,
+        "the typed record, finished",
+        "return [...document.querySelectorAll('#records [data-status]')].some((b) => b.textContent === 'Finished') || null",
+    )
+    .await;
+    tab_to(browser, "#records a[href^='/r/']").await;
+    browser.keys("\u{E007}").await;
+    until(browser, "the transcript", "return document.querySelectorAll('.transcript .turn').length === 2 || null").await;
+    // Focus is visible: the stylesheet's outline shows on what the keyboard reached.
+    tab_to(browser, "nav.tabs a[href$='/persona']").await;
+    let outline = browser
+        .script("return getComputedStyle(document.activeElement).outlineStyle")
+        .await;
+    assert_ne!(outline, json!("none"), "a visible focus");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_main_flow_works_from_the_keyboard_alone() {
+    let Some((chromedriver, chromium)) = browser_paths() else {
+        eprintln!("skipped the keyboard test: no chromedriver or chromium (see browser.rs)");
+        return;
+    };
+    let app = TestApp::start().await;
+    let researcher = app.user().await;
+    set_password(&app, &researcher, PASSWORD).await;
+    let driver = ChromeDriver::start(chromedriver.as_ref()).await;
+    let browser = Browser::open(&driver.url, &chromium).await;
+    let outcome = AssertUnwindSafe(by_keyboard(&browser, &app, &researcher)).catch_unwind().await;
+    browser.quit().await;
+    drop(driver);
+    app.stop().await;
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
