@@ -155,6 +155,23 @@ async fn the_researchers_day(browser: &Browser, app: &TestApp, researcher: &Test
          return s.length === 2 && s.every((x) => x === 'Finished') ? s : null",
     )
     .await;
+    // A file that is no interview: its own line says why, in the API's words.
+    let junk = std::env::temp_dir().join(format!("insight-console-{}.bin", uuid::Uuid::new_v4().simple()));
+    std::fs::write(&junk, [0u8, 159, 146, 150, 0, 1, 2, 3, 255, 254]).expect("a binary file");
+    let files = browser.find("#files").await;
+    browser.type_into(&files, junk.to_str().expect("path")).await;
+    let refused = until(
+        browser,
+        "the refused file's sentence",
+        "return document.querySelector('#uploads .error')?.textContent || null",
+    )
+    .await;
+    let _ = std::fs::remove_file(&junk);
+    let refused = refused.as_str().unwrap_or_default().to_owned();
+    assert!(
+        refused.len() > 20 && !refused.contains("answered"),
+        "a sentence, not a status: {refused}"
+    );
     look(browser, "project").await;
 
     // The pasted record: its transcript, and a speaker renamed.
@@ -414,20 +431,34 @@ async fn by_keyboard(browser: &Browser, app: &TestApp, researcher: &TestUser) {
     browser.keys(&researcher.email).await;
     tab_to(browser, "#password").await;
     browser.keys(&format!("{PASSWORD}\u{E007}")).await;
-    until(browser, "the projects page", "return document.querySelector('h1')?.textContent.includes('Projects') || null").await;
+    until(
+        browser,
+        "the projects page",
+        "return document.querySelector('h1')?.textContent.includes('Projects') || null",
+    )
+    .await;
     // The skip link comes first, then the form to start a project.
     browser.keys("\u{E004}").await;
-    let skip = browser.script("return document.activeElement?.classList.contains('skip') ?? false").await;
+    let skip = browser
+        .script("return document.activeElement?.classList.contains('skip') ?? false")
+        .await;
     assert_eq!(skip, Value::Bool(true), "the first Tab reaches the skip link");
     tab_to(browser, "#name").await;
     browser.keys("Typed study\u{E007}").await;
-    until(browser, "the new project", "return document.querySelector('h1')?.textContent === 'Typed study' || null").await;
+    until(
+        browser,
+        "the new project",
+        "return document.querySelector('h1')?.textContent === 'Typed study' || null",
+    )
+    .await;
     tab_to(browser, "#paste summary").await;
     browser.keys("\u{E007}").await;
     tab_to(browser, "#title").await;
     browser.keys("Keyboard interview").await;
     tab_to(browser, "#text").await;
-    browser.keys("Interviewer: Why the keyboard?\u{E007}Ben: Faster than the mouse for me.").await;
+    browser
+        .keys("Interviewer: Why the keyboard?\u{E007}Ben: Faster than the mouse for me.")
+        .await;
     tab_to(browser, "#paste button[type=submit]").await;
     browser.keys("\u{E007}").await;
     until(
@@ -438,7 +469,12 @@ async fn by_keyboard(browser: &Browser, app: &TestApp, researcher: &TestUser) {
     .await;
     tab_to(browser, "#records a[href^='/r/']").await;
     browser.keys("\u{E007}").await;
-    until(browser, "the transcript", "return document.querySelectorAll('.transcript .turn').length === 2 || null").await;
+    until(
+        browser,
+        "the transcript",
+        "return document.querySelectorAll('.transcript .turn').length === 2 || null",
+    )
+    .await;
     // Focus is visible: the stylesheet's outline shows on what the keyboard reached.
     tab_to(browser, "nav.tabs a[href$='/persona']").await;
     let outline = browser
@@ -458,7 +494,9 @@ async fn the_main_flow_works_from_the_keyboard_alone() {
     set_password(&app, &researcher, PASSWORD).await;
     let driver = ChromeDriver::start(chromedriver.as_ref()).await;
     let browser = Browser::open(&driver.url, &chromium).await;
-    let outcome = AssertUnwindSafe(by_keyboard(&browser, &app, &researcher)).catch_unwind().await;
+    let outcome = AssertUnwindSafe(by_keyboard(&browser, &app, &researcher))
+        .catch_unwind()
+        .await;
     browser.quit().await;
     drop(driver);
     app.stop().await;
