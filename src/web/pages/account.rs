@@ -231,7 +231,12 @@ async fn accept(
         Some(session) => signed_in(&services, &session, "/")?,
         None => Redirect::to("/").into_response(),
     };
-    let chosen = format!("{WORKSPACE_COOKIE}={workspace_id}; Path=/; SameSite=Lax; Max-Age=31536000");
+    let secure = if sign_in::secure(&services.settings.server.public_url) {
+        "; Secure"
+    } else {
+        ""
+    };
+    let chosen = format!("{WORKSPACE_COOKIE}={workspace_id}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000{secure}");
     response
         .headers_mut()
         .append(SET_COOKIE, HeaderValue::from_str(&chosen).map_err(anyhow::Error::from)?);

@@ -40,10 +40,18 @@ struct SignInForm {
     return_to: Option<String>,
 }
 
-/// A page of this service to go back to: a path, never another site.
+/// A page of this service to go back to: a path, never another site. Browsers drop tabs
+/// and line breaks from addresses and read `\` as `/`, so `/\t/evil.example` would leave:
+/// only a path of visible ASCII that does not start with two slashes is kept.
 fn safe_return(return_to: Option<&str>) -> &str {
     match return_to {
-        Some(path) if path.starts_with('/') && !path.starts_with("//") && !path.contains('\\') => path,
+        Some(path)
+            if path.starts_with('/')
+                && !path.starts_with("//")
+                && path.chars().all(|c| c.is_ascii_graphic() && c != '\\') =>
+        {
+            path
+        }
         _ => "/",
     }
 }
@@ -162,4 +170,28 @@ pub fn routes() -> Router<Services> {
         .route("/sign-in", get(show).post(submit))
         .route("/sign-out", post(sign_out))
         .route("/workspace", post(switch))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::safe_return;
+
+    #[test]
+    fn only_a_path_of_this_service_is_gone_back_to() {
+        for good in ["/", "/p/1?tab=records", "/invite/insi_abc-_x"] {
+            assert_eq!(safe_return(Some(good)), good);
+        }
+        for bad in [
+            "//evil.example",
+            "https://evil.example",
+            "/\\evil.example",
+            "/\t/evil.example",
+            "/\n/x",
+            "evil",
+            "",
+        ] {
+            assert_eq!(safe_return(Some(bad)), "/", "{bad:?}");
+        }
+        assert_eq!(safe_return(None), "/");
+    }
 }
