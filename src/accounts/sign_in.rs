@@ -69,16 +69,19 @@ pub fn clear_cookie(public_url: &str) -> String {
     cookie(public_url, "", chrono::Duration::zero())
 }
 
-/// The value of the session cookie among a request's `Cookie` headers.
-pub fn session_value<'a>(cookie_headers: impl IntoIterator<Item = &'a str>, public_url: &str) -> Option<String> {
-    let name = cookie_name(public_url);
+/// The value of the cookie `name` among a request's `Cookie` headers.
+pub fn read_cookie<'a>(cookie_headers: impl IntoIterator<Item = &'a str>, name: &str) -> Option<String> {
     cookie_headers
         .into_iter()
         .flat_map(|value| value.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
         .find(|(key, _)| *key == name)
         .map(|(_, value)| value.trim().to_owned())
-        .filter(|value| !value.is_empty())
+}
+
+/// The value of the session cookie among a request's `Cookie` headers.
+pub fn session_value<'a>(cookie_headers: impl IntoIterator<Item = &'a str>, public_url: &str) -> Option<String> {
+    read_cookie(cookie_headers, cookie_name(public_url)).filter(|value| !value.is_empty())
 }
 
 /// Whether a change comes from this service's own pages: its `Origin` is

@@ -4,11 +4,14 @@
 //! token and come from this service's own pages.
 
 use axum::extract::{FromRequestParts, OptionalFromRequestParts};
+use axum::http::HeaderValue;
 use axum::http::header::{COOKIE, HOST, ORIGIN};
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Redirect, Response};
 
+use crate::accounts::audit::Actor;
 use crate::accounts::sign_in;
+use crate::domain::ClientAddr;
 use crate::domain::user::User;
 use crate::domain::workspace::{Membership, Need};
 use crate::error::ApiError;
@@ -30,9 +33,16 @@ pub struct Visitor {
     pub current: Membership,
     origin: Option<String>,
     host: Option<String>,
+    /// The client's address (see `INSIGHT_TRUSTED_PROXIES`), for the audit log.
+    ip: Option<std::net::IpAddr>,
 }
 
 impl Visitor {
+    /// The visitor as the audit log names him.
+    pub fn actor(&self) -> Actor {
+        Actor::user(&self.user, self.ip)
+    }
+
     /// Whether the visitor may change research material in the current workspace.
     pub fn can_write(&self) -> bool {
         self.current.role.allows(Need::Write)
@@ -64,17 +74,25 @@ fn to_sign_in(parts: &Parts) -> Response {
     Redirect::to(&format!("/sign-in?return_to={back}")).into_response()
 }
 
+/// The `Set-Cookie` value that makes the console show `workspace_id`.
+pub fn workspace_cookie(services: &Services, workspace_id: uuid::Uuid) -> anyhow::Result<HeaderValue> {
+    let secure = if sign_in::secure(&services.settings.server.public_url) {
+        "; Secure"
+    } else {
+        ""
+    };
+    let cookie = format!("{WORKSPACE_COOKIE}={workspace_id}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000{secure}");
+    Ok(HeaderValue::from_str(&cookie)?)
+}
+
 /// The value of a cookie among the request's `Cookie` headers.
 pub fn cookie(parts: &Parts, name: &str) -> Option<String> {
-    parts
+    let headers = parts
         .headers
         .get_all(COOKIE)
         .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(key, _)| *key == name)
-        .map(|(_, value)| value.trim().to_owned())
+        .filter_map(|value| value.to_str().ok());
+    sign_in::read_cookie(headers, name)
 }
 
 /// The visitor of a request with a live session; `Ok(None)` without one.
@@ -126,6 +144,7 @@ async fn visitor(parts: &Parts, services: &Services) -> Result<Option<Visitor>, 
         current,
         origin: header(ORIGIN),
         host: header(HOST),
+        ip: parts.extensions.get::<ClientAddr>().map(|client| client.0),
     }))
 }
 

@@ -84,15 +84,11 @@ async fn oidc_callback(
     }
     let code = query(&uri, "code").unwrap_or_default();
     let state = query(&uri, "state").unwrap_or_default();
-    let flow = headers
+    let cookies = headers
         .get_all(axum::http::header::COOKIE)
         .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == FLOW_COOKIE)
-        .map(|(_, value)| value.to_owned())
-        .unwrap_or_default();
+        .filter_map(|value| value.to_str().ok());
+    let flow = crate::accounts::sign_in::read_cookie(cookies, FLOW_COOKIE).unwrap_or_default();
     let identity = sso_client
         .finish(&app.secret, &code, &state, &flow)
         .await

@@ -3,22 +3,22 @@
 
 use askama::Template;
 use axum::extract::{Path, State};
-use axum::http::header::{HOST, ORIGIN, SET_COOKIE, USER_AGENT};
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::header::SET_COOKIE;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
 use axum::{Extension, Form, Router};
 use serde::Deserialize;
 
-use super::Shell;
+use super::{Shell, device, from_this_service, signed_in};
 use crate::accounts::recovery;
-use crate::accounts::sign_in::{self, Device, Session};
+
 use crate::accounts::teams::{self, Accepter};
 use crate::domain::ClientAddr;
 use crate::domain::user::hash_token;
 use crate::error::ApiError;
 use crate::services::Services;
-use crate::web::session::{Visitor, WORKSPACE_COOKIE};
+use crate::web::session::{Visitor, workspace_cookie};
 use crate::web::{PageError, PageResult, page};
 
 #[derive(Template)]
@@ -63,40 +63,6 @@ async fn send_link(State(services): State<Services>, Form(form): Form<EmailForm>
         StatusCode::OK,
         Some("If this address has an account, a link to set a new password is on its way. It works once."),
     ))
-}
-
-/// Where the browser signing in came from, for its session and the audit log.
-fn device<'a>(client: &Option<Extension<ClientAddr>>, headers: &'a HeaderMap) -> Device<'a> {
-    Device {
-        ip: client.as_ref().map(|Extension(ClientAddr(ip))| *ip),
-        user_agent: headers.get(USER_AGENT).and_then(|v| v.to_str().ok()),
-    }
-}
-
-/// Signs the browser in with a new session and sends it on.
-fn signed_in(services: &Services, session: &Session, to: &str) -> PageResult {
-    let cookie = sign_in::cookie(
-        &services.settings.server.public_url,
-        &session.value,
-        services.settings.accounts.session_lifetime(),
-    );
-    let mut response = Redirect::to(to).into_response();
-    response
-        .headers_mut()
-        .append(SET_COOKIE, HeaderValue::from_str(&cookie).map_err(anyhow::Error::from)?);
-    Ok(response)
-}
-
-fn from_this_service(services: &Services, headers: &HeaderMap) -> Result<(), ApiError> {
-    let origin = headers.get(ORIGIN).and_then(|v| v.to_str().ok());
-    let host = headers.get(HOST).and_then(|v| v.to_str().ok());
-    if sign_in::same_origin(&services.settings.server.public_url, origin, host) {
-        Ok(())
-    } else {
-        Err(ApiError::forbidden(
-            "This form did not come from this service's own page: open the link again",
-        ))
-    }
 }
 
 fn reset_page(token: &str, status: StatusCode, error: Option<String>) -> Response {
@@ -231,15 +197,9 @@ async fn accept(
         Some(session) => signed_in(&services, &session, "/")?,
         None => Redirect::to("/").into_response(),
     };
-    let secure = if sign_in::secure(&services.settings.server.public_url) {
-        "; Secure"
-    } else {
-        ""
-    };
-    let chosen = format!("{WORKSPACE_COOKIE}={workspace_id}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000{secure}");
     response
         .headers_mut()
-        .append(SET_COOKIE, HeaderValue::from_str(&chosen).map_err(anyhow::Error::from)?);
+        .append(SET_COOKIE, workspace_cookie(&services, workspace_id)?);
     Ok(response)
 }
 

@@ -2,19 +2,19 @@
 
 use askama::Template;
 use axum::extract::{Query, State};
-use axum::http::header::{HOST, ORIGIN, SET_COOKIE};
+use axum::http::header::SET_COOKIE;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Form, Router};
 use serde::Deserialize;
 
-use super::Shell;
+use super::{CsrfForm, Shell, device, from_this_service, signed_in};
 use crate::accounts::sign_in;
 use crate::domain::ClientAddr;
 use crate::error::ApiError;
 use crate::services::Services;
-use crate::web::session::{Visitor, WORKSPACE_COOKIE};
+use crate::web::session::{Visitor, workspace_cookie};
 use crate::web::{PageError, PageResult, page};
 
 #[derive(Template)]
@@ -91,42 +91,23 @@ async fn submit(
     Form(form): Form<SignInForm>,
 ) -> Response {
     let return_to = safe_return(form.return_to.as_deref()).to_owned();
-    let origin = headers.get(ORIGIN).and_then(|v| v.to_str().ok());
-    let host = headers.get(HOST).and_then(|v| v.to_str().ok());
-    // A sign-in from a foreign page would sign a victim into the attacker's account.
-    if !sign_in::same_origin(&services.settings.server.public_url, origin, host) {
-        let error = "This sign-in did not come from this service's own page: open the page again".to_owned();
-        return sign_in_page(&services, StatusCode::FORBIDDEN, Some(error), &form.email, &return_to);
+    if let Err(refused) = from_this_service(&services, &headers) {
+        return sign_in_page(
+            &services,
+            StatusCode::FORBIDDEN,
+            Some(refused.to_string()),
+            &form.email,
+            &return_to,
+        );
     }
-    let ip = client.map(|Extension(ClientAddr(ip))| ip);
-    let agent = headers
-        .get(axum::http::header::USER_AGENT)
-        .and_then(|v| v.to_str().ok());
-    let device = sign_in::Device { ip, user_agent: agent };
-    match sign_in::with_password(&services, &form.email, &form.password, device).await {
-        Ok(session) => {
-            let cookie = sign_in::cookie(
-                &services.settings.server.public_url,
-                &session.value,
-                services.settings.accounts.session_lifetime(),
-            );
-            let mut response = Redirect::to(&return_to).into_response();
-            if let Ok(value) = HeaderValue::from_str(&cookie) {
-                response.headers_mut().insert(SET_COOKIE, value);
-            }
-            response
-        }
+    match sign_in::with_password(&services, &form.email, &form.password, device(&client, &headers)).await {
+        Ok(session) => signed_in(&services, &session, &return_to).unwrap_or_else(IntoResponse::into_response),
         Err(error @ (ApiError::Unauthorized(_) | ApiError::TooManyRequests { .. })) => {
             let status = error.status();
             sign_in_page(&services, status, Some(error.to_string()), &form.email, &return_to)
         }
         Err(error) => PageError(error).into_response(),
     }
-}
-
-#[derive(Deserialize)]
-struct CsrfForm {
-    csrf: String,
 }
 
 async fn sign_out(State(services): State<Services>, visitor: Visitor, Form(form): Form<CsrfForm>) -> PageResult {
@@ -155,13 +136,9 @@ async fn switch(State(services): State<Services>, visitor: Visitor, Form(form): 
         return Err(ApiError::not_found("Workspace").into());
     }
     let mut response = Redirect::to("/").into_response();
-    let cookie = format!(
-        "{WORKSPACE_COOKIE}={}; Path=/; SameSite=Lax; Max-Age=31536000",
-        form.workspace_id
-    );
     response
         .headers_mut()
-        .insert(SET_COOKIE, HeaderValue::from_str(&cookie).map_err(anyhow::Error::from)?);
+        .insert(SET_COOKIE, workspace_cookie(&services, form.workspace_id)?);
     Ok(response)
 }
 

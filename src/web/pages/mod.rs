@@ -7,11 +7,21 @@ pub mod records;
 pub mod reports;
 
 use askama::Template;
+use axum::Extension;
+use axum::http::header::{HOST, ORIGIN, SET_COOKIE, USER_AGENT};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
+use serde::Deserialize;
 use uuid::Uuid;
 
 use super::assets::Assets;
 use super::session::Visitor;
+use super::{PageResult, page};
+use crate::accounts::sign_in::{self, Device, Session};
+use crate::domain::ClientAddr;
 use crate::domain::workspace::Membership;
+use crate::error::ApiError;
+use crate::services::Services;
 
 /// What every page's frame shows: the assets, and the signed-in person (none on the
 /// sign-in page).
@@ -72,5 +82,74 @@ impl<'a> ErrorPage<'a> {
             title,
             detail,
         }
+    }
+}
+
+/// A form that carries nothing but its CSRF token (a button that deletes, cancels...).
+#[derive(Deserialize)]
+pub struct CsrfForm {
+    pub csrf: String,
+}
+
+/// The page that asks before something is deleted, saying what will be lost.
+#[derive(Template)]
+#[template(path = "confirm_delete.html")]
+pub struct ConfirmDelete {
+    shell: Shell,
+    name: String,
+    consequence: String,
+    action: String,
+    back: String,
+    csrf: String,
+}
+
+impl ConfirmDelete {
+    /// Asks whether to delete `name`: the form posts to `action`, "keep it" goes `back`.
+    pub fn page(visitor: &Visitor, name: String, consequence: String, action: String, back: String) -> Response {
+        let html = Self {
+            shell: Shell::of(visitor),
+            name,
+            consequence,
+            action,
+            back,
+            csrf: visitor.csrf.clone(),
+        };
+        page(StatusCode::OK, render(&html))
+    }
+}
+
+/// Where a signed-out browser comes from, for a session it starts and the audit log.
+pub fn device<'a>(client: &Option<Extension<ClientAddr>>, headers: &'a HeaderMap) -> Device<'a> {
+    Device {
+        ip: client.as_ref().map(|Extension(ClientAddr(ip))| *ip),
+        user_agent: headers.get(USER_AGENT).and_then(|v| v.to_str().ok()),
+    }
+}
+
+/// Signs the browser in with a new session and sends it on to `to`.
+pub fn signed_in(services: &Services, session: &Session, to: &str) -> PageResult {
+    let cookie = sign_in::cookie(
+        &services.settings.server.public_url,
+        &session.value,
+        services.settings.accounts.session_lifetime(),
+    );
+    let mut response = Redirect::to(to).into_response();
+    response
+        .headers_mut()
+        .append(SET_COOKIE, HeaderValue::from_str(&cookie).map_err(anyhow::Error::from)?);
+    Ok(response)
+}
+
+/// A signed-out form (signing in, a one-time link, an invitation) must come from this
+/// service's own page: from a foreign one it would sign a victim into someone's account.
+pub fn from_this_service(services: &Services, headers: &HeaderMap) -> Result<(), ApiError> {
+    let origin = headers.get(ORIGIN).and_then(|v| v.to_str().ok());
+    let host = headers.get(HOST).and_then(|v| v.to_str().ok());
+    if sign_in::same_origin(&services.settings.server.public_url, origin, host) {
+        Ok(())
+    } else {
+        Err(ApiError::forbidden(
+            "This form did not come from this service's own page: open the page again",
+        ))
     }
 }

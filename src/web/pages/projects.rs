@@ -6,14 +6,12 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::{get, post};
-use axum::{Extension, Form, Router};
+use axum::{Form, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
-use super::Shell;
+use super::{ConfirmDelete, CsrfForm, Shell};
 use crate::accounts::access;
-use crate::accounts::audit::Actor;
-use crate::domain::ClientAddr;
 use crate::domain::page::PageRequest;
 use crate::domain::patch::Patch;
 use crate::domain::preset::{Preset, Prompt};
@@ -253,17 +251,6 @@ async fn update(
     Ok(Redirect::to(&format!("/p/{project_id}")).into_response())
 }
 
-#[derive(Template)]
-#[template(path = "confirm_delete.html")]
-struct ConfirmDelete {
-    shell: Shell,
-    name: String,
-    consequence: String,
-    action: String,
-    back: String,
-    csrf: String,
-}
-
 async fn confirm_delete(
     State(services): State<Services>,
     visitor: Visitor,
@@ -281,35 +268,27 @@ async fn confirm_delete(
         .get_project(visitor.user.id, project_id)
         .await?
         .ok_or_else(|| crate::error::ApiError::not_found("Project"))?;
-    let html = ConfirmDelete {
-        shell: Shell::of(&visitor),
-        consequence: format!(
-            "Its {} records (with their recordings), {} reports and interview links are deleted with it. This cannot be undone.",
-            project.records_count, project.total_reports_count
-        ),
-        name: project.name,
-        action: format!("/p/{project_id}/delete"),
-        back: format!("/p/{project_id}"),
-        csrf: visitor.csrf.clone(),
-    };
-    Ok(page(StatusCode::OK, super::render(&html)))
-}
-
-#[derive(Deserialize)]
-struct CsrfForm {
-    csrf: String,
+    let consequence = format!(
+        "Its {} records (with their recordings), {} reports and interview links are deleted with it. This cannot be undone.",
+        project.records_count, project.total_reports_count
+    );
+    Ok(ConfirmDelete::page(
+        &visitor,
+        project.name,
+        consequence,
+        format!("/p/{project_id}/delete"),
+        format!("/p/{project_id}"),
+    ))
 }
 
 async fn delete(
     State(services): State<Services>,
     visitor: Visitor,
-    client: Option<Extension<ClientAddr>>,
     Path(project_id): Path<Uuid>,
     Form(form): Form<CsrfForm>,
 ) -> PageResult {
     visitor.check_change(&services, &form.csrf)?;
-    let actor = Actor::user(&visitor.user, client.map(|Extension(ClientAddr(ip))| ip));
-    projects::delete(&services, &actor, visitor.user.id, project_id).await?;
+    projects::delete(&services, &visitor.actor(), visitor.user.id, project_id).await?;
     Ok(Redirect::to("/").into_response())
 }
 

@@ -8,14 +8,12 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::post;
-use axum::{Extension, Form, Router};
+use axum::{Form, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
-use super::Shell;
+use super::{ConfirmDelete, CsrfForm, Shell};
 use crate::accounts::access;
-use crate::accounts::audit::Actor;
-use crate::domain::ClientAddr;
 use crate::domain::record::{Record, Utterance};
 use crate::domain::workspace::Need;
 use crate::error::ApiError;
@@ -257,17 +255,6 @@ async fn correct(
     Ok(Redirect::to(&format!("/r/{record_id}#u{utterance_id}")).into_response())
 }
 
-#[derive(Template)]
-#[template(path = "confirm_delete.html")]
-struct ConfirmDelete {
-    shell: Shell,
-    name: String,
-    consequence: String,
-    action: String,
-    back: String,
-    csrf: String,
-}
-
 async fn confirm_delete(State(services): State<Services>, visitor: Visitor, Path(record_id): Path<Uuid>) -> PageResult {
     access::require(&services.store, visitor.user.id, Target::Record(record_id), Need::Write).await?;
     let record = services
@@ -275,34 +262,25 @@ async fn confirm_delete(State(services): State<Services>, visitor: Visitor, Path
         .get_record(visitor.user.id, record_id)
         .await?
         .ok_or_else(|| ApiError::not_found("Record"))?;
-    let html = ConfirmDelete {
-        shell: Shell::of(&visitor),
-        name: record.name,
-        consequence: "Its transcript, its recording, its persona and its chat threads are deleted with it; \
-             reports already written keep their text. This cannot be undone."
-            .to_owned(),
-        action: format!("/r/{record_id}/delete"),
-        back: format!("/r/{record_id}"),
-        csrf: visitor.csrf.clone(),
-    };
-    Ok(page(StatusCode::OK, super::render(&html)))
-}
-
-#[derive(Deserialize)]
-struct CsrfForm {
-    csrf: String,
+    let consequence = "Its transcript, its recording, its persona and its chat threads are deleted with it; \
+         reports already written keep their text. This cannot be undone.";
+    Ok(ConfirmDelete::page(
+        &visitor,
+        record.name,
+        consequence.to_owned(),
+        format!("/r/{record_id}/delete"),
+        format!("/r/{record_id}"),
+    ))
 }
 
 async fn delete(
     State(services): State<Services>,
     visitor: Visitor,
-    client: Option<Extension<ClientAddr>>,
     Path(record_id): Path<Uuid>,
     Form(form): Form<CsrfForm>,
 ) -> PageResult {
     visitor.check_change(&services, &form.csrf)?;
-    let actor = Actor::user(&visitor.user, client.map(|Extension(ClientAddr(ip))| ip));
-    let project_id = removal::delete(&services, &actor, visitor.user.id, record_id).await?;
+    let project_id = removal::delete(&services, &visitor.actor(), visitor.user.id, record_id).await?;
     Ok(Redirect::to(&format!("/p/{project_id}")).into_response())
 }
 

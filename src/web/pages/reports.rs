@@ -6,16 +6,14 @@ use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Redirect};
+use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
-use axum::{Extension, Form, Router};
+use axum::{Form, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
-use super::Shell;
+use super::{ConfirmDelete, CsrfForm, Shell};
 use crate::accounts::access;
-use crate::accounts::audit::Actor;
-use crate::domain::ClientAddr;
 use crate::domain::patch::Patch;
 use crate::domain::report::{ReasoningMode, Report, ReportCreateFields, ReportStatus};
 use crate::domain::workspace::Need;
@@ -26,10 +24,6 @@ use crate::store::{ReportChanges, Target};
 use crate::web::markdown::{CitationIndex, render};
 use crate::web::session::Visitor;
 use crate::web::{PageResult, page};
-
-fn actor(visitor: &Visitor, client: &Option<Extension<ClientAddr>>) -> Actor {
-    Actor::user(&visitor.user, client.as_ref().map(|Extension(ClientAddr(ip))| *ip))
-}
 
 /// The generate form: repeated fields (`prompts_ids`, `records_ids`) are read in full,
 /// which a plain form decoder would not.
@@ -159,11 +153,6 @@ async fn show(
     Ok(page(StatusCode::OK, super::render(&page_html)))
 }
 
-#[derive(Deserialize)]
-struct CsrfForm {
-    csrf: String,
-}
-
 async fn regenerate(
     State(services): State<Services>,
     visitor: Visitor,
@@ -196,7 +185,6 @@ struct FlagForm {
 async fn flag(
     State(services): State<Services>,
     visitor: Visitor,
-    client: Option<Extension<ClientAddr>>,
     Path((project_id, report_id)): Path<(Uuid, Uuid)>,
     Form(form): Form<FlagForm>,
 ) -> PageResult {
@@ -206,8 +194,15 @@ async fn flag(
         is_archived: form.is_archived.map_or(Patch::Missing, Patch::Value),
         ..ReportChanges::default()
     };
-    let actor = actor(&visitor, &client);
-    reports::update(&services, &actor, visitor.user.id, project_id, report_id, changes).await?;
+    reports::update(
+        &services,
+        &visitor.actor(),
+        visitor.user.id,
+        project_id,
+        report_id,
+        changes,
+    )
+    .await?;
     Ok(Redirect::to(&format!("/p/{project_id}/reports/{report_id}")).into_response())
 }
 
@@ -223,11 +218,13 @@ struct EditPage {
     csrf: String,
 }
 
-async fn edit_form(
-    State(services): State<Services>,
-    visitor: Visitor,
-    Path((project_id, report_id)): Path<(Uuid, Uuid)>,
-) -> PageResult {
+/// A report the visitor may change (404 unseen, 403 for a viewer), deleted ones too.
+async fn writable_report(
+    services: &Services,
+    visitor: &Visitor,
+    project_id: Uuid,
+    report_id: Uuid,
+) -> ApiResult<Report> {
     access::require(
         &services.store,
         visitor.user.id,
@@ -235,21 +232,35 @@ async fn edit_form(
         Need::Write,
     )
     .await?;
-    let report = services
+    services
         .store
         .get_report(visitor.user.id, project_id, report_id)
         .await?
-        .ok_or_else(|| ApiError::not_found("Report"))?;
+        .ok_or_else(|| ApiError::not_found("Report"))
+}
+
+/// The editor, with the title and Markdown given and, after "Preview", their rendering.
+fn edit_page(visitor: &Visitor, report: Report, title: String, content: String, preview: Option<String>) -> Response {
     let html = EditPage {
-        shell: Shell::of(&visitor),
+        shell: Shell::of(visitor),
         project_name: report.project_name.clone().unwrap_or_default(),
-        title: report.title.clone(),
-        content: report.content.clone().unwrap_or_default(),
-        preview: None,
+        title,
+        content,
+        preview,
         csrf: visitor.csrf.clone(),
         report,
     };
-    Ok(page(StatusCode::OK, super::render(&html)))
+    page(StatusCode::OK, super::render(&html))
+}
+
+async fn edit_form(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path((project_id, report_id)): Path<(Uuid, Uuid)>,
+) -> PageResult {
+    let report = writable_report(&services, &visitor, project_id, report_id).await?;
+    let (title, content) = (report.title.clone(), report.content.clone().unwrap_or_default());
+    Ok(edit_page(&visitor, report, title, content, None))
 }
 
 #[derive(Deserialize)]
@@ -263,55 +274,30 @@ struct EditForm {
 async fn edit(
     State(services): State<Services>,
     visitor: Visitor,
-    client: Option<Extension<ClientAddr>>,
     Path((project_id, report_id)): Path<(Uuid, Uuid)>,
     Form(form): Form<EditForm>,
 ) -> PageResult {
     visitor.check_change(&services, &form.csrf)?;
     if form.action.as_deref() == Some("preview") {
-        access::require(
-            &services.store,
-            visitor.user.id,
-            Target::Project(project_id),
-            Need::Write,
-        )
-        .await?;
-        let report = services
-            .store
-            .get_report(visitor.user.id, project_id, report_id)
-            .await?
-            .ok_or_else(|| ApiError::not_found("Report"))?;
+        let report = writable_report(&services, &visitor, project_id, report_id).await?;
         let preview = rendered(&services, &report, &form.content).await?;
-        let html = EditPage {
-            shell: Shell::of(&visitor),
-            project_name: report.project_name.clone().unwrap_or_default(),
-            title: form.title,
-            content: form.content,
-            preview: Some(preview),
-            csrf: visitor.csrf.clone(),
-            report,
-        };
-        return Ok(page(StatusCode::OK, super::render(&html)));
+        return Ok(edit_page(&visitor, report, form.title, form.content, Some(preview)));
     }
     let changes = ReportChanges {
         title: Patch::Value(form.title.trim().to_owned()),
         content: Patch::Value(form.content),
         ..ReportChanges::default()
     };
-    let actor = actor(&visitor, &client);
-    reports::update(&services, &actor, visitor.user.id, project_id, report_id, changes).await?;
+    reports::update(
+        &services,
+        &visitor.actor(),
+        visitor.user.id,
+        project_id,
+        report_id,
+        changes,
+    )
+    .await?;
     Ok(Redirect::to(&format!("/p/{project_id}/reports/{report_id}")).into_response())
-}
-
-#[derive(Template)]
-#[template(path = "confirm_delete.html")]
-struct ConfirmDelete {
-    shell: Shell,
-    name: String,
-    consequence: String,
-    action: String,
-    back: String,
-    csrf: String,
 }
 
 async fn confirm_delete(
@@ -319,45 +305,24 @@ async fn confirm_delete(
     visitor: Visitor,
     Path((project_id, report_id)): Path<(Uuid, Uuid)>,
 ) -> PageResult {
-    access::require(
-        &services.store,
-        visitor.user.id,
-        Target::Project(project_id),
-        Need::Write,
-    )
-    .await?;
-    let report = services
-        .store
-        .get_report(visitor.user.id, project_id, report_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Report"))?;
-    let html = ConfirmDelete {
-        shell: Shell::of(&visitor),
-        name: report.title,
-        consequence: "The report leaves the project's list and its public link stops working.".to_owned(),
-        action: format!("/p/{project_id}/reports/{report_id}/delete"),
-        back: format!("/p/{project_id}/reports/{report_id}"),
-        csrf: visitor.csrf.clone(),
-    };
-    Ok(page(StatusCode::OK, super::render(&html)))
+    let report = writable_report(&services, &visitor, project_id, report_id).await?;
+    Ok(ConfirmDelete::page(
+        &visitor,
+        report.title,
+        "The report leaves the project's list and its public link stops working.".to_owned(),
+        format!("/p/{project_id}/reports/{report_id}/delete"),
+        format!("/p/{project_id}/reports/{report_id}"),
+    ))
 }
 
 async fn delete(
     State(services): State<Services>,
     visitor: Visitor,
-    client: Option<Extension<ClientAddr>>,
     Path((project_id, report_id)): Path<(Uuid, Uuid)>,
     Form(form): Form<CsrfForm>,
 ) -> PageResult {
     visitor.check_change(&services, &form.csrf)?;
-    reports::delete(
-        &services,
-        &actor(&visitor, &client),
-        visitor.user.id,
-        project_id,
-        report_id,
-    )
-    .await?;
+    reports::delete(&services, &visitor.actor(), visitor.user.id, project_id, report_id).await?;
     Ok(Redirect::to(&format!("/p/{project_id}")).into_response())
 }
 
