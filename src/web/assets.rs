@@ -1,6 +1,7 @@
-//! The stylesheet and script, embedded in the binary and served under a name with their
+//! The stylesheet and scripts, embedded in the binary and served under a name with their
 //! content's hash, so a browser may keep them for a year and a new release is fetched
-//! at once.
+//! at once. Each script is an ES module that finds its own elements on the page, so a
+//! page that has none of them pays only a cached fetch.
 
 use std::sync::LazyLock;
 
@@ -15,13 +16,20 @@ use sha2::{Digest, Sha256};
 use crate::services::Services;
 
 const CSS: &str = include_str!("assets/console.css");
-const JS: &str = include_str!("assets/console.js");
+
+/// The scripts every page loads, by name: the core (uploads, live status, copy buttons),
+/// chat and the assistant's streaming answers, and the keyboard shortcuts.
+const SCRIPTS: [(&str, &str); 3] = [
+    ("console", include_str!("assets/console.js")),
+    ("chat", include_str!("assets/chat.js")),
+    ("keys", include_str!("assets/keys.js")),
+];
 
 /// The addresses the pages link to.
 #[derive(Debug, Clone, Copy)]
 pub struct Assets {
     pub css: &'static str,
-    pub js: &'static str,
+    pub scripts: &'static [String],
 }
 
 fn hashed(name: &str, extension: &str, body: &str) -> String {
@@ -30,25 +38,30 @@ fn hashed(name: &str, extension: &str, body: &str) -> String {
     format!("/assets/{name}.{short}.{extension}")
 }
 
-static PATHS: LazyLock<(String, String)> =
-    LazyLock::new(|| (hashed("console", "css", CSS), hashed("console", "js", JS)));
+static CSS_PATH: LazyLock<String> = LazyLock::new(|| hashed("console", "css", CSS));
+static SCRIPT_PATHS: LazyLock<Vec<String>> =
+    LazyLock::new(|| SCRIPTS.iter().map(|(name, body)| hashed(name, "js", body)).collect());
 
 impl Assets {
     pub fn get() -> Self {
         Self {
-            css: PATHS.0.as_str(),
-            js: PATHS.1.as_str(),
+            css: CSS_PATH.as_str(),
+            scripts: SCRIPT_PATHS.as_slice(),
         }
     }
 }
 
 async fn asset(Path(file): Path<String>) -> Response {
     let path = format!("/assets/{file}");
-    let (body, content_type) = if path == PATHS.0 {
-        (CSS, "text/css; charset=utf-8")
-    } else if path == PATHS.1 {
-        (JS, "text/javascript; charset=utf-8")
+    let found = if path == *CSS_PATH {
+        Some((CSS, "text/css; charset=utf-8"))
     } else {
+        SCRIPT_PATHS
+            .iter()
+            .position(|known| *known == path)
+            .map(|at| (SCRIPTS[at].1, "text/javascript; charset=utf-8"))
+    };
+    let Some((body, content_type)) = found else {
         return StatusCode::NOT_FOUND.into_response();
     };
     let mut response = body.into_response();

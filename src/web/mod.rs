@@ -30,6 +30,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(services: Services) -> Router<S>
         .merge(pages::projects::routes())
         .merge(pages::records::routes())
         .merge(pages::reports::routes())
+        .merge(pages::settings::routes())
         .merge(assets::routes())
         .with_state(services)
 }

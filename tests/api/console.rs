@@ -16,9 +16,9 @@ use crate::accounts::set_password;
 use crate::browser::{Browser, ChromeDriver, WAIT};
 use crate::support::{TestApp, TestUser};
 
-const PASSWORD: &str = "the researcher's passphrase";
+pub(crate) const PASSWORD: &str = "the researcher's passphrase";
 
-fn browser_paths() -> Option<(String, String)> {
+pub(crate) fn browser_paths() -> Option<(String, String)> {
     let named = |variable: &str, default: &str| {
         std::env::var(variable)
             .ok()
@@ -32,7 +32,7 @@ fn browser_paths() -> Option<(String, String)> {
 }
 
 /// Waits until `script` (a function body) returns something other than null or false.
-async fn until(browser: &Browser, what: &str, script: &str) -> Value {
+pub(crate) async fn until(browser: &Browser, what: &str, script: &str) -> Value {
     let deadline = Instant::now() + WAIT;
     loop {
         let value = browser.script(script).await;
@@ -51,7 +51,7 @@ async fn until(browser: &Browser, what: &str, script: &str) -> Value {
 }
 
 /// Saves the page at phone and desktop widths and checks it with axe-core.
-async fn look(browser: &Browser, name: &str) {
+pub(crate) async fn look(browser: &Browser, name: &str) {
     let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/console-screenshots");
     std::fs::create_dir_all(&folder).expect("screenshot folder");
     for (width, height) in [(375, 812), (1440, 900)] {
@@ -66,7 +66,7 @@ async fn look(browser: &Browser, name: &str) {
     axe(browser, name).await;
 }
 
-async fn axe(browser: &Browser, name: &str) {
+pub(crate) async fn axe(browser: &Browser, name: &str) {
     let Ok(path) = std::env::var("INSIGHT_TEST_AXE") else {
         eprintln!("axe-core skipped on {name}: INSIGHT_TEST_AXE is not set (.ci/run sets it)");
         return;
@@ -87,7 +87,7 @@ async fn axe(browser: &Browser, name: &str) {
     assert_eq!(violations, json!([]), "axe-core on {name}");
 }
 
-async fn sign_in(browser: &Browser, app: &TestApp, email: &str) {
+pub(crate) async fn sign_in(browser: &Browser, app: &TestApp, email: &str) {
     browser.go(&app.url("/")).await;
     until(browser, "the sign-in page", "return location.pathname === '/sign-in'").await;
     let email_field = browser.find("#email").await;

@@ -157,3 +157,30 @@ if (player) {
     }
   });
 }
+
+// Copy buttons: `data-copy="#field"` copies that field's value (an invitation link, an
+// interview link, a token shown once) and says so beside itself. Without the script the
+// field stays selectable.
+for (const button of document.querySelectorAll('button[data-copy]')) {
+  button.hidden = false;
+  button.addEventListener('click', async () => {
+    const field = document.querySelector(button.dataset.copy);
+    if (!field) return;
+    let said = 'Copied';
+    try {
+      await navigator.clipboard.writeText(field.value ?? field.textContent);
+    } catch (_) {
+      field.select?.();
+      said = 'Press Ctrl+C to copy';
+    }
+    let status = button.nextElementSibling;
+    if (!status?.matches('[data-copied]')) {
+      status = document.createElement('span');
+      status.setAttribute('data-copied', '');
+      status.setAttribute('role', 'status');
+      status.className = 'muted small';
+      button.after(status);
+    }
+    status.textContent = said;
+  });
+}

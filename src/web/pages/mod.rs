@@ -5,6 +5,7 @@ pub mod auth;
 pub mod projects;
 pub mod records;
 pub mod reports;
+pub mod settings;
 
 use askama::Template;
 use axum::Extension;
@@ -54,6 +55,36 @@ impl Shell {
                 workspaces: visitor.workspaces.clone(),
                 current_id: visitor.current.id,
             }),
+        }
+    }
+}
+
+/// The tabs under a project's name (`templates/project_nav.html`).
+pub struct ProjectNav {
+    pub project_id: Uuid,
+    /// Which tab is the page: `overview`, `interviews` or `assistant`.
+    pub current: &'static str,
+}
+
+impl ProjectNav {
+    pub fn new(project_id: Uuid, current: &'static str) -> Self {
+        Self { project_id, current }
+    }
+}
+
+/// The tabs of the settings pages (`templates/settings_nav.html`); the workspace's
+/// audit log and webhooks are shown to its admins only.
+pub struct SettingsNav {
+    /// Which tab is the page: `workspace`, `audit`, `webhooks`, `library` or `account`.
+    pub current: &'static str,
+    pub is_admin: bool,
+}
+
+impl SettingsNav {
+    pub fn new(visitor: &Visitor, current: &'static str) -> Self {
+        Self {
+            current,
+            is_admin: visitor.current.role.allows(crate::domain::workspace::Need::Manage),
         }
     }
 }

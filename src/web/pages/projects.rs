@@ -10,7 +10,7 @@ use axum::{Form, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
-use super::{ConfirmDelete, CsrfForm, Shell};
+use super::{ConfirmDelete, CsrfForm, ProjectNav, Shell};
 use crate::accounts::access;
 use crate::domain::page::PageRequest;
 use crate::domain::patch::Patch;
@@ -138,6 +138,7 @@ async fn create(State(services): State<Services>, visitor: Visitor, Form(form): 
 #[template(path = "project.html")]
 struct ProjectPage {
     shell: Shell,
+    nav: ProjectNav,
     project: Project,
     records: Vec<Record>,
     reports: Vec<Report>,
@@ -212,6 +213,7 @@ async fn show(State(services): State<Services>, visitor: Visitor, Path(project_i
     };
     let html = ProjectPage {
         shell: Shell::of(&visitor),
+        nav: ProjectNav::new(project_id, "overview"),
         project,
         records,
         reports,

@@ -1,0 +1,1 @@
+// Keyboard shortcuts for the frequent moves, and the help overlay that lists them (`?`).
