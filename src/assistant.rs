@@ -157,3 +157,70 @@ pub async fn ask(services: &Services, user_id: Uuid, body: AgentChatCreate) -> A
         slot,
     )))
 }
+
+/// The parts of an assistant's answer a researcher may take as the project's research
+/// goals or interview guide: the sections under a heading that names them.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Drafts {
+    pub research_goals: Option<String>,
+    pub interview_guide: Option<String>,
+}
+
+/// Finds the drafts in an answer's Markdown. A section runs from its heading to the next
+/// heading of the same or a higher level; a draft is never taken from text without one,
+/// so an ordinary answer offers nothing to accept.
+pub fn drafts(markdown: &str) -> Drafts {
+    let lines: Vec<&str> = markdown.lines().collect();
+    let heading = |line: &str| -> Option<(usize, String)> {
+        let trimmed = line.trim_start();
+        let level = trimmed.chars().take_while(|c| *c == '#').count();
+        let rest = trimmed.get(level..)?;
+        ((1..=6).contains(&level) && rest.starts_with(' ')).then(|| (level, rest.trim().to_lowercase()))
+    };
+    let section = |wanted: &[&str]| -> Option<String> {
+        let (start, level) = lines.iter().enumerate().find_map(|(at, line)| {
+            let (level, text) = heading(line)?;
+            wanted.iter().any(|w| text.contains(w)).then_some((at, level))
+        })?;
+        let end = lines[start + 1..]
+            .iter()
+            .position(|line| heading(line).is_some_and(|(other, _)| other <= level))
+            .map_or(lines.len(), |offset| start + 1 + offset);
+        let body = lines[start + 1..end].join("\n").trim().to_owned();
+        (!body.is_empty()).then_some(body)
+    };
+    Drafts {
+        research_goals: section(&["research goal", "research question", "objectives"]),
+        interview_guide: section(&["interview guide", "discussion guide", "interview questions"]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drafts_are_the_sections_under_their_headings() {
+        let answer = "*A starting draft.*\n\n## Research goals\n\n1. Learn who buys.\n2. Learn why.\n\n\
+                      ## Interview guide\n\n**Warm-up**\n1. Tell me about your role.\n### Probes\nWhy?\n\n# Next\nmore";
+        let found = drafts(answer);
+        assert_eq!(
+            found.research_goals.as_deref(),
+            Some("1. Learn who buys.\n2. Learn why.")
+        );
+        assert_eq!(
+            found.interview_guide.as_deref(),
+            Some("**Warm-up**\n1. Tell me about your role.\n### Probes\nWhy?")
+        );
+    }
+
+    #[test]
+    fn an_ordinary_answer_offers_no_draft() {
+        assert_eq!(
+            drafts("Anna left because of shipping [Anna, 00:05]."),
+            Drafts::default()
+        );
+        assert_eq!(drafts("## Research goals\n\n## Interview guide\n"), Drafts::default());
+        assert_eq!(drafts("#Research goals without a space\n1. x"), Drafts::default());
+    }
+}

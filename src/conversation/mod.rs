@@ -20,7 +20,9 @@ use uuid::Uuid;
 use crate::ai::chat::{Answer, Question, ReportExcerpt, Stream, Turn};
 use crate::ai::quotes::check_quotes;
 use crate::ai::{Engine, Source};
-use crate::domain::chat::{ChatMessage, Citation, MessageType, RecordCitation, UtteranceCitation, WebCitation};
+use crate::domain::chat::{
+    ChatMessage, ChatThread, Citation, MessageType, RecordCitation, ThreadKind, UtteranceCitation, WebCitation,
+};
 use crate::domain::report::{Report, ReportStatus};
 use crate::error::{ApiError, UnknownReferences, ValidationIssue};
 use crate::search::Passage;
@@ -112,6 +114,58 @@ impl Drop for Slot {
 pub enum Asked {
     Answering(mpsc::UnboundedReceiver<Event>),
     Busy,
+}
+
+impl Asked {
+    /// The stored answer once it is complete, for a client that does not stream (a
+    /// console form posted without its script).
+    pub async fn finish(self) -> Result<ChatMessage, ApiError> {
+        let mut events = match self {
+            Asked::Answering(events) => events,
+            Asked::Busy => return Err(busy()),
+        };
+        while let Some(event) = events.recv().await {
+            match event {
+                Event::Delta(_) | Event::Reset => {}
+                Event::Done(message) => return Ok(message),
+                Event::Error(_, detail) => return Err(ApiError::Unavailable(detail)),
+            }
+        }
+        Err(ApiError::Unavailable(
+            "The answer stopped before it was complete; send the question again.".into(),
+        ))
+    }
+}
+
+/// Why a question is refused while [`ANSWERS_PER_USER`] answers of its asker are in the
+/// making; `Retry-After` is two seconds.
+pub fn busy() -> ApiError {
+    ApiError::TooManyRequests {
+        detail: format!(
+            "You have {ANSWERS_PER_USER} answers in the making already; send this question when one is done."
+        ),
+        retry_after: 2,
+    }
+}
+
+/// Renames one of the owner's threads (for a record chat, one about `record_id`): a
+/// blank title is a 422, a thread he does not have a 404.
+pub async fn rename_thread(
+    store: &Store,
+    owner_id: Uuid,
+    kind: ThreadKind,
+    thread_id: i64,
+    record_id: Option<Uuid>,
+    title: &str,
+) -> Result<ChatThread, ApiError> {
+    let trimmed = title.trim();
+    if trimmed.is_empty() {
+        return Err(ApiError::validation(vec![ValidationIssue::blank("title", title)]));
+    }
+    store
+        .rename_chat_thread(owner_id, kind, thread_id, record_id, trimmed)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Thread"))
 }
 
 /// The thread's messages as the model's history.

@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::{Asked, CitationStyle, InFlight, Pending, blank_message, follow_up_query, turns, unknown_thread};
 use crate::ai::chat::{Question, Subject};
-use crate::domain::chat::{ChatMessageCreate, SearchScope, ThreadKind, thread_title};
+use crate::domain::chat::{ChatMessageCreate, ChatThread, SearchScope, ThreadKind, thread_title};
 use crate::domain::page::PageRequest;
 use crate::domain::record::Record;
 use crate::error::{ApiError, ApiResult};
@@ -28,6 +28,36 @@ pub async fn owned_record(services: &Services, owner_id: Uuid, record_id: Uuid) 
         .get_record(owner_id, record_id)
         .await?
         .ok_or_else(|| ApiError::not_found("Record"))
+}
+
+/// The thread of the user's chat about the record to show: the one asked for (another
+/// is a 404), else the most recently active, else none yet.
+pub async fn shown_thread(
+    services: &Services,
+    user_id: Uuid,
+    record_id: Uuid,
+    thread_id: Option<i64>,
+) -> ApiResult<Option<ChatThread>> {
+    owned_record(services, user_id, record_id).await?;
+    let store = &services.store;
+    match thread_id {
+        Some(thread_id) => store
+            .chat_thread(user_id, ThreadKind::Record, thread_id, Some(record_id))
+            .await?
+            .map(Some)
+            .ok_or_else(|| ApiError::not_found("Thread")),
+        None => Ok(store
+            .chat_threads(
+                user_id,
+                ThreadKind::Record,
+                Some(record_id),
+                &PageRequest { limit: 1, after: None },
+            )
+            .await?
+            .items
+            .into_iter()
+            .next()),
+    }
 }
 
 /// Takes the user's question about the record and starts its answer, in the thread the

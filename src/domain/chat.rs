@@ -72,6 +72,13 @@ pub struct ChatMessageCreate {
     pub thread_id: Option<i64>,
 }
 
+/// A record chat thread's new name.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+pub struct ThreadRename {
+    #[schema(min_length = 1, max_length = 200)]
+    pub title: String,
+}
+
 /// A question to the research assistant.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 pub struct AgentChatCreate {

@@ -6,8 +6,8 @@ use std::convert::Infallible;
 use std::time::Duration;
 
 use axum::Json;
-use axum::http::header::{ACCEPT, RETRY_AFTER};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri};
+use axum::http::header::ACCEPT;
+use axum::http::{HeaderMap, Uri};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
@@ -83,18 +83,7 @@ pub async fn respond<T: serde::Serialize + Send + 'static>(
 
 /// The 429 for a user with [`conversation::ANSWERS_PER_USER`] answers in the making.
 fn busy() -> Response {
-    let mut response = (
-        StatusCode::TOO_MANY_REQUESTS,
-        Json(ErrorBody {
-            detail: format!(
-                "You have {} answers in the making already; send this question when one is done.",
-                conversation::ANSWERS_PER_USER
-            ),
-        }),
-    )
-        .into_response();
-    response.headers_mut().insert(RETRY_AFTER, HeaderValue::from(2u64));
-    response
+    conversation::busy().into_response()
 }
 
 /// The `thread_id` query parameter, as FastAPI reads an optional integer.

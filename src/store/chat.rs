@@ -310,6 +310,34 @@ impl Store {
         self.chat_thread(owner_id, ThreadKind::Agent, thread_id, None).await
     }
 
+    /// Renames the owner's thread of `kind` (for a record chat, only if it is about
+    /// `record_id`); `None` when he has no such thread.
+    pub async fn rename_chat_thread(
+        &self,
+        owner_id: Uuid,
+        kind: ThreadKind,
+        thread_id: i64,
+        record_id: Option<Uuid>,
+        title: &str,
+    ) -> anyhow::Result<Option<ChatThread>> {
+        let affected = db!(self, write_one, |conn| sqlx::query(
+            "UPDATE chat_threads SET title = $1 \
+             WHERE id = $2 AND owner_id = $3 AND kind = $4 AND ($5 IS NULL OR record_id = $5)"
+        )
+        .bind(title)
+        .bind(thread_id)
+        .bind(owner_id)
+        .bind(kind.as_str())
+        .bind(record_id)
+        .execute(&mut *conn)
+        .await
+        .map(|done| done.rows_affected()))?;
+        if affected == 0 {
+            return Ok(None);
+        }
+        self.chat_thread(owner_id, kind, thread_id, record_id).await
+    }
+
     /// Deletes a thread with its messages; `false` when the owner has no such thread.
     pub async fn delete_chat_thread(&self, owner_id: Uuid, kind: ThreadKind, thread_id: i64) -> anyhow::Result<bool> {
         let affected = db!(self, write_one, |conn| sqlx::query(

@@ -28,6 +28,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(services: Services) -> Router<S>
         .merge(pages::auth::routes())
         .merge(pages::account::routes())
         .merge(pages::projects::routes())
+        .merge(pages::chat::routes())
         .merge(pages::records::routes())
         .merge(pages::reports::routes())
         .merge(pages::settings::routes())

@@ -16,10 +16,10 @@ use crate::generation::ANNA;
 use crate::openai_stub::{OpenAiStub, Reply};
 use crate::support::{TestApp, TestUser, assert_unknown_references, assert_validation_body, error_locs, error_types};
 
-const REAL_QUOTE: &str = "The invoices arrive late and I have to chase finance every month.";
+pub(crate) const REAL_QUOTE: &str = "The invoices arrive late and I have to chase finance every month.";
 
 /// A project with one finished record of Anna's interview; returns (project, record).
-async fn interview(app: &TestApp, user: &TestUser, text: &str) -> (String, String) {
+pub(crate) async fn interview(app: &TestApp, user: &TestUser, text: &str) -> (String, String) {
     let project = app.project(user, "Billing study").await;
     let (status, record) = app
         .post(

@@ -12,7 +12,7 @@ use crate::support::{TestApp, TestUser};
 const PASSWORD: &str = "a long enough passphrase";
 
 /// Signs in on the sign-in page; the session cookie (`name=value`).
-async fn sign_in(app: &TestApp, user: &TestUser) -> String {
+pub(crate) async fn sign_in(app: &TestApp, user: &TestUser) -> String {
     set_password(app, user, PASSWORD).await;
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())

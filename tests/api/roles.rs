@@ -124,8 +124,9 @@ struct Fixture {
     invitation: String,
     /// A member the calls change (a viewer).
     member: String,
-    /// The owner's assistant thread.
+    /// The owner's assistant thread, and his chat thread about the record.
     thread: String,
+    record_thread: String,
     /// The owner's session and one of his tokens (not the one the test uses).
     session: String,
     token: String,
@@ -219,6 +220,10 @@ async fn fixture(app: &TestApp, owner: &TestUser, workspace: &str, member: &Test
         .to_owned();
     let thread = created(app, owner, "/agent/threads", json!({ "project_id": project })).await["id"].clone();
     let thread = thread.as_i64().map(|id| id.to_string()).expect("thread id");
+    let record_thread = created(app, owner, &format!("/insight/{record}/chat/new-thread/"), json!({})).await["id"]
+        .as_i64()
+        .map(|id| id.to_string())
+        .expect("record thread id");
     let (session, _) = app
         .store
         .start_session(insight::store::SessionStart {
@@ -247,6 +252,7 @@ async fn fixture(app: &TestApp, owner: &TestUser, workspace: &str, member: &Test
         invitation,
         member: member.id.to_string(),
         thread,
+        record_thread,
         session: session.to_string(),
         token,
     }
@@ -329,6 +335,7 @@ fn rule(method: &Method, path: &str, f: &Fixture) -> Option<(Rule, Option<Value>
         ("GET", "/insight/{rec_id}/chat/" | "/insight/{rec_id}/chat/threads/") => r(Read),
         ("POST", "/insight/{rec_id}/chat/") => b(Read, json!({ "message": "What did Anna say about the price?" })),
         ("POST", "/insight/{rec_id}/chat/new-thread/") => r(Read),
+        ("PATCH", "/insight/{rec_id}/chat/threads/{thread_id}") => b(Own, json!({ "title": "Pricing" })),
 
         ("POST", "/agent/chat") => b(ReadNamed, json!({ "message": "What hurts?", "project_id": f.project })),
         ("POST", "/agent/threads") => b(ReadNamed, json!({ "project_id": f.project })),
@@ -379,7 +386,14 @@ fn fill(path: &str, f: &Fixture) -> String {
         .replace("{endpoint_id}", &f.endpoint)
         .replace("{invitation_id}", &f.invitation)
         .replace("{user_id}", &f.member)
-        .replace("{thread_id}", &f.thread)
+        .replace(
+            "{thread_id}",
+            if path.starts_with("/insight/") {
+                &f.record_thread
+            } else {
+                &f.thread
+            },
+        )
         .replace("{session_id}", &f.session)
         .replace("{token_id}", &f.token)
 }

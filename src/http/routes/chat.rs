@@ -18,14 +18,13 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::conversation::{self, record::owned_record};
-use crate::domain::chat::{ChatHistory, ChatMessage, ChatMessageCreate, ChatThread, ThreadKind};
-use crate::domain::page::PageRequest;
+use crate::domain::chat::{ChatHistory, ChatMessage, ChatMessageCreate, ChatThread, ThreadKind, ThreadRename};
 use crate::domain::persona::{PersonaInTheWorks, PersonaPending, PersonaReport};
 use crate::domain::record::Record;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::AppState;
 use crate::http::answers::{answer, history_page, query_thread_id};
-use crate::http::extract::{CurrentUser, Ids, IdsAndJson};
+use crate::http::extract::{CurrentUser, IdNumberAndJson, Ids, IdsAndJson};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged, set_query_param};
 use crate::persona;
@@ -75,28 +74,9 @@ async fn history(
     let [record_id] = ids;
     let thread_id = query_thread_id(&uri)?;
     let page = paging.request()?;
-    owned_record(&app, user.id, record_id).await?;
-    let thread_id = match thread_id {
-        Some(thread_id) => {
-            app.store
-                .chat_thread(user.id, ThreadKind::Record, thread_id, Some(record_id))
-                .await?
-                .ok_or_else(|| ApiError::not_found("Thread"))?;
-            Some(thread_id)
-        }
-        None => app
-            .store
-            .chat_threads(
-                user.id,
-                ThreadKind::Record,
-                Some(record_id),
-                &PageRequest { limit: 1, after: None },
-            )
-            .await?
-            .items
-            .first()
-            .map(|thread| thread.id),
-    };
+    let thread_id = conversation::record::shown_thread(&app, user.id, record_id, thread_id)
+        .await?
+        .map(|thread| thread.id);
     let Some(thread_id) = thread_id else {
         return Ok(Json(ChatHistory {
             thread_id: None,
@@ -162,6 +142,30 @@ async fn new_thread(
 
 /// The record's persona as the API answers it: 200 when written, 202 while it is in the
 /// works, 503 with `Retry-After` after a failure.
+#[utoipa::path(patch, path = "/insight/{rec_id}/chat/threads/{thread_id}", tag = "insight",
+    security(("bearer" = [])),
+    params(("rec_id" = Uuid, Path, description = "The record"), ("thread_id" = i64, Path, description = "The thread")),
+    request_body = ThreadRename,
+    responses((status = 200, description = "The thread, renamed", body = ChatThread),
+        (status = 404, description = "No such record or thread", body = ErrorBody)))]
+async fn rename_thread(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    IdNumberAndJson(record_id, thread_id, body): IdNumberAndJson<ThreadRename>,
+) -> ApiResult<Json<ChatThread>> {
+    owned_record(&app, user.id, record_id).await?;
+    let thread = conversation::rename_thread(
+        &app.store,
+        user.id,
+        ThreadKind::Record,
+        thread_id,
+        Some(record_id),
+        &body.title,
+    )
+    .await?;
+    Ok(Json(thread))
+}
+
 async fn persona_of(app: &AppState, record: &Record, public: bool) -> ApiResult<Response> {
     let retry_after = |mut response: Response, seconds: u64| {
         response.headers_mut().insert(RETRY_AFTER, HeaderValue::from(seconds));
@@ -236,6 +240,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(chat, history))
         .routes(routes!(threads))
         .routes(routes!(new_thread))
+        .routes(routes!(rename_thread))
         .routes(routes!(persona_report))
         .routes(routes!(public_persona_report))
 }

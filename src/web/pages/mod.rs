@@ -2,6 +2,7 @@
 
 pub mod account;
 pub mod auth;
+pub mod chat;
 pub mod projects;
 pub mod records;
 pub mod reports;

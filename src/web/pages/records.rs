@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use askama::Template;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::post;
@@ -12,6 +12,7 @@ use axum::{Form, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
+use super::chat::{ChatPanel, ThreadQuery};
 use super::{ConfirmDelete, CsrfForm, Shell};
 use crate::accounts::access;
 use crate::domain::record::{Record, Utterance};
@@ -66,9 +67,15 @@ struct RecordPage {
     has_recording: bool,
     can_write: bool,
     csrf: String,
+    chat: ChatPanel,
 }
 
-async fn show(State(services): State<Services>, visitor: Visitor, Path(record_id): Path<Uuid>) -> PageResult {
+async fn show(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path(record_id): Path<Uuid>,
+    Query(thread): Query<ThreadQuery>,
+) -> PageResult {
     let role = access::require(&services.store, visitor.user.id, Target::Record(record_id), Need::Read).await?;
     let record = services
         .store
@@ -89,7 +96,9 @@ async fn show(State(services): State<Services>, visitor: Visitor, Path(record_id
             .or_insert(utterance.is_respondent);
     }
     let has_recording = services.store.record_media(record_id).await?.is_some();
+    let chat = super::chat::record_panel(&services, &visitor, record_id, record.project_id, &thread).await?;
     let html = RecordPage {
+        chat,
         shell: Shell::of(&visitor),
         has_recording,
         record,

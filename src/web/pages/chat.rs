@@ -1,0 +1,550 @@
+//! Asking questions in the console: the chat beside a record's transcript and the
+//! research assistant on a project. Both show a thread's messages rendered on the server
+//! (citations link to the moment they cite), list and rename threads, and take a
+//! question by a plain form post; `chat.js` sends the same question to the JSON API
+//! instead and streams the answer in as it is written.
+
+use askama::Template;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect};
+use axum::routing::{get, post};
+use axum::{Form, Router};
+use serde::Deserialize;
+use uuid::Uuid;
+
+use super::{ProjectNav, Shell};
+use crate::accounts::access;
+use crate::assistant;
+use crate::conversation;
+use crate::domain::chat::{
+    AgentChatCreate, ChatMessage, ChatMessageCreate, ChatThread, MessageType, SearchSettings, ThreadKind,
+};
+use crate::domain::page::PageRequest;
+use crate::domain::patch::Patch;
+use crate::domain::project::Project;
+use crate::domain::workspace::{Need, Role};
+use crate::error::ApiError;
+use crate::services::Services;
+use crate::store::{ProjectChanges, Target};
+use crate::web::markdown::{CitationIndex, render};
+use crate::web::session::Visitor;
+use crate::web::{PageResult, page};
+
+/// The questions the assistant's draft buttons ask (`draft_request` recognises them).
+const DRAFT_GOALS: &str = "Draft research goals for this project.";
+const DRAFT_GUIDE: &str = "Draft an interview guide for this project.";
+
+/// Threads listed beside a chat.
+const THREADS_SHOWN: usize = 30;
+
+/// A chat on a page: its threads, the one shown with its messages, and the form that
+/// asks the next question.
+pub struct ChatPanel {
+    pub heading: &'static str,
+    /// The page the panel is on (threads are `?thread=` of it).
+    pub page_url: String,
+    /// Where the form posts without the script, and where the script streams from.
+    pub ask_action: String,
+    pub stream_url: String,
+    pub rename_action: Option<String>,
+    pub threads: Vec<ChatThread>,
+    pub current: Option<ChatThread>,
+    pub messages: Vec<ShownMessage>,
+    /// Whether a web search provider is configured (the switch is hidden otherwise).
+    pub web_search: bool,
+    /// The research assistant's project, sent with each question.
+    pub project_id: Option<Uuid>,
+    /// Whether the draft buttons are offered (the assistant, to those who may write).
+    pub drafts: bool,
+    pub empty_hint: &'static str,
+    pub csrf: String,
+}
+
+impl ChatPanel {
+    pub fn current_id(&self) -> String {
+        self.current.as_ref().map(|t| t.id.to_string()).unwrap_or_default()
+    }
+
+    pub fn is_current(&self, thread: &ChatThread) -> bool {
+        self.current.as_ref().is_some_and(|current| current.id == thread.id)
+    }
+}
+
+pub struct ShownMessage {
+    pub id: Uuid,
+    pub mine: bool,
+    /// The question as text, or the answer as sanitised HTML.
+    pub text: String,
+    pub html: String,
+    /// For a draft in an assistant's answer: where to take it into the project.
+    pub accept_goals: Option<String>,
+    pub accept_guide: Option<String>,
+}
+
+/// Which thread a page shows: `?thread=N`, or `?thread=new` for a fresh one.
+#[derive(Deserialize, Default)]
+pub struct ThreadQuery {
+    pub thread: Option<String>,
+}
+
+impl ThreadQuery {
+    /// `None` asks for the most recent thread, `Some(0)` for a new one.
+    fn wanted(&self) -> Result<Option<i64>, ApiError> {
+        match self.thread.as_deref().map(str::trim) {
+            None | Some("") => Ok(None),
+            Some("new") => Ok(Some(0)),
+            Some(raw) => raw
+                .parse::<i64>()
+                .map(Some)
+                .map_err(|_| ApiError::NotFound("No such thread".into())),
+        }
+    }
+}
+
+/// An index of the moments the messages may cite: the records of the project whose
+/// names they mention.
+async fn citation_index(
+    services: &Services,
+    user_id: Uuid,
+    project_id: Uuid,
+    messages: &[ChatMessage],
+) -> Result<CitationIndex, ApiError> {
+    let mut index = CitationIndex::default();
+    let answers: Vec<&str> = messages
+        .iter()
+        .filter(|m| m.message_type == MessageType::Assistant)
+        .map(|m| m.content.as_str())
+        .collect();
+    if answers.is_empty() {
+        return Ok(index);
+    }
+    let records = services
+        .store
+        .list_records(user_id, project_id, &PageRequest::everything())
+        .await?
+        .items;
+    for record in records {
+        if answers.iter().any(|answer| answer.contains(record.name.as_str())) {
+            let utterances = services.store.utterances(record.id).await?;
+            index.add(record.id, &record.name, utterances.iter().map(|u| (u.id, u.start_ms)));
+        }
+    }
+    Ok(index)
+}
+
+fn shown(messages: &[ChatMessage], index: &CitationIndex, accept_base: Option<&str>) -> Vec<ShownMessage> {
+    messages
+        .iter()
+        .map(|message| {
+            let mine = message.message_type == MessageType::User;
+            let (mut accept_goals, mut accept_guide) = (None, None);
+            if let (false, Some(base)) = (mine, accept_base) {
+                let found = assistant::drafts(&message.content);
+                let href = |field: &str| {
+                    format!(
+                        "{base}?thread={}&message={}&field={field}",
+                        message.thread_id, message.id
+                    )
+                };
+                accept_goals = found.research_goals.map(|_| href("research_goals"));
+                accept_guide = found.interview_guide.map(|_| href("interview_guide"));
+            }
+            ShownMessage {
+                id: message.id,
+                mine,
+                text: if mine { message.content.clone() } else { String::new() },
+                html: if mine {
+                    String::new()
+                } else {
+                    render(&message.content, index)
+                },
+                accept_goals,
+                accept_guide,
+            }
+        })
+        .collect()
+}
+
+/// The chat panel beside a record's transcript.
+pub async fn record_panel(
+    services: &Services,
+    visitor: &Visitor,
+    record_id: Uuid,
+    project_id: Uuid,
+    query: &ThreadQuery,
+) -> Result<ChatPanel, ApiError> {
+    let user_id = visitor.user.id;
+    let current = match query.wanted()? {
+        Some(0) => None,
+        wanted => conversation::record::shown_thread(services, user_id, record_id, wanted).await?,
+    };
+    let threads = services
+        .store
+        .chat_threads(
+            user_id,
+            ThreadKind::Record,
+            Some(record_id),
+            &PageRequest {
+                limit: THREADS_SHOWN,
+                after: None,
+            },
+        )
+        .await?
+        .items;
+    let messages = match &current {
+        Some(thread) => services.store.chat_messages(thread.id).await?,
+        None => Vec::new(),
+    };
+    let index = citation_index(services, user_id, project_id, &messages).await?;
+    let page_url = format!("/r/{record_id}");
+    Ok(ChatPanel {
+        heading: "Ask this interview",
+        rename_action: current
+            .as_ref()
+            .map(|t| format!("/r/{record_id}/chat/threads/{}/rename", t.id)),
+        ask_action: format!("/r/{record_id}/chat"),
+        stream_url: format!("/insight/{record_id}/chat/"),
+        messages: shown(&messages, &index, None),
+        page_url,
+        threads,
+        current,
+        web_search: services.web.is_some(),
+        project_id: None,
+        drafts: false,
+        empty_hint: "Ask what this respondent said, felt or wanted; the answer quotes the transcript and links \
+                     each quote to its moment.",
+        csrf: visitor.csrf.clone(),
+    })
+}
+
+#[derive(Deserialize)]
+struct AskForm {
+    csrf: String,
+    #[serde(default)]
+    message: String,
+    #[serde(default)]
+    thread_id: String,
+    use_web: Option<String>,
+    /// A draft button: `goals` or `guide`.
+    draft: Option<String>,
+}
+
+impl AskForm {
+    fn thread_id(&self) -> Option<i64> {
+        self.thread_id.trim().parse().ok()
+    }
+
+    fn message(&self) -> String {
+        match self.draft.as_deref() {
+            Some("goals") => DRAFT_GOALS.to_owned(),
+            Some("guide") => DRAFT_GUIDE.to_owned(),
+            _ => self.message.clone(),
+        }
+    }
+}
+
+/// A question about a record posted without the script: answered in full, then the page
+/// shows the thread.
+async fn ask_record(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path(record_id): Path<Uuid>,
+    Form(form): Form<AskForm>,
+) -> PageResult {
+    visitor.check_change(&services, &form.csrf)?;
+    let body = ChatMessageCreate {
+        search_settings: Some(SearchSettings {
+            use_web: form.use_web.is_some(),
+            search_scope: None,
+        }),
+        message: form.message(),
+        thread_id: form.thread_id(),
+    };
+    let asked = conversation::record::ask(&services, visitor.user.id, record_id, body).await?;
+    let answer = asked.finish().await?;
+    Ok(Redirect::to(&format!("/r/{record_id}?thread={}#chat", answer.thread_id)).into_response())
+}
+
+#[derive(Deserialize)]
+struct RenameForm {
+    csrf: String,
+    title: String,
+}
+
+async fn rename_record_thread(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path((record_id, thread_id)): Path<(Uuid, i64)>,
+    Form(form): Form<RenameForm>,
+) -> PageResult {
+    visitor.check_change(&services, &form.csrf)?;
+    conversation::record::owned_record(&services, visitor.user.id, record_id).await?;
+    conversation::rename_thread(
+        &services.store,
+        visitor.user.id,
+        ThreadKind::Record,
+        thread_id,
+        Some(record_id),
+        &form.title,
+    )
+    .await?;
+    Ok(Redirect::to(&format!("/r/{record_id}?thread={thread_id}#chat")).into_response())
+}
+
+#[derive(Template)]
+#[template(path = "assistant.html")]
+struct AssistantPage {
+    shell: Shell,
+    nav: ProjectNav,
+    project: Project,
+    chat: ChatPanel,
+}
+
+/// The project, if the visitor's role on it allows `need`, with that role.
+async fn project_of(
+    services: &Services,
+    visitor: &Visitor,
+    project_id: Uuid,
+    need: Need,
+) -> PageResult<(Role, Project)> {
+    let role = access::require(&services.store, visitor.user.id, Target::Project(project_id), need).await?;
+    let project = services
+        .store
+        .get_project(visitor.user.id, project_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Project"))?;
+    Ok((role, project))
+}
+
+/// The research assistant on a project: its threads about the project and the one shown.
+async fn assistant_page(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path(project_id): Path<Uuid>,
+    Query(query): Query<ThreadQuery>,
+) -> PageResult {
+    let (role, project) = project_of(&services, &visitor, project_id, Need::Read).await?;
+    let user_id = visitor.user.id;
+    let threads: Vec<ChatThread> = services
+        .store
+        .chat_threads(user_id, ThreadKind::Agent, None, &PageRequest::everything())
+        .await?
+        .items
+        .into_iter()
+        .filter(|thread| thread.project_id == Some(project_id))
+        .take(THREADS_SHOWN)
+        .collect();
+    let current = match query.wanted()? {
+        Some(0) => None,
+        Some(thread_id) => {
+            let thread = assistant::owned_thread(&services, user_id, thread_id).await?;
+            if thread.project_id != Some(project_id) {
+                return Err(ApiError::NotFound("No such thread in this project".into()).into());
+            }
+            Some(thread)
+        }
+        None => threads.first().cloned(),
+    };
+    let messages = match &current {
+        Some(thread) => services.store.chat_messages(thread.id).await?,
+        None => Vec::new(),
+    };
+    let index = citation_index(&services, user_id, project_id, &messages).await?;
+    let can_write = role.allows(Need::Write);
+    let accept_base = format!("/p/{project_id}/assistant/accept");
+    let chat = ChatPanel {
+        heading: "Ask the project",
+        page_url: format!("/p/{project_id}/assistant"),
+        ask_action: format!("/p/{project_id}/assistant"),
+        stream_url: "/agent/chat".to_owned(),
+        rename_action: current
+            .as_ref()
+            .map(|t| format!("/p/{project_id}/assistant/threads/{}/rename", t.id)),
+        messages: shown(&messages, &index, can_write.then_some(accept_base.as_str())),
+        threads,
+        current,
+        web_search: false,
+        project_id: Some(project_id),
+        drafts: can_write,
+        empty_hint: "Ask across every interview of this project: what they share, where they differ, who said \
+                     what. Each quote links to its moment.",
+        csrf: visitor.csrf.clone(),
+    };
+    let html = AssistantPage {
+        shell: Shell::of(&visitor),
+        nav: ProjectNav::new(project_id, "assistant"),
+        project,
+        chat,
+    };
+    Ok(page(StatusCode::OK, super::render(&html)))
+}
+
+async fn ask_assistant(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path(project_id): Path<Uuid>,
+    Form(form): Form<AskForm>,
+) -> PageResult {
+    visitor.check_change(&services, &form.csrf)?;
+    let body = AgentChatCreate {
+        message: form.message(),
+        thread_id: form.thread_id(),
+        project_id: Some(project_id),
+        reasoning_mode: None,
+    };
+    let answer = assistant::ask(&services, visitor.user.id, body).await?.finish().await?;
+    Ok(Redirect::to(&format!("/p/{project_id}/assistant?thread={}#chat", answer.thread_id)).into_response())
+}
+
+async fn rename_assistant_thread(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path((project_id, thread_id)): Path<(Uuid, i64)>,
+    Form(form): Form<RenameForm>,
+) -> PageResult {
+    visitor.check_change(&services, &form.csrf)?;
+    conversation::rename_thread(
+        &services.store,
+        visitor.user.id,
+        ThreadKind::Agent,
+        thread_id,
+        None,
+        &form.title,
+    )
+    .await?;
+    Ok(Redirect::to(&format!("/p/{project_id}/assistant?thread={thread_id}#chat")).into_response())
+}
+
+/// A project field a draft may fill.
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum Field {
+    ResearchGoals,
+    InterviewGuide,
+}
+
+impl Field {
+    fn label(self) -> &'static str {
+        match self {
+            Field::ResearchGoals => "Research goals",
+            Field::InterviewGuide => "Interview guide",
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Field::ResearchGoals => "research_goals",
+            Field::InterviewGuide => "interview_guide",
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct AcceptQuery {
+    thread: i64,
+    message: Uuid,
+    field: Field,
+}
+
+#[derive(Template)]
+#[template(path = "assistant_accept.html")]
+struct AcceptPage {
+    shell: Shell,
+    nav: ProjectNav,
+    project: Project,
+    label: &'static str,
+    field: &'static str,
+    now: String,
+    draft: String,
+    back: String,
+    csrf: String,
+}
+
+/// Shows a draft from an answer beside what the project has now, to be edited and saved
+/// or left; nothing changes until the researcher saves.
+async fn accept_form(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path(project_id): Path<Uuid>,
+    Query(query): Query<AcceptQuery>,
+) -> PageResult {
+    let (_, project) = project_of(&services, &visitor, project_id, Need::Write).await?;
+    let thread = assistant::owned_thread(&services, visitor.user.id, query.thread).await?;
+    if thread.project_id != Some(project_id) {
+        return Err(ApiError::NotFound("No such thread in this project".into()).into());
+    }
+    let message = services
+        .store
+        .chat_messages(thread.id)
+        .await?
+        .into_iter()
+        .find(|m| m.id == query.message && m.message_type == MessageType::Assistant)
+        .ok_or_else(|| ApiError::not_found("Message"))?;
+    let found = assistant::drafts(&message.content);
+    let draft = match query.field {
+        Field::ResearchGoals => found.research_goals,
+        Field::InterviewGuide => found.interview_guide,
+    }
+    .ok_or_else(|| ApiError::NotFound(format!("This answer has no {}", query.field.label().to_lowercase())))?;
+    let now = match query.field {
+        Field::ResearchGoals => project.research_goals.clone(),
+        Field::InterviewGuide => project.interview_guide.clone(),
+    };
+    let html = AcceptPage {
+        shell: Shell::of(&visitor),
+        nav: ProjectNav::new(project_id, "assistant"),
+        label: query.field.label(),
+        field: query.field.name(),
+        now,
+        draft,
+        back: format!("/p/{project_id}/assistant?thread={}#m{}", thread.id, message.id),
+        project,
+        csrf: visitor.csrf.clone(),
+    };
+    Ok(page(StatusCode::OK, super::render(&html)))
+}
+
+#[derive(Deserialize)]
+struct AcceptForm {
+    csrf: String,
+    field: Field,
+    text: String,
+}
+
+async fn accept(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path(project_id): Path<Uuid>,
+    Form(form): Form<AcceptForm>,
+) -> PageResult {
+    visitor.check_change(&services, &form.csrf)?;
+    let text = Patch::Value(form.text.trim().to_owned());
+    let changes = match form.field {
+        Field::ResearchGoals => ProjectChanges {
+            research_goals: text,
+            ..ProjectChanges::default()
+        },
+        Field::InterviewGuide => ProjectChanges {
+            interview_guide: text,
+            ..ProjectChanges::default()
+        },
+    };
+    crate::projects::update(&services, visitor.user.id, project_id, changes).await?;
+    Ok(Redirect::to(&format!("/p/{project_id}")).into_response())
+}
+
+pub fn routes() -> Router<Services> {
+    Router::new()
+        .route("/r/{record_id}/chat", post(ask_record))
+        .route(
+            "/r/{record_id}/chat/threads/{thread_id}/rename",
+            post(rename_record_thread),
+        )
+        .route("/p/{project_id}/assistant", get(assistant_page).post(ask_assistant))
+        .route(
+            "/p/{project_id}/assistant/threads/{thread_id}/rename",
+            post(rename_assistant_thread),
+        )
+        .route("/p/{project_id}/assistant/accept", get(accept_form).post(accept))
+}
