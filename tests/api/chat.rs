@@ -687,7 +687,7 @@ async fn instructions_inside_a_transcript_stay_data() {
 type Searches = Arc<Mutex<Vec<(String, String)>>>;
 
 /// A SearXNG stub: `GET /search?q=...&format=json`.
-async fn searxng_stub() -> (SocketAddr, Searches) {
+pub(crate) async fn searxng_stub() -> (SocketAddr, Searches) {
     let seen: Searches = Arc::default();
     async fn search(
         State(seen): State<Searches>,

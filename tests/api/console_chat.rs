@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use crate::accounts::set_password;
 use crate::browser::{Browser, ChromeDriver};
-use crate::chat::{Mode, REAL_QUOTE, interview, model_app, model_stub};
+use crate::chat::{Mode, REAL_QUOTE, interview, model_app, model_stub, searxng_stub};
 use crate::console::{PASSWORD, browser_paths, look, sign_in, until};
 use crate::generation::ANNA;
 use crate::support::{TestApp, TestUser};
@@ -259,6 +259,10 @@ async fn without_the_script_a_question_posted_as_a_form_is_answered_on_the_page(
     let (status, html) = get(format!("/r/{record}")).await;
     assert_eq!(status, StatusCode::OK);
     let csrf = csrf_of(&html);
+    assert!(
+        !html.contains("name=\"use_web\""),
+        "no web search switch without a provider"
+    );
     let forms = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
@@ -407,5 +411,49 @@ async fn a_record_thread_is_renamed_through_the_api_by_its_owner_only() {
         )
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn the_web_search_switch_is_offered_when_a_provider_is_configured_and_searches() {
+    let (addr, seen) = searxng_stub().await;
+    let app = TestApp::start_with(|settings| {
+        settings.search.search_provider = Some(insight::config::SearchProvider::Searxng);
+        settings.search.search_base_url = Some(format!("http://{addr}"));
+    })
+    .await;
+    let user = app.user().await;
+    let (_, record) = interview(&app, &user, ANNA).await;
+    let cookie = crate::console_pages::sign_in(&app, &user).await;
+    let page = |path: String| {
+        let request = app.client.get(app.url(&path)).header(COOKIE, &cookie);
+        async move { request.send().await.expect("page").text().await.expect("html") }
+    };
+    let html = page(format!("/r/{record}")).await;
+    assert!(html.contains("name=\"use_web\""), "the switch is on the page");
+    let forms = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client");
+    let answered = forms
+        .post(app.url(&format!("/r/{record}/chat")))
+        .header(COOKIE, &cookie)
+        .header(ORIGIN, &app.base)
+        .form(&[
+            ("csrf", csrf_of(&html).as_str()),
+            ("message", "How do other teams handle invoices?"),
+            ("use_web", "true"),
+        ])
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(answered.status(), StatusCode::SEE_OTHER);
+    assert_eq!(seen.lock().expect("lock").len(), 1, "the web was searched");
+    let to = answered.headers()[LOCATION].to_str().expect("location").to_owned();
+    let html = page(to.split('#').next().expect("path").to_owned()).await;
+    assert!(
+        html.contains("href=\"https://example.org/pricing\""),
+        "the web citation is a link"
+    );
     app.stop().await;
 }
