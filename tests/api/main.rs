@@ -8,6 +8,7 @@ mod chat;
 mod cli;
 mod console;
 mod console_pages;
+mod console_settings;
 mod conventions;
 mod generation;
 mod hardening;
