@@ -4,9 +4,11 @@ use std::net::IpAddr;
 
 use uuid::Uuid;
 
+use crate::domain::page::{Page, PageRequest};
 use crate::domain::user::User;
+use crate::domain::workspace::{AuditEvent, Need};
 use crate::error::ApiResult;
-use crate::store::{NewAuditEvent, Store};
+use crate::store::{AuditFilter, CreatedKey, NewAuditEvent, Store, Target};
 
 /// Who did it.
 #[derive(Debug, Clone, Default)]
@@ -56,4 +58,18 @@ pub async fn record(store: &Store, entry: Entry) -> ApiResult<()> {
         })
         .await?;
     Ok(())
+}
+
+/// A page of a workspace's log, newest first, for its owners and admins: what happened
+/// in it and its members' sign-ins, filtered by who (an address) and what (an action,
+/// or a prefix ending in `.`).
+pub async fn log(
+    store: &Store,
+    by: Uuid,
+    workspace_id: Uuid,
+    filter: &AuditFilter,
+    page: &PageRequest<CreatedKey>,
+) -> ApiResult<Page<AuditEvent, CreatedKey>> {
+    super::access::require(store, by, Target::Workspace(workspace_id), Need::Manage).await?;
+    Ok(store.audit_log(workspace_id, filter, page).await?)
 }

@@ -5,6 +5,7 @@ pub mod access;
 pub mod audit;
 pub mod mail;
 pub mod oidc;
+pub mod own;
 pub mod password;
 pub mod recovery;
 pub mod sign_in;

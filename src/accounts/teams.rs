@@ -10,12 +10,13 @@ use super::mail::{Letter, Mailer};
 use super::password;
 use super::sign_in::{self, Session};
 use crate::config::Signup;
+use crate::domain::page::{Page, PageRequest};
 use crate::domain::user::{User, hash_token, normalize_email};
-use crate::domain::workspace::{Invitation, Need, Role};
+use crate::domain::workspace::{Invitation, Member, Need, Role};
 use crate::error::{ApiError, ApiResult};
 use crate::secret::SecretKey;
 use crate::services::Services;
-use crate::store::{Accepted, InvitationRow, MemberChange, NewInvitation, Store, Target};
+use crate::store::{Accepted, CreatedKey, InvitationRow, MemberChange, NewInvitation, Store, Target};
 
 /// The token of an invitation's link: derived from the instance key and the invitation's
 /// nonce, so it is never stored and can be shown again.
@@ -38,6 +39,78 @@ pub fn invitation_view(services: &Services, row: &InvitationRow) -> Invitation {
         created_at: row.created_at,
         accepted_at: row.accepted_at,
     }
+}
+
+/// Renames a workspace (owners and admins); the name is trimmed and may not be blank.
+pub async fn rename(store: &Store, actor: &Actor, by: Uuid, workspace_id: Uuid, name: &str) -> ApiResult<()> {
+    access::require(store, by, Target::Workspace(workspace_id), Need::Manage).await?;
+    let trimmed = name.trim();
+    if trimmed.is_empty() {
+        return Err(ApiError::validation(vec![crate::error::ValidationIssue::blank(
+            "name", name,
+        )]));
+    }
+    store.rename_workspace(workspace_id, trimmed).await?;
+    audit::record(
+        store,
+        Entry {
+            workspace_id: Some(workspace_id),
+            actor: actor.clone(),
+            action: "workspace.renamed",
+            target: Some(("workspace", workspace_id.to_string())),
+            detail: serde_json::json!({ "name": trimmed }),
+        },
+    )
+    .await
+}
+
+/// A page of the workspace's members, in the order they joined (every member sees them).
+pub async fn members(
+    store: &Store,
+    by: Uuid,
+    workspace_id: Uuid,
+    page: &PageRequest<CreatedKey>,
+) -> ApiResult<Page<Member, CreatedKey>> {
+    access::require(store, by, Target::Workspace(workspace_id), Need::Read).await?;
+    Ok(store.members(workspace_id, page).await?)
+}
+
+/// A page of the workspace's invitations, newest first, with their links (owners and
+/// admins).
+pub async fn invitations(
+    services: &Services,
+    by: Uuid,
+    workspace_id: Uuid,
+    page: &PageRequest<CreatedKey>,
+) -> ApiResult<Page<Invitation, CreatedKey>> {
+    access::require(&services.store, by, Target::Workspace(workspace_id), Need::Manage).await?;
+    let rows = services.store.invitations(workspace_id, page).await?;
+    Ok(rows.map(|row| invitation_view(services, &row)))
+}
+
+/// Withdraws an open invitation; its link stops working.
+pub async fn withdraw(
+    store: &Store,
+    actor: &Actor,
+    by: Uuid,
+    workspace_id: Uuid,
+    invitation_id: Uuid,
+) -> ApiResult<()> {
+    access::require(store, by, Target::Workspace(workspace_id), Need::Manage).await?;
+    if !store.delete_invitation(workspace_id, invitation_id).await? {
+        return Err(ApiError::not_found("Invitation"));
+    }
+    audit::record(
+        store,
+        Entry {
+            workspace_id: Some(workspace_id),
+            actor: actor.clone(),
+            action: "invitation.revoked",
+            target: Some(("invitation", invitation_id.to_string())),
+            detail: serde_json::Value::Null,
+        },
+    )
+    .await
 }
 
 /// Invites an address into a workspace with a role; mails the link when mail is set up.

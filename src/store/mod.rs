@@ -63,7 +63,7 @@ pub use records::{CorrectionRefused, NewRecord, ProjectUtterance, RecordContent,
 pub use reports::{NewReport, ReportChanges};
 pub use sessions::{Account, Failures, SessionStart};
 pub use users::FIRST_ADMIN_EMAIL;
-pub use webhooks::{Attempt, ClaimedDelivery, NewEndpoint};
+pub use webhooks::{Attempt, ClaimedDelivery, NewEndpoint, Resend};
 pub use workspaces::{MemberChange, Target};
 pub(crate) use workspaces::{member_of, writer_of};
 

@@ -146,6 +146,20 @@ pub enum Attempt {
 const SELECT_ENDPOINT: &str =
     "SELECT id, url, description, events, status, failing_since, created_at FROM webhook_endpoints";
 
+const DELIVERY_COLUMNS: &str = "id, event_id, event_type, status, attempts, last_status, last_error, created_at, \
+     next_attempt_at, delivered_at";
+
+/// What asking to send a delivery again came to.
+#[derive(Debug, Clone)]
+pub enum Resend {
+    /// Queued, due now.
+    Queued(Delivery),
+    /// Being sent at this moment; its answer comes first.
+    Busy,
+    /// The endpoint has no such delivery.
+    Unknown,
+}
+
 const CLAIM: &str = "UPDATE webhook_deliveries SET attempts = attempts + 1, locked_until = $1 \
      WHERE id IN (SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $2 \
      AND (locked_until IS NULL OR locked_until < $2) ORDER BY next_attempt_at LIMIT $3{LOCK}) \
@@ -205,23 +219,29 @@ impl Store {
         })
     }
 
-    /// A page of the endpoints of the workspaces the user runs (as owner or admin), newest first.
+    /// A page of the endpoints of the workspaces the user runs (as owner or admin), or of
+    /// `workspace_id` alone among them, newest first.
     pub async fn list_endpoints(
         &self,
         user_id: Uuid,
+        workspace_id: Option<Uuid>,
         page: &PageRequest<CreatedKey>,
     ) -> anyhow::Result<Page<Endpoint, CreatedKey>> {
         let after = if page.after.is_some() {
-            " AND (created_at, id) < ($3, $4)"
+            " AND (created_at, id) < ($4, $5)"
         } else {
             ""
         };
         let sql = format!(
             "{SELECT_ENDPOINT} WHERE workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $1 \
-             AND role IN ('owner', 'admin')){after} ORDER BY created_at DESC, id DESC LIMIT $2"
+             AND role IN ('owner', 'admin')) AND ($3 IS NULL OR workspace_id = $3){after} \
+             ORDER BY created_at DESC, id DESC LIMIT $2"
         );
         let rows = db!(self, read, |pool| {
-            let query = sqlx::query_as::<_, EndpointRow>(&sql).bind(user_id).bind(page.fetch());
+            let query = sqlx::query_as::<_, EndpointRow>(&sql)
+                .bind(user_id)
+                .bind(page.fetch())
+                .bind(workspace_id);
             match &page.after {
                 Some((at, id)) => query.bind(at).bind(id),
                 None => query,
@@ -276,8 +296,7 @@ impl Store {
             ""
         };
         let sql = format!(
-            "SELECT id, event_id, event_type, status, attempts, last_status, last_error, created_at, next_attempt_at, \
-             delivered_at FROM webhook_deliveries WHERE endpoint_id = $1{after} \
+            "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = $1{after} \
              ORDER BY created_at DESC, id DESC LIMIT $2"
         );
         let rows = db!(self, read, |pool| {
@@ -295,6 +314,36 @@ impl Store {
         Ok(Page::from_rows(deliveries, page, |delivery: &Delivery| {
             (delivery.created_at, delivery.id)
         }))
+    }
+
+    /// Queues a delivery of the endpoint once more, due now: the same event id and
+    /// payload, a new attempt (its count goes on). A delivery being sent at this moment
+    /// (claimed, its lease running) is left alone.
+    pub async fn resend_delivery(&self, endpoint_id: Uuid, delivery_id: Uuid) -> anyhow::Result<Resend> {
+        let at = now();
+        let sql = format!(
+            "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $1, locked_until = NULL, \
+             delivered_at = NULL WHERE id = $2 AND endpoint_id = $3 AND (locked_until IS NULL OR locked_until < $1) \
+             RETURNING {DELIVERY_COLUMNS}"
+        );
+        let row = db!(self, write_one, |conn| sqlx::query_as::<_, DeliveryRow>(&sql)
+            .bind(at)
+            .bind(delivery_id)
+            .bind(endpoint_id)
+            .fetch_optional(&mut *conn)
+            .await)?;
+        if let Some(row) = row {
+            self.outbox_queued();
+            return Ok(Resend::Queued(Delivery::from(row)));
+        }
+        let exists = db!(self, read, |pool| sqlx::query_scalar::<_, i64>(
+            "SELECT COUNT(*) FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2"
+        )
+        .bind(delivery_id)
+        .bind(endpoint_id)
+        .fetch_one(pool)
+        .await)?;
+        Ok(if exists > 0 { Resend::Busy } else { Resend::Unknown })
     }
 
     /// Claims up to `limit` due deliveries for `lease`, with their endpoints.

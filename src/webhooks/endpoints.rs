@@ -8,12 +8,13 @@ use uuid::Uuid;
 
 use super::{address, endpoint_secret};
 use crate::accounts::access;
-use crate::domain::webhook::{EndpointCreate, EndpointCreated, EventType};
+use crate::domain::page::{Page, PageRequest};
+use crate::domain::webhook::{Delivery, Endpoint, EndpointCreate, EndpointCreated, EventType};
 use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult, ValidationIssue};
 use crate::quota::Counted;
 use crate::services::Services;
-use crate::store::NewEndpoint;
+use crate::store::{CreatedKey, NewEndpoint, Resend, Target};
 
 /// Registers the user's endpoint for the events it names (every event when it names none).
 pub async fn register(services: &Services, owner_id: Uuid, body: EndpointCreate) -> ApiResult<EndpointCreated> {
@@ -51,4 +52,89 @@ pub async fn register(services: &Services, owner_id: Uuid, body: EndpointCreate)
         .await?;
     let (secret, _) = endpoint_secret(&services.secret, id, &nonce);
     Ok(EndpointCreated { endpoint, secret })
+}
+
+/// A page of the endpoints the user runs, newest first (never their secrets): of every
+/// workspace he owns or administers, or of `workspace_id` alone (which he must run).
+pub async fn list(
+    services: &Services,
+    user_id: Uuid,
+    workspace_id: Option<Uuid>,
+    page: &PageRequest<CreatedKey>,
+) -> ApiResult<Page<Endpoint, CreatedKey>> {
+    if let Some(workspace_id) = workspace_id {
+        access::require(&services.store, user_id, Target::Workspace(workspace_id), Need::Manage).await?;
+    }
+    Ok(services.store.list_endpoints(user_id, workspace_id, page).await?)
+}
+
+/// An endpoint of a workspace the user runs: 404 when he cannot see it, 403 when he is a
+/// member who does not run the workspace.
+pub async fn get(services: &Services, user_id: Uuid, endpoint_id: Uuid) -> ApiResult<Endpoint> {
+    access::require(
+        &services.store,
+        user_id,
+        Target::WebhookEndpoint(endpoint_id),
+        Need::Manage,
+    )
+    .await?;
+    services
+        .store
+        .get_endpoint(user_id, endpoint_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Webhook endpoint"))
+}
+
+/// Deletes an endpoint with its deliveries (pending ones are not sent).
+pub async fn remove(services: &Services, user_id: Uuid, endpoint_id: Uuid) -> ApiResult<()> {
+    access::require(
+        &services.store,
+        user_id,
+        Target::WebhookEndpoint(endpoint_id),
+        Need::Manage,
+    )
+    .await?;
+    if services.store.delete_endpoint(user_id, endpoint_id).await? {
+        Ok(())
+    } else {
+        Err(ApiError::not_found("Webhook endpoint"))
+    }
+}
+
+/// A page of the endpoint's deliveries, newest first: status, attempts, the receiver's
+/// last answer.
+pub async fn deliveries(
+    services: &Services,
+    user_id: Uuid,
+    endpoint_id: Uuid,
+    page: &PageRequest<CreatedKey>,
+) -> ApiResult<Page<Delivery, CreatedKey>> {
+    let endpoint = get(services, user_id, endpoint_id).await?;
+    Ok(services.store.deliveries(endpoint.id, page).await?)
+}
+
+/// Sends a delivery again: a new attempt with the same payload and `webhook-id`, as the
+/// Standard Webhooks specification asks of a retry (a receiver that already has the
+/// event recognises it by its id). It is queued for the dispatcher, due now; one being
+/// sent at this moment is refused (409), its answer comes first.
+pub async fn send_again(
+    services: &Services,
+    user_id: Uuid,
+    endpoint_id: Uuid,
+    delivery_id: Uuid,
+) -> ApiResult<Delivery> {
+    access::require(
+        &services.store,
+        user_id,
+        Target::WebhookEndpoint(endpoint_id),
+        Need::Manage,
+    )
+    .await?;
+    match services.store.resend_delivery(endpoint_id, delivery_id).await? {
+        Resend::Queued(delivery) => Ok(delivery),
+        Resend::Busy => Err(ApiError::conflict(
+            "This delivery is being sent at this moment: wait for its answer, then send it again",
+        )),
+        Resend::Unknown => Err(ApiError::not_found("Delivery")),
+    }
 }

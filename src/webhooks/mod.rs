@@ -14,7 +14,7 @@
 pub mod address;
 mod endpoints;
 
-pub use endpoints::register;
+pub use endpoints::{deliveries, get, list, register, remove, send_again};
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -9,6 +9,7 @@ mod cli;
 mod console;
 mod console_chat;
 mod console_pages;
+mod console_settings;
 mod conventions;
 mod generation;
 mod hardening;

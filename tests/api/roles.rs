@@ -121,6 +121,8 @@ struct Fixture {
     preset: String,
     room: String,
     endpoint: String,
+    /// A delivery of the endpoint (of the record's `record.finished`).
+    delivery: String,
     invitation: String,
     /// A member the calls change (a viewer).
     member: String,
@@ -149,6 +151,18 @@ async fn fixture(app: &TestApp, owner: &TestUser, workspace: &str, member: &Test
         .as_str()
         .expect("project")
         .to_owned();
+    // Before the record, so that its `record.finished` is a delivery to this endpoint
+    // (refused at once: nothing listens on port 9).
+    let endpoint = created(
+        app,
+        owner,
+        "/webhooks/endpoints",
+        json!({ "url": "http://127.0.0.1:9/hooks", "workspace_id": workspace }),
+    )
+    .await["id"]
+        .as_str()
+        .expect("endpoint")
+        .to_owned();
     let text = "Interviewer: How do you find the price?\nAnna: Too high for what we get.";
     let record = created(
         app,
@@ -164,6 +178,10 @@ async fn fixture(app: &TestApp, owner: &TestUser, workspace: &str, member: &Test
         .as_i64()
         .expect("utterance id")
         .to_string();
+    let (_, deliveries) = app
+        .get(&format!("/webhooks/endpoints/{endpoint}/deliveries"), owner)
+        .await;
+    let delivery = deliveries[0]["id"].as_str().expect("a delivery").to_owned();
     let prompt = created(
         app,
         owner,
@@ -197,16 +215,6 @@ async fn fixture(app: &TestApp, owner: &TestUser, workspace: &str, member: &Test
     let room = created(app, owner, "/api/interviews/rooms", json!({ "project_id": project })).await["rooms"][0]["id"]
         .as_str()
         .expect("room")
-        .to_owned();
-    let endpoint = created(
-        app,
-        owner,
-        "/webhooks/endpoints",
-        json!({ "url": "https://93.184.216.34/hooks", "workspace_id": workspace }),
-    )
-    .await["id"]
-        .as_str()
-        .expect("endpoint")
         .to_owned();
     let invitation = created(
         app,
@@ -249,6 +257,7 @@ async fn fixture(app: &TestApp, owner: &TestUser, workspace: &str, member: &Test
         preset,
         room,
         endpoint,
+        delivery,
         invitation,
         member: member.id.to_string(),
         thread,
@@ -370,6 +379,7 @@ fn rule(method: &Method, path: &str, f: &Fixture) -> Option<(Rule, Option<Value>
         ),
         ("GET", "/webhooks/endpoints/{endpoint_id}" | "/webhooks/endpoints/{endpoint_id}/deliveries") => r(Manage),
         ("DELETE", "/webhooks/endpoints/{endpoint_id}") => r(Manage),
+        ("POST", "/webhooks/endpoints/{endpoint_id}/deliveries/{delivery_id}/retry") => r(Manage),
         _ => None,
     }
 }
@@ -384,6 +394,7 @@ fn fill(path: &str, f: &Fixture) -> String {
         .replace("{preset_id}", &f.preset)
         .replace("{room_id}", &f.room)
         .replace("{endpoint_id}", &f.endpoint)
+        .replace("{delivery_id}", &f.delivery)
         .replace("{invitation_id}", &f.invitation)
         .replace("{user_id}", &f.member)
         .replace(
@@ -477,6 +488,9 @@ fn check(rule: Rule, who: Who, method: &Method, path: &str, status: StatusCode, 
 async fn every_route_answers_each_role_as_its_rule_says() {
     // The owner makes a fixture for each deletion: past the per-user quotas.
     let app = TestApp::start_with(|settings| {
+        // The fixture's endpoint is local, so its deliveries fail at once.
+        settings.webhooks.webhooks_allow_http = true;
+        settings.webhooks.webhooks_allow_private = true;
         settings.quotas.webhook_endpoints = 10_000;
         settings.quotas.projects = 10_000;
         settings.quotas.prompts = 10_000;

@@ -418,3 +418,54 @@ async fn pending_deliveries_survive_a_restart_and_private_addresses_are_checked_
     assert_eq!(receiver.received().len(), sent + 1, "delivered once");
     app.stop().await;
 }
+
+#[tokio::test]
+async fn a_failed_delivery_sent_again_reaches_its_receiver_with_the_same_id_and_body() {
+    let (base, receiver) = Receiver::start().await;
+    let app = TestApp::start_with(|settings| local(settings, "0.05")).await;
+    let user = app.user().await;
+    let stranger = app.user().await;
+    let created = endpoint(&app, &user, json!({ "url": format!("{base}/hooks/flaky") })).await;
+    let id = created["id"].as_str().unwrap();
+    receiver.answer(&[503, 503]);
+    let project = app.project(&user, "Booking").await;
+    let record = text_record(&app, &user, &project).await;
+    app.wait_finished(&user, &record).await;
+    receiver.wait_for(2).await;
+    let log = log_when(&app, &user, id, "failed").await;
+    assert_eq!(log[0]["attempts"], 2);
+    let delivery = log[0]["id"].as_str().unwrap();
+    let retry = format!("/webhooks/endpoints/{id}/deliveries/{delivery}/retry");
+
+    // Nobody else may, and an unknown delivery is not found.
+    let (status, _) = app.post(&retry, &stranger, json!({})).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let unknown = format!("/webhooks/endpoints/{id}/deliveries/{}/retry", uuid::Uuid::new_v4());
+    let (status, _) = app.post(&unknown, &user, json!({})).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    let (status, queued) = app.post(&retry, &user, json!({})).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{queued}");
+    assert_eq!(queued["id"], delivery);
+    assert_eq!(queued["status"], "pending");
+    assert!(queued["next_attempt_at"].is_string(), "{queued}");
+    let received = receiver.wait_for(3).await;
+    let secret = created["secret"].as_str().unwrap();
+    assert_eq!(
+        verify(secret, &received[2]),
+        verify(secret, &received[0]),
+        "the same event"
+    );
+    assert_eq!(received[2].headers["webhook-id"], received[0].headers["webhook-id"]);
+    let log = log_when(&app, &user, id, "delivered").await;
+    assert_eq!(
+        log.as_array().unwrap().len(),
+        1,
+        "the same delivery, not a new one: {log}"
+    );
+    assert_eq!(log[0]["attempts"], 3);
+    assert_eq!(log[0]["last_status"], 200);
+    let (_, endpoint) = app.get(&format!("/webhooks/endpoints/{id}"), &user).await;
+    assert_eq!(endpoint["status"], "active", "a success makes it active again");
+    app.stop().await;
+}

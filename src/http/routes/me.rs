@@ -11,8 +11,8 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use crate::accounts::audit::{self, Actor};
-use crate::accounts::password;
+use crate::accounts::audit::Actor;
+use crate::accounts::own;
 use crate::domain::user::{SessionInfo, TokenInfo, TokenScope};
 use crate::domain::workspace::Membership;
 use crate::error::{ApiError, ApiResult};
@@ -94,33 +94,17 @@ async fn change_password(
     ValidJson(body): ValidJson<PasswordChange>,
 ) -> ApiResult<StatusCode> {
     let user = &caller.holder.user;
-    let account = app
-        .store
-        .account(user.id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("User"))?;
-    let has_password = account.password_hash.is_some();
-    if (has_password || !body.current_password.is_empty())
-        && !password::verify(body.current_password, account.password_hash).await?
-    {
-        return Err(ApiError::conflict("The present password is wrong"));
-    }
-    password::check_new_password(&body.new_password).map_err(|why| ApiError::conflict(why.to_owned()))?;
-    let phc = password::hash(body.new_password).await?;
     let keep = match caller.holder.credential {
         Credential::Session { id, .. } => Some(id),
         Credential::Token { .. } => None,
     };
-    app.store.set_password_hash(user.id, &phc, keep).await?;
-    audit::record(
+    own::change_password(
         &app.store,
-        audit::Entry {
-            workspace_id: None,
-            actor: Actor::user(user, client.ip),
-            action: "user.password_changed",
-            target: Some(("user", user.id.to_string())),
-            detail: serde_json::Value::Null,
-        },
+        &Actor::user(user, client.ip),
+        user,
+        &body.current_password,
+        &body.new_password,
+        keep,
     )
     .await?;
     Ok(StatusCode::NO_CONTENT)
@@ -146,11 +130,8 @@ async fn revoke_session(
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
 ) -> ApiResult<StatusCode> {
-    if app.store.revoke_session(user.id, ids[0]).await? {
-        Ok(StatusCode::NO_CONTENT)
-    } else {
-        Err(ApiError::not_found("Session"))
-    }
+    own::end_session(&app.store, user.id, ids[0]).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// The user's personal API tokens, without their values.
@@ -170,25 +151,13 @@ async fn create_token(
     client: Client,
     ValidJson(body): ValidJson<TokenCreate>,
 ) -> ApiResult<(StatusCode, Json<TokenCreated>)> {
-    let name = body.name.trim();
-    if name.is_empty() {
-        return Err(ApiError::validation(vec![crate::error::ValidationIssue::blank(
-            "name", &body.name,
-        )]));
-    }
-    let expires_at = body
-        .expires_in_days
-        .map(|days| crate::domain::now() + chrono::Duration::days(days.clamp(1, 3650)));
-    let (info, token) = app.store.issue_token(user.id, name, body.scope, expires_at).await?;
-    audit::record(
+    let (info, token) = own::create_token(
         &app.store,
-        audit::Entry {
-            workspace_id: None,
-            actor: Actor::user(&user, client.ip),
-            action: "token.created",
-            target: Some(("token", info.id.to_string())),
-            detail: serde_json::json!({ "name": info.name, "scope": info.scope.as_str() }),
-        },
+        &Actor::user(&user, client.ip),
+        user.id,
+        &body.name,
+        body.scope,
+        body.expires_in_days,
     )
     .await?;
     Ok((
@@ -214,20 +183,7 @@ async fn revoke_token(
     client: Client,
     Ids(ids): Ids<1>,
 ) -> ApiResult<StatusCode> {
-    if !app.store.revoke_token(ids[0], Some(user.id)).await? {
-        return Err(ApiError::not_found("Token"));
-    }
-    audit::record(
-        &app.store,
-        audit::Entry {
-            workspace_id: None,
-            actor: Actor::user(&user, client.ip),
-            action: "token.revoked",
-            target: Some(("token", ids[0].to_string())),
-            detail: serde_json::Value::Null,
-        },
-    )
-    .await?;
+    own::revoke_token(&app.store, &Actor::user(&user, client.ip), user.id, ids[0]).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

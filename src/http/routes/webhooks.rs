@@ -8,28 +8,14 @@ use axum::http::{StatusCode, Uri};
 use axum::response::Response;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use uuid::Uuid;
 
-use crate::accounts::access;
 use crate::domain::webhook::{Delivery, Endpoint, EndpointCreate, EndpointCreated};
-use crate::domain::workspace::Need;
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, ValidJson};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
-use crate::store::Target;
 use crate::webhooks;
-
-/// An endpoint of a workspace the user runs: 404 when he cannot see it, 403 when he is a
-/// member who does not run the workspace.
-async fn owned_endpoint(app: &AppState, owner_id: Uuid, id: Uuid) -> ApiResult<Endpoint> {
-    access::require(&app.store, owner_id, Target::WebhookEndpoint(id), Need::Manage).await?;
-    app.store
-        .get_endpoint(owner_id, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Webhook endpoint"))
-}
 
 #[utoipa::path(post, path = "/webhooks/endpoints", tag = "webhooks", security(("bearer" = [])),
     request_body = EndpointCreate,
@@ -56,7 +42,7 @@ async fn list_endpoints(
     uri: Uri,
 ) -> ApiResult<Response> {
     let page = paging.request()?;
-    Ok(paged(&uri, app.store.list_endpoints(user.id, &page).await?))
+    Ok(paged(&uri, webhooks::list(&app, user.id, None, &page).await?))
 }
 
 #[utoipa::path(get, path = "/webhooks/endpoints/{endpoint_id}", tag = "webhooks", security(("bearer" = [])),
@@ -67,7 +53,7 @@ async fn get_endpoint(
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
 ) -> ApiResult<Json<Endpoint>> {
-    Ok(Json(owned_endpoint(&app, user.id, ids[0]).await?))
+    Ok(Json(webhooks::get(&app, user.id, ids[0]).await?))
 }
 
 #[utoipa::path(delete, path = "/webhooks/endpoints/{endpoint_id}", tag = "webhooks", security(("bearer" = [])),
@@ -78,12 +64,8 @@ async fn delete_endpoint(
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
 ) -> ApiResult<StatusCode> {
-    access::require(&app.store, user.id, Target::WebhookEndpoint(ids[0]), Need::Manage).await?;
-    if app.store.delete_endpoint(user.id, ids[0]).await? {
-        Ok(StatusCode::NO_CONTENT)
-    } else {
-        Err(ApiError::not_found("Webhook endpoint"))
-    }
+    webhooks::remove(&app, user.id, ids[0]).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 #[utoipa::path(get, path = "/webhooks/endpoints/{endpoint_id}/deliveries", tag = "webhooks",
@@ -99,8 +81,27 @@ async fn deliveries(
     uri: Uri,
 ) -> ApiResult<Response> {
     let page = paging.request()?;
-    let endpoint = owned_endpoint(&app, user.id, ids[0]).await?;
-    Ok(paged(&uri, app.store.deliveries(endpoint.id, &page).await?))
+    Ok(paged(&uri, webhooks::deliveries(&app, user.id, ids[0], &page).await?))
+}
+
+/// Sends a delivery again, now: a new attempt with the same payload and `webhook-id` (as
+/// the Standard Webhooks specification asks of a retry), whatever became of the earlier
+/// ones. Its answer shows in the delivery log; if it fails it is not retried again.
+#[utoipa::path(post, path = "/webhooks/endpoints/{endpoint_id}/deliveries/{delivery_id}/retry", tag = "webhooks",
+    security(("bearer" = [])),
+    params(("endpoint_id" = Uuid, Path, description = "The endpoint"),
+        ("delivery_id" = Uuid, Path, description = "The delivery")),
+    responses(
+        (status = 202, description = "Queued, due now: the delivery, `pending`", body = Delivery),
+        (status = 409, description = "Being sent at this moment: wait for its answer", body = crate::error::ErrorBody)))]
+async fn retry_delivery(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<2>,
+) -> ApiResult<(StatusCode, Json<Delivery>)> {
+    let [endpoint_id, delivery_id] = ids;
+    let delivery = webhooks::send_again(&app, user.id, endpoint_id, delivery_id).await?;
+    Ok((StatusCode::ACCEPTED, Json(delivery)))
 }
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -108,4 +109,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(create_endpoint, list_endpoints))
         .routes(routes!(get_endpoint, delete_endpoint))
         .routes(routes!(deliveries))
+        .routes(routes!(retry_delivery))
 }

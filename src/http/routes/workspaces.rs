@@ -126,10 +126,10 @@ async fn get_workspace(
 async fn update_workspace(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
+    client: Client,
     IdsAndJson(ids, body): IdsAndJson<1, WorkspaceWrite>,
 ) -> ApiResult<Json<Workspace>> {
-    access::require(&app.store, user.id, Target::Workspace(ids[0]), Need::Manage).await?;
-    app.store.rename_workspace(ids[0], name_of(&body)?).await?;
+    teams::rename(&app.store, &Actor::user(&user, client.ip), user.id, ids[0], &body.name).await?;
     let workspace = app.store.workspace(user.id, ids[0]).await?;
     workspace.map(Json).ok_or_else(|| ApiError::not_found("Workspace"))
 }
@@ -185,8 +185,7 @@ async fn list_members(
     uri: Uri,
 ) -> ApiResult<Response> {
     let page = paging.request()?;
-    access::require(&app.store, user.id, Target::Workspace(ids[0]), Need::Read).await?;
-    Ok(paged(&uri, app.store.members(ids[0], &page).await?))
+    Ok(paged(&uri, teams::members(&app.store, user.id, ids[0], &page).await?))
 }
 
 /// Changes a member's role (owners and admins; only an owner makes or unmakes an owner).
@@ -252,9 +251,7 @@ async fn list_invitations(
     uri: Uri,
 ) -> ApiResult<Response> {
     let page = paging.request()?;
-    access::require(&app.store, user.id, Target::Workspace(ids[0]), Need::Manage).await?;
-    let rows = app.store.invitations(ids[0], &page).await?;
-    Ok(paged(&uri, rows.map(|row| teams::invitation_view(&app, &row))))
+    Ok(paged(&uri, teams::invitations(&app, user.id, ids[0], &page).await?))
 }
 
 /// Invites an address with a role. The link works once and expires
@@ -295,19 +292,12 @@ async fn delete_invitation(
     Ids(ids): Ids<2>,
 ) -> ApiResult<StatusCode> {
     let [workspace_id, invitation_id] = ids;
-    access::require(&app.store, user.id, Target::Workspace(workspace_id), Need::Manage).await?;
-    if !app.store.delete_invitation(workspace_id, invitation_id).await? {
-        return Err(ApiError::not_found("Invitation"));
-    }
-    audit::record(
+    teams::withdraw(
         &app.store,
-        audit::Entry {
-            workspace_id: Some(workspace_id),
-            actor: Actor::user(&user, client.ip),
-            action: "invitation.revoked",
-            target: Some(("invitation", invitation_id.to_string())),
-            detail: serde_json::Value::Null,
-        },
+        &Actor::user(&user, client.ip),
+        user.id,
+        workspace_id,
+        invitation_id,
     )
     .await?;
     Ok(StatusCode::NO_CONTENT)
@@ -409,7 +399,6 @@ async fn audit_log(
     uri: Uri,
 ) -> ApiResult<Response> {
     let page = paging.request()?;
-    access::require(&app.store, user.id, Target::Workspace(ids[0]), Need::Manage).await?;
     let query = |name: &str| {
         uri.query().and_then(|query| {
             url::form_urlencoded::parse(query.as_bytes())
@@ -422,7 +411,10 @@ async fn audit_log(
         actor_email: query("actor").map(|email| email.to_lowercase()),
         action: query("action"),
     };
-    Ok(paged(&uri, app.store.audit_log(ids[0], &filter, &page).await?))
+    Ok(paged(
+        &uri,
+        audit::log(&app.store, user.id, ids[0], &filter, &page).await?,
+    ))
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

@@ -1,0 +1,643 @@
+//! The console's settings in a real headless Chromium (as `console.rs`): an admin invites
+//! a member who joins in a second browser, makes something, is made a viewer and loses
+//! his write controls; the audit log shows it all and filters by person; a webhook
+//! endpoint's secret is shown once and a failed delivery is sent again; a person makes a
+//! personal API token, the API takes it, he revokes it and the API refuses it. Then the
+//! same pages over plain HTTP: who is refused what, and forms without their CSRF token.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU16, AtomicUsize, Ordering};
+
+use futures_util::FutureExt;
+use reqwest::header::{CACHE_CONTROL, COOKIE, ORIGIN, SET_COOKIE};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::accounts::set_password;
+use crate::browser::{Browser, ChromeDriver};
+use crate::console::{PASSWORD, browser_paths, look, sign_in, until};
+use crate::support::{TestApp, TestUser};
+
+/// Runs `flow` with a browser (two, when `second`), and always closes them and the app.
+macro_rules! with_browsers {
+    ($app:expr, $name:literal, |$one:ident, $two:ident| $flow:expr) => {{
+        let Some((chromedriver, chromium)) = browser_paths() else {
+            eprintln!(concat!(
+                "skipped ",
+                $name,
+                ": no chromedriver or chromium (see browser.rs)"
+            ));
+            return;
+        };
+        let driver = ChromeDriver::start(chromedriver.as_ref()).await;
+        let $one = Browser::open(&driver.url, &chromium).await;
+        let $two = Browser::open(&driver.url, &chromium).await;
+        let outcome = AssertUnwindSafe(async { $flow }).catch_unwind().await;
+        $one.quit().await;
+        $two.quit().await;
+        drop(driver);
+        $app.stop().await;
+        if let Err(panic) = outcome {
+            std::panic::resume_unwind(panic);
+        }
+    }};
+}
+
+/// Submits the form around the element `css` finds, as its submit button would.
+async fn submit(browser: &Browser, css: &str) {
+    let done = browser
+        .script(&format!(
+            "const f = document.querySelector({css:?})?.form ?? document.querySelector({css:?})?.closest('form'); \
+             if (!f) return false; f.requestSubmit(); return true"
+        ))
+        .await;
+    assert_eq!(done, Value::Bool(true), "a form around {css}");
+}
+
+/// Sets a field's value (a select's option, or text replacing what is there).
+async fn set(browser: &Browser, css: &str, value: &str) {
+    let done = browser
+        .script(&format!(
+            "const e = document.querySelector({css:?}); if (!e) return false; e.value = {value:?}; return e.value === {value:?}"
+        ))
+        .await;
+    assert_eq!(done, Value::Bool(true), "{css} takes {value}");
+}
+
+/// A POST from the page with its CSRF token, as a forged form would send it: the status.
+async fn forged_post(browser: &Browser, path: &str, body: &str) -> Value {
+    browser
+        .command(
+            Method::POST,
+            "/execute/async",
+            json!({ "script": format!(
+                "const done = arguments[arguments.length - 1]; \
+                 fetch({path:?}, {{ method: 'POST', headers: {{ 'Content-Type': 'application/json', \
+                 'X-CSRF-Token': document.querySelector('meta[name=csrf-token]').content }}, \
+                 body: {body:?} }}).then((r) => done(r.status))"), "args": [] }),
+        )
+        .await
+}
+
+/// A receiver of webhooks answering with the status it is set to; counts what it got.
+async fn receiver() -> (String, Arc<AtomicU16>, Arc<AtomicUsize>) {
+    let status = Arc::new(AtomicU16::new(503));
+    let count = Arc::new(AtomicUsize::new(0));
+    let (answer, seen) = (status.clone(), count.clone());
+    let router = axum::Router::new().route(
+        "/hooks",
+        axum::routing::post(move || {
+            let (answer, seen) = (answer.clone(), seen.clone());
+            async move {
+                seen.fetch_add(1, Ordering::SeqCst);
+                axum::http::StatusCode::from_u16(answer.load(Ordering::SeqCst)).expect("status")
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    (format!("http://{addr}/hooks"), status, count)
+}
+
+async fn a_team_grows(admin_browser: &Browser, member_browser: &Browser, app: &TestApp, admin: &TestUser) {
+    let (_, team) = app.post("/workspaces", admin, json!({ "name": "Research team" })).await;
+    let team = team["id"].as_str().expect("workspace").to_owned();
+    sign_in(admin_browser, app, &admin.email).await;
+    set(admin_browser, "#workspace", &team).await;
+    submit(admin_browser, "#workspace").await;
+    until(
+        admin_browser,
+        "the team's projects",
+        "return document.querySelector('h1')?.textContent.includes('Research team') || null",
+    )
+    .await;
+
+    // The admin invites a researcher; the link is shown with a copy button.
+    admin_browser.go(&app.url("/settings")).await;
+    until(
+        admin_browser,
+        "the workspace settings",
+        "return location.pathname === '/settings/workspace' && document.querySelector('#invite-email') ? true : null",
+    )
+    .await;
+    let email = format!("member-{}@example.org", uuid::Uuid::new_v4().simple());
+    let field = admin_browser.find("#invite-email").await;
+    admin_browser.type_into(&field, &email).await;
+    set(admin_browser, "#invite-role", "researcher").await;
+    submit(admin_browser, "#invite-email").await;
+    let link = until(
+        admin_browser,
+        "the invitation's link",
+        "return document.querySelector('#invitation-link')?.value ?? null",
+    )
+    .await;
+    let link = link.as_str().expect("link").to_owned();
+    let copy = admin_browser
+        .script("return !document.querySelector('button[data-copy=\"#invitation-link\"]').hidden")
+        .await;
+    assert_eq!(copy, Value::Bool(true), "the script shows the copy button");
+    look(admin_browser, "settings-workspace").await;
+    let token = link.split("/invite/").nth(1).expect("an /invite/ link");
+
+    // The member accepts in a browser of his own: a new account with a password.
+    member_browser.go(&app.url(&format!("/invite/{token}"))).await;
+    until(
+        member_browser,
+        "the invitation page",
+        "return document.querySelector('h1')?.textContent.includes('Research team') || null",
+    )
+    .await;
+    let name = member_browser.find("#name").await;
+    member_browser.type_into(&name, "Mia Member").await;
+    let password = member_browser.find("#password").await;
+    member_browser.type_into(&password, PASSWORD).await;
+    submit(member_browser, "#password").await;
+    until(
+        member_browser,
+        "the team's projects, as the member",
+        "return location.pathname === '/' && document.querySelector('h1')?.textContent.includes('Research team') || null",
+    )
+    .await;
+    let project_name = member_browser.find("#name").await;
+    member_browser.type_into(&project_name, "Mia's study").await;
+    submit(member_browser, "#name").await;
+    let project = until(
+        member_browser,
+        "the member's project",
+        "return location.pathname.match(/^\\/p\\/([0-9a-f-]{36})$/)?.[1] ?? null",
+    )
+    .await;
+    let project = project.as_str().expect("project id").to_owned();
+    // Members read the member list, and change nothing there.
+    member_browser.go(&app.url("/settings/workspace")).await;
+    until(
+        member_browser,
+        "the member list",
+        "return document.querySelectorAll('#members tbody tr').length === 2 || null",
+    )
+    .await;
+    let forms = member_browser
+        .script("return document.querySelectorAll('main form').length")
+        .await;
+    assert_eq!(forms, json!(0), "a researcher changes no member");
+    let tabs = member_browser
+        .script("return [...document.querySelectorAll('nav.tabs a')].map((a) => a.textContent).join(',')")
+        .await;
+    assert!(!tabs.as_str().unwrap_or_default().contains("Audit"), "{tabs}");
+    look(member_browser, "settings-workspace-member").await;
+
+    // The admin makes him a viewer.
+    admin_browser.go(&app.url("/settings/workspace")).await;
+    let select = format!("tr[data-member=\"{email}\"] select[name=role]");
+    until(
+        admin_browser,
+        "the member's row",
+        &format!("return document.querySelector({select:?}) ? true : null"),
+    )
+    .await;
+    set(admin_browser, &select, "viewer").await;
+    submit(admin_browser, &select).await;
+    until(
+        admin_browser,
+        "the changed role",
+        &format!(
+            "return location.search.includes('done=role') && document.querySelector({select:?})?.value === 'viewer' || null"
+        ),
+    )
+    .await;
+
+    // He reloads: the write controls are gone, and a forged write is refused.
+    member_browser.go(&app.url("/")).await;
+    until(
+        member_browser,
+        "the projects page",
+        "return document.querySelector('h1')?.textContent.includes('Projects') || null",
+    )
+    .await;
+    let create = member_browser
+        .script("return document.querySelectorAll('form[action=\"/p\"]').length")
+        .await;
+    assert_eq!(create, json!(0), "a viewer is offered no new project");
+    member_browser.go(&app.url(&format!("/p/{project}"))).await;
+    until(
+        member_browser,
+        "his project",
+        "return document.querySelector('h1')?.textContent.includes(\"Mia's study\") || null",
+    )
+    .await;
+    let controls = member_browser
+        .script("return document.querySelectorAll('main form[method=post], main input[type=file]').length")
+        .await;
+    assert_eq!(controls, json!(0), "a viewer sees no write control");
+    let forged = forged_post(
+        member_browser,
+        &format!("/projects/{project}/records"),
+        r#"{"title":"Forged","text":"A: b"}"#,
+    )
+    .await;
+    assert_eq!(forged, json!(403), "the server refuses a viewer's write");
+
+    // The audit log tells it, and filters by person.
+    admin_browser.go(&app.url("/settings/audit")).await;
+    let actions = until(
+        admin_browser,
+        "the audit log",
+        "const a = [...document.querySelectorAll('#audit tr[data-action]')].map((r) => r.dataset.action); \
+         return a.includes('member.role_changed') ? a : null",
+    )
+    .await;
+    for action in ["invitation.created", "invitation.accepted", "member.role_changed"] {
+        assert!(
+            actions.as_array().expect("actions").contains(&json!(action)),
+            "{action} in {actions}"
+        );
+    }
+    look(admin_browser, "settings-audit").await;
+    set(admin_browser, "#actor", &email).await;
+    submit(admin_browser, "#actor").await;
+    let filtered = until(
+        admin_browser,
+        "the member's entries",
+        "const rows = [...document.querySelectorAll('#audit tr[data-action]')]; \
+         return location.search.includes('actor=') && rows.length ? rows.map((r) => [r.dataset.action, r.cells[1].textContent]) : null",
+    )
+    .await;
+    let rows = filtered.as_array().expect("rows");
+    assert!(rows.iter().any(|row| row[0] == "invitation.accepted"), "{filtered}");
+    assert!(
+        rows.iter()
+            .all(|row| row[1].as_str().unwrap_or_default().contains(&email)),
+        "only what the member did: {filtered}"
+    );
+    set(admin_browser, "#action", "member.").await;
+    submit(admin_browser, "#action").await;
+    until(
+        admin_browser,
+        "nothing of the member's under members",
+        "return location.search.includes('action=member.') && document.querySelector('.empty') ? true : null",
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admin_invites_a_member_and_makes_him_a_viewer() {
+    let app = TestApp::start().await;
+    let admin = app.user().await;
+    set_password(&app, &admin, PASSWORD).await;
+    with_browsers!(app, "the team test", |admin_browser, member_browser| {
+        a_team_grows(&admin_browser, &member_browser, &app, &admin).await
+    });
+}
+
+async fn hooks_and_tokens(browser: &Browser, app: &TestApp, admin: &TestUser, hook: &str, answer: &AtomicU16) {
+    sign_in(browser, app, &admin.email).await;
+
+    // An endpoint: its secret once.
+    browser.go(&app.url("/settings/webhooks")).await;
+    until(
+        browser,
+        "the webhooks page",
+        "return document.querySelector('#endpoint-url') ? true : null",
+    )
+    .await;
+    look(browser, "settings-webhooks-empty").await;
+    let url = browser.find("#endpoint-url").await;
+    browser.type_into(&url, hook).await;
+    submit(browser, "#endpoint-url").await;
+    let secret = until(
+        browser,
+        "the signing secret",
+        "return document.querySelector('#signing-secret')?.value ?? null",
+    )
+    .await;
+    let secret = secret.as_str().expect("secret").to_owned();
+    assert!(secret.starts_with("whsec_"), "{secret}");
+    look(browser, "settings-webhooks-secret").await;
+    browser.go(&app.url("/settings/webhooks")).await;
+    let html = until(
+        browser,
+        "the endpoint listed",
+        "return document.querySelector('section.endpoint') ? document.documentElement.outerHTML : null",
+    )
+    .await;
+    assert!(
+        !html.as_str().unwrap_or_default().contains(&secret),
+        "the secret is not shown again"
+    );
+
+    // An event fails to arrive; sent again, it does.
+    let project = app.project(admin, "Hooked").await;
+    let (status, record) = app
+        .post(
+            &format!("/projects/{project}/records"),
+            admin,
+            json!({ "title": "Call", "text": "Interviewer: Why?\nAna: Because." }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    app.wait_finished(admin, record["id"].as_str().expect("id")).await;
+    let failed = "return [...document.querySelectorAll('tr[data-delivery] [data-status]')].some((s) => s.textContent === 'failed') || null";
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        browser.go(&app.url("/settings/webhooks")).await;
+        if browser.script(failed).await == Value::Bool(true) {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the delivery never failed");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    look(browser, "settings-webhooks-failed").await;
+    answer.store(200, Ordering::SeqCst);
+    submit(browser, "tr[data-delivery] button").await;
+    until(
+        browser,
+        "the delivery queued again",
+        "return location.search.includes('done=resent') || null",
+    )
+    .await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        browser.go(&app.url("/settings/webhooks")).await;
+        let delivered = browser
+            .script("return document.querySelector('tr[data-delivery] [data-status]')?.textContent")
+            .await;
+        if delivered == json!("delivered") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "never delivered: {delivered}");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+
+    // A personal API token: shown once, taken by the API, revoked, refused.
+    browser.go(&app.url("/settings/account")).await;
+    until(
+        browser,
+        "the account page",
+        "return document.querySelector('#token-name') ? true : null",
+    )
+    .await;
+    let current = browser
+        .script("return document.querySelectorAll('#sessions tr[data-current]').length")
+        .await;
+    assert_eq!(current, json!(1), "this session is marked");
+    look(browser, "settings-account").await;
+    let name = browser.find("#token-name").await;
+    browser.type_into(&name, "Notebook").await;
+    set(browser, "#token-scope", "read").await;
+    submit(browser, "#token-name").await;
+    let token = until(
+        browser,
+        "the new token",
+        "return document.querySelector('#new-token')?.value ?? null",
+    )
+    .await;
+    let token = token.as_str().expect("token").to_owned();
+    look(browser, "settings-account-token").await;
+    let (status, me) = app.call(Method::GET, "/me", Some(&token), None).await;
+    assert_eq!(status, StatusCode::OK, "{me}");
+    assert_eq!(me["email"], admin.email.as_str());
+    browser.go(&app.url("/settings/account")).await;
+    let html = until(
+        browser,
+        "the token listed",
+        "return document.querySelector('tr[data-token=Notebook]') ? document.documentElement.outerHTML : null",
+    )
+    .await;
+    assert!(
+        !html.as_str().unwrap_or_default().contains(&token),
+        "the token is not shown again"
+    );
+    let revoke = browser.find("tr[data-token=Notebook] a.danger").await;
+    browser.click(&revoke).await;
+    until(
+        browser,
+        "the confirmation",
+        "return document.querySelector('h1')?.textContent.startsWith('Delete') || null",
+    )
+    .await;
+    look(browser, "settings-token-revoke").await;
+    submit(browser, "button.danger").await;
+    until(
+        browser,
+        "the revoked token",
+        "return document.querySelector('tr[data-token=Notebook]')?.dataset.state === 'revoked' || null",
+    )
+    .await;
+    let (status, _) = app.call(Method::GET, "/me", Some(&token), None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "the API refuses a revoked token");
+
+    // A wrong present password is said next to the form, in plain words.
+    let current = browser.find("#current-password").await;
+    browser.type_into(&current, "not my password").await;
+    let new = browser.find("#new-password").await;
+    browser.type_into(&new, "a brand new passphrase").await;
+    submit(browser, "#new-password").await;
+    until(
+        browser,
+        "the error summary",
+        "return document.querySelector('.error-summary')?.textContent.includes('password is wrong') || null",
+    )
+    .await;
+    look(browser, "settings-account-error").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhooks_and_api_tokens_are_managed_in_the_console() {
+    let (hook, answer, _count) = receiver().await;
+    let app = TestApp::start_with(|settings| {
+        settings.webhooks.webhooks_allow_http = true;
+        settings.webhooks.webhooks_allow_private = true;
+        settings.webhooks.webhooks_retry_schedule =
+            insight::config::RetrySchedule(vec![std::time::Duration::from_millis(50)]);
+    })
+    .await;
+    let admin = app.user().await;
+    set_password(&app, &admin, PASSWORD).await;
+    with_browsers!(app, "the webhooks and tokens test", |browser, _spare| {
+        hooks_and_tokens(&browser, &app, &admin, &hook, &answer).await
+    });
+}
+
+/// Signs in over HTTP: the session cookie (`name=value`) and the page's CSRF token.
+async fn http_session(app: &TestApp, user: &TestUser) -> (reqwest::Client, String, String) {
+    set_password(app, user, PASSWORD).await;
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client");
+    let response = client
+        .post(app.url("/sign-in"))
+        .header(ORIGIN, &app.base)
+        .form(&[
+            ("email", user.email.as_str()),
+            ("password", PASSWORD),
+            ("return_to", "/"),
+        ])
+        .send()
+        .await
+        .expect("sign in");
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let cookie = response.headers()[SET_COOKIE]
+        .to_str()
+        .expect("cookie")
+        .split(';')
+        .next()
+        .expect("name=value")
+        .to_owned();
+    let page = client
+        .get(app.url("/settings/account"))
+        .header(COOKIE, &cookie)
+        .send()
+        .await
+        .expect("page")
+        .text()
+        .await
+        .expect("html");
+    let csrf = page
+        .split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a CSRF field")
+        .to_owned();
+    (client, cookie, csrf)
+}
+
+#[tokio::test]
+async fn settings_pages_refuse_what_a_role_does_not_allow_and_forms_without_their_token() {
+    let app = TestApp::start().await;
+    let owner = app.user().await;
+    let researcher = app.user().await;
+    let viewer = app.user().await;
+    app.store
+        .add_member(owner.id, researcher.id, insight::domain::workspace::Role::Researcher)
+        .await
+        .expect("add");
+    app.store
+        .add_member(owner.id, viewer.id, insight::domain::workspace::Role::Viewer)
+        .await
+        .expect("add");
+    let workspace_cookie = format!("insight_workspace={}", owner.id);
+
+    // A researcher in the owner's workspace: the log and webhooks are refused.
+    let (client, cookie, csrf) = http_session(&app, &researcher).await;
+    let cookies = format!("{cookie}; {workspace_cookie}");
+    let get = |path: &str| client.get(app.url(path)).header(COOKIE, &cookies).send();
+    let answer = get("/settings").await.expect("settings");
+    assert_eq!(answer.status(), StatusCode::SEE_OTHER);
+    assert_eq!(answer.headers()["location"], "/settings/workspace");
+    for path in ["/settings/audit", "/settings/webhooks"] {
+        let answer = get(path).await.expect(path);
+        assert_eq!(answer.status(), StatusCode::FORBIDDEN, "{path}");
+        let html = answer.text().await.expect("html");
+        assert!(html.contains("does not allow"), "a plain sentence: {html}");
+    }
+    let page = get("/settings/workspace")
+        .await
+        .expect("page")
+        .text()
+        .await
+        .expect("html");
+    assert!(
+        page.contains(&owner.email) && page.contains(&viewer.email),
+        "members are listed"
+    );
+    assert!(
+        !page.contains("action=\"/settings/workspace/invitations\""),
+        "no invitation form"
+    );
+    assert!(!page.contains("/role\""), "no role form");
+    // A forged invitation with the researcher's own token is refused by the server.
+    let forged = client
+        .post(app.url("/settings/workspace/invitations"))
+        .header(COOKIE, &cookies)
+        .header(ORIGIN, &app.base)
+        .form(&[("csrf", csrf.as_str()), ("email", "x@example.org"), ("role", "owner")])
+        .send()
+        .await
+        .expect("forged");
+    assert_eq!(forged.status(), StatusCode::FORBIDDEN);
+    let (_, invitations) = app.get(&format!("/workspaces/{}/invitations", owner.id), &owner).await;
+    assert_eq!(invitations, json!([]), "nothing was made");
+
+    // The owner: without the CSRF token, or from elsewhere, nothing changes.
+    let (client, cookie, csrf) = http_session(&app, &owner).await;
+    let invite = |csrf: &str, origin: &str| {
+        client
+            .post(app.url("/settings/workspace/invitations"))
+            .header(COOKIE, &cookie)
+            .header(ORIGIN, origin.to_owned())
+            .form(&[("csrf", csrf), ("email", "new@example.org"), ("role", "viewer")])
+            .send()
+    };
+    assert_eq!(
+        invite("", &app.base).await.expect("sent").status(),
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        invite(&csrf, "https://evil.example").await.expect("sent").status(),
+        StatusCode::FORBIDDEN
+    );
+    let (_, invitations) = app.get(&format!("/workspaces/{}/invitations", owner.id), &owner).await;
+    assert_eq!(invitations, json!([]), "nothing was made");
+    let made = invite(&csrf, &app.base).await.expect("sent");
+    assert_eq!(made.status(), StatusCode::SEE_OTHER);
+    let (_, invitations) = app.get(&format!("/workspaces/{}/invitations", owner.id), &owner).await;
+    assert_eq!(invitations[0]["email"], "new@example.org");
+    // A mistake is said on the form, with what was typed.
+    let bad = client
+        .post(app.url("/settings/workspace/invitations"))
+        .header(COOKIE, &cookie)
+        .header(ORIGIN, &app.base)
+        .form(&[("csrf", csrf.as_str()), ("email", "not an address"), ("role", "viewer")])
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(bad.status(), StatusCode::CONFLICT);
+    let html = bad.text().await.expect("html");
+    assert!(
+        html.contains("error-summary") && html.contains("not an email address"),
+        "{html}"
+    );
+    assert!(html.contains("value=\"not an address\""), "what was typed stays");
+
+    // A token page is never stored.
+    let token = client
+        .post(app.url("/settings/account/tokens"))
+        .header(COOKIE, &cookie)
+        .header(ORIGIN, &app.base)
+        .form(&[
+            ("csrf", csrf.as_str()),
+            ("name", "CI"),
+            ("scope", "write"),
+            ("expires_in_days", "30"),
+        ])
+        .send()
+        .await
+        .expect("token");
+    assert_eq!(token.status(), StatusCode::CREATED);
+    assert!(
+        token.headers()[CACHE_CONTROL]
+            .to_str()
+            .expect("cache-control")
+            .contains("no-store")
+    );
+    let html = token.text().await.expect("html");
+    let value = html
+        .split("id=\"new-token\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("the token");
+    let (status, _) = app.call(Method::GET, "/me", Some(value), None).await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, tokens) = app.get("/me/tokens", &owner).await;
+    let ci = tokens
+        .as_array()
+        .expect("tokens")
+        .iter()
+        .find(|t| t["name"] == "CI")
+        .expect("the CI token");
+    assert!(ci["expires_at"].is_string(), "it expires: {ci}");
+    app.stop().await;
+}
