@@ -457,3 +457,139 @@ async fn the_web_search_switch_is_offered_when_a_provider_is_configured_and_sear
     );
     app.stop().await;
 }
+
+/// A real WAV file of `seconds` of silence, 16 kHz mono, long enough to pause.
+fn silence(seconds: u32) -> Vec<u8> {
+    let samples = 16_000 * seconds;
+    let mut bytes = crate::records::wav();
+    bytes.truncate(44);
+    bytes[4..8].copy_from_slice(&(36 + samples * 2).to_le_bytes());
+    bytes[40..44].copy_from_slice(&(samples * 2).to_le_bytes());
+    bytes.resize(44 + samples as usize * 2, 0);
+    bytes
+}
+
+async fn by_shortcuts(browser: &Browser, app: &TestApp, user: &TestUser) {
+    let project = app.project(user, "Onboarding calls").await;
+    let (status, record) =
+        crate::records::upload(app, user, &project, "call.wav", "audio/wav", silence(10), None).await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    let record = record["id"].as_str().expect("id").to_owned();
+    crate::records::wait_for(app, user, &record, &["Finished"]).await;
+    sign_in(browser, app, &user.email).await;
+    browser.go(&app.url(&format!("/r/{record}"))).await;
+    until(
+        browser,
+        "the transcript",
+        "return document.querySelectorAll('.transcript .turn').length === 2 || null",
+    )
+    .await;
+    let focused = "return document.activeElement?.id ?? null";
+    let turns = browser
+        .script("return [...document.querySelectorAll('.transcript .turn')].map((t) => t.id)")
+        .await;
+
+    // j and k move through the utterances; the address names the one the reader is on.
+    browser.keys("j").await;
+    assert_eq!(browser.script(focused).await, turns[0]);
+    browser.keys("j").await;
+    assert_eq!(browser.script(focused).await, turns[1]);
+    browser.keys("j").await;
+    assert_eq!(browser.script(focused).await, turns[1], "the last stays the last");
+    let hash = browser.script("return location.hash").await;
+    assert_eq!(hash, json!(format!("#{}", turns[1].as_str().expect("id"))));
+
+    // p plays from the utterance the reader is on (2.9 s), and pauses.
+    browser.keys("p").await;
+    let playing = until(
+        browser,
+        "the recording playing from the second utterance",
+        "const p = document.getElementById('player'); return !p.paused && p.currentTime >= 2.9 ? p.currentTime : null",
+    )
+    .await;
+    assert!(playing.as_f64().is_some_and(|t| t < 9.0), "{playing}");
+    browser.keys("p").await;
+    until(
+        browser,
+        "the recording paused",
+        "return document.getElementById('player').paused || null",
+    )
+    .await;
+    browser.keys("k").await;
+    assert_eq!(browser.script(focused).await, turns[0]);
+
+    // ? lists the shortcuts; Escape closes the list.
+    browser.keys("?").await;
+    until(
+        browser,
+        "the shortcuts",
+        "return document.getElementById('shortcuts').open || null",
+    )
+    .await;
+    look(browser, "shortcuts").await;
+    browser.keys("j").await;
+    let inside = browser
+        .script("return Boolean(document.activeElement?.closest('#shortcuts')) && location.hash")
+        .await;
+    assert_eq!(
+        inside,
+        json!(format!("#{}", turns[0].as_str().expect("id"))),
+        "keys go to the open list, not the page"
+    );
+    browser.keys("\u{E00C}").await;
+    until(
+        browser,
+        "the list closed",
+        "return !document.getElementById('shortcuts').open || null",
+    )
+    .await;
+
+    // c goes to the question; letters typed there are text, not shortcuts.
+    browser.keys("c").await;
+    assert_eq!(browser.script(focused).await, json!("chat-message"));
+    browser.keys("jk").await;
+    let typed = browser
+        .script("return document.getElementById('chat-message').value")
+        .await;
+    assert_eq!(typed, json!("jk"));
+
+    // / searches: on a page without a search field, the projects list's.
+    browser.script("document.activeElement.blur(); return true").await;
+    browser.keys("/").await;
+    until(
+        browser,
+        "the projects search focused",
+        "return location.pathname === '/' && document.activeElement?.id === 'q' || null",
+    )
+    .await;
+    browser.keys("Onboarding\u{E007}").await;
+    until(
+        browser,
+        "the projects found",
+        "return location.search.includes('q=Onboarding') && document.body.textContent.includes('Onboarding calls') || null",
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keyboard_shortcuts_move_through_a_transcript_play_it_and_are_listed_on_question_mark() {
+    let Some((chromedriver, chromium)) = browser_paths() else {
+        eprintln!("skipped the shortcuts test: no chromedriver or chromium (see browser.rs)");
+        return;
+    };
+    let (addr, _stt) = crate::records::stt_stub().await;
+    let app = TestApp::start_with(|settings| settings.speech.stt_base_url = Some(format!("http://{addr}/v1"))).await;
+    let user = app.user().await;
+    set_password(&app, &user, PASSWORD).await;
+    let driver = ChromeDriver::start(chromedriver.as_ref()).await;
+    let browser = Browser::open(&driver.url, &chromium).await;
+    let outcome = AssertUnwindSafe(by_shortcuts(&browser, &app, &user))
+        .catch_unwind()
+        .await;
+    browser.quit().await;
+    drop(driver);
+    app.stop().await;
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
