@@ -7,6 +7,7 @@ mod browser;
 mod chat;
 mod cli;
 mod console;
+mod console_library;
 mod console_pages;
 mod conventions;
 mod generation;

@@ -2,6 +2,8 @@
 
 pub mod account;
 pub mod auth;
+pub mod interviews;
+pub mod library;
 pub mod projects;
 pub mod records;
 pub mod reports;
