@@ -170,6 +170,9 @@ async fn interviews_flow(researcher_browser: &Browser, respondent: &Browser, app
     let record = record.as_str().expect("record link").to_owned();
     let record_id = record.trim_start_matches("/r/").to_owned();
     app.wait_finished(researcher, &record_id).await;
+    browser
+        .script("document.getElementById('rooms-heading').scrollIntoView(); return true")
+        .await;
     look(browser, "interviews-completed").await;
     let open = browser.find("#rooms a[data-record-link]").await;
     browser.click(&open).await;
@@ -252,7 +255,7 @@ async fn library_flow(browser: &Browser, app: &TestApp, researcher: &TestUser) {
     let preset = until(
         browser,
         "the clone's page",
-        "return document.querySelector('#edit-preset') ? location.pathname.split('/').pop() : null",
+        "return document.querySelector('#edit-preset') && document.querySelector('.notice[role=status]') ? location.pathname.split('/').pop() : null",
     )
     .await;
     let preset = preset.as_str().expect("preset id").to_owned();

@@ -318,10 +318,22 @@ struct PresetPage {
     can_write: bool,
     /// Whether the visitor may clone it into the current workspace.
     can_clone: bool,
+    /// Whether the visitor just made it by cloning.
+    cloned: bool,
     csrf: String,
 }
 
-async fn show_preset(State(services): State<Services>, visitor: Visitor, Path(preset_id): Path<Uuid>) -> PageResult {
+#[derive(Deserialize)]
+struct PresetQuery {
+    cloned: Option<bool>,
+}
+
+async fn show_preset(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path(preset_id): Path<Uuid>,
+    axum::extract::Query(query): axum::extract::Query<PresetQuery>,
+) -> PageResult {
     let role = access::require(&services.store, visitor.user.id, Target::Preset(preset_id), Need::Read).await?;
     let preset = services
         .store
@@ -347,6 +359,7 @@ async fn show_preset(State(services): State<Services>, visitor: Visitor, Path(pr
         choosable,
         can_write: !system && role.allows(Need::Write),
         can_clone: visitor.can_write(),
+        cloned: query.cloned.unwrap_or(false) && !system,
         view: view(preset, &by_id),
         csrf: visitor.csrf.clone(),
     };
@@ -444,7 +457,7 @@ async fn clone_preset(
 ) -> PageResult {
     visitor.check_change(&services, &form.csrf)?;
     let clone = library::clone_preset(&services, visitor.user.id, Some(visitor.current.id), preset_id).await?;
-    Ok(Redirect::to(&format!("/settings/library/presets/{}", clone.id)).into_response())
+    Ok(Redirect::to(&format!("/settings/library/presets/{}?cloned=true", clone.id)).into_response())
 }
 
 async fn confirm_delete_preset(
