@@ -1,12 +1,16 @@
-//! The user's library of prompts and presets: what a change the library refuses means.
-//! System prompts and presets are shipped and read-only; the user's own are changed
-//! freely, except a prompt that one of the user's presets still uses.
+//! The user's library of prompts and presets, for every door: making, changing, deleting
+//! and cloning them, and what a change the library refuses means. System prompts and
+//! presets are shipped and read-only; the user's own are changed freely, except a prompt
+//! that one of the user's presets still uses.
 
 use uuid::Uuid;
 
 use crate::accounts::access;
+use crate::domain::preset::{DEFAULT_CATEGORY, DEFAULT_ICON, Preset, PresetFields, Prompt, PromptFields};
 use crate::domain::workspace::Need;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, UnknownReferences};
+use crate::quota::Counted;
+use crate::services::Services;
 use crate::store::{ChangeRefused, Store, Target};
 
 /// Whether the user may change the prompt or preset: unseen is 404, a system one 403 (as
@@ -39,4 +43,108 @@ pub fn refused(what: &str, refusal: ChangeRefused) -> ApiError {
             presets.join(", ")
         )),
     }
+}
+
+/// A preset as a door hands it in: the prompts in order; no icon or category means the
+/// defaults.
+pub struct PresetDraft {
+    pub title: String,
+    pub prompt_ids: Vec<Uuid>,
+    pub icon: Option<String>,
+    pub category: Option<String>,
+}
+
+impl PresetDraft {
+    /// The preset's fields once every prompt it names is one the user sees (else 409).
+    async fn into_fields(self, store: &Store, owner_id: Uuid) -> ApiResult<PresetFields> {
+        let missing = store.invisible_prompts(owner_id, &self.prompt_ids).await?;
+        let mut unknown = UnknownReferences::default();
+        unknown.add_all("prompt", "prompt_ids", &self.prompt_ids, &missing);
+        if let Some(error) = unknown.into_error() {
+            return Err(error);
+        }
+        Ok(PresetFields {
+            title: self.title,
+            prompt_ids: self.prompt_ids,
+            icon: self.icon.unwrap_or_else(|| DEFAULT_ICON.into()),
+            category: self.category.unwrap_or_else(|| DEFAULT_CATEGORY.into()),
+        })
+    }
+}
+
+/// Makes a prompt in `workspace_id` (default: the user's personal workspace), within his
+/// prompt quota.
+pub async fn create_prompt(
+    services: &Services,
+    owner_id: Uuid,
+    workspace_id: Option<Uuid>,
+    fields: PromptFields,
+) -> ApiResult<Prompt> {
+    let workspace_id = access::target_workspace(&services.store, owner_id, workspace_id, Need::Write).await?;
+    services.check_quota(Counted::Prompts { owner_id }).await?;
+    Ok(services.store.create_prompt(owner_id, workspace_id, fields).await?)
+}
+
+/// Replaces the title, text and category of one of the user's prompts.
+pub async fn update_prompt(store: &Store, user_id: Uuid, prompt_id: Uuid, fields: PromptFields) -> ApiResult<Prompt> {
+    check_change(store, user_id, Target::Prompt(prompt_id)).await?;
+    let result = store.update_prompt(user_id, prompt_id, fields).await?;
+    result.map_err(|refusal| refused("Prompt", refusal))
+}
+
+/// Deletes one of the user's prompts, unless one of his presets uses it.
+pub async fn delete_prompt(store: &Store, user_id: Uuid, prompt_id: Uuid) -> ApiResult<()> {
+    check_change(store, user_id, Target::Prompt(prompt_id)).await?;
+    let result = store.delete_prompt(user_id, prompt_id).await?;
+    result.map_err(|refusal| refused("Prompt", refusal))
+}
+
+/// Makes a preset in `workspace_id` (default: the user's personal workspace) from
+/// prompts he sees, within his preset quota.
+pub async fn create_preset(
+    services: &Services,
+    owner_id: Uuid,
+    workspace_id: Option<Uuid>,
+    draft: PresetDraft,
+) -> ApiResult<Preset> {
+    let workspace_id = access::target_workspace(&services.store, owner_id, workspace_id, Need::Write).await?;
+    let fields = draft.into_fields(&services.store, owner_id).await?;
+    services.check_quota(Counted::Presets { owner_id }).await?;
+    Ok(services.store.create_preset(owner_id, workspace_id, fields).await?)
+}
+
+/// Replaces one of the user's presets (its prompts and their order included).
+pub async fn update_preset(store: &Store, user_id: Uuid, preset_id: Uuid, draft: PresetDraft) -> ApiResult<Preset> {
+    check_change(store, user_id, Target::Preset(preset_id)).await?;
+    if store.get_preset(user_id, preset_id).await?.is_none() {
+        return Err(ApiError::not_found("Preset"));
+    }
+    let fields = draft.into_fields(store, user_id).await?;
+    let result = store.update_preset(user_id, preset_id, fields).await?;
+    result.map_err(|refusal| refused("Preset", refusal))
+}
+
+/// Deletes one of the user's presets; its prompts stay.
+pub async fn delete_preset(store: &Store, user_id: Uuid, preset_id: Uuid) -> ApiResult<()> {
+    check_change(store, user_id, Target::Preset(preset_id)).await?;
+    let result = store.delete_preset(user_id, preset_id).await?;
+    result.map_err(|refusal| refused("Preset", refusal))
+}
+
+/// Copies a preset the user sees, with copies of its prompts so he can edit them, into
+/// `workspace_id` (default: his personal workspace, where he may always write).
+pub async fn clone_preset(
+    services: &Services,
+    user_id: Uuid,
+    workspace_id: Option<Uuid>,
+    preset_id: Uuid,
+) -> ApiResult<Preset> {
+    let workspace_id = match workspace_id {
+        Some(named) => access::target_workspace(&services.store, user_id, Some(named), Need::Write).await?,
+        None => user_id,
+    };
+    services.check_quota(Counted::Presets { owner_id: user_id }).await?;
+    services.check_quota(Counted::Prompts { owner_id: user_id }).await?;
+    let preset = services.store.clone_preset(user_id, workspace_id, preset_id).await?;
+    preset.ok_or_else(|| ApiError::not_found("Preset"))
 }

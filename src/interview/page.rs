@@ -36,6 +36,17 @@ const STYLE_URL: &str = "/interview/assets/interview.css";
 /// The full HTML document for a room: the join form while the room can still be
 /// joined, otherwise only the message that says why not.
 pub fn render(room: &PageRoom<'_>) -> String {
+    render_page(room, None)
+}
+
+/// The same page as a researcher previews it (`back` is where its banner leads): a
+/// banner says so, the join form is switched off and the script is left out, so nothing
+/// can be joined or sent from it.
+pub fn render_preview(room: &PageRoom<'_>, back: &str) -> String {
+    render_page(room, Some(back))
+}
+
+fn render_page(room: &PageRoom<'_>, preview: Option<&str>) -> String {
     let known = supported(room.language);
     let text = known.unwrap_or(&EN);
     let room_name = if room.room_name.trim().is_empty() {
@@ -49,12 +60,13 @@ pub fn render(room: &PageRoom<'_>) -> String {
         format!("{room_name} – {}", room.project_name)
     };
     let (state, content) = match room.status {
-        "pending" | "active" => ("join", join_view(text)),
+        "pending" | "active" => ("join", join_view(text, preview.is_some())),
         "completed" => ("completed", closed_view(text.script.completed)),
         "expired" => ("expired", closed_view(text.expired)),
         "cancelled" => ("cancelled", closed_view(text.cancelled)),
         _ => ("unavailable", closed_view(text.unavailable)),
     };
+    let state = if preview.is_some() { "preview" } else { state };
     // Speech engines do better with the room's region ("de-AT") than with the bare
     // language the page text is in; a language without page text is spoken as English.
     let speech_lang = match known {
@@ -67,11 +79,21 @@ pub fn render(room: &PageRoom<'_>) -> String {
         escape_html(room.status),
         escape_html(&speech_lang),
     );
+    // The banner speaks to the researcher, in the console's language, whatever the
+    // room's.
+    let banner = preview.map_or_else(String::new, |back| {
+        format!(
+            "<aside class=\"preview-banner\" lang=\"en\" aria-label=\"Preview\">\n<p><strong>Preview.</strong> \
+             This is the page respondents see when they open their link. Nothing here is saved, and the form \
+             is switched off.</p>\n<p><a href=\"{}\">Back to the interview links</a></p>\n</aside>\n",
+            escape_html(back)
+        )
+    });
     let body = format!(
-        "{header}\n<main>\n{content}</main>\n",
+        "{banner}{header}\n<main>\n{content}</main>\n",
         header = header(text, room_name, room),
     );
-    document(text, &title, &body_attributes, &body, true)
+    document(text, &title, &body_attributes, &body, preview.is_none())
 }
 
 /// The page for a token that names no room, in the first language of `accept_language`
@@ -169,17 +191,19 @@ fn closed_view(message: &str) -> String {
     )
 }
 
-/// The join form, and the conversation the script reveals once joined.
-fn join_view(text: &Text) -> String {
+/// The join form, and the conversation the script reveals once joined; `off` (a
+/// preview) disables the form.
+fn join_view(text: &Text, off: bool) -> String {
     let t = |s: &str| escape_html(s);
+    let off = if off { " disabled" } else { "" };
     format!(
         r#"<section id="join-section" class="join" aria-labelledby="join-heading">
 <h2 id="join-heading">{join_heading}</h2>
 <p>{join_intro}</p>
 <form id="join-form">
 <label for="email">{email_label}</label>
-<input id="email" name="email" type="email" autocomplete="email" required autocapitalize="off" spellcheck="false">
-<button id="join" type="submit" class="primary">{join}</button>
+<input id="email" name="email" type="email" autocomplete="email" required autocapitalize="off" spellcheck="false"{off}>
+<button id="join" type="submit" class="primary"{off}>{join}</button>
 </form>
 <p class="consent">{consent}</p>
 </section>
@@ -720,5 +744,20 @@ mod tests {
                 "{header:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_preview_says_so_and_cannot_join() {
+        let html = render_preview(&room("pending", "de"), "/p/1/interviews");
+        assert!(html.contains("class=\"preview-banner\""), "{html}");
+        assert!(html.contains("href=\"/p/1/interviews\""), "{html}");
+        assert!(html.contains("data-state=\"preview\""), "{html}");
+        assert!(html.contains("Interview starten"), "in the room's language: {html}");
+        assert!(!html.contains(SCRIPT_URL), "no script: nothing can be sent");
+        assert!(
+            html.contains("id=\"join\" type=\"submit\" class=\"primary\" disabled"),
+            "{html}"
+        );
+        assert!(!render(&room("pending", "de")).contains("preview-banner"));
     }
 }

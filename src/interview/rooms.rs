@@ -11,10 +11,11 @@ use uuid::Uuid;
 use super::{NONCE_BYTES, closed, room_status};
 use crate::domain::interview::{Room, RoomCreate, RoomStatus, RoomUpdate};
 use crate::domain::now;
+use crate::domain::page::{Page, PageRequest};
 use crate::error::{ApiError, ApiResult, UnknownReferences, ValidationIssue};
 use crate::interview;
 use crate::services::Services;
-use crate::store::{NewRoom, Store, StoredRoom};
+use crate::store::{CreatedKey, NewRoom, Store, StoredRoom};
 
 /// The room as its owner sees it, link included.
 pub fn owner_view(services: &Services, room: &StoredRoom, at: DateTime<Utc>) -> Room {
@@ -29,6 +30,22 @@ pub async fn owned_room(store: &Store, owner_id: Uuid, room_id: Uuid) -> ApiResu
         .get_room(owner_id, room_id)
         .await?
         .ok_or_else(|| ApiError::not_found("Room"))
+}
+
+/// A page of the user's rooms, of one project (which he must be able to read) or all,
+/// newest first, as their owner sees them.
+pub async fn list(
+    services: &Services,
+    user_id: Uuid,
+    project_id: Option<Uuid>,
+    page: &PageRequest<CreatedKey>,
+) -> ApiResult<Page<Room, CreatedKey>> {
+    if let Some(project_id) = project_id {
+        access::require(&services.store, user_id, Target::Project(project_id), Need::Read).await?;
+    }
+    let at = now();
+    let rooms = services.store.list_rooms(user_id, project_id, page).await?;
+    Ok(rooms.map(|room| owner_view(services, &room, at)))
 }
 
 /// Makes `count` rooms (default one) in the project, each with its own link, within the

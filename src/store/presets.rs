@@ -312,6 +312,26 @@ impl Store {
         }))
     }
 
+    /// The presets of one workspace (its library), oldest first.
+    pub async fn workspace_presets(&self, workspace_id: Uuid) -> anyhow::Result<Vec<Preset>> {
+        let sql = format!("{SELECT_PRESET} WHERE p.workspace_id = $1 {ORDER}");
+        let rows = db!(self, read, |pool| sqlx::query_as::<_, PresetRow>(&sql)
+            .bind(workspace_id)
+            .fetch_all(pool)
+            .await)?;
+        Ok(rows.into_iter().map(Preset::from).collect())
+    }
+
+    /// The prompts of one workspace (its library), oldest first.
+    pub async fn workspace_prompts(&self, workspace_id: Uuid) -> anyhow::Result<Vec<Prompt>> {
+        let sql = format!("{SELECT_PROMPT} WHERE p.workspace_id = $1 {ORDER}");
+        let rows = db!(self, read, |pool| sqlx::query_as::<_, PromptRow>(&sql)
+            .bind(workspace_id)
+            .fetch_all(pool)
+            .await)?;
+        Ok(rows.into_iter().map(Prompt::from).collect())
+    }
+
     pub async fn list_system_presets(&self) -> anyhow::Result<Vec<Preset>> {
         let sql = format!("{SELECT_PRESET} WHERE p.owner_id IS NULL {ORDER}");
         let rows = db!(self, read, |pool| sqlx::query_as::<_, PresetRow>(&sql)

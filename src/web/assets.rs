@@ -18,11 +18,13 @@ use crate::services::Services;
 const CSS: &str = include_str!("assets/console.css");
 
 /// The scripts every page loads, by name: the core (uploads, live status, copy buttons),
-/// chat and the assistant's streaming answers, and the keyboard shortcuts.
-const SCRIPTS: [(&str, &str); 3] = [
+/// chat and the assistant's streaming answers, the keyboard shortcuts, and the
+/// interview links' live status.
+const SCRIPTS: [(&str, &str); 4] = [
     ("console", include_str!("assets/console.js")),
     ("chat", include_str!("assets/chat.js")),
     ("keys", include_str!("assets/keys.js")),
+    ("interviews", include_str!("assets/interviews.js")),
 ];
 
 /// The addresses the pages link to.

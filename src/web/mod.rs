@@ -32,6 +32,8 @@ pub fn router<S: Clone + Send + Sync + 'static>(services: Services) -> Router<S>
         .merge(pages::records::routes())
         .merge(pages::reports::routes())
         .merge(pages::settings::routes())
+        .merge(pages::interviews::routes())
+        .merge(pages::library::routes())
         .merge(assets::routes())
         .with_state(services)
 }

@@ -8,6 +8,7 @@ mod chat;
 mod cli;
 mod console;
 mod console_chat;
+mod console_library;
 mod console_pages;
 mod console_settings;
 mod conventions;

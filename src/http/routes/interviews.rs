@@ -13,13 +13,11 @@ use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::accounts::access;
 use crate::domain::interview::{
     JoinAnswer, JoinRequest, LeaveAnswer, LeaveRequest, MessageRequest, Room, RoomCreate, RoomInfo, RoomUpdate,
     RoomsCreated, TurnAnswer,
 };
 use crate::domain::now;
-use crate::domain::workspace::Need;
 use crate::error::{ApiResult, ErrorBody};
 use crate::http::AppState;
 use crate::http::answers::{respond, wants_stream};
@@ -27,7 +25,6 @@ use crate::http::extract::{CurrentUser, Ids, IdsAndJson, PathText, ValidJson, qu
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::interview::{respondent, rooms};
-use crate::store::Target;
 
 #[utoipa::path(post, path = "/api/interviews/rooms", tag = "interviews", security(("bearer" = [])),
     request_body = RoomCreate,
@@ -58,12 +55,7 @@ async fn list_rooms(
 ) -> ApiResult<Response> {
     let project_id = query_uuid(uri.query(), "project_id")?;
     let page = paging.request()?;
-    if let Some(project_id) = project_id {
-        access::require(&app.store, user.id, Target::Project(project_id), Need::Read).await?;
-    }
-    let at = now();
-    let rooms = app.store.list_rooms(user.id, project_id, &page).await?;
-    Ok(paged(&uri, rooms.map(|room| rooms::owner_view(&app, &room, at))))
+    Ok(paged(&uri, rooms::list(&app, user.id, project_id, &page).await?))
 }
 
 #[utoipa::path(get, path = "/api/interviews/rooms/{room_id}", tag = "interviews", security(("bearer" = [])),

@@ -12,17 +12,13 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use crate::accounts::access;
-use crate::domain::preset::{DEFAULT_CATEGORY, DEFAULT_ICON, Preset, PresetFields};
-use crate::domain::workspace::Need;
-use crate::error::{ApiError, ApiResult, UnknownReferences};
+use crate::domain::preset::Preset;
+use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::library;
-use crate::quota::Counted;
-use crate::store::{Store, Target};
 
 /// A preset to create, or the new content of one (PUT replaces all its fields).
 #[derive(Deserialize, ToSchema)]
@@ -41,20 +37,14 @@ pub struct PresetWrite {
     pub workspace_id: Option<Uuid>,
 }
 
-impl PresetWrite {
-    async fn into_fields(self, store: &Store, owner_id: Uuid) -> ApiResult<PresetFields> {
-        let missing = store.invisible_prompts(owner_id, &self.prompt_ids).await?;
-        let mut unknown = UnknownReferences::default();
-        unknown.add_all("prompt", "prompt_ids", &self.prompt_ids, &missing);
-        if let Some(error) = unknown.into_error() {
-            return Err(error);
+impl From<PresetWrite> for library::PresetDraft {
+    fn from(body: PresetWrite) -> Self {
+        Self {
+            title: body.title,
+            prompt_ids: body.prompt_ids,
+            icon: body.icon,
+            category: body.category,
         }
-        Ok(PresetFields {
-            title: self.title,
-            prompt_ids: self.prompt_ids,
-            icon: self.icon.unwrap_or_else(|| DEFAULT_ICON.into()),
-            category: self.category.unwrap_or_else(|| DEFAULT_CATEGORY.into()),
-        })
     }
 }
 
@@ -91,13 +81,9 @@ async fn create_preset(
     State(app): State<AppState>,
     ValidJson(body): ValidJson<PresetWrite>,
 ) -> ApiResult<(StatusCode, Json<Preset>)> {
-    let workspace_id = access::target_workspace(&app.store, user.id, body.workspace_id, Need::Write).await?;
-    let fields = body.into_fields(&app.store, user.id).await?;
-    app.check_quota(Counted::Presets { owner_id: user.id }).await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(app.store.create_preset(user.id, workspace_id, fields).await?),
-    ))
+    let workspace_id = body.workspace_id;
+    let preset = library::create_preset(&app, user.id, workspace_id, body.into()).await?;
+    Ok((StatusCode::CREATED, Json(preset)))
 }
 
 #[utoipa::path(get, path = "/presets/{preset_id}/", tag = "presets", security(("bearer" = [])),
@@ -125,13 +111,9 @@ async fn update_preset(
     IdsAndJson(ids, body): IdsAndJson<1, PresetWrite>,
 ) -> ApiResult<Json<Preset>> {
     let [preset_id] = ids;
-    library::check_change(&app.store, user.id, Target::Preset(preset_id)).await?;
-    if app.store.get_preset(user.id, preset_id).await?.is_none() {
-        return Err(ApiError::not_found("Preset"));
-    }
-    let fields = body.into_fields(&app.store, user.id).await?;
-    let result = app.store.update_preset(user.id, preset_id, fields).await?;
-    result.map(Json).map_err(|refusal| library::refused("Preset", refusal))
+    Ok(Json(
+        library::update_preset(&app.store, user.id, preset_id, body.into()).await?,
+    ))
 }
 
 /// Deletes one of the user's presets; its prompts stay.
@@ -145,11 +127,8 @@ async fn delete_preset(
     Ids(ids): Ids<1>,
 ) -> ApiResult<StatusCode> {
     let [preset_id] = ids;
-    library::check_change(&app.store, user.id, Target::Preset(preset_id)).await?;
-    let result = app.store.delete_preset(user.id, preset_id).await?;
-    result
-        .map(|()| StatusCode::NO_CONTENT)
-        .map_err(|refusal| library::refused("Preset", refusal))
+    library::delete_preset(&app.store, user.id, preset_id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// Clone system preset (spec operation 4): a new `user` preset owned by the caller, with
@@ -164,13 +143,9 @@ async fn clone_preset(
     Ids(ids): Ids<1>,
 ) -> ApiResult<(StatusCode, Json<Preset>)> {
     let [preset_id] = ids;
-    app.check_quota(Counted::Presets { owner_id: user.id }).await?;
-    app.check_quota(Counted::Prompts { owner_id: user.id }).await?;
     // A copy goes into the caller's personal workspace, where he may always write.
-    let preset = app.store.clone_preset(user.id, user.id, preset_id).await?;
-    preset
-        .map(|p| (StatusCode::CREATED, Json(p)))
-        .ok_or_else(|| ApiError::not_found("Preset"))
+    let preset = library::clone_preset(&app, user.id, None, preset_id).await?;
+    Ok((StatusCode::CREATED, Json(preset)))
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

@@ -10,17 +10,13 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::accounts::access;
 use crate::domain::preset::{DEFAULT_CATEGORY, Prompt, PromptFields};
-use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::library;
-use crate::quota::Counted;
-use crate::store::Target;
 use uuid::Uuid;
 
 /// A prompt to create, or the new content of one (PUT replaces title, text and category).
@@ -71,12 +67,9 @@ async fn create_prompt(
     State(app): State<AppState>,
     ValidJson(body): ValidJson<PromptWrite>,
 ) -> ApiResult<(StatusCode, Json<Prompt>)> {
-    let workspace_id = access::target_workspace(&app.store, user.id, body.workspace_id, Need::Write).await?;
-    app.check_quota(Counted::Prompts { owner_id: user.id }).await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(app.store.create_prompt(user.id, workspace_id, body.into()).await?),
-    ))
+    let workspace_id = body.workspace_id;
+    let prompt = library::create_prompt(&app, user.id, workspace_id, body.into()).await?;
+    Ok((StatusCode::CREATED, Json(prompt)))
 }
 
 #[utoipa::path(get, path = "/prompts/{prompt_id}/", tag = "prompts", security(("bearer" = [])),
@@ -104,9 +97,9 @@ async fn update_prompt(
     IdsAndJson(ids, body): IdsAndJson<1, PromptWrite>,
 ) -> ApiResult<Json<Prompt>> {
     let [prompt_id] = ids;
-    library::check_change(&app.store, user.id, Target::Prompt(prompt_id)).await?;
-    let result = app.store.update_prompt(user.id, prompt_id, body.into()).await?;
-    result.map(Json).map_err(|refusal| library::refused("Prompt", refusal))
+    Ok(Json(
+        library::update_prompt(&app.store, user.id, prompt_id, body.into()).await?,
+    ))
 }
 
 /// Deletes one of the user's prompts; 409 while one of his presets uses it.
@@ -121,11 +114,8 @@ async fn delete_prompt(
     Ids(ids): Ids<1>,
 ) -> ApiResult<StatusCode> {
     let [prompt_id] = ids;
-    library::check_change(&app.store, user.id, Target::Prompt(prompt_id)).await?;
-    let result = app.store.delete_prompt(user.id, prompt_id).await?;
-    result
-        .map(|()| StatusCode::NO_CONTENT)
-        .map_err(|refusal| library::refused("Prompt", refusal))
+    library::delete_prompt(&app.store, user.id, prompt_id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

@@ -3,6 +3,8 @@
 pub mod account;
 pub mod auth;
 pub mod chat;
+pub mod interviews;
+pub mod library;
 pub mod projects;
 pub mod records;
 pub mod reports;
