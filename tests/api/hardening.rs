@@ -93,6 +93,8 @@ async fn seed(app: &TestApp) -> Seeded {
             ("token", invitation_token),
             ("token_id", token_id),
             ("session_id", uuid::Uuid::new_v4().to_string()),
+            // No delivery exists; an unknown one must still be answered in the contract's shapes.
+            ("delivery_id", uuid::Uuid::new_v4().to_string()),
         ],
     }
 }
