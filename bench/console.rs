@@ -13,6 +13,8 @@
 mod server_process;
 #[path = "stats.rs"]
 mod stats;
+#[path = "webdriver.rs"]
+mod webdriver;
 
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
@@ -20,6 +22,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, ensure};
 use serde_json::{Value, json};
 use server_process::ServerProcess;
+use webdriver::Chromium;
 
 const RECORDS: usize = 200;
 const REPORTS: usize = 50;
@@ -201,76 +204,30 @@ async fn run() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The stylesheet and script a page links to.
+/// The stylesheet and scripts a page links to.
 fn assets_of(html: &str) -> Vec<String> {
     html.split('"')
-        .filter(|part| part.starts_with("/assets/console."))
+        .filter(|part| part.starts_with("/assets/") && !part.ends_with(".png"))
         .map(str::to_owned)
         .collect()
 }
 
-/// Chromium's `domContentLoadedEventEnd` for `path`, through ChromeDriver, when both are
-/// installed.
+/// Chromium's `domContentLoadedEventEnd` for `path` (the median of five loads), when
+/// Chromium and ChromeDriver are installed.
 async fn dom_content_loaded(base: &str, cookie: &str, path: &str) -> anyhow::Result<Option<f64>> {
-    let (driver_path, chromium) = ("/usr/bin/chromedriver", "/usr/bin/chromium");
-    if !std::path::Path::new(driver_path).exists() || !std::path::Path::new(chromium).exists() {
+    let Some(browser) = Chromium::open(1440, 900).await? else {
         return Ok(None);
-    }
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-    let _driver = server_process::ChildGuard(
-        std::process::Command::new(driver_path)
-            .arg(format!("--port={port}"))
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()?,
-    );
-    let http = reqwest::Client::new();
-    let driver = format!("http://127.0.0.1:{port}");
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while http.get(format!("{driver}/status")).send().await.is_err() {
-        ensure!(Instant::now() < deadline, "chromedriver did not start");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let session: Value = http
-        .post(format!("{driver}/session"))
-        .json(
-            &json!({ "capabilities": { "alwaysMatch": { "browserName": "chrome", "goog:chromeOptions": {
-            "binary": chromium, "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-            "--window-size=1440,900"] } } } }),
-        )
-        .send()
-        .await?
-        .json()
-        .await?;
-    let session = format!(
-        "{driver}/session/{}",
-        session["value"]["sessionId"].as_str().context("session")?
-    );
-    let (name, value) = cookie.split_once('=').context("cookie")?;
-    http.post(format!("{session}/url"))
-        .json(&json!({ "url": format!("{base}/sign-in") }))
-        .send()
-        .await?;
-    http.post(format!("{session}/cookie"))
-        .json(&json!({ "cookie": { "name": name, "value": value, "path": "/" } }))
-        .send()
-        .await?;
+    };
+    browser.sign_in(base, cookie).await?;
     let mut samples = Vec::new();
     for _ in 0..5 {
-        http.post(format!("{session}/url"))
-            .json(&json!({ "url": format!("{base}{path}") }))
-            .send()
+        browser.go(&format!("{base}{path}")).await?;
+        let timing = browser
+            .script("const n = performance.getEntriesByType('navigation')[0]; return n.domContentLoadedEventEnd - n.startTime;")
             .await?;
-        let timing: Value = http
-            .post(format!("{session}/execute/sync"))
-            .json(&json!({ "script": "const n = performance.getEntriesByType('navigation')[0]; return n.domContentLoadedEventEnd - n.startTime;", "args": [] }))
-            .send()
-            .await?
-            .json()
-            .await?;
-        samples.push(timing["value"].as_f64().context("timing")?);
+        samples.push(timing.as_f64().context("timing")?);
     }
-    let _ = http.delete(&session).send().await;
+    browser.quit().await;
     let (p50, _, _) = stats::summary(samples);
     Ok(Some(p50))
 }

@@ -414,7 +414,7 @@ async fn hooks_and_tokens(browser: &Browser, app: &TestApp, admin: &TestUser, ho
     until(
         browser,
         "the confirmation",
-        "return document.querySelector('h1')?.textContent.startsWith('Delete') || null",
+        "return document.querySelector('h1')?.textContent.startsWith('Revoke the API token') || null",
     )
     .await;
     look(browser, "settings-token-revoke").await;

@@ -274,9 +274,10 @@ async fn confirm_cancel(
     if room.project_id != project_id {
         return Err(ApiError::not_found("Interview room").into());
     }
-    Ok(ConfirmDelete::page(
+    Ok(ConfirmDelete::ask(
         &visitor,
-        format!("the interview link {}", room.room_name),
+        format!("Cancel the interview link “{}”?", room.room_name),
+        "Cancel the link",
         "The link stops working: the respondent is told the interview was cancelled, and an interview in \
          progress stops without keeping a record. The link stays in the list as cancelled. This cannot be undone."
             .to_owned(),

@@ -125,12 +125,14 @@ pub struct CsrfForm {
     pub csrf: String,
 }
 
-/// The page that asks before something is deleted, saying what will be lost.
+/// The page that asks before something is deleted (or cancelled, revoked, removed),
+/// saying what will be lost.
 #[derive(Template)]
 #[template(path = "confirm_delete.html")]
 pub struct ConfirmDelete {
     shell: Shell,
-    name: String,
+    heading: String,
+    button: &'static str,
     consequence: String,
     action: String,
     back: String,
@@ -140,9 +142,29 @@ pub struct ConfirmDelete {
 impl ConfirmDelete {
     /// Asks whether to delete `name`: the form posts to `action`, "keep it" goes `back`.
     pub fn page(visitor: &Visitor, name: String, consequence: String, action: String, back: String) -> Response {
+        Self::ask(
+            visitor,
+            format!("Delete “{name}”?"),
+            "Delete for good",
+            consequence,
+            action,
+            back,
+        )
+    }
+
+    /// Asks the question `heading` (“Cancel the link …?”), with `button` to go ahead.
+    pub fn ask(
+        visitor: &Visitor,
+        heading: String,
+        button: &'static str,
+        consequence: String,
+        action: String,
+        back: String,
+    ) -> Response {
         let html = Self {
             shell: Shell::of(visitor),
-            name,
+            heading,
+            button,
             consequence,
             action,
             back,

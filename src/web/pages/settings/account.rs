@@ -301,9 +301,10 @@ async fn confirm_revoke(State(services): State<Services>, visitor: Visitor, Path
         .into_iter()
         .find(|token| token.id == token_id && token.revoked_at.is_none())
         .ok_or_else(|| ApiError::not_found("Token"))?;
-    Ok(ConfirmDelete::page(
+    Ok(ConfirmDelete::ask(
         &visitor,
-        format!("the API token {}", token.name),
+        format!("Revoke the API token “{}”?", token.name),
+        "Revoke the token",
         "Every script or tool that uses it is refused from then on (401). This cannot be undone; \
          a new token has a new value."
             .to_owned(),

@@ -254,9 +254,10 @@ async fn confirm_remove(State(services): State<Services>, visitor: Visitor, Path
         .member(visitor.current.id, user_id)
         .await?
         .ok_or_else(|| ApiError::not_found("Member"))?;
-    Ok(ConfirmDelete::page(
+    Ok(ConfirmDelete::ask(
         &visitor,
-        format!("{}'s membership of {}", member.email, visitor.current.name),
+        format!("Remove {} from {}?", member.email, visitor.current.name),
+        "Remove them",
         format!(
             "{} loses access to everything in this workspace at once, on every device and API token. \
              What they made stays. They can join again only with a new invitation.",
@@ -301,9 +302,10 @@ async fn confirm_withdraw(
         .into_iter()
         .find(|i| i.id == invitation_id && i.accepted_at.is_none())
         .ok_or_else(|| ApiError::not_found("Invitation"))?;
-    Ok(ConfirmDelete::page(
+    Ok(ConfirmDelete::ask(
         &visitor,
-        format!("the invitation of {}", invitation.email),
+        format!("Withdraw the invitation of {}?", invitation.email),
+        "Withdraw it",
         "Its link stops working at once; to let them in later, invite them again.".to_owned(),
         format!("/settings/workspace/invitations/{invitation_id}/withdraw"),
         "/settings/workspace".to_owned(),
