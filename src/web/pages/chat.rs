@@ -13,8 +13,7 @@ use axum::{Form, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
-use super::{ProjectNav, Shell};
-use crate::accounts::access;
+use super::{ProjectNav, Shell, project_for};
 use crate::assistant;
 use crate::conversation;
 use crate::domain::chat::{
@@ -23,10 +22,10 @@ use crate::domain::chat::{
 use crate::domain::page::PageRequest;
 use crate::domain::patch::Patch;
 use crate::domain::project::Project;
-use crate::domain::workspace::{Need, Role};
+use crate::domain::workspace::Need;
 use crate::error::ApiError;
 use crate::services::Services;
-use crate::store::{ProjectChanges, Target};
+use crate::store::ProjectChanges;
 use crate::web::markdown::{CitationIndex, render};
 use crate::web::session::Visitor;
 use crate::web::{PageResult, page};
@@ -301,22 +300,6 @@ struct AssistantPage {
     chat: ChatPanel,
 }
 
-/// The project, if the visitor's role on it allows `need`, with that role.
-async fn project_of(
-    services: &Services,
-    visitor: &Visitor,
-    project_id: Uuid,
-    need: Need,
-) -> PageResult<(Role, Project)> {
-    let role = access::require(&services.store, visitor.user.id, Target::Project(project_id), need).await?;
-    let project = services
-        .store
-        .get_project(visitor.user.id, project_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Project"))?;
-    Ok((role, project))
-}
-
 /// The research assistant on a project: its threads about the project and the one shown.
 async fn assistant_page(
     State(services): State<Services>,
@@ -324,7 +307,7 @@ async fn assistant_page(
     Path(project_id): Path<Uuid>,
     Query(query): Query<ThreadQuery>,
 ) -> PageResult {
-    let (role, project) = project_of(&services, &visitor, project_id, Need::Read).await?;
+    let (role, project) = project_for(&services, &visitor, project_id, Need::Read).await?;
     let user_id = visitor.user.id;
     let threads: Vec<ChatThread> = services
         .store
@@ -469,7 +452,7 @@ async fn accept_form(
     Path(project_id): Path<Uuid>,
     Query(query): Query<AcceptQuery>,
 ) -> PageResult {
-    let (_, project) = project_of(&services, &visitor, project_id, Need::Write).await?;
+    let (_, project) = project_for(&services, &visitor, project_id, Need::Write).await?;
     let thread = assistant::owned_thread(&services, visitor.user.id, query.thread).await?;
     if thread.project_id != Some(project_id) {
         return Err(ApiError::NotFound("No such thread in this project".into()).into());

@@ -187,18 +187,7 @@ async fn interviews_page(
     errors: Vec<FieldError>,
     created: usize,
 ) -> PageResult {
-    let role = access::require(
-        &services.store,
-        visitor.user.id,
-        Target::Project(project_id),
-        Need::Read,
-    )
-    .await?;
-    let project = services
-        .store
-        .get_project(visitor.user.id, project_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Project"))?;
+    let (role, project) = super::project_for(services, visitor, project_id, Need::Read).await?;
     let shown = PageRequest {
         limit: SHOWN,
         after: None,
@@ -316,18 +305,7 @@ async fn preview(
     Path(project_id): Path<Uuid>,
     Query(query): Query<PreviewQuery>,
 ) -> PageResult {
-    access::require(
-        &services.store,
-        visitor.user.id,
-        Target::Project(project_id),
-        Need::Read,
-    )
-    .await?;
-    let project = services
-        .store
-        .get_project(visitor.user.id, project_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Project"))?;
+    let (_, project) = super::project_for(&services, &visitor, project_id, Need::Read).await?;
     let language = query.language.unwrap_or_else(english);
     let topics = query.topics_for_respondent.unwrap_or_default();
     let html = respondent_page::render_preview(

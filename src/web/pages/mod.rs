@@ -92,6 +92,29 @@ impl SettingsNav {
     }
 }
 
+/// The project named in a page's address, if the visitor's role on it allows `need`
+/// (unseen is a 404, seen but not allowed a 403), with that role.
+pub async fn project_for(
+    services: &Services,
+    visitor: &Visitor,
+    project_id: Uuid,
+    need: crate::domain::workspace::Need,
+) -> PageResult<(crate::domain::workspace::Role, crate::domain::project::Project)> {
+    let role = crate::accounts::access::require(
+        &services.store,
+        visitor.user.id,
+        crate::store::Target::Project(project_id),
+        need,
+    )
+    .await?;
+    let project = services
+        .store
+        .get_project(visitor.user.id, project_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Project"))?;
+    Ok((role, project))
+}
+
 /// Renders a template; askama checked it at compile time, so a failure here is a bug
 /// (a formatter refusing a value), shown as a plain sentence.
 pub fn render(template: &impl Template) -> String {

@@ -258,18 +258,7 @@ async fn confirm_delete(
     visitor: Visitor,
     Path(project_id): Path<Uuid>,
 ) -> PageResult {
-    access::require(
-        &services.store,
-        visitor.user.id,
-        Target::Project(project_id),
-        Need::Write,
-    )
-    .await?;
-    let project = services
-        .store
-        .get_project(visitor.user.id, project_id)
-        .await?
-        .ok_or_else(|| crate::error::ApiError::not_found("Project"))?;
+    let (_, project) = super::project_for(&services, &visitor, project_id, Need::Write).await?;
     let consequence = format!(
         "Its {} records (with their recordings), {} reports and interview links are deleted with it. This cannot be undone.",
         project.records_count, project.total_reports_count
