@@ -29,6 +29,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(services: Services) -> Router<S>
         .merge(pages::account::routes())
         .merge(pages::projects::routes())
         .merge(pages::chat::routes())
+        .merge(pages::assistant::routes())
         .merge(pages::records::routes())
         .merge(pages::reports::routes())
         .merge(pages::settings::routes())

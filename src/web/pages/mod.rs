@@ -1,6 +1,7 @@
 //! The console's pages, one module per area; the templates are in `templates/`.
 
 pub mod account;
+pub mod assistant;
 pub mod auth;
 pub mod chat;
 pub mod interviews;
