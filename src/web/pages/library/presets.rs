@@ -1,8 +1,5 @@
-//! Settings › Prompt library: the system presets (read-only, each with what its prompts
-//! ask, and a clone button), and the current workspace's own presets and prompts, made,
-//! changed, reordered and deleted through the library use case the JSON API calls.
-
-use std::collections::HashMap;
+//! Presets: a system one read and cloned, the workspace's own made, changed, their
+//! prompts chosen and reordered, and deleted.
 
 use askama::Template;
 use axum::body::Bytes;
@@ -12,240 +9,20 @@ use axum::response::{IntoResponse, Redirect};
 use axum::routing::{get, post};
 use axum::{Form, Router};
 use serde::Deserialize;
-use serde_json::json;
 use uuid::Uuid;
 
-use super::{ConfirmDelete, CsrfForm, SettingsNav, Shell};
 use crate::accounts::access;
-use crate::domain::page::PageRequest;
-use crate::domain::preset::{DEFAULT_CATEGORY, Ownership, Preset, Prompt, PromptFields};
+use crate::domain::preset::{Ownership, Preset, Prompt};
 use crate::domain::workspace::Need;
-use crate::error::{ApiError, ValidationIssue};
+use crate::error::ApiError;
 use crate::library::{self, PresetDraft};
 use crate::services::Services;
 use crate::store::Target;
+use crate::web::pages::{ConfirmDelete, CsrfForm, SettingsNav, Shell};
 use crate::web::session::Visitor;
 use crate::web::{PageResult, page};
 
-/// A preset with its prompts resolved, in the order a report uses them.
-struct PresetView {
-    preset: Preset,
-    prompts: Vec<Prompt>,
-}
-
-/// Every prompt the visitor sees (system ones and his workspaces'), by id.
-async fn prompts_by_id(services: &Services, visitor: &Visitor) -> Result<HashMap<Uuid, Prompt>, ApiError> {
-    let all = services
-        .store
-        .list_prompts(visitor.user.id, &PageRequest::everything())
-        .await?
-        .items;
-    Ok(all.into_iter().map(|prompt| (prompt.id, prompt)).collect())
-}
-
-fn view(preset: Preset, prompts: &HashMap<Uuid, Prompt>) -> PresetView {
-    let resolved = preset
-        .prompt_ids
-        .iter()
-        .filter_map(|id| prompts.get(id).cloned())
-        .collect();
-    PresetView {
-        preset,
-        prompts: resolved,
-    }
-}
-
-/// A form's problem as the error page says it.
-fn invalid(field: &str, sentence: &str) -> ApiError {
-    ApiError::validation(vec![ValidationIssue::new(
-        vec![json!("body"), json!(field)],
-        "value_error",
-        sentence,
-    )])
-}
-
-#[derive(Template)]
-#[template(path = "library.html")]
-struct LibraryPage {
-    shell: Shell,
-    nav: SettingsNav,
-    workspace_name: String,
-    system_presets: Vec<PresetView>,
-    presets: Vec<PresetView>,
-    prompts: Vec<Prompt>,
-    /// What a new preset can be made of: system prompts, then the workspace's.
-    choosable: Vec<Prompt>,
-    can_write: bool,
-    csrf: String,
-}
-
-async fn show(State(services): State<Services>, visitor: Visitor) -> PageResult {
-    let by_id = prompts_by_id(&services, &visitor).await?;
-    let workspace_id = visitor.current.id;
-    let system_presets = services
-        .store
-        .list_system_presets()
-        .await?
-        .into_iter()
-        .map(|preset| view(preset, &by_id))
-        .collect();
-    let presets = services
-        .store
-        .workspace_presets(workspace_id)
-        .await?
-        .into_iter()
-        .map(|preset| view(preset, &by_id))
-        .collect();
-    let prompts = services.store.workspace_prompts(workspace_id).await?;
-    let mut choosable: Vec<Prompt> = by_id
-        .values()
-        .filter(|prompt| prompt.prompt_type == Ownership::System)
-        .cloned()
-        .collect();
-    choosable.sort_by(|a, b| a.title.cmp(&b.title));
-    choosable.extend(prompts.iter().cloned());
-    let html = LibraryPage {
-        shell: Shell::of(&visitor),
-        nav: SettingsNav::new(&visitor, "library"),
-        workspace_name: visitor.current.name.clone(),
-        system_presets,
-        presets,
-        prompts,
-        choosable,
-        can_write: visitor.can_write(),
-        csrf: visitor.csrf.clone(),
-    };
-    Ok(page(StatusCode::OK, super::render(&html)))
-}
-
-#[derive(Deserialize)]
-struct PromptForm {
-    csrf: String,
-    #[serde(default)]
-    title: String,
-    #[serde(default)]
-    text: String,
-    #[serde(default)]
-    category: String,
-    /// The preset page the edit came from, to go back to.
-    preset: Option<String>,
-}
-
-impl PromptForm {
-    fn fields(&self) -> Result<PromptFields, ApiError> {
-        let title = self.title.trim();
-        if title.is_empty() {
-            return Err(invalid("title", "Give the prompt a title"));
-        }
-        if self.text.trim().is_empty() {
-            return Err(invalid("text", "Write what the prompt asks"));
-        }
-        let category = self.category.trim();
-        Ok(PromptFields {
-            title: title.to_owned(),
-            text: self.text.trim().to_owned(),
-            category: if category.is_empty() {
-                DEFAULT_CATEGORY.to_owned()
-            } else {
-                category.to_owned()
-            },
-        })
-    }
-}
-
-async fn create_prompt(State(services): State<Services>, visitor: Visitor, Form(form): Form<PromptForm>) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
-    let prompt = library::create_prompt(&services, visitor.user.id, Some(visitor.current.id), form.fields()?).await?;
-    Ok(Redirect::to(&format!("/settings/library#prompt-{}", prompt.id)).into_response())
-}
-
-#[derive(Template)]
-#[template(path = "library_prompt.html")]
-struct PromptPage {
-    shell: Shell,
-    nav: SettingsNav,
-    prompt: Prompt,
-    /// The preset page the visitor came from, if any.
-    preset: Option<Uuid>,
-    can_write: bool,
-    csrf: String,
-}
-
-#[derive(Deserialize)]
-struct FromPreset {
-    preset: Option<Uuid>,
-}
-
-async fn show_prompt(
-    State(services): State<Services>,
-    visitor: Visitor,
-    Path(prompt_id): Path<Uuid>,
-    axum::extract::Query(from): axum::extract::Query<FromPreset>,
-) -> PageResult {
-    let role = access::require(&services.store, visitor.user.id, Target::Prompt(prompt_id), Need::Read).await?;
-    let prompt = services
-        .store
-        .get_prompt(visitor.user.id, prompt_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Prompt"))?;
-    let html = PromptPage {
-        shell: Shell::of(&visitor),
-        nav: SettingsNav::new(&visitor, "library"),
-        can_write: role.allows(Need::Write) && prompt.prompt_type == Ownership::User,
-        prompt,
-        preset: from.preset,
-        csrf: visitor.csrf.clone(),
-    };
-    Ok(page(StatusCode::OK, super::render(&html)))
-}
-
-async fn update_prompt(
-    State(services): State<Services>,
-    visitor: Visitor,
-    Path(prompt_id): Path<Uuid>,
-    Form(form): Form<PromptForm>,
-) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
-    library::update_prompt(&services.store, visitor.user.id, prompt_id, form.fields()?).await?;
-    let back = match form.preset.as_deref().and_then(|id| id.parse::<Uuid>().ok()) {
-        Some(preset_id) => format!("/settings/library/presets/{preset_id}#prompt-{prompt_id}"),
-        None => format!("/settings/library#prompt-{prompt_id}"),
-    };
-    Ok(Redirect::to(&back).into_response())
-}
-
-async fn confirm_delete_prompt(
-    State(services): State<Services>,
-    visitor: Visitor,
-    Path(prompt_id): Path<Uuid>,
-) -> PageResult {
-    library::check_change(&services.store, visitor.user.id, Target::Prompt(prompt_id)).await?;
-    let prompt = services
-        .store
-        .get_prompt(visitor.user.id, prompt_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Prompt"))?;
-    Ok(ConfirmDelete::page(
-        &visitor,
-        prompt.title,
-        "Its text is lost, and it can no longer be chosen for a report. Reports already written keep their \
-         content. A prompt that a preset still uses cannot be deleted: take it out of the preset first."
-            .to_owned(),
-        format!("/settings/library/prompts/{prompt_id}/delete"),
-        format!("/settings/library/prompts/{prompt_id}"),
-    ))
-}
-
-async fn delete_prompt(
-    State(services): State<Services>,
-    visitor: Visitor,
-    Path(prompt_id): Path<Uuid>,
-    Form(form): Form<CsrfForm>,
-) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
-    library::delete_prompt(&services.store, visitor.user.id, prompt_id).await?;
-    Ok(Redirect::to("/settings/library#prompts-heading").into_response())
-}
+use super::{PresetView, invalid, prompts_by_id, view};
 
 /// A preset form: repeated `prompt_ids` are read in full, which a plain form decoder
 /// would not.
@@ -363,7 +140,7 @@ async fn show_preset(
         view: view(preset, &by_id),
         csrf: visitor.csrf.clone(),
     };
-    Ok(page(StatusCode::OK, super::render(&html)))
+    Ok(page(StatusCode::OK, super::super::render(&html)))
 }
 
 /// The preset as it is, for a change of part of it.
@@ -488,18 +265,8 @@ async fn delete_preset(
     Ok(Redirect::to("/settings/library#presets-heading").into_response())
 }
 
-pub fn routes() -> Router<Services> {
+pub(super) fn routes() -> Router<Services> {
     Router::new()
-        .route("/settings/library", get(show))
-        .route("/settings/library/prompts", post(create_prompt))
-        .route(
-            "/settings/library/prompts/{prompt_id}",
-            get(show_prompt).post(update_prompt),
-        )
-        .route(
-            "/settings/library/prompts/{prompt_id}/delete",
-            get(confirm_delete_prompt).post(delete_prompt),
-        )
         .route("/settings/library/presets", post(create_preset))
         .route(
             "/settings/library/presets/{preset_id}",
