@@ -20,11 +20,22 @@ pub(crate) const WAIT: Duration = Duration::from_secs(15);
 pub(crate) const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
 const PROJECT: &str = "Weekly planning study";
-const QUESTIONS: [&str; 3] = [
+/// The interview guide's questions, in order.
+pub(crate) const QUESTIONS: [&str; 3] = [
     "How do you plan your week?",
     "What gets in the way of your plans?",
     "What would make planning easier for you?",
 ];
+
+/// The interview guide the interviewer follows: `QUESTIONS`, numbered.
+pub(crate) fn guide() -> String {
+    QUESTIONS
+        .iter()
+        .enumerate()
+        .map(|(i, question)| format!("{}. {question}", i + 1))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
 /// Each long enough (8 words or more) that the interviewer goes straight on; the first
 /// tries to become markup.
 const ANSWERS: [&str; 3] = [
@@ -66,12 +77,7 @@ async fn take_the_interview(browser: &Browser) {
     let app = TestApp::start().await;
     let user = app.user().await;
     let project_id = app.project(&user, PROJECT).await;
-    let guide = QUESTIONS
-        .iter()
-        .enumerate()
-        .map(|(i, question)| format!("{}. {question}", i + 1))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let guide = guide();
     let (status, created) = app
         .post(
             "/api/interviews/rooms",

@@ -687,7 +687,7 @@ async fn instructions_inside_a_transcript_stay_data() {
 type Searches = Arc<Mutex<Vec<(String, String)>>>;
 
 /// A SearXNG stub: `GET /search?q=...&format=json`.
-pub(crate) async fn searxng_stub() -> (SocketAddr, Searches) {
+async fn searxng_stub() -> (SocketAddr, Searches) {
     let seen: Searches = Arc::default();
     async fn search(
         State(seen): State<Searches>,
@@ -711,14 +711,20 @@ pub(crate) async fn searxng_stub() -> (SocketAddr, Searches) {
     (addr, seen)
 }
 
-#[tokio::test]
-async fn web_search_adds_web_citations() {
+/// An app that searches the web through the SearXNG stub, and what the stub was asked.
+pub(crate) async fn searxng_app() -> (TestApp, Searches) {
     let (addr, seen) = searxng_stub().await;
     let app = TestApp::start_with(|settings| {
         settings.search.search_provider = Some(insight::config::SearchProvider::Searxng);
         settings.search.search_base_url = Some(format!("http://{addr}"));
     })
     .await;
+    (app, seen)
+}
+
+#[tokio::test]
+async fn web_search_adds_web_citations() {
+    let (app, seen) = searxng_app().await;
     let user = app.user().await;
     let (_, record) = interview(&app, &user, ANNA).await;
     let (status, answer) = app

@@ -18,7 +18,7 @@ use crate::support::{TestApp, TestUser};
 
 pub(crate) const PASSWORD: &str = "the researcher's passphrase";
 
-pub(crate) fn browser_paths() -> Option<(String, String)> {
+fn browser_paths() -> Option<(String, String)> {
     let named = |variable: &str, default: &str| {
         std::env::var(variable)
             .ok()
@@ -29,6 +29,60 @@ pub(crate) fn browser_paths() -> Option<(String, String)> {
     let chromium = named("INSIGHT_TEST_CHROMIUM", "/usr/bin/chromium");
     (std::path::Path::new(&chromedriver).exists() && std::path::Path::new(&chromium).exists())
         .then_some((chromedriver, chromium))
+}
+
+/// How a walk in Chromium ended: `then` stops the app, and then fails as the walk did.
+#[must_use = "stop the app with `.then(app.stop())`"]
+pub(crate) struct Walked(std::thread::Result<()>);
+
+impl Walked {
+    /// Runs `stop` (the app's `stop()`), then passes on the walk's panic, if there was one.
+    pub(crate) async fn then(self, stop: impl Future<Output = ()>) {
+        stop.await;
+        if let Err(panic) = self.0 {
+            std::panic::resume_unwind(panic);
+        }
+    }
+}
+
+/// Runs `walk` in a headless Chromium: `N` browsers of one chromedriver (a second is a
+/// respondent's or a member's own session), all closed afterwards, even when the walk
+/// panics. Where no browser is installed it says that `what` was skipped and runs nothing.
+pub(crate) async fn in_chromiums<const N: usize>(what: &str, walk: impl AsyncFnOnce(&[Browser; N])) -> Walked {
+    let Some((chromedriver, chromium)) = browser_paths() else {
+        eprintln!("skipped {what}: no chromedriver or chromium (see browser.rs)");
+        return Walked(Ok(()));
+    };
+    let driver = ChromeDriver::start(chromedriver.as_ref()).await;
+    let mut opened = Vec::with_capacity(N);
+    for _ in 0..N {
+        opened.push(Browser::open(&driver.url, &chromium).await);
+    }
+    let Ok(browsers) = <[Browser; N]>::try_from(opened) else {
+        unreachable!("{N} browsers were opened");
+    };
+    let outcome = AssertUnwindSafe(walk(&browsers)).catch_unwind().await;
+    for browser in &browsers {
+        browser.quit().await;
+    }
+    drop(driver);
+    Walked(outcome)
+}
+
+/// [`in_chromiums`] with one browser.
+pub(crate) async fn in_chromium(what: &str, walk: impl AsyncFnOnce(&Browser)) -> Walked {
+    in_chromiums(what, async |[browser]: &[Browser; 1]| walk(browser).await).await
+}
+
+/// A researcher, and a viewer who reads the researcher's personal workspace.
+pub(crate) async fn researcher_and_viewer(app: &TestApp) -> (TestUser, TestUser) {
+    let researcher = app.user().await;
+    let viewer = app.user().await;
+    app.store
+        .add_member(researcher.id, viewer.id, insight::domain::workspace::Role::Viewer)
+        .await
+        .expect("add the viewer");
+    (researcher, viewer)
 }
 
 /// Waits until `script` (a function body) returns something other than null or false.
@@ -381,32 +435,17 @@ async fn the_researchers_day(browser: &Browser, app: &TestApp, researcher: &Test
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_researcher_brings_interviews_in_and_reads_them_in_the_console() {
-    let Some((chromedriver, chromium)) = browser_paths() else {
-        eprintln!("skipped the console test: no chromedriver or chromium (see browser.rs)");
-        return;
-    };
     let app = TestApp::start().await;
-    let researcher = app.user().await;
+    let (researcher, viewer) = researcher_and_viewer(&app).await;
     set_password(&app, &researcher, PASSWORD).await;
-    let viewer = app.user().await;
     set_password(&app, &viewer, PASSWORD).await;
-    // The viewer reads the researcher's personal workspace.
-    app.store
-        .add_member(researcher.id, viewer.id, insight::domain::workspace::Role::Viewer)
-        .await
-        .expect("add the viewer");
 
-    let driver = ChromeDriver::start(chromedriver.as_ref()).await;
-    let browser = Browser::open(&driver.url, &chromium).await;
-    let outcome = AssertUnwindSafe(the_researchers_day(&browser, &app, &researcher, &viewer))
-        .catch_unwind()
-        .await;
-    browser.quit().await;
-    drop(driver);
-    app.stop().await;
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic);
-    }
+    in_chromium("the console test", async |browser| {
+        the_researchers_day(browser, &app, &researcher, &viewer).await;
+    })
+    .await
+    .then(app.stop())
+    .await;
 }
 
 /// Tabs until the focused element matches `css` (at most 60 presses), as a keyboard user
@@ -485,22 +524,13 @@ async fn by_keyboard(browser: &Browser, app: &TestApp, researcher: &TestUser) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_main_flow_works_from_the_keyboard_alone() {
-    let Some((chromedriver, chromium)) = browser_paths() else {
-        eprintln!("skipped the keyboard test: no chromedriver or chromium (see browser.rs)");
-        return;
-    };
     let app = TestApp::start().await;
     let researcher = app.user().await;
     set_password(&app, &researcher, PASSWORD).await;
-    let driver = ChromeDriver::start(chromedriver.as_ref()).await;
-    let browser = Browser::open(&driver.url, &chromium).await;
-    let outcome = AssertUnwindSafe(by_keyboard(&browser, &app, &researcher))
-        .catch_unwind()
-        .await;
-    browser.quit().await;
-    drop(driver);
-    app.stop().await;
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic);
-    }
+    in_chromium("the keyboard test", async |browser| {
+        by_keyboard(browser, &app, &researcher).await
+    })
+    .await
+    .then(app.stop())
+    .await;
 }

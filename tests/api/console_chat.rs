@@ -6,23 +6,37 @@
 //! draft of research goals becomes the project's once the researcher saves it. Without
 //! the script, the same question posted as a form is answered on the page.
 
-use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 
-use futures_util::FutureExt;
 use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, ORIGIN};
 use serde_json::{Value, json};
 
 use crate::accounts::set_password;
-use crate::browser::{Browser, ChromeDriver};
-use crate::chat::{Mode, REAL_QUOTE, interview, model_app, model_stub, searxng_stub};
-use crate::console::{PASSWORD, browser_paths, look, sign_in, until};
+use crate::browser::Browser;
+use crate::chat::{Mode, REAL_QUOTE, interview, model_app, model_stub, searxng_app};
+use crate::console::{PASSWORD, in_chromium, look, sign_in, until};
+use crate::console_pages::{csrf_meta, forms};
 use crate::generation::ANNA;
 use crate::support::{TestApp, TestUser};
 
 const DRAFT: &str = "Here is a first draft.\n\n## Research goals\n\n1. Learn why invoices arrive late.\n\
                      2. Learn what chasing finance costs.\n\n## Interview guide\n\n1. Tell me about your billing.";
+
+/// Waits for the empty chat (`what`), saves it as `name` and asks `question` there.
+async fn ask(browser: &Browser, what: &str, name: &str, question: &str) {
+    until(
+        browser,
+        what,
+        "return document.getElementById('chat-message') ? true : null",
+    )
+    .await;
+    look(browser, name).await;
+    let field = browser.find("#chat-message").await;
+    browser.type_into(&field, question).await;
+    let ask = browser.find("form[data-chat] button[type=submit]:not([name])").await;
+    browser.click(&ask).await;
+}
 
 async fn asking(browser: &Browser, app: &TestApp, stub: &crate::chat::ModelStub, user: &TestUser) {
     let (project, record) = interview(app, user, ANNA).await;
@@ -30,17 +44,13 @@ async fn asking(browser: &Browser, app: &TestApp, stub: &crate::chat::ModelStub,
 
     // A question about the record, answered as it is written.
     browser.go(&app.url(&format!("/r/{record}"))).await;
-    until(
+    ask(
         browser,
         "the chat form",
-        "return document.getElementById('chat-message') ? true : null",
+        "record-chat-empty",
+        "Why does Anna chase finance?",
     )
     .await;
-    look(browser, "record-chat-empty").await;
-    let field = browser.find("#chat-message").await;
-    browser.type_into(&field, "Why does Anna chase finance?").await;
-    let ask = browser.find("form[data-chat] button[type=submit]:not([name])").await;
-    browser.click(&ask).await;
     let partial = until(
         browser,
         "the answer streaming in",
@@ -124,17 +134,13 @@ async fn asking(browser: &Browser, app: &TestApp, stub: &crate::chat::ModelStub,
     browser.go(&app.url(&format!("/p/{project}"))).await;
     let tab = browser.find("nav.tabs a[href$='/assistant']").await;
     browser.click(&tab).await;
-    until(
+    ask(
         browser,
         "the assistant",
-        "return document.getElementById('chat-message') ? true : null",
+        "assistant-empty",
+        "Who chases finance, and why?",
     )
     .await;
-    look(browser, "assistant-empty").await;
-    let field = browser.find("#chat-message").await;
-    browser.type_into(&field, "Who chases finance, and why?").await;
-    let ask = browser.find("form[data-chat] button[type=submit]:not([name])").await;
-    browser.click(&ask).await;
     let link = until(
         browser,
         "the assistant's answer with its citation",
@@ -211,10 +217,6 @@ async fn asking(browser: &Browser, app: &TestApp, stub: &crate::chat::ModelStub,
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn questions_stream_in_the_console_with_citations_that_open_their_moment() {
-    let Some((chromedriver, chromium)) = browser_paths() else {
-        eprintln!("skipped the console chat test: no chromedriver or chromium (see browser.rs)");
-        return;
-    };
     let text = format!("She has to chase finance every month: \"{REAL_QUOTE}\" [Anna, #2]");
     let (addr, stub) = model_stub(&text).await;
     stub.set(Mode::Answer {
@@ -224,23 +226,12 @@ async fn questions_stream_in_the_console_with_citations_that_open_their_moment()
     let app = model_app(addr).await;
     let user = app.user().await;
     set_password(&app, &user, PASSWORD).await;
-    let driver = ChromeDriver::start(chromedriver.as_ref()).await;
-    let browser = Browser::open(&driver.url, &chromium).await;
-    let outcome = AssertUnwindSafe(asking(&browser, &app, &stub, &user))
-        .catch_unwind()
-        .await;
-    browser.quit().await;
-    drop(driver);
-    app.stop().await;
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic);
-    }
-}
-
-/// The page's CSRF token, from its `<meta name="csrf-token">`.
-fn csrf_of(html: &str) -> String {
-    let start = html.find("name=\"csrf-token\" content=\"").expect("csrf meta") + 27;
-    html[start..].split('"').next().expect("token").to_owned()
+    in_chromium("the console chat test", async |browser| {
+        asking(browser, &app, &stub, &user).await
+    })
+    .await
+    .then(app.stop())
+    .await;
 }
 
 #[tokio::test]
@@ -258,15 +249,12 @@ async fn without_the_script_a_question_posted_as_a_form_is_answered_on_the_page(
     };
     let (status, html) = get(format!("/r/{record}")).await;
     assert_eq!(status, StatusCode::OK);
-    let csrf = csrf_of(&html);
+    let csrf = csrf_meta(&html);
     assert!(
         !html.contains("name=\"use_web\""),
         "no web search switch without a provider"
     );
-    let forms = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("client");
+    let forms = forms();
     let post = |path: String, form: Vec<(&'static str, String)>| {
         let request = forms
             .post(app.url(&path))
@@ -416,12 +404,7 @@ async fn a_record_thread_is_renamed_through_the_api_by_its_owner_only() {
 
 #[tokio::test]
 async fn the_web_search_switch_is_offered_when_a_provider_is_configured_and_searches() {
-    let (addr, seen) = searxng_stub().await;
-    let app = TestApp::start_with(|settings| {
-        settings.search.search_provider = Some(insight::config::SearchProvider::Searxng);
-        settings.search.search_base_url = Some(format!("http://{addr}"));
-    })
-    .await;
+    let (app, seen) = searxng_app().await;
     let user = app.user().await;
     let (_, record) = interview(&app, &user, ANNA).await;
     let cookie = crate::console_pages::sign_in(&app, &user).await;
@@ -431,16 +414,13 @@ async fn the_web_search_switch_is_offered_when_a_provider_is_configured_and_sear
     };
     let html = page(format!("/r/{record}")).await;
     assert!(html.contains("name=\"use_web\""), "the switch is on the page");
-    let forms = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("client");
+    let forms = forms();
     let answered = forms
         .post(app.url(&format!("/r/{record}/chat")))
         .header(COOKIE, &cookie)
         .header(ORIGIN, &app.base)
         .form(&[
-            ("csrf", csrf_of(&html).as_str()),
+            ("csrf", csrf_meta(&html).as_str()),
             ("message", "How do other teams handle invoices?"),
             ("use_web", "true"),
         ])
@@ -573,23 +553,14 @@ async fn by_shortcuts(browser: &Browser, app: &TestApp, user: &TestUser) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keyboard_shortcuts_move_through_a_transcript_play_it_and_are_listed_on_question_mark() {
-    let Some((chromedriver, chromium)) = browser_paths() else {
-        eprintln!("skipped the shortcuts test: no chromedriver or chromium (see browser.rs)");
-        return;
-    };
     let (addr, _stt) = crate::records::stt_stub().await;
     let app = TestApp::start_with(|settings| settings.speech.stt_base_url = Some(format!("http://{addr}/v1"))).await;
     let user = app.user().await;
     set_password(&app, &user, PASSWORD).await;
-    let driver = ChromeDriver::start(chromedriver.as_ref()).await;
-    let browser = Browser::open(&driver.url, &chromium).await;
-    let outcome = AssertUnwindSafe(by_shortcuts(&browser, &app, &user))
-        .catch_unwind()
-        .await;
-    browser.quit().await;
-    drop(driver);
-    app.stop().await;
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic);
-    }
+    in_chromium("the shortcuts test", async |browser| {
+        by_shortcuts(browser, &app, &user).await
+    })
+    .await
+    .then(app.stop())
+    .await;
 }

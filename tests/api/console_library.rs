@@ -5,23 +5,16 @@
 //! from it. Over plain HTTP: a viewer cannot make links or clone presets, a form without
 //! its CSRF token changes nothing, and a wrong number is named in plain words.
 
-use std::panic::AssertUnwindSafe;
-
-use futures_util::FutureExt;
 use reqwest::StatusCode;
-use reqwest::header::{COOKIE, ORIGIN, SET_COOKIE};
+use reqwest::header::{COOKIE, ORIGIN};
 use serde_json::{Value, json};
 
 use crate::accounts::set_password;
-use crate::browser::{Browser, ChromeDriver};
-use crate::console::{PASSWORD, browser_paths, look, sign_in, until};
+use crate::browser::{Browser, guide};
+use crate::console::{PASSWORD, in_chromium, in_chromiums, look, researcher_and_viewer, sign_in, until};
+use crate::console_pages::{csrf_meta, forms};
 use crate::support::{TestApp, TestUser};
 
-const QUESTIONS: [&str; 3] = [
-    "How do you plan your week?",
-    "What gets in the way of your plans?",
-    "What would make planning easier for you?",
-];
 /// Each long enough (8 words or more) that the interviewer goes straight on.
 const ANSWERS: [&str; 3] = [
     "I write a list every Monday morning before I open my email inbox.",
@@ -96,14 +89,8 @@ async fn interviews_flow(researcher_browser: &Browser, respondent: &Browser, app
     look(browser, "interviews-empty").await;
 
     // One link, with the guide the interviewer follows.
-    let guide = QUESTIONS
-        .iter()
-        .enumerate()
-        .map(|(i, question)| format!("{}. {question}", i + 1))
-        .collect::<Vec<_>>()
-        .join("\n");
     fill(browser, "#topics_for_respondent", "How you plan your working week").await;
-    fill(browser, "#interview_guide_override", &guide).await;
+    fill(browser, "#interview_guide_override", &guide()).await;
     let make = browser.find("#create-links button[type=submit]").await;
     browser.click(&make).await;
     let link = until(
@@ -194,26 +181,16 @@ async fn interviews_flow(researcher_browser: &Browser, respondent: &Browser, app
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_researcher_sends_an_interview_link_and_opens_the_record_it_became() {
-    let Some((chromedriver, chromium)) = browser_paths() else {
-        eprintln!("skipped the console interviews test: no chromedriver or chromium (see browser.rs)");
-        return;
-    };
     let app = TestApp::start().await;
     let researcher = app.user().await;
     set_password(&app, &researcher, PASSWORD).await;
-    let driver = ChromeDriver::start(chromedriver.as_ref()).await;
-    let browser = Browser::open(&driver.url, &chromium).await;
-    let respondent = Browser::open(&driver.url, &chromium).await;
-    let outcome = AssertUnwindSafe(interviews_flow(&browser, &respondent, &app, &researcher))
-        .catch_unwind()
-        .await;
-    browser.quit().await;
-    respondent.quit().await;
-    drop(driver);
-    app.stop().await;
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic);
-    }
+    in_chromiums(
+        "the console interviews test",
+        async |[browser, respondent]: &[Browser; 2]| interviews_flow(browser, respondent, &app, &researcher).await,
+    )
+    .await
+    .then(app.stop())
+    .await;
 }
 
 /// The ids of the preset page's prompts, in order.
@@ -330,24 +307,15 @@ async fn library_flow(browser: &Browser, app: &TestApp, researcher: &TestUser) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_researcher_clones_a_preset_edits_and_reorders_it_and_reports_with_it() {
-    let Some((chromedriver, chromium)) = browser_paths() else {
-        eprintln!("skipped the console library test: no chromedriver or chromium (see browser.rs)");
-        return;
-    };
     let app = TestApp::start().await;
     let researcher = app.user().await;
     set_password(&app, &researcher, PASSWORD).await;
-    let driver = ChromeDriver::start(chromedriver.as_ref()).await;
-    let browser = Browser::open(&driver.url, &chromium).await;
-    let outcome = AssertUnwindSafe(library_flow(&browser, &app, &researcher))
-        .catch_unwind()
-        .await;
-    browser.quit().await;
-    drop(driver);
-    app.stop().await;
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic);
-    }
+    in_chromium("the console library test", async |browser| {
+        library_flow(browser, &app, &researcher).await
+    })
+    .await
+    .then(app.stop())
+    .await;
 }
 
 /// A signed-in console session over plain HTTP: its cookies and its CSRF token.
@@ -360,43 +328,14 @@ struct Session {
 impl Session {
     /// Signs `user` in; `workspace` is the workspace the console shows.
     async fn start(app: &TestApp, user: &TestUser, workspace: uuid::Uuid) -> Self {
-        set_password(app, user, PASSWORD).await;
-        let client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .expect("client");
-        let response = client
-            .post(app.url("/sign-in"))
-            .header(ORIGIN, &app.base)
-            .form(&[
-                ("email", user.email.as_str()),
-                ("password", PASSWORD),
-                ("return_to", "/"),
-            ])
-            .send()
-            .await
-            .expect("sign in");
-        assert_eq!(response.status(), StatusCode::SEE_OTHER);
-        let session = response.headers()[SET_COOKIE]
-            .to_str()
-            .expect("cookie")
-            .split(';')
-            .next()
-            .expect("name=value")
-            .to_owned();
-        let cookie = format!("{session}; insight_workspace={workspace}");
+        let session = crate::console_pages::sign_in(app, user).await;
         let mut this = Self {
-            client,
-            cookie,
+            client: forms(),
+            cookie: format!("{session}; insight_workspace={workspace}"),
             csrf: String::new(),
         };
         let (_, page) = this.get(app, "/settings/library").await;
-        this.csrf = page
-            .split("name=\"csrf-token\" content=\"")
-            .nth(1)
-            .and_then(|rest| rest.split('"').next())
-            .expect("the page's CSRF token")
-            .to_owned();
+        this.csrf = csrf_meta(&page);
         this
     }
 
@@ -428,12 +367,7 @@ impl Session {
 #[tokio::test]
 async fn interview_link_forms_refuse_viewers_forged_posts_and_wrong_numbers() {
     let app = TestApp::start().await;
-    let researcher = app.user().await;
-    let viewer = app.user().await;
-    app.store
-        .add_member(researcher.id, viewer.id, insight::domain::workspace::Role::Viewer)
-        .await
-        .expect("add the viewer");
+    let (researcher, viewer) = researcher_and_viewer(&app).await;
     let project = app.project(&researcher, "Planning").await;
     let links = format!("/p/{project}/interviews");
     let rooms = async || {
@@ -527,12 +461,7 @@ async fn interview_link_forms_refuse_viewers_forged_posts_and_wrong_numbers() {
 #[tokio::test]
 async fn the_library_is_read_only_for_viewers_and_refuses_forged_forms() {
     let app = TestApp::start().await;
-    let researcher = app.user().await;
-    let viewer = app.user().await;
-    app.store
-        .add_member(researcher.id, viewer.id, insight::domain::workspace::Role::Viewer)
-        .await
-        .expect("add the viewer");
+    let (researcher, viewer) = researcher_and_viewer(&app).await;
     let system = app.system_preset_id(&researcher).await;
     let clone = format!("/settings/library/presets/{system}/clone");
     let own = async || {

@@ -11,14 +11,37 @@ use crate::support::{TestApp, TestUser};
 
 const PASSWORD: &str = "a long enough passphrase";
 
-/// Signs in on the sign-in page; the session cookie (`name=value`).
-pub(crate) async fn sign_in(app: &TestApp, user: &TestUser) -> String {
-    set_password(app, user, PASSWORD).await;
-    let client = reqwest::Client::builder()
+/// A client for the console's forms: a redirect is the answer, not followed.
+pub(crate) fn forms() -> reqwest::Client {
+    reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
-        .expect("client");
-    let response = client
+        .expect("client")
+}
+
+/// The quoted value that follows `marker` in a page (`marker` ends with the opening quote).
+pub(crate) fn quoted_after(html: &str, marker: &str) -> String {
+    html.split(marker)
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("no {marker} in the page"))
+        .to_owned()
+}
+
+/// The CSRF token in a page's forms (`<input name="csrf">`).
+pub(crate) fn csrf_field(html: &str) -> String {
+    quoted_after(html, "name=\"csrf\" value=\"")
+}
+
+/// The page's CSRF token, from its `<meta name="csrf-token">`.
+pub(crate) fn csrf_meta(html: &str) -> String {
+    quoted_after(html, "name=\"csrf-token\" content=\"")
+}
+
+/// Sets `user`'s password and signs in on the sign-in page; the session cookie (`name=value`).
+pub(crate) async fn sign_in(app: &TestApp, user: &TestUser) -> String {
+    set_password(app, user, PASSWORD).await;
+    let response = forms()
         .post(app.url("/sign-in"))
         .header(ORIGIN, &app.base)
         .form(&[
@@ -32,6 +55,24 @@ pub(crate) async fn sign_in(app: &TestApp, user: &TestUser) -> String {
     assert_eq!(response.status(), StatusCode::SEE_OTHER);
     let cookie = response.headers()[SET_COOKIE].to_str().expect("cookie");
     cookie.split(';').next().expect("name=value").to_owned()
+}
+
+/// Signs in over HTTP: a client for forms, the session cookie (`name=value`) and the CSRF
+/// token of the forms on `page`.
+pub(crate) async fn http_session(app: &TestApp, user: &TestUser, page: &str) -> (reqwest::Client, String, String) {
+    let cookie = sign_in(app, user).await;
+    let client = forms();
+    let page = client
+        .get(app.url(page))
+        .header(COOKIE, &cookie)
+        .send()
+        .await
+        .expect("page")
+        .text()
+        .await
+        .expect("html");
+    let csrf = csrf_field(&page);
+    (client, cookie, csrf)
 }
 
 #[tokio::test]
@@ -82,11 +123,7 @@ async fn a_recording_plays_in_ranges_for_those_who_may_read_its_record() {
         .await
         .expect("other");
     assert_eq!(refused.status(), StatusCode::NOT_FOUND, "another workspace's recording");
-    let anonymous = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("client");
-    let answer = anonymous
+    let answer = forms()
         .get(app.url(&format!("/r/{id}/recording")))
         .send()
         .await
@@ -99,26 +136,7 @@ async fn a_recording_plays_in_ranges_for_those_who_may_read_its_record() {
 async fn a_form_without_its_csrf_token_or_from_another_site_changes_nothing() {
     let app = TestApp::start().await;
     let ann = app.user().await;
-    let cookie = sign_in(&app, &ann).await;
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("client");
-    let page = client
-        .get(app.url("/"))
-        .header(COOKIE, &cookie)
-        .send()
-        .await
-        .expect("page")
-        .text()
-        .await
-        .expect("html");
-    let csrf = page
-        .split("name=\"csrf\" value=\"")
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
-        .expect("a CSRF field")
-        .to_owned();
+    let (client, cookie, csrf) = http_session(&app, &ann, "/").await;
     let create = |csrf: &str, origin: &str| {
         client
             .post(app.url("/p"))

@@ -5,44 +5,18 @@
 //! personal API token, the API takes it, he revokes it and the API refuses it. Then the
 //! same pages over plain HTTP: who is refused what, and forms without their CSRF token.
 
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU16, AtomicUsize, Ordering};
 
-use futures_util::FutureExt;
-use reqwest::header::{CACHE_CONTROL, COOKIE, ORIGIN, SET_COOKIE};
+use reqwest::header::{CACHE_CONTROL, COOKIE, ORIGIN};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::accounts::set_password;
-use crate::browser::{Browser, ChromeDriver};
-use crate::console::{PASSWORD, browser_paths, look, sign_in, until};
+use crate::browser::Browser;
+use crate::console::{PASSWORD, in_chromium, in_chromiums, look, sign_in, until};
+use crate::console_pages::{http_session, quoted_after};
 use crate::support::{TestApp, TestUser};
-
-/// Runs `flow` with a browser (two, when `second`), and always closes them and the app.
-macro_rules! with_browsers {
-    ($app:expr, $name:literal, |$one:ident, $two:ident| $flow:expr) => {{
-        let Some((chromedriver, chromium)) = browser_paths() else {
-            eprintln!(concat!(
-                "skipped ",
-                $name,
-                ": no chromedriver or chromium (see browser.rs)"
-            ));
-            return;
-        };
-        let driver = ChromeDriver::start(chromedriver.as_ref()).await;
-        let $one = Browser::open(&driver.url, &chromium).await;
-        let $two = Browser::open(&driver.url, &chromium).await;
-        let outcome = AssertUnwindSafe(async { $flow }).catch_unwind().await;
-        $one.quit().await;
-        $two.quit().await;
-        drop(driver);
-        $app.stop().await;
-        if let Err(panic) = outcome {
-            std::panic::resume_unwind(panic);
-        }
-    }};
-}
 
 /// Submits the form around the element `css` finds, as its submit button would.
 async fn submit(browser: &Browser, css: &str) {
@@ -286,9 +260,15 @@ async fn an_admin_invites_a_member_and_makes_him_a_viewer() {
     let app = TestApp::start().await;
     let admin = app.user().await;
     set_password(&app, &admin, PASSWORD).await;
-    with_browsers!(app, "the team test", |admin_browser, member_browser| {
-        a_team_grows(&admin_browser, &member_browser, &app, &admin).await
-    });
+    in_chromiums(
+        "the team test",
+        async |[admin_browser, member_browser]: &[Browser; 2]| {
+            a_team_grows(admin_browser, member_browser, &app, &admin).await;
+        },
+    )
+    .await
+    .then(app.stop())
+    .await;
 }
 
 async fn hooks_and_tokens(browser: &Browser, app: &TestApp, admin: &TestUser, hook: &str, answer: &AtomicU16) {
@@ -455,53 +435,12 @@ async fn webhooks_and_api_tokens_are_managed_in_the_console() {
     .await;
     let admin = app.user().await;
     set_password(&app, &admin, PASSWORD).await;
-    with_browsers!(app, "the webhooks and tokens test", |browser, _spare| {
-        hooks_and_tokens(&browser, &app, &admin, &hook, &answer).await
-    });
-}
-
-/// Signs in over HTTP: the session cookie (`name=value`) and the page's CSRF token.
-async fn http_session(app: &TestApp, user: &TestUser) -> (reqwest::Client, String, String) {
-    set_password(app, user, PASSWORD).await;
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("client");
-    let response = client
-        .post(app.url("/sign-in"))
-        .header(ORIGIN, &app.base)
-        .form(&[
-            ("email", user.email.as_str()),
-            ("password", PASSWORD),
-            ("return_to", "/"),
-        ])
-        .send()
-        .await
-        .expect("sign in");
-    assert_eq!(response.status(), StatusCode::SEE_OTHER);
-    let cookie = response.headers()[SET_COOKIE]
-        .to_str()
-        .expect("cookie")
-        .split(';')
-        .next()
-        .expect("name=value")
-        .to_owned();
-    let page = client
-        .get(app.url("/settings/account"))
-        .header(COOKIE, &cookie)
-        .send()
-        .await
-        .expect("page")
-        .text()
-        .await
-        .expect("html");
-    let csrf = page
-        .split("name=\"csrf\" value=\"")
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
-        .expect("a CSRF field")
-        .to_owned();
-    (client, cookie, csrf)
+    in_chromium("the webhooks and tokens test", async |browser| {
+        hooks_and_tokens(browser, &app, &admin, &hook, &answer).await;
+    })
+    .await
+    .then(app.stop())
+    .await;
 }
 
 #[tokio::test]
@@ -521,7 +460,7 @@ async fn settings_pages_refuse_what_a_role_does_not_allow_and_forms_without_thei
     let workspace_cookie = format!("insight_workspace={}", owner.id);
 
     // A researcher in the owner's workspace: the log and webhooks are refused.
-    let (client, cookie, csrf) = http_session(&app, &researcher).await;
+    let (client, cookie, csrf) = http_session(&app, &researcher, "/settings/account").await;
     let cookies = format!("{cookie}; {workspace_cookie}");
     let get = |path: &str| client.get(app.url(path)).header(COOKIE, &cookies).send();
     let answer = get("/settings").await.expect("settings");
@@ -562,7 +501,7 @@ async fn settings_pages_refuse_what_a_role_does_not_allow_and_forms_without_thei
     assert_eq!(invitations, json!([]), "nothing was made");
 
     // The owner: without the CSRF token, or from elsewhere, nothing changes.
-    let (client, cookie, csrf) = http_session(&app, &owner).await;
+    let (client, cookie, csrf) = http_session(&app, &owner, "/settings/account").await;
     let invite = |csrf: &str, origin: &str| {
         client
             .post(app.url("/settings/workspace/invitations"))
@@ -624,12 +563,8 @@ async fn settings_pages_refuse_what_a_role_does_not_allow_and_forms_without_thei
             .contains("no-store")
     );
     let html = token.text().await.expect("html");
-    let value = html
-        .split("id=\"new-token\" value=\"")
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
-        .expect("the token");
-    let (status, _) = app.call(Method::GET, "/me", Some(value), None).await;
+    let value = quoted_after(&html, "id=\"new-token\" value=\"");
+    let (status, _) = app.call(Method::GET, "/me", Some(&value), None).await;
     assert_eq!(status, StatusCode::OK);
     let (_, tokens) = app.get("/me/tokens", &owner).await;
     let ci = tokens
