@@ -17,15 +17,19 @@ use crate::services::Services;
 
 const CSS: &str = include_str!("assets/console.css");
 
-/// The scripts every page loads, by name: the core (uploads, live status, copy buttons),
-/// chat and the assistant's streaming answers, the keyboard shortcuts, and the
-/// interview links' live status.
+/// The scripts, by name: every page loads the core (uploads, live status, copy buttons)
+/// and the keyboard shortcuts; a page that needs one of the others names it in its
+/// template (`shell.assets.script("chat")`): chat and the assistant's streaming answers,
+/// and the interview links' live status.
 const SCRIPTS: [(&str, &str); 4] = [
     ("console", include_str!("assets/console.js")),
-    ("chat", include_str!("assets/chat.js")),
     ("keys", include_str!("assets/keys.js")),
+    ("chat", include_str!("assets/chat.js")),
     ("interviews", include_str!("assets/interviews.js")),
 ];
+
+/// How many of [`SCRIPTS`], from the first, every page loads.
+const EVERYWHERE: usize = 2;
 
 /// The addresses the pages link to.
 #[derive(Debug, Clone, Copy)]
@@ -48,8 +52,17 @@ impl Assets {
     pub fn get() -> Self {
         Self {
             css: CSS_PATH.as_str(),
-            scripts: SCRIPT_PATHS.as_slice(),
+            scripts: &SCRIPT_PATHS[..EVERYWHERE],
         }
+    }
+
+    /// The address of the script `name` (one of [`SCRIPTS`]); a name that is not there
+    /// is a template's mistake, answered with an address that is not found.
+    pub fn script(&self, name: &str) -> &'static str {
+        SCRIPTS
+            .iter()
+            .position(|(known, _)| *known == name)
+            .map_or("/assets/unknown.js", |at| SCRIPT_PATHS[at].as_str())
     }
 }
 
