@@ -12,7 +12,7 @@ use crate::conversation::{
 };
 use crate::domain::chat::{AgentChatCreate, AgentMode, ChatThread, ThreadKind, thread_title};
 use crate::domain::page::PageRequest;
-use crate::error::{ApiError, ApiResult, UnknownReferences};
+use crate::error::{ApiError, ApiResult, UnknownReferences, check_lengths};
 use crate::quota::Counted;
 use crate::services::Services;
 use crate::store::{Store, ThreadOwner, ThreadTarget};
@@ -44,6 +44,7 @@ pub async fn ask(services: &Services, user_id: Uuid, body: AgentChatCreate) -> A
     if body.message.trim().is_empty() {
         return Err(blank_message(&body.message));
     }
+    check_lengths(&[("message", &body.message, crate::conversation::MESSAGE_MAX_CHARS)])?;
     let store = &services.store;
     let thread = match body.thread_id {
         Some(thread_id) => Some(

@@ -57,6 +57,11 @@ pub struct PresetDraft {
 impl PresetDraft {
     /// The preset's fields once every prompt it names is one the user sees (else 409).
     async fn into_fields(self, store: &Store, owner_id: Uuid) -> ApiResult<PresetFields> {
+        crate::error::check_lengths(&[
+            ("title", &self.title, 200),
+            ("icon", self.icon.as_deref().unwrap_or_default(), 64),
+            ("category", self.category.as_deref().unwrap_or_default(), 100),
+        ])?;
         let missing = store.invisible_prompts(owner_id, &self.prompt_ids).await?;
         let mut unknown = UnknownReferences::default();
         unknown.add_all("prompt", "prompt_ids", &self.prompt_ids, &missing);
@@ -72,6 +77,15 @@ impl PresetDraft {
     }
 }
 
+/// A prompt's limits, as the JSON door's schema says them.
+fn prompt_lengths(fields: &PromptFields) -> ApiResult<()> {
+    crate::error::check_lengths(&[
+        ("title", &fields.title, 200),
+        ("text", &fields.text, 20_000),
+        ("category", &fields.category, 100),
+    ])
+}
+
 /// Makes a prompt in `workspace_id` (default: the user's personal workspace), within his
 /// prompt quota.
 pub async fn create_prompt(
@@ -80,6 +94,7 @@ pub async fn create_prompt(
     workspace_id: Option<Uuid>,
     fields: PromptFields,
 ) -> ApiResult<Prompt> {
+    prompt_lengths(&fields)?;
     let workspace_id = access::target_workspace(&services.store, owner_id, workspace_id, Need::Write).await?;
     services.check_quota(Counted::Prompts { owner_id }).await?;
     Ok(services.store.create_prompt(owner_id, workspace_id, fields).await?)
@@ -88,6 +103,7 @@ pub async fn create_prompt(
 /// Replaces the title, text and category of one of the user's prompts.
 pub async fn update_prompt(store: &Store, user_id: Uuid, prompt_id: Uuid, fields: PromptFields) -> ApiResult<Prompt> {
     check_change(store, user_id, Target::Prompt(prompt_id)).await?;
+    prompt_lengths(&fields)?;
     let result = store.update_prompt(user_id, prompt_id, fields).await?;
     result.map_err(|refusal| refused("Prompt", refusal))
 }

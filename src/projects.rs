@@ -18,9 +18,20 @@ pub async fn create(
     workspace: Option<Uuid>,
     project: NewProject,
 ) -> ApiResult<Project> {
+    crate::error::check_lengths(&[
+        ("name", &project.name, 200),
+        ("description", &project.description, 10_000),
+        ("research_goals", &project.research_goals, 50_000),
+        ("interview_guide", &project.interview_guide, 50_000),
+    ])?;
     let workspace_id = access::target_workspace(&services.store, user_id, workspace, Need::Write).await?;
     services.check_quota(Counted::Projects { owner_id: user_id }).await?;
     Ok(services.store.create_project(user_id, workspace_id, project).await?)
+}
+
+/// A change's text, or nothing when the field is left as it is.
+fn text(patch: &crate::domain::patch::Patch<String>) -> &str {
+    patch.as_value().map_or("", String::as_str)
 }
 
 pub async fn update(
@@ -30,6 +41,12 @@ pub async fn update(
     changes: ProjectChanges,
 ) -> ApiResult<Project> {
     access::require(&services.store, user_id, Target::Project(project_id), Need::Write).await?;
+    crate::error::check_lengths(&[
+        ("name", text(&changes.name), 200),
+        ("description", text(&changes.description), 10_000),
+        ("research_goals", text(&changes.research_goals), 50_000),
+        ("interview_guide", text(&changes.interview_guide), 50_000),
+    ])?;
     let project = services.store.update_project(user_id, project_id, changes).await?;
     project.ok_or_else(|| ApiError::not_found("Project"))
 }

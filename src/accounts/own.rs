@@ -60,6 +60,7 @@ pub async fn create_token(
     if trimmed.is_empty() {
         return Err(ApiError::validation(vec![ValidationIssue::blank("name", name)]));
     }
+    crate::error::check_lengths(&[("name", trimmed, 100)])?;
     let expires_at = expires_in_days.map(|days| crate::domain::now() + chrono::Duration::days(days.clamp(1, 3650)));
     let (info, token) = store.issue_token(user_id, trimmed, scope, expires_at).await?;
     audit::record(

@@ -50,6 +50,7 @@ pub async fn rename(store: &Store, actor: &Actor, by: Uuid, workspace_id: Uuid, 
             "name", name,
         )]));
     }
+    crate::error::check_lengths(&[("name", trimmed, 200)])?;
     store.rename_workspace(workspace_id, trimmed).await?;
     audit::record(
         store,

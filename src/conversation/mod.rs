@@ -116,6 +116,11 @@ pub enum Asked {
     Busy,
 }
 
+/// The longest question, in characters (as `ChatMessageCreate`'s schema says).
+pub const MESSAGE_MAX_CHARS: usize = 20_000;
+/// The longest thread title, in characters.
+pub const TITLE_MAX_CHARS: usize = 200;
+
 impl Asked {
     /// The stored answer once it is complete, for a client that does not stream (a
     /// console form posted without its script).
@@ -162,6 +167,7 @@ pub async fn rename_thread(
     if trimmed.is_empty() {
         return Err(ApiError::validation(vec![ValidationIssue::blank("title", title)]));
     }
+    crate::error::check_lengths(&[("title", trimmed, TITLE_MAX_CHARS)])?;
     store
         .rename_chat_thread(owner_id, kind, thread_id, record_id, trimmed)
         .await?

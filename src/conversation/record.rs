@@ -11,7 +11,7 @@ use crate::ai::chat::{Question, Subject};
 use crate::domain::chat::{ChatMessageCreate, ChatThread, SearchScope, ThreadKind, thread_title};
 use crate::domain::page::PageRequest;
 use crate::domain::record::Record;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, check_lengths};
 use crate::quota::Counted;
 use crate::services::Services;
 use crate::store::{ThreadOwner, ThreadTarget};
@@ -66,6 +66,7 @@ pub async fn ask(services: &Services, user_id: Uuid, record_id: Uuid, body: Chat
     if body.message.trim().is_empty() {
         return Err(blank_message(&body.message));
     }
+    check_lengths(&[("message", &body.message, super::MESSAGE_MAX_CHARS)])?;
     let store = &services.store;
     let settings = body.search_settings.clone().unwrap_or_default();
     let scope = settings.search_scope.unwrap_or(SearchScope::All);

@@ -18,6 +18,10 @@ use crate::store::{CreatedKey, NewEndpoint, Resend, Target};
 
 /// Registers the user's endpoint for the events it names (every event when it names none).
 pub async fn register(services: &Services, owner_id: Uuid, body: EndpointCreate) -> ApiResult<EndpointCreated> {
+    crate::error::check_lengths(&[
+        ("url", &body.url, 2000),
+        ("description", body.description.as_deref().unwrap_or_default(), 500),
+    ])?;
     let workspace_id = access::target_workspace(&services.store, owner_id, body.workspace_id, Need::Manage).await?;
     let settings = &services.settings;
     let url = address::check_url(

@@ -271,6 +271,15 @@ async fn without_the_script_a_question_posted_as_a_form_is_answered_on_the_page(
     )
     .await;
     assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+    // A question over the API's limit is refused by the form too, and never reaches a model.
+    let long = post(
+        format!("/r/{record}/chat"),
+        vec![("csrf", csrf.clone()), ("message", "why ".repeat(5_001))],
+    )
+    .await;
+    assert_eq!(long.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let said = long.text().await.expect("page");
+    assert!(said.contains("at most 20000 characters"), "{said}");
     let (_, threads) = app.get(&format!("/insight/{record}/chat/threads/"), &user).await;
     assert_eq!(threads, json!([]));
 

@@ -528,3 +528,60 @@ async fn the_library_is_read_only_for_viewers_and_refuses_forged_forms() {
     assert_eq!(status, StatusCode::FORBIDDEN);
     app.stop().await;
 }
+
+#[tokio::test]
+async fn a_preset_of_another_workspace_is_changed_only_from_that_workspace() {
+    let app = TestApp::start().await;
+    let owner = app.user().await;
+    let (_, system) = app.get("/presets/system/", &owner).await;
+    let prompt = system[0]["prompt_ids"][0].clone();
+    let (status, preset) = app
+        .post(
+            "/presets/",
+            &owner,
+            json!({ "title": "Personal", "prompt_ids": [prompt] }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{preset}");
+    let preset_id = preset["id"].as_str().expect("id").to_owned();
+    // The console shows a team workspace; the preset is in his personal one.
+    let (status, team) = app.post("/workspaces", &owner, json!({ "name": "Team" })).await;
+    assert_eq!(status, StatusCode::CREATED, "{team}");
+    let (client, cookie, csrf) =
+        crate::console_pages::http_session(&app, &owner, &format!("/settings/library/presets/{preset_id}")).await;
+    let switched = client
+        .post(app.url("/workspace"))
+        .header(COOKIE, &cookie)
+        .header(ORIGIN, &app.base)
+        .form(&[
+            ("csrf", csrf.as_str()),
+            ("workspace_id", team["id"].as_str().expect("team")),
+        ])
+        .send()
+        .await
+        .expect("switch");
+    assert_eq!(switched.status(), StatusCode::SEE_OTHER);
+    let workspace_cookie = switched.headers()[reqwest::header::SET_COOKIE]
+        .to_str()
+        .expect("cookie")
+        .split(';')
+        .next()
+        .expect("name=value")
+        .to_owned();
+    let cookies = format!("{cookie}; {workspace_cookie}");
+    let refused = client
+        .post(app.url(&format!("/settings/library/presets/{preset_id}")))
+        .header(COOKIE, &cookies)
+        .header(ORIGIN, &app.base)
+        .form(&[("csrf", csrf.as_str()), ("title", "Renamed from elsewhere")])
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(refused.status(), StatusCode::CONFLICT);
+    let said = refused.text().await.expect("page");
+    assert!(said.contains("switch to it"), "{said}");
+    let (_, kept) = app.get(&format!("/presets/{preset_id}/"), &owner).await;
+    assert_eq!(kept["title"], json!("Personal"));
+    assert_eq!(kept["prompt_ids"], preset["prompt_ids"], "its prompts are kept");
+    app.stop().await;
+}

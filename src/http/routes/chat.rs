@@ -140,8 +140,7 @@ async fn new_thread(
     Ok((StatusCode::CREATED, Json(thread)))
 }
 
-/// The record's persona as the API answers it: 200 when written, 202 while it is in the
-/// works, 503 with `Retry-After` after a failure.
+/// Renames one of the caller's threads about the record.
 #[utoipa::path(patch, path = "/insight/{rec_id}/chat/threads/{thread_id}", tag = "insight",
     security(("bearer" = [])),
     params(("rec_id" = Uuid, Path, description = "The record"), ("thread_id" = i64, Path, description = "The thread")),
@@ -166,6 +165,8 @@ async fn rename_thread(
     Ok(Json(thread))
 }
 
+/// The record's persona as the API answers it: 200 when written, 202 while it is in the
+/// works, 503 with `Retry-After` after a failure.
 async fn persona_of(app: &AppState, record: &Record, public: bool) -> ApiResult<Response> {
     let retry_after = |mut response: Response, seconds: u64| {
         response.headers_mut().insert(RETRY_AFTER, HeaderValue::from(seconds));

@@ -86,7 +86,9 @@ async fn deliveries(
 
 /// Sends a delivery again, now: a new attempt with the same payload and `webhook-id` (as
 /// the Standard Webhooks specification asks of a retry), whatever became of the earlier
-/// ones. Its answer shows in the delivery log; if it fails it is not retried again.
+/// ones. Its answer shows in the delivery log. Its attempts go on counting: if it fails,
+/// it is retried only while the retry schedule has steps left, so a delivery that had
+/// used them all (one that `failed`) is tried this once.
 #[utoipa::path(post, path = "/webhooks/endpoints/{endpoint_id}/deliveries/{delivery_id}/retry", tag = "webhooks",
     security(("bearer" = [])),
     params(("endpoint_id" = Uuid, Path, description = "The endpoint"),

@@ -55,13 +55,7 @@ async fn assistant_page(
         .collect();
     let current = match query.wanted()? {
         Some(0) => None,
-        Some(thread_id) => {
-            let thread = assistant::owned_thread(&services, user_id, thread_id).await?;
-            if thread.project_id != Some(project_id) {
-                return Err(ApiError::NotFound("No such thread in this project".into()).into());
-            }
-            Some(thread)
-        }
+        Some(thread_id) => Some(project_thread(&services, user_id, project_id, thread_id).await?),
         None => threads.first().cloned(),
     };
     let messages = match &current {
@@ -98,6 +92,21 @@ async fn assistant_page(
     Ok(page(StatusCode::OK, super::render(&html)))
 }
 
+/// The user's assistant thread about this project; another is not found here.
+async fn project_thread(
+    services: &Services,
+    user_id: Uuid,
+    project_id: Uuid,
+    thread_id: i64,
+) -> Result<ChatThread, ApiError> {
+    let thread = assistant::owned_thread(services, user_id, thread_id).await?;
+    if thread.project_id == Some(project_id) {
+        Ok(thread)
+    } else {
+        Err(ApiError::NotFound("No such thread in this project".into()))
+    }
+}
+
 async fn ask_assistant(
     State(services): State<Services>,
     visitor: Visitor,
@@ -105,6 +114,10 @@ async fn ask_assistant(
     Form(form): Form<AskForm>,
 ) -> PageResult {
     visitor.check_change(&services, &form.csrf)?;
+    project_for(&services, &visitor, project_id, Need::Read).await?;
+    if let Some(thread_id) = form.thread_id() {
+        project_thread(&services, visitor.user.id, project_id, thread_id).await?;
+    }
     let body = AgentChatCreate {
         message: form.message(),
         thread_id: form.thread_id(),
@@ -122,6 +135,7 @@ async fn rename_assistant_thread(
     Form(form): Form<RenameForm>,
 ) -> PageResult {
     visitor.check_change(&services, &form.csrf)?;
+    project_thread(&services, visitor.user.id, project_id, thread_id).await?;
     conversation::rename_thread(
         &services.store,
         visitor.user.id,
@@ -188,10 +202,7 @@ async fn accept_form(
     Query(query): Query<AcceptQuery>,
 ) -> PageResult {
     let (_, project) = project_for(&services, &visitor, project_id, Need::Write).await?;
-    let thread = assistant::owned_thread(&services, visitor.user.id, query.thread).await?;
-    if thread.project_id != Some(project_id) {
-        return Err(ApiError::NotFound("No such thread in this project".into()).into());
-    }
+    let thread = project_thread(&services, visitor.user.id, project_id, query.thread).await?;
     let message = services
         .store
         .chat_messages(thread.id)

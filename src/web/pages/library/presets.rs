@@ -134,7 +134,7 @@ async fn show_preset(
         nav: SettingsNav::new(&visitor, "library"),
         system,
         choosable,
-        can_write: !system && role.allows(Need::Write),
+        can_write: !system && role.allows(Need::Write) && in_current_workspace(&services, &visitor, preset_id).await?,
         can_clone: visitor.can_write(),
         cloned: query.cloned.unwrap_or(false) && !system,
         view: view(preset, &by_id),
@@ -146,11 +146,28 @@ async fn show_preset(
 /// The preset as it is, for a change of part of it.
 async fn own_preset(services: &Services, visitor: &Visitor, preset_id: Uuid) -> Result<Preset, ApiError> {
     library::check_change(&services.store, visitor.user.id, Target::Preset(preset_id)).await?;
-    services
+    let preset = services
         .store
         .get_preset(visitor.user.id, preset_id)
         .await?
-        .ok_or_else(|| ApiError::not_found("Preset"))
+        .ok_or_else(|| ApiError::not_found("Preset"))?;
+    if !in_current_workspace(services, visitor, preset_id).await? {
+        return Err(ApiError::conflict(
+            "This preset belongs to another of your workspaces: switch to it to change the preset",
+        ));
+    }
+    Ok(preset)
+}
+
+/// Whether the preset is one of the workspace the console shows: its form offers that
+/// workspace's prompts, so a preset of another would lose its own on saving.
+async fn in_current_workspace(services: &Services, visitor: &Visitor, preset_id: Uuid) -> Result<bool, ApiError> {
+    Ok(services
+        .store
+        .workspace_presets(visitor.current.id)
+        .await?
+        .iter()
+        .any(|preset| preset.id == preset_id))
 }
 
 /// Saves the title, category and chosen prompts: prompts it kept stay in their order,
