@@ -22,6 +22,7 @@ pub mod provider;
 pub mod quota;
 pub mod records;
 pub mod reports;
+pub mod repository;
 pub mod search;
 pub mod secret;
 pub mod services;

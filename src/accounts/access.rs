@@ -43,6 +43,7 @@ fn noun(target: Target) -> &'static str {
         Target::Prompt(_) => "Prompt",
         Target::Preset(_) => "Preset",
         Target::WebhookEndpoint(_) => "Webhook endpoint",
+        Target::Tag(_) => "Tag",
     }
 }
 
@@ -72,7 +73,8 @@ fn target_id(target: Target) -> Uuid {
         | Target::Room(id)
         | Target::Prompt(id)
         | Target::Preset(id)
-        | Target::WebhookEndpoint(id) => id,
+        | Target::WebhookEndpoint(id)
+        | Target::Tag(id) => id,
     }
 }
 

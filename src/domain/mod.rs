@@ -13,6 +13,7 @@ pub mod project;
 pub mod record;
 pub mod report;
 pub mod system_presets;
+pub mod tag;
 pub mod user;
 pub mod webhook;
 pub mod workspace;

@@ -72,6 +72,7 @@ fn api_router() -> OpenApiRouter<AppState> {
         .merge(routes::sso::router())
         .merge(routes::me::router())
         .merge(routes::workspaces::router())
+        .merge(routes::tags::router())
 }
 
 /// The whole application: trailing-slash normalisation (see `PathMatcher`) in front of

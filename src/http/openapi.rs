@@ -34,6 +34,7 @@ use crate::error::{ErrorBody, ValidationErrorBody, ValidationIssue};
         (name = "webhooks", description = "Outgoing event subscriptions and incoming provider callbacks"),
         (name = "auth", description = "Signing in and out, passwords, sessions and personal API tokens"),
         (name = "workspaces", description = "Workspaces, their members and roles, invitations and the audit log"),
+        (name = "tags", description = "A workspace's tags, grouped one level deep, merged and deleted"),
     ),
     components(schemas(ErrorBody, ValidationErrorBody, ValidationIssue)),
     modifiers(&BearerScheme),

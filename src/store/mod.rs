@@ -26,6 +26,7 @@ mod record_work;
 mod records;
 mod reports;
 mod sessions;
+mod tags;
 mod token_checks;
 
 pub use token_checks::{Credential, Holder};
@@ -62,6 +63,7 @@ pub use record_work::RecordWork;
 pub use records::{CorrectionRefused, NewRecord, ProjectUtterance, RecordContent, RecordVersion};
 pub use reports::{NewReport, ReportChanges};
 pub use sessions::{Account, Failures, SessionStart};
+pub use tags::{NewTag, TagFields};
 pub use users::FIRST_ADMIN_EMAIL;
 pub use webhooks::{Attempt, ClaimedDelivery, NewEndpoint, Resend};
 pub use workspaces::{MemberChange, Target};
@@ -198,6 +200,7 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
     migration!(9, "0009_async_transcription"),
     migration!(10, "0010_indexes"),
     migration!(11, "0011_accounts"),
+    migration!(12, "0012_tags"),
 ];
 
 #[derive(Debug)]

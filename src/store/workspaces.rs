@@ -43,6 +43,7 @@ pub enum Target {
     Prompt(Uuid),
     Preset(Uuid),
     WebhookEndpoint(Uuid),
+    Tag(Uuid),
 }
 
 impl Target {
@@ -78,6 +79,10 @@ impl Target {
                 "SELECT m.role FROM webhook_endpoints e JOIN workspace_members m ON m.workspace_id = e.workspace_id \
                  WHERE e.id = $1 AND m.user_id = $2"
             }
+            Target::Tag(_) => {
+                "SELECT m.role FROM tags t JOIN workspace_members m ON m.workspace_id = t.workspace_id \
+                 WHERE t.id = $1 AND m.user_id = $2"
+            }
         }
     }
 
@@ -89,7 +94,8 @@ impl Target {
             | Target::Room(id)
             | Target::Prompt(id)
             | Target::Preset(id)
-            | Target::WebhookEndpoint(id) => id,
+            | Target::WebhookEndpoint(id)
+            | Target::Tag(id) => id,
         }
     }
 }

@@ -74,6 +74,14 @@ async fn seed(app: &TestApp) -> Seeded {
         .post("/me/tokens", &user, json!({ "name": "spare", "scope": "read" }))
         .await;
     let token_id = spare["id"].as_str().expect("token id").to_owned();
+    let (_, tag) = app
+        .post(
+            &format!("/workspaces/{workspace}/tags"),
+            &user,
+            json!({ "name": "Pricing" }),
+        )
+        .await;
+    let tag = tag["id"].as_str().expect("tag id").to_owned();
     Seeded {
         user,
         ids: vec![
@@ -95,6 +103,7 @@ async fn seed(app: &TestApp) -> Seeded {
             ("session_id", uuid::Uuid::new_v4().to_string()),
             // No delivery exists; an unknown one must still be answered in the contract's shapes.
             ("delivery_id", uuid::Uuid::new_v4().to_string()),
+            ("tag_id", tag),
         ],
     }
 }

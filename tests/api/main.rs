@@ -33,6 +33,7 @@ mod reports;
 mod roles;
 mod sso;
 mod support;
+mod tags;
 mod transcription;
 mod voice;
 mod webhooks;

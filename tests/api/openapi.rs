@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::support::TestApp;
 
-const TAGS: [&str; 12] = [
+const TAGS: [&str; 13] = [
     "insight",
     "insight_public",
     "projects",
@@ -20,6 +20,7 @@ const TAGS: [&str; 12] = [
     "webhooks",
     "auth",
     "workspaces",
+    "tags",
 ];
 
 #[tokio::test]

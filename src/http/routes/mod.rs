@@ -14,6 +14,7 @@ pub mod records;
 pub mod reports;
 pub mod sso;
 pub mod system;
+pub mod tags;
 pub mod voice;
 pub mod webhooks;
 pub mod workspaces;
