@@ -56,9 +56,13 @@ pub struct TagCreate {
     #[serde(default)]
     #[schema(required = false, max_length = 2000)]
     pub description: Option<String>,
-    /// A tag of the same workspace that is in no group itself.
+    /// A tag of the same workspace that is in no group itself. (`format: uuid` only
+    /// annotates in JSON Schema, so the pattern says that `""` is no id.)
     #[serde(default)]
-    #[schema(required = false)]
+    #[schema(
+        required = false,
+        pattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+    )]
     pub parent_id: Option<Uuid>,
 }
 
@@ -76,7 +80,7 @@ pub struct TagUpdate {
     #[schema(value_type = Option<String>, required = false, max_length = 2000)]
     pub description: Patch<String>,
     #[serde(default)]
-    #[schema(value_type = Option<Uuid>, required = false)]
+    #[schema(value_type = Option<Uuid>, required = false, pattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")]
     pub parent_id: Patch<Uuid>,
 }
 
