@@ -42,7 +42,8 @@ fn check_fields(name: &str, color: Option<&str>, description: &str) -> ApiResult
 }
 
 /// The group a tag goes into: a tag of the same workspace, in no group itself, and not
-/// the tag; a tag that is a group cannot go into another.
+/// the tag; a tag that is a group cannot go into another. A request against these rules
+/// is well formed but conflicts with the tags as they are: 409, like an unknown group.
 async fn check_group(
     store: &Store,
     user_id: Uuid,
@@ -55,22 +56,18 @@ async fn check_group(
         return Err(UnknownReferences::one("tag", parent_id, "parent_id"));
     };
     if Some(parent.id) == tag_id {
-        return Err(invalid("parent_id", json!(parent_id), "a tag cannot be its own group"));
+        return Err(ApiError::conflict("A tag cannot be its own group"));
     }
     if parent.parent_id.is_some() {
-        return Err(invalid(
-            "parent_id",
-            json!(parent_id),
-            "that tag is in a group itself, and groups are one level deep",
+        return Err(ApiError::conflict(
+            "That tag is in a group itself, and groups are one level deep: choose a tag in no group",
         ));
     }
     if let Some(tag_id) = tag_id
         && store.tag_has_children(tag_id).await?
     {
-        return Err(invalid(
-            "parent_id",
-            json!(parent_id),
-            "this tag is a group of other tags, and groups are one level deep",
+        return Err(ApiError::conflict(
+            "This tag is a group of other tags, and groups are one level deep: take its tags out first",
         ));
     }
     Ok(())
@@ -176,10 +173,8 @@ pub async fn merge(store: &Store, user_id: Uuid, tag_id: Uuid, into_tag_id: Uuid
         _ => return Err(UnknownReferences::one("tag", into_tag_id, "into_tag_id")),
     };
     if into.id == tag.id {
-        return Err(invalid(
-            "into_tag_id",
-            json!(into_tag_id),
-            "a tag cannot be merged into itself",
+        return Err(ApiError::conflict(
+            "A tag cannot be merged into itself: name another tag",
         ));
     }
     let group = match into.parent_id {

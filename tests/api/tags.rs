@@ -72,12 +72,12 @@ async fn tags_are_named_coloured_grouped_one_level_deep_merged_and_deleted() {
         json!({ "name": "Far too expensive", "parent_id": expensive["id"] }),
     )
     .await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "a group in a group: {body}");
+    assert_eq!(status, StatusCode::CONFLICT, "a group in a group: {body}");
     let (_, trust) = tag(&app, &ann, &workspace, json!({ "name": "Trust" })).await;
     let (status, body) = patch(&app, &ann, &pricing["id"], json!({ "parent_id": trust["id"] })).await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "a group into a group: {body}");
+    assert_eq!(status, StatusCode::CONFLICT, "a group into a group: {body}");
     let (status, body) = patch(&app, &ann, &trust["id"], json!({ "parent_id": trust["id"] })).await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "its own group: {body}");
+    assert_eq!(status, StatusCode::CONFLICT, "its own group: {body}");
 
     // A change keeps what it leaves out; a rename may not take another's name.
     let (status, changed) = patch(&app, &ann, &expensive["id"], json!({ "name": "Pricey" })).await;
@@ -100,7 +100,7 @@ async fn tags_are_named_coloured_grouped_one_level_deep_merged_and_deleted() {
     // Pricing merged into Trust: Trust stays, Pricey moves into Trust's group.
     let merge = format!("/tags/{}/merge", pricing["id"].as_str().expect("id"));
     let (status, body) = app.post(&merge, &ann, json!({ "into_tag_id": pricing["id"] })).await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "into itself: {body}");
+    assert_eq!(status, StatusCode::CONFLICT, "into itself: {body}");
     let (status, stays) = app.post(&merge, &ann, json!({ "into_tag_id": trust["id"] })).await;
     assert_eq!(status, StatusCode::OK, "{stays}");
     assert_eq!(stays["id"], trust["id"]);
