@@ -253,6 +253,40 @@ async fn a_team_grows(admin_browser: &Browser, member_browser: &Browser, app: &T
         "return location.search.includes('action=member.') && document.querySelector('.empty') ? true : null",
     )
     .await;
+
+    // The workspace's tags: made by the admin in a group, read by the viewer.
+    admin_browser.go(&app.url("/settings/tags")).await;
+    set(admin_browser, "#tag-name", "Pricing").await;
+    submit(admin_browser, "#tag-name").await;
+    until(
+        admin_browser,
+        "the first tag",
+        "return location.search.includes('done=made') && document.querySelector('#tags tr[data-tag=Pricing]') ? true : null",
+    )
+    .await;
+    set(admin_browser, "#tag-name", "Too expensive").await;
+    let group = admin_browser
+        .script("const o = [...document.querySelectorAll('#tag-group option')].find((o) => o.textContent === 'Pricing'); document.getElementById('tag-group').value = o.value; return o.value")
+        .await;
+    assert!(group.as_str().is_some_and(|id| id.len() == 36), "{group}");
+    submit(admin_browser, "#tag-name").await;
+    let grouped = until(
+        admin_browser,
+        "the tag in its group",
+        "const rows = [...document.querySelectorAll('#tags tbody tr')].map((r) => r.dataset.tag); \
+         return rows.length === 2 ? rows : null",
+    )
+    .await;
+    assert_eq!(grouped, json!(["Pricing", "Too expensive"]), "the group, then its tag");
+    look(admin_browser, "settings-tags").await;
+    member_browser.go(&app.url("/settings/tags")).await;
+    until(
+        member_browser,
+        "the tags, read-only",
+        "return document.querySelector('#tags tr[data-tag=Pricing]') && !document.querySelector('form[action=\"/settings/tags\"]') ? true : null",
+    )
+    .await;
+    look(member_browser, "settings-tags-viewer").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

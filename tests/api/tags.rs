@@ -152,3 +152,138 @@ async fn another_workspaces_tags_are_not_found_and_not_usable() {
     assert_eq!(names(&list), ["Pricing"], "nothing of Ann's changed");
     app.stop().await;
 }
+
+#[tokio::test]
+async fn the_settings_page_keeps_tags_by_form_and_shows_a_clash_on_the_form() {
+    let app = TestApp::start().await;
+    let (researcher, viewer) = crate::console::researcher_and_viewer(&app).await;
+    let (client, cookie, csrf) = crate::console_pages::http_session(&app, &researcher, "/settings/tags").await;
+    let post = |path: &str, form: Vec<(&str, String)>| {
+        client
+            .post(app.url(path))
+            .header(reqwest::header::COOKIE, &cookie)
+            .header(reqwest::header::ORIGIN, &app.base)
+            .form(&form)
+            .send()
+    };
+    let made = post(
+        "/settings/tags",
+        vec![
+            ("csrf", csrf.clone()),
+            ("name", "Pricing".into()),
+            ("description", "What they pay".into()),
+        ],
+    )
+    .await
+    .expect("post");
+    assert_eq!(made.status(), StatusCode::SEE_OTHER);
+    let workspace = researcher.id.to_string();
+    let (_, list) = app.get(&format!("/workspaces/{workspace}/tags"), &researcher).await;
+    assert_eq!(names(&list), ["Pricing"]);
+    assert_eq!(list[0]["description"], json!("What they pay"));
+
+    // A clash is said on the form, with the page's status.
+    let clash = post(
+        "/settings/tags",
+        vec![("csrf", csrf.clone()), ("name", "pricing".into())],
+    )
+    .await
+    .expect("post");
+    assert_eq!(clash.status(), StatusCode::CONFLICT);
+    let html = clash.text().await.expect("page");
+    assert!(
+        html.contains("error-summary") && html.contains("named “pricing” already"),
+        "{html}"
+    );
+
+    // Changed, merged and deleted by form.
+    let (_, cost) = tag(&app, &researcher, &workspace, json!({ "name": "Cost" })).await;
+    let pricing = list[0]["id"].as_str().expect("id").to_owned();
+    let saved = post(
+        &format!("/settings/tags/{pricing}"),
+        vec![
+            ("csrf", csrf.clone()),
+            ("name", "Price".into()),
+            ("color", "#336699".into()),
+            ("description", String::new()),
+            ("parent_id", cost["id"].as_str().expect("id").into()),
+        ],
+    )
+    .await
+    .expect("post");
+    assert_eq!(saved.status(), StatusCode::SEE_OTHER);
+    let (_, list) = app.get(&format!("/workspaces/{workspace}/tags"), &researcher).await;
+    assert_eq!(names(&list), ["Cost", "Price"]);
+    assert_eq!(list[1]["color"], json!("#336699"));
+    assert_eq!(list[1]["parent_id"], cost["id"]);
+    let merged = post(
+        &format!("/settings/tags/{pricing}/merge"),
+        vec![
+            ("csrf", csrf.clone()),
+            ("into_tag_id", cost["id"].as_str().expect("id").into()),
+        ],
+    )
+    .await
+    .expect("post");
+    assert_eq!(merged.status(), StatusCode::SEE_OTHER);
+    let (_, list) = app.get(&format!("/workspaces/{workspace}/tags"), &researcher).await;
+    assert_eq!(names(&list), ["Cost"]);
+    let cost_id = cost["id"].as_str().expect("id");
+    let deleted = post(
+        &format!("/settings/tags/{cost_id}/delete"),
+        vec![("csrf", csrf.clone())],
+    )
+    .await
+    .expect("post");
+    assert_eq!(deleted.status(), StatusCode::SEE_OTHER);
+    let (_, list) = app.get(&format!("/workspaces/{workspace}/tags"), &researcher).await;
+    assert_eq!(list, json!([]));
+
+    // A viewer reads the page without its forms, and a change he forges is refused.
+    let (_, kept) = tag(&app, &researcher, &workspace, json!({ "name": "Trust" })).await;
+    let (viewer_client, viewer_cookie, viewer_csrf) =
+        crate::console_pages::http_session(&app, &viewer, "/settings/tags").await;
+    let switched = viewer_client
+        .post(app.url("/workspace"))
+        .header(reqwest::header::COOKIE, &viewer_cookie)
+        .header(reqwest::header::ORIGIN, &app.base)
+        .form(&[("csrf", viewer_csrf.as_str()), ("workspace_id", workspace.as_str())])
+        .send()
+        .await
+        .expect("switch");
+    let shown = switched.headers()[reqwest::header::SET_COOKIE]
+        .to_str()
+        .expect("cookie")
+        .split(';')
+        .next()
+        .expect("name=value")
+        .to_owned();
+    let cookies = format!("{viewer_cookie}; {shown}");
+    let page = viewer_client
+        .get(app.url("/settings/tags"))
+        .header(reqwest::header::COOKIE, &cookies)
+        .send()
+        .await
+        .expect("page")
+        .text()
+        .await
+        .expect("html");
+    assert!(page.contains("data-tag=\"Trust\""), "the viewer sees the tags");
+    assert!(
+        !page.contains("action=\"/settings/tags\""),
+        "and no form to change them"
+    );
+    let kept_id = kept["id"].as_str().expect("id");
+    let forged = viewer_client
+        .post(app.url(&format!("/settings/tags/{kept_id}")))
+        .header(reqwest::header::COOKIE, &cookies)
+        .header(reqwest::header::ORIGIN, &app.base)
+        .form(&[("csrf", viewer_csrf.as_str()), ("name", "Mine"), ("color", "#000000")])
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(forged.status(), StatusCode::FORBIDDEN);
+    let (_, list) = app.get(&format!("/workspaces/{workspace}/tags"), &researcher).await;
+    assert_eq!(names(&list), ["Trust"]);
+    app.stop().await;
+}

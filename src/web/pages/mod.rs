@@ -79,7 +79,7 @@ impl ProjectNav {
 /// The tabs of the settings pages (`templates/settings_nav.html`); the workspace's
 /// audit log and webhooks are shown to its admins only.
 pub struct SettingsNav {
-    /// Which tab is the page: `workspace`, `audit`, `webhooks`, `library` or `account`.
+    /// Which tab is the page: `workspace`, `audit`, `webhooks`, `tags`, `library` or `account`.
     pub current: &'static str,
     pub is_admin: bool,
 }

@@ -1,5 +1,6 @@
 //! Settings: the workspace (members, invitations), its audit log and webhooks for its
-//! admins, and each person's own account (password, sessions, API tokens).
+//! admins, the workspace's tags, and each person's own account (password, sessions, API
+//! tokens).
 //!
 //! Every form posts and is answered with a redirect back to its page, which says what
 //! was done (`?done=`); a mistake the visitor can fix (a wrong password, an address that
@@ -8,6 +9,7 @@
 
 pub mod account;
 pub mod audit;
+pub mod tags;
 pub mod webhooks;
 pub mod workspace;
 
@@ -27,6 +29,7 @@ pub fn routes() -> Router<Services> {
         .merge(audit::routes())
         .merge(webhooks::routes())
         .merge(account::routes())
+        .merge(tags::routes())
 }
 
 /// The query a page is redirected to after a change: which change it was.
