@@ -317,5 +317,18 @@ static SANITIZER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
     builder
 });
 
+/// The Markdown without a first heading that only repeats `title`, which the page shows
+/// as its own heading already (a written report opens with `# Its title`).
+pub fn without_title<'a>(markdown: &'a str, title: &str) -> &'a str {
+    let body = markdown.trim_start();
+    let (first, rest) = body.split_once('\n').unwrap_or((body, ""));
+    let heading = first.trim_end().strip_prefix("# ").map(str::trim);
+    if heading.is_some_and(|heading| normalize(heading) == normalize(title)) {
+        rest
+    } else {
+        markdown
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -194,3 +194,20 @@ fn every_quote_of_an_offline_report_links_to_its_utterance() {
         );
     }
 }
+
+#[test]
+fn a_first_heading_that_repeats_the_title_is_left_to_the_page() {
+    assert_eq!(
+        without_title("# Pricing findings\n\n## What we heard\nText", "Pricing findings"),
+        "\n## What we heard\nText"
+    );
+    assert_eq!(
+        without_title("\n#  pricing Findings \nText", "Pricing findings"),
+        "Text"
+    );
+    let other = "# Another heading\nText";
+    assert_eq!(without_title(other, "Pricing findings"), other);
+    let second_level = "## Pricing findings\nText";
+    assert_eq!(without_title(second_level, "Pricing findings"), second_level);
+    assert_eq!(without_title("", "Pricing findings"), "");
+}

@@ -21,7 +21,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::reports;
 use crate::services::Services;
 use crate::store::{ReportChanges, Target};
-use crate::web::markdown::{CitationIndex, render};
+use crate::web::markdown::{CitationIndex, render, without_title};
 use crate::web::session::Visitor;
 use crate::web::{PageResult, page};
 
@@ -89,7 +89,7 @@ async fn rendered(services: &Services, report: &Report, markdown: &str) -> ApiRe
             .map(|u| (u.id, u.start_ms));
         index.add(*record_id, &record.name, moments);
     }
-    Ok(render(markdown, &index))
+    Ok(render(without_title(markdown, &report.title), &index))
 }
 
 #[derive(Template)]
@@ -344,7 +344,10 @@ async fn public(State(services): State<Services>, Path((project_id, report_id)):
         .ok_or_else(|| ApiError::NotFound("This report is not shared (any more)".into()))?;
     let html = PublicPage {
         shell: Shell::signed_out(),
-        html: render(report.content.as_deref().unwrap_or_default(), &CitationIndex::default()),
+        html: render(
+            without_title(report.content.as_deref().unwrap_or_default(), &report.title),
+            &CitationIndex::default(),
+        ),
         title: report.title,
     };
     Ok(page(StatusCode::OK, super::render(&html)))
