@@ -140,19 +140,7 @@ async fn run() -> anyhow::Result<()> {
             .write_all(format!("{PASSWORD}\n").as_bytes())?;
     }
     ensure!(set.wait()?.success(), "insight users set-password failed");
-    let signed_in = client
-        .post(format!("{}/sign-in", server.base))
-        .header("origin", &server.base)
-        .form(&[("email", "admin@localhost"), ("password", PASSWORD), ("return_to", "/")])
-        .send()
-        .await?;
-    let cookie = signed_in
-        .headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .context("no session cookie from the sign-in page")?
-        .to_owned();
+    let cookie = webdriver::session_cookie(&client, &server.base, "admin@localhost", PASSWORD).await?;
 
     let pages = [
         ("projects", "/".to_owned()),

@@ -172,23 +172,7 @@ async fn run() -> anyhow::Result<()> {
         ensure!(Instant::now() < deadline, "the record did not finish");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let signed_in = client
-        .post(format!("{base}/sign-in"))
-        .header("origin", &base)
-        .form(&[
-            ("email", "bench@example.org"),
-            ("password", PASSWORD),
-            ("return_to", "/"),
-        ])
-        .send()
-        .await?;
-    let cookie = signed_in
-        .headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .context("no session cookie from the sign-in page")?
-        .to_owned();
+    let cookie = webdriver::session_cookie(&client, &base, "bench@example.org", PASSWORD).await?;
 
     let Some(browser) = Chromium::open(1440, 900).await? else {
         println!("streaming benchmark skipped: no /usr/bin/chromium and /usr/bin/chromedriver");

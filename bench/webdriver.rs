@@ -1,5 +1,5 @@
-//! Headless Chromium through ChromeDriver's WebDriver protocol, for the benchmarks that
-//! time what a person's browser sees. Both come from Debian's packages (`.ci/run`
+//! Headless Chromium through ChromeDriver's WebDriver protocol, and a session from the
+//! sign-in page, for the benchmarks that time what a person's browser sees. Both come from Debian's packages (`.ci/run`
 //! installs them for the browser tests); without them a benchmark skips its browser part.
 #![allow(dead_code)]
 
@@ -9,6 +9,28 @@ use anyhow::{Context, ensure};
 use serde_json::{Value, json};
 
 use crate::server_process::ChildGuard;
+
+/// Signs in on the sign-in page, as a browser does: the session cookie (`name=value`).
+pub async fn session_cookie(
+    client: &reqwest::Client,
+    base: &str,
+    email: &str,
+    password: &str,
+) -> anyhow::Result<String> {
+    let signed_in = client
+        .post(format!("{base}/sign-in"))
+        .header("origin", base)
+        .form(&[("email", email), ("password", password), ("return_to", "/")])
+        .send()
+        .await?;
+    Ok(signed_in
+        .headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .context("no session cookie from the sign-in page")?
+        .to_owned())
+}
 
 pub struct Chromium {
     http: reqwest::Client,

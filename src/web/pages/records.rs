@@ -16,7 +16,7 @@ use super::chat::{ChatPanel, ThreadQuery};
 use super::{ConfirmDelete, CsrfForm, Shell};
 use crate::accounts::access;
 use crate::domain::record::{Record, Utterance};
-use crate::domain::workspace::Need;
+use crate::domain::workspace::{Need, Role};
 use crate::error::ApiError;
 use crate::persona::Current;
 use crate::records::intake::{self, Source, TempFile, Upload};
@@ -26,6 +26,28 @@ use crate::store::Target;
 use crate::web::markdown::{CitationIndex, render};
 use crate::web::session::Visitor;
 use crate::web::{PageResult, page};
+
+/// The record named in a page's address, if the visitor's role on it allows `need`
+/// (unseen is a 404, seen but not allowed a 403), with that role and its project's name.
+async fn record_for(
+    services: &Services,
+    visitor: &Visitor,
+    record_id: Uuid,
+    need: Need,
+) -> Result<(Role, Record, String), ApiError> {
+    let role = access::require(&services.store, visitor.user.id, Target::Record(record_id), need).await?;
+    let record = services
+        .store
+        .get_record(visitor.user.id, record_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Record"))?;
+    let project_name = services
+        .store
+        .project_name(visitor.user.id, record.project_id)
+        .await?
+        .unwrap_or_default();
+    Ok((role, record, project_name))
+}
 
 #[derive(Deserialize)]
 struct PasteForm {
@@ -76,17 +98,7 @@ async fn show(
     Path(record_id): Path<Uuid>,
     Query(thread): Query<ThreadQuery>,
 ) -> PageResult {
-    let role = access::require(&services.store, visitor.user.id, Target::Record(record_id), Need::Read).await?;
-    let record = services
-        .store
-        .get_record(visitor.user.id, record_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Record"))?;
-    let project_name = services
-        .store
-        .project_name(visitor.user.id, record.project_id)
-        .await?
-        .unwrap_or_default();
+    let (role, record, project_name) = record_for(&services, &visitor, record_id, Need::Read).await?;
     let utterances = services.store.utterances(record_id).await?;
     let mut by_name = BTreeMap::new();
     for utterance in &utterances {
@@ -201,17 +213,7 @@ struct PersonaPage {
 /// The record's persona, written from its transcript (and waited for while it is being
 /// written); its quotes link to the moments they come from.
 async fn persona(State(services): State<Services>, visitor: Visitor, Path(record_id): Path<Uuid>) -> PageResult {
-    access::require(&services.store, visitor.user.id, Target::Record(record_id), Need::Read).await?;
-    let record = services
-        .store
-        .get_record(visitor.user.id, record_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Record"))?;
-    let project_name = services
-        .store
-        .project_name(visitor.user.id, record.project_id)
-        .await?
-        .unwrap_or_default();
+    let (_, record, project_name) = record_for(&services, &visitor, record_id, Need::Read).await?;
     let (pending, message, html) = match crate::persona::current(&services, &record, false).await {
         Ok(Current::Written(report)) => {
             let utterances = services.store.utterances(record_id).await?;
@@ -265,12 +267,7 @@ async fn correct(
 }
 
 async fn confirm_delete(State(services): State<Services>, visitor: Visitor, Path(record_id): Path<Uuid>) -> PageResult {
-    access::require(&services.store, visitor.user.id, Target::Record(record_id), Need::Write).await?;
-    let record = services
-        .store
-        .get_record(visitor.user.id, record_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Record"))?;
+    let (_, record, _) = record_for(&services, &visitor, record_id, Need::Write).await?;
     let consequence = "Its transcript, its recording, its persona and its chat threads are deleted with it; \
          reports already written keep their text. This cannot be undone.";
     Ok(ConfirmDelete::page(

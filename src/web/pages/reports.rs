@@ -194,8 +194,19 @@ async fn flag(
         is_archived: form.is_archived.map_or(Patch::Missing, Patch::Value),
         ..ReportChanges::default()
     };
+    save(&services, &visitor, project_id, report_id, changes).await
+}
+
+/// Saves a change to the report and shows it.
+async fn save(
+    services: &Services,
+    visitor: &Visitor,
+    project_id: Uuid,
+    report_id: Uuid,
+    changes: ReportChanges,
+) -> PageResult {
     reports::update(
-        &services,
+        services,
         &visitor.actor(),
         visitor.user.id,
         project_id,
@@ -288,16 +299,7 @@ async fn edit(
         content: Patch::Value(form.content),
         ..ReportChanges::default()
     };
-    reports::update(
-        &services,
-        &visitor.actor(),
-        visitor.user.id,
-        project_id,
-        report_id,
-        changes,
-    )
-    .await?;
-    Ok(Redirect::to(&format!("/p/{project_id}/reports/{report_id}")).into_response())
+    save(&services, &visitor, project_id, report_id, changes).await
 }
 
 async fn confirm_delete(
