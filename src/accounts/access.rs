@@ -44,6 +44,8 @@ fn noun(target: Target) -> &'static str {
         Target::Preset(_) => "Preset",
         Target::WebhookEndpoint(_) => "Webhook endpoint",
         Target::Tag(_) => "Tag",
+        Target::Highlight(_) => "Highlight",
+        Target::Insight(_) => "Insight",
     }
 }
 
@@ -74,7 +76,9 @@ fn target_id(target: Target) -> Uuid {
         | Target::Prompt(id)
         | Target::Preset(id)
         | Target::WebhookEndpoint(id)
-        | Target::Tag(id) => id,
+        | Target::Tag(id)
+        | Target::Highlight(id)
+        | Target::Insight(id) => id,
     }
 }
 

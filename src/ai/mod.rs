@@ -115,6 +115,7 @@ pub mod persona;
 pub mod prompt;
 pub mod quotes;
 pub mod report;
+pub mod suggest;
 pub mod text;
 
 /// The engine this instance writes with (`INSIGHT_AI`).
@@ -179,6 +180,29 @@ impl Engine {
                 .map_err(|error| AiError::Permanent(format!("the offline engine stopped: {error}")))
             }
             Self::OpenAi(client) => persona::model::model_persona(client, record_name, utterances, language).await,
+        }
+    }
+
+    /// Passages of the record's respondents that are evidence for the tags.
+    pub async fn suggest_highlights(
+        &self,
+        tags: &[suggest::TagBrief],
+        utterances: &[crate::domain::record::Utterance],
+        language: Option<&str>,
+    ) -> Result<(Vec<suggest::Suggestion>, Usage), AiError> {
+        match self {
+            Self::Offline => {
+                let (tags, utterances, language) = (tags.to_vec(), utterances.to_vec(), language.map(str::to_owned));
+                tokio::task::spawn_blocking(move || {
+                    (
+                        suggest::offline_suggestions(&tags, &utterances, language.as_deref()),
+                        Usage::default(),
+                    )
+                })
+                .await
+                .map_err(|error| AiError::Permanent(format!("the offline engine stopped: {error}")))
+            }
+            Self::OpenAi(client) => suggest::model_suggestions(client, tags, utterances, language).await,
         }
     }
 

@@ -10,10 +10,17 @@ pub enum JobKind {
     WritePersona,
     /// Generates a report; its row is written with the report.
     GenerateReport,
+    /// Suggests highlights on a record; its subject is the suggestion request.
+    SuggestHighlights,
 }
 
 impl JobKind {
-    pub const ALL: [Self; 3] = [Self::ProcessRecord, Self::WritePersona, Self::GenerateReport];
+    pub const ALL: [Self; 4] = [
+        Self::ProcessRecord,
+        Self::WritePersona,
+        Self::GenerateReport,
+        Self::SuggestHighlights,
+    ];
 
     /// The name stored in `jobs.kind`.
     pub const fn as_str(self) -> &'static str {
@@ -21,6 +28,7 @@ impl JobKind {
             Self::ProcessRecord => "record.process",
             Self::WritePersona => "persona.write",
             Self::GenerateReport => "report.generate",
+            Self::SuggestHighlights => "highlights.suggest",
         }
     }
 

@@ -3,6 +3,8 @@
 //! interface document lists them.
 
 pub mod chat;
+pub mod highlight;
+pub mod insight;
 pub mod interview;
 pub mod job;
 pub mod page;

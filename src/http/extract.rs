@@ -499,6 +499,117 @@ pub fn query_uuid(query: Option<&str>, name: &str) -> Result<Option<Uuid>, ApiEr
     })
 }
 
+/// A list's query read parameter by parameter, every problem gathered into one 422 (as
+/// bodies are): text, UUIDs, times (RFC 3339 or a date) and choices.
+pub struct QueryReader {
+    pairs: Vec<(String, String)>,
+    issues: Vec<ValidationIssue>,
+}
+
+impl QueryReader {
+    pub fn new(query: Option<&str>) -> Self {
+        let pairs = url::form_urlencoded::parse(query.unwrap_or("").as_bytes())
+            .map(|(key, value)| (key.into_owned(), value.into_owned()))
+            .collect();
+        Self {
+            pairs,
+            issues: Vec::new(),
+        }
+    }
+
+    fn raw(&self, name: &str) -> Option<&str> {
+        self.pairs
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+
+    /// A text parameter, trimmed; left out or blank is `None`.
+    pub fn text(&self, name: &str) -> Option<String> {
+        self.raw(name)
+            .map(str::trim)
+            .filter(|value| !value.is_empty())
+            .map(str::to_owned)
+    }
+
+    pub fn uuid(&mut self, name: &str) -> Option<Uuid> {
+        let raw = self.raw(name)?.to_owned();
+        match Uuid::parse_str(&raw) {
+            Ok(id) => Some(id),
+            Err(err) => {
+                self.issues.push(
+                    ValidationIssue::new(
+                        vec![json!("query"), json!(name)],
+                        "uuid_parsing",
+                        format!("Input should be a valid UUID, {err}"),
+                    )
+                    .with_input(json!(raw))
+                    .with_ctx(json!({ "error": err.to_string() })),
+                );
+                None
+            }
+        }
+    }
+
+    /// A time: RFC 3339, or a date (its midnight, UTC).
+    pub fn time(&mut self, name: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+        let raw = self.text(name)?;
+        let parsed = chrono::DateTime::parse_from_rfc3339(&raw)
+            .map(|at| at.with_timezone(&chrono::Utc))
+            .ok()
+            .or_else(|| {
+                chrono::NaiveDate::parse_from_str(&raw, "%Y-%m-%d")
+                    .ok()
+                    .and_then(|day| day.and_hms_opt(0, 0, 0))
+                    .map(|at| at.and_utc())
+            });
+        if parsed.is_none() {
+            self.issues.push(
+                ValidationIssue::new(
+                    vec![json!("query"), json!(name)],
+                    "datetime_parsing",
+                    "Input should be a valid datetime or date (RFC 3339, or YYYY-MM-DD)",
+                )
+                .with_input(json!(raw)),
+            );
+        }
+        parsed
+    }
+
+    /// One of `options`, read by `parse`.
+    pub fn choice<T>(&mut self, name: &str, options: &[&str], parse: impl Fn(&str) -> Option<T>) -> Option<T> {
+        let raw = self.raw(name)?.to_owned();
+        let parsed = parse(raw.trim());
+        if parsed.is_none() {
+            let quoted: Vec<String> = options.iter().map(|option| format!("'{option}'")).collect();
+            let expected = match quoted.split_last() {
+                Some((last, [])) => last.clone(),
+                Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+                None => String::new(),
+            };
+            self.issues.push(
+                ValidationIssue::new(
+                    vec![json!("query"), json!(name)],
+                    "enum",
+                    format!("Input should be {expected}"),
+                )
+                .with_input(json!(raw))
+                .with_ctx(json!({ "expected": expected })),
+            );
+        }
+        parsed
+    }
+
+    /// The 422 for every problem found, if any.
+    pub fn finish(self) -> Result<(), ApiError> {
+        if self.issues.is_empty() {
+            Ok(())
+        } else {
+            Err(ApiError::validation(self.issues))
+        }
+    }
+}
+
 /// A boolean query parameter, read as FastAPI reads one.
 pub fn query_bool(query: Option<&str>, name: &str) -> Result<Option<bool>, ApiError> {
     let Some(raw) = query_param(query, name) else {

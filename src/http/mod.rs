@@ -73,6 +73,7 @@ fn api_router() -> OpenApiRouter<AppState> {
         .merge(routes::me::router())
         .merge(routes::workspaces::router())
         .merge(routes::tags::router())
+        .merge(routes::highlights::router())
 }
 
 /// The whole application: trailing-slash normalisation (see `PathMatcher`) in front of

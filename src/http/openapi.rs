@@ -35,6 +35,8 @@ use crate::error::{ErrorBody, ValidationErrorBody, ValidationIssue};
         (name = "auth", description = "Signing in and out, passwords, sessions and personal API tokens"),
         (name = "workspaces", description = "Workspaces, their members and roles, invitations and the audit log"),
         (name = "tags", description = "A workspace's tags, grouped one level deep, merged and deleted"),
+        (name = "highlights", description = "Spans of transcripts, tagged and annotated; suggestions to accept or reject"),
+        (name = "insights", description = "A project's findings, with highlights as their evidence"),
     ),
     components(schemas(ErrorBody, ValidationErrorBody, ValidationIssue)),
     modifiers(&BearerScheme),

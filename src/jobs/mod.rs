@@ -8,6 +8,7 @@
 mod personas;
 mod records;
 mod reports;
+mod suggestions;
 mod sweep;
 
 pub use sweep::sweep;
@@ -59,13 +60,12 @@ impl Workers {
             JobKind::ProcessRecord,
             stopped.clone(),
         ))];
-        // Personas are AI work like reports: `INSIGHT_REPORT_WORKERS=0` stops both.
+        // Personas and suggestions are AI work like reports: `INSIGHT_REPORT_WORKERS=0`
+        // stops them all.
         if context.settings.report_workers() > 0 {
-            tasks.push(tokio::spawn(work(
-                context.clone(),
-                JobKind::WritePersona,
-                stopped.clone(),
-            )));
+            for kind in [JobKind::WritePersona, JobKind::SuggestHighlights] {
+                tasks.push(tokio::spawn(work(context.clone(), kind, stopped.clone())));
+            }
         }
         tasks.push(tokio::spawn(watch_interviews(context.store.clone(), stopped.clone())));
         let dispatcher = match crate::webhooks::Dispatcher::new(
@@ -195,6 +195,7 @@ async fn run(context: &Context, job: Job, report: Option<ReportWork>, lease: chr
         JobKind::ProcessRecord => records::process(context, &job).await,
         JobKind::GenerateReport => reports::generate(context, &job, report).await,
         JobKind::WritePersona => personas::write(context, &job).await,
+        JobKind::SuggestHighlights => suggestions::suggest(context, &job).await,
     };
     heartbeat.abort();
     let record_job = job.kind == JobKind::ProcessRecord;

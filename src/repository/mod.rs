@@ -1,4 +1,6 @@
-//! The research repository: the workspace's tags now; highlights, insights and search
-//! are to come on the same ground.
+//! The research repository: the workspace's tags, the highlights of what respondents
+//! said filed under them, and the insights that rest on those highlights.
 
+pub mod highlights;
+pub mod insights;
 pub mod tags;

@@ -161,8 +161,8 @@ pub async fn delete(store: &Store, user_id: Uuid, tag_id: Uuid) -> ApiResult<()>
     }
 }
 
-/// Merges a tag into another of the same workspace, which stays: what was filed under
-/// the first is filed under the second, the first's group moves with it (into the
+/// Merges a tag into another of the same workspace, which stays: the highlights filed
+/// under the first are filed under the second, the first's group moves with it (into the
 /// second, or the second's own group, so groups stay one level deep), and the first is
 /// deleted.
 pub async fn merge(store: &Store, user_id: Uuid, tag_id: Uuid, into_tag_id: Uuid) -> ApiResult<Tag> {
@@ -181,7 +181,7 @@ pub async fn merge(store: &Store, user_id: Uuid, tag_id: Uuid, into_tag_id: Uuid
         Some(parent) if parent != tag.id => parent,
         _ => into.id,
     };
-    if !store.merge_tag(user_id, tag_id, group).await? {
+    if !store.merge_tag(user_id, tag_id, into.id, group).await? {
         return Err(ApiError::not_found("Tag"));
     }
     get(store, user_id, into.id).await

@@ -116,6 +116,34 @@ pub fn tokenize(text: &str, language: Option<&str>) -> Vec<String> {
     Analyzer::new(language).tokenize(text)
 }
 
+/// Languages [`guess_language`] tells apart: those Snowball stems, with stop word lists.
+const GUESSED: [&str; 15] = [
+    "en", "de", "fr", "es", "it", "pt", "nl", "sv", "da", "no", "fi", "ru", "hu", "ro", "tr",
+];
+
+/// The language of a text whose language nobody said, by its stop words: the language
+/// whose stop words make up the largest share of the first words, if that share is at
+/// least a sixth (running text in any of them is about half stop words; names, codes and
+/// very short texts guess nothing).
+pub fn guess_language(text: &str) -> Option<&'static str> {
+    let words: Vec<String> = text
+        .unicode_words()
+        .take(2_000)
+        .map(|word| word.nfc().collect::<String>().to_lowercase())
+        .collect();
+    if words.len() < 4 {
+        return None;
+    }
+    let (code, count) = GUESSED
+        .iter()
+        .map(|code| {
+            let analyzer = Analyzer::new(Some(code));
+            (*code, words.iter().filter(|word| analyzer.is_stop_word(word)).count())
+        })
+        .max_by_key(|(_, count)| *count)?;
+    (count * 6 >= words.len()).then_some(code)
+}
+
 /// The text analysis for one language: stop words, stemming and case folding rules.
 #[derive(Debug, Clone)]
 pub struct Analyzer {
@@ -503,6 +531,24 @@ fn resolve_language(tag: &str) -> Option<(Option<&'static str>, Option<Algorithm
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_s_language_is_guessed_from_its_stop_words() {
+        assert_eq!(
+            guess_language("The price went up twice this year and we are not happy with it."),
+            Some("en")
+        );
+        assert_eq!(
+            guess_language("Der Preis ist zweimal gestiegen und wir sind nicht zufrieden damit."),
+            Some("de")
+        );
+        assert_eq!(
+            guess_language("Le prix a augmenté deux fois et nous ne sommes pas contents."),
+            Some("fr")
+        );
+        assert_eq!(guess_language("SKU-123 SKU-456 SKU-789 Zebra"), None);
+        assert_eq!(guess_language("ok"), None);
+    }
 
     fn index(texts: &[&str], language: Option<&str>) -> Index<usize> {
         Index::build(

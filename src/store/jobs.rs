@@ -119,6 +119,7 @@ pub(super) struct Bell {
     records: Notify,
     personas: Notify,
     reports: Notify,
+    suggestions: Notify,
 }
 
 impl Bell {
@@ -127,6 +128,7 @@ impl Bell {
             JobKind::ProcessRecord => &self.records,
             JobKind::WritePersona => &self.personas,
             JobKind::GenerateReport => &self.reports,
+            JobKind::SuggestHighlights => &self.suggestions,
         }
     }
 }

@@ -15,6 +15,7 @@
 
 mod chat;
 mod generation;
+mod highlights;
 mod interviews;
 mod jobs;
 mod personas;
@@ -52,6 +53,7 @@ use std::pin::Pin;
 pub use audit::{AuditFilter, NewAuditEvent};
 pub use chat::{Exchange, ThreadOwner, ThreadTarget};
 pub use generation::{GenerationRefused, GenerationRow, MaterialRow, PromptText, ReportWork};
+pub use highlights::{HighlightFields, HighlightFilter, HighlightOrder, NewHighlight, RecordPlace, SuggestionRequest};
 pub use interviews::{NewRoom, NewTurn, PublicRoom, StoredRoom, StoredTurn, TurnRefused};
 pub use invitations::{Accepted, InvitationRow, NewInvitation};
 pub use jobs::Job;
@@ -201,6 +203,7 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
     migration!(10, "0010_indexes"),
     migration!(11, "0011_accounts"),
     migration!(12, "0012_tags"),
+    migration!(13, "0013_highlights"),
 ];
 
 #[derive(Debug)]

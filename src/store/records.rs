@@ -513,6 +513,9 @@ impl Store {
             .await?;
             let words = |text: &str| text.split_whitespace().count() as i64;
             let at = now().max(version + chrono::Duration::microseconds(1));
+            if new_text != old_text {
+                super::highlights::follow_highlights!(conn, record_id, utterance_id, old_text.as_str(), new_text, at);
+            }
             sqlx::query("UPDATE records SET word_count = word_count + $1, updated_at = $2 WHERE id = $3")
                 .bind(words(new_text) - words(&old_text))
                 .bind(at)

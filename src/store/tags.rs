@@ -9,9 +9,10 @@ use super::{Store, db};
 use crate::domain::now;
 use crate::domain::tag::{Tag, name_key};
 
-/// Highlights come with the repository's next part; until then no tag has any.
+/// A tag counts the highlights a person made or accepted (suggestions wait).
 const SELECT_TAG: &str = "SELECT t.id, t.workspace_id, t.name, t.color, t.description, t.parent_id, \
-     CAST(0 AS BIGINT) AS highlights_count, t.created_at FROM tags t";
+     (SELECT COUNT(*) FROM highlight_tags ht JOIN highlights h ON h.id = ht.highlight_id \
+      WHERE ht.tag_id = t.id AND h.status IN ('ok', 'detached')) AS highlights_count, t.created_at FROM tags t";
 
 #[derive(sqlx::FromRow)]
 struct TagRow {
@@ -174,16 +175,33 @@ impl Store {
         Ok(deleted == 1)
     }
 
-    /// Merges a tag into another in one transaction: the tags of its group (but the group
-    /// itself) move to `group_for_children`, then it is deleted. `false` when there is no
-    /// such tag.
-    pub async fn merge_tag(&self, user_id: Uuid, tag_id: Uuid, group_for_children: Uuid) -> anyhow::Result<bool> {
+    /// Merges a tag into `into_id` in one transaction: its highlights are filed under
+    /// `into_id`, the tags of its group (but the group itself) move to
+    /// `group_for_children`, then it is deleted. `false` when there is no such tag.
+    pub async fn merge_tag(
+        &self,
+        user_id: Uuid,
+        tag_id: Uuid,
+        into_id: Uuid,
+        group_for_children: Uuid,
+    ) -> anyhow::Result<bool> {
+        let refile = format!(
+            "INSERT INTO highlight_tags (highlight_id, tag_id) SELECT highlight_id, $1 FROM highlight_tags \
+             WHERE tag_id = $2 AND $2 IN (SELECT id FROM tags WHERE workspace_id IN {}) ON CONFLICT DO NOTHING",
+            writer_of!(3)
+        );
         let regroup = format!(
             "UPDATE tags SET parent_id = $1 WHERE parent_id = $2 AND id <> $1 AND workspace_id IN {}",
             writer_of!(3)
         );
         let delete = format!("DELETE FROM tags WHERE id = $1 AND workspace_id IN {}", writer_of!(2));
         let merged = db!(self, write, |conn| {
+            sqlx::query(&refile)
+                .bind(into_id)
+                .bind(tag_id)
+                .bind(user_id)
+                .execute(&mut *conn)
+                .await?;
             sqlx::query(&regroup)
                 .bind(group_for_children)
                 .bind(tag_id)

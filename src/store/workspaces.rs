@@ -44,6 +44,8 @@ pub enum Target {
     Preset(Uuid),
     WebhookEndpoint(Uuid),
     Tag(Uuid),
+    Highlight(Uuid),
+    Insight(Uuid),
 }
 
 impl Target {
@@ -83,6 +85,15 @@ impl Target {
                 "SELECT m.role FROM tags t JOIN workspace_members m ON m.workspace_id = t.workspace_id \
                  WHERE t.id = $1 AND m.user_id = $2"
             }
+            Target::Highlight(_) => {
+                "SELECT m.role FROM highlights h JOIN records r ON r.id = h.record_id JOIN projects p ON p.id = r.project_id \
+                 JOIN workspace_members m ON m.workspace_id = p.workspace_id \
+                 WHERE h.id = $1 AND m.user_id = $2 AND h.status <> 'rejected'"
+            }
+            Target::Insight(_) => {
+                "SELECT m.role FROM insights i JOIN projects p ON p.id = i.project_id \
+                 JOIN workspace_members m ON m.workspace_id = p.workspace_id WHERE i.id = $1 AND m.user_id = $2"
+            }
         }
     }
 
@@ -95,7 +106,9 @@ impl Target {
             | Target::Prompt(id)
             | Target::Preset(id)
             | Target::WebhookEndpoint(id)
-            | Target::Tag(id) => id,
+            | Target::Tag(id)
+            | Target::Highlight(id)
+            | Target::Insight(id) => id,
         }
     }
 }

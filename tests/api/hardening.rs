@@ -82,6 +82,22 @@ async fn seed(app: &TestApp) -> Seeded {
         )
         .await;
     let tag = tag["id"].as_str().expect("tag id").to_owned();
+    let (_, highlight) = app
+        .post(
+            &format!("/insight/{record}/highlights"),
+            &user,
+            json!({ "start": { "utterance_id": 2, "offset": 4 }, "end": { "utterance_id": 2, "offset": 17 }, "tag_ids": [tag] }),
+        )
+        .await;
+    let highlight = highlight["id"].as_str().expect("highlight id").to_owned();
+    let (_, insight) = app
+        .post(
+            &format!("/projects/{project}/insights"),
+            &user,
+            json!({ "title": "Shipping costs surprise", "highlight_ids": [highlight] }),
+        )
+        .await;
+    let insight = insight["id"].as_str().expect("insight id").to_owned();
     Seeded {
         user,
         ids: vec![
@@ -104,6 +120,8 @@ async fn seed(app: &TestApp) -> Seeded {
             // No delivery exists; an unknown one must still be answered in the contract's shapes.
             ("delivery_id", uuid::Uuid::new_v4().to_string()),
             ("tag_id", tag),
+            ("highlight_id", highlight),
+            ("insight_id", insight),
         ],
     }
 }

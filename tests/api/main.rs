@@ -14,6 +14,7 @@ mod console_settings;
 mod conventions;
 mod generation;
 mod hardening;
+mod highlights;
 mod interviews;
 mod isolation;
 mod limits;

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::support::TestApp;
 
-const TAGS: [&str; 13] = [
+const TAGS: [&str; 15] = [
     "insight",
     "insight_public",
     "projects",
@@ -21,6 +21,8 @@ const TAGS: [&str; 13] = [
     "auth",
     "workspaces",
     "tags",
+    "highlights",
+    "insights",
 ];
 
 #[tokio::test]

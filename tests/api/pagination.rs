@@ -114,6 +114,40 @@ async fn every_paginated_list_walks_one_item_at_a_time_and_yields_each_once() {
     for _ in 0..3 {
         app.report(&user, &project).await;
     }
+    let workspace = user.id.to_string();
+    let tag = ok(
+        &app,
+        &user,
+        post.clone(),
+        &format!("/workspaces/{workspace}/tags"),
+        json!({ "name": "Shipping" }),
+    )
+    .await;
+    let tag = tag["id"].as_str().expect("tag id").to_owned();
+    let mut highlights = Vec::new();
+    for (from, to) in [(0, 8), (9, 13), (14, 24)] {
+        let span = json!({ "start": { "utterance_id": 2, "offset": from }, "end": { "utterance_id": 2, "offset": to }, "tag_ids": [tag] });
+        let made = ok(
+            &app,
+            &user,
+            post.clone(),
+            &format!("/insight/{record}/highlights"),
+            span,
+        )
+        .await;
+        highlights.push(made["id"].clone());
+    }
+    for n in 0..3 {
+        let insight = json!({ "title": format!("Finding {n}"), "highlight_ids": highlights });
+        ok(
+            &app,
+            &user,
+            post.clone(),
+            &format!("/projects/{project}/insights"),
+            insight,
+        )
+        .await;
+    }
     ok(
         &app,
         &user,
@@ -224,6 +258,9 @@ async fn every_paginated_list_walks_one_item_at_a_time_and_yields_each_once() {
             "/workspaces/{workspace_id}/members" => format!("/workspaces/{team}/members"),
             "/workspaces/{workspace_id}/invitations" => format!("/workspaces/{team}/invitations"),
             "/workspaces/{workspace_id}/audit" => format!("/workspaces/{team}/audit"),
+            "/projects/{project_id}/highlights" => format!("/projects/{project}/highlights"),
+            "/tags/{tag_id}/highlights" => format!("/tags/{tag}/highlights"),
+            "/projects/{project_id}/insights" => format!("/projects/{project}/insights"),
             other => panic!("a paginated list this test does not walk yet: {other}"),
         };
         let separator = if path.contains('?') { '&' } else { '?' };
@@ -239,7 +276,7 @@ async fn every_paginated_list_walks_one_item_at_a_time_and_yields_each_once() {
         assert_eq!(paged, whole, "{path}: every item once, in order");
         walked += 1;
     }
-    assert_eq!(walked, 14, "the lists walked");
+    assert_eq!(walked, 17, "the lists walked");
 
     // The default page, and what limit and cursor refuse.
     let (_, prompts) = app.get("/prompts/?limit=500", &user).await;

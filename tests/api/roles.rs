@@ -132,6 +132,9 @@ struct Fixture {
     /// A tag of the workspace, and another to merge it into.
     tag: String,
     other_tag: String,
+    /// A highlight of the record (tagged), and an insight citing it.
+    highlight: String,
+    insight: String,
     /// The owner's session and one of his tokens (not the one the test uses).
     session: String,
     token: String,
@@ -270,6 +273,26 @@ async fn fixture(app: &TestApp, owner: &TestUser, workspace: &str, member: &Test
         .as_str()
         .expect("tag")
         .to_owned();
+    let highlight = created(
+        app,
+        owner,
+        &format!("/insight/{record}/highlights"),
+        json!({ "start": { "utterance_id": 2, "offset": 0 }, "end": { "utterance_id": 2, "offset": 8 }, "tag_ids": [tag] }),
+    )
+    .await["id"]
+        .as_str()
+        .expect("highlight")
+        .to_owned();
+    let insight = created(
+        app,
+        owner,
+        &format!("/projects/{project}/insights"),
+        json!({ "title": "The price is the pain", "highlight_ids": [highlight] }),
+    )
+    .await["id"]
+        .as_str()
+        .expect("insight")
+        .to_owned();
     Fixture {
         workspace: workspace.to_owned(),
         project,
@@ -287,6 +310,8 @@ async fn fixture(app: &TestApp, owner: &TestUser, workspace: &str, member: &Test
         record_thread,
         tag,
         other_tag,
+        highlight,
+        insight,
         session: session.to_string(),
         token,
     }
@@ -412,6 +437,27 @@ fn rule(method: &Method, path: &str, f: &Fixture) -> Option<(Rule, Option<Value>
         ("DELETE", "/tags/{tag_id}") => r(Write),
         ("POST", "/tags/{tag_id}/merge") => b(Write, json!({ "into_tag_id": f.other_tag })),
         ("POST", "/webhooks/endpoints/{endpoint_id}/deliveries/{delivery_id}/retry") => r(Manage),
+
+        ("POST", "/insight/{rec_id}/highlights") => b(
+            Write,
+            json!({ "start": { "utterance_id": f.utterance.parse::<i64>().unwrap_or(2), "offset": 0 },
+                    "end": { "utterance_id": f.utterance.parse::<i64>().unwrap_or(2), "offset": 3 } }),
+        ),
+        ("GET", "/insight/{rec_id}/highlights" | "/projects/{project_id}/highlights" | "/tags/{tag_id}/highlights") => {
+            r(Read)
+        }
+        ("POST", "/insight/{rec_id}/highlights/suggest") => b(Write, json!({ "tag_ids": [f.tag] })),
+        ("GET", "/highlights/{highlight_id}") => r(Read),
+        ("PATCH", "/highlights/{highlight_id}") => b(Write, json!({ "note": "Said twice" })),
+        ("DELETE", "/highlights/{highlight_id}") => r(Write),
+        ("GET", "/projects/{project_id}/insights") => r(Read),
+        ("POST", "/projects/{project_id}/insights") => b(
+            Write,
+            json!({ "title": "Price before value", "highlight_ids": [f.highlight] }),
+        ),
+        ("GET", "/insights/{insight_id}") => r(Read),
+        ("PATCH", "/insights/{insight_id}") => b(Write, json!({ "body": "Three of five said so." })),
+        ("DELETE", "/insights/{insight_id}") => r(Write),
         _ => None,
     }
 }
@@ -440,6 +486,8 @@ fn fill(path: &str, f: &Fixture) -> String {
         .replace("{session_id}", &f.session)
         .replace("{token_id}", &f.token)
         .replace("{tag_id}", &f.tag)
+        .replace("{highlight_id}", &f.highlight)
+        .replace("{insight_id}", &f.insight)
 }
 
 struct Team {
