@@ -12,6 +12,7 @@ use crate::conversation::InFlight;
 use crate::ingest::stt::SpeechToText;
 use crate::livekit::LiveKit;
 use crate::search::Retriever;
+use crate::search::indexer::Search;
 use crate::search::web::WebSearch;
 use crate::secret::SecretKey;
 use crate::store::Store;
@@ -29,6 +30,8 @@ pub struct Services {
     pub web: Option<WebSearch>,
     /// Search over the projects' utterances.
     pub retriever: Arc<Retriever>,
+    /// The workspace search index (records, highlights, reports, insights).
+    pub search: Arc<Search>,
     /// Chat answers in the making, per user.
     pub answers: Arc<InFlight>,
     /// The instance key interview links, callback tokens and webhook secrets come from.
@@ -86,7 +89,10 @@ impl Services {
             settings.interviews.livekit_api_secret.as_deref(),
         )
         .map_err(anyhow::Error::msg)?;
+        let search = Search::open(store.clone(), &settings.storage.data_dir.join("search"))
+            .context("cannot open the search index under INSIGHT_DATA_DIR/search")?;
         Ok(Self {
+            search,
             store,
             settings,
             engine,

@@ -14,6 +14,7 @@ pub mod preset;
 pub mod project;
 pub mod record;
 pub mod report;
+pub mod search;
 pub mod system_presets;
 pub mod tag;
 pub mod user;

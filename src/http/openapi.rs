@@ -37,6 +37,7 @@ use crate::error::{ErrorBody, ValidationErrorBody, ValidationIssue};
         (name = "tags", description = "A workspace's tags, grouped one level deep, merged and deleted"),
         (name = "highlights", description = "Spans of transcripts, tagged and annotated; suggestions to accept or reject"),
         (name = "insights", description = "A project's findings, with highlights as their evidence"),
+        (name = "search", description = "One query across transcripts, highlights, reports and insights"),
     ),
     components(schemas(ErrorBody, ValidationErrorBody, ValidationIssue)),
     modifiers(&BearerScheme),

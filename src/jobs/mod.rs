@@ -68,6 +68,7 @@ impl Workers {
             }
         }
         tasks.push(tokio::spawn(watch_interviews(context.store.clone(), stopped.clone())));
+        tasks.push(tokio::spawn(context.search.clone().run(stopped.clone())));
         let dispatcher = match crate::webhooks::Dispatcher::new(
             context.store.clone(),
             context.secret.clone(),

@@ -1,7 +1,7 @@
 //! Files no record owns: uploads cut off mid-way (`uploads/*.part`) and recordings whose
 //! record never came to be (the request was dropped before its record committed).
 //! Removed at start once a day old: younger ones may belong to an upload in progress on
-//! another instance sharing the folder.
+//! another instance sharing the folder. The search outbox's oldest rows go at the same time.
 
 use std::path::Path;
 use std::time::{Duration, SystemTime};
@@ -39,6 +39,9 @@ pub async fn sweep(store: &Store, data_dir: &Path) -> usize {
     }
     if removed > 0 {
         tracing::info!(removed, "removed files no record owns from the data folder");
+    }
+    if let Err(error) = store.prune_outbox().await {
+        tracing::warn!(error = %format!("{error:#}"), "pruning the search outbox failed");
     }
     removed
 }

@@ -3,4 +3,5 @@
 
 pub mod highlights;
 pub mod insights;
+pub mod search;
 pub mod tags;

@@ -7,6 +7,8 @@
 //! nothing needs to be stored, and a new or restarted instance rebuilds what it needs.
 
 pub mod bm25;
+pub mod index;
+pub mod indexer;
 pub mod web;
 
 use std::collections::HashMap;

@@ -26,6 +26,7 @@ mod readers;
 mod record_work;
 mod records;
 mod reports;
+mod search;
 mod sessions;
 mod tags;
 mod token_checks;
@@ -64,6 +65,7 @@ pub use projects::ProjectChanges;
 pub use record_work::RecordWork;
 pub use records::{CorrectionRefused, NewRecord, ProjectUtterance, RecordContent, RecordVersion};
 pub use reports::{NewReport, ReportChanges};
+pub use search::{DocumentText, HighlightText, OutboxEntry, RecordText};
 pub use sessions::{Account, Failures, SessionStart};
 pub use tags::{NewTag, TagFields};
 pub use users::FIRST_ADMIN_EMAIL;
@@ -204,6 +206,7 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
     migration!(11, "0011_accounts"),
     migration!(12, "0012_tags"),
     migration!(13, "0013_highlights"),
+    migration!(14, "0014_search"),
 ];
 
 #[derive(Debug)]

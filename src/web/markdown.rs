@@ -28,7 +28,7 @@ use crate::ai::text::normalize;
 
 /// The console's address of a moment in a transcript (`CONSOLE.md`).
 pub fn moment_href(record_id: Uuid, utterance_id: i64) -> String {
-    format!("/r/{record_id}#u{utterance_id}")
+    crate::domain::search::moment_path(record_id, utterance_id)
 }
 
 /// Which moment a `[record name, locator]` cites, over the records a text may cite (a

@@ -32,6 +32,7 @@ mod projects;
 mod records;
 mod reports;
 mod roles;
+mod search;
 mod sso;
 mod support;
 mod tags;

@@ -335,7 +335,7 @@ fn rule(method: &Method, path: &str, f: &Fixture) -> Option<(Rule, Option<Value>
         ("GET", "/auth/oidc/login" | "/auth/oidc/callback") => r(Public),
         ("POST", "/invitations/{token}/accept") => r(Public),
 
-        ("GET", "/me" | "/me/sessions" | "/me/tokens" | "/workspaces") => r(Signed),
+        ("GET", "/me" | "/me/sessions" | "/me/tokens" | "/workspaces" | "/search") => r(Signed),
         ("POST", "/me/tokens") => b(Signed, json!({ "name": "mine", "scope": "write" })),
         ("PUT", "/me/password") => b(
             Signed,

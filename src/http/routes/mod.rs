@@ -13,6 +13,7 @@ pub mod projects;
 pub mod prompts;
 pub mod records;
 pub mod reports;
+pub mod search;
 pub mod sso;
 pub mod system;
 pub mod tags;

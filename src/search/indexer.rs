@@ -1,0 +1,347 @@
+//! Keeps this instance's search index in step with the database. Triggers write every
+//! change to the outbox (`search_outbox`); the indexer applies the rows after the last it
+//! applied by reading each item again (so a row only says "look again"), and commits the
+//! point it reached with the index. A new or stale index (further behind than the outbox
+//! keeps) is built from the tables.
+//!
+//! On PostgreSQL a row with a lower number can commit after a higher one, so the point
+//! reached only moves over rows seen; a number missing for [`GAP_PATIENCE`] belongs to a
+//! transaction that rolled back and is passed over. Rows seen beyond the point are not
+//! applied twice while the process lives, and applying one again after a restart is
+//! harmless.
+
+use std::collections::{BTreeSet, HashSet};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+use uuid::Uuid;
+
+use super::index::{Entry, Found, Kind, Request, SearchIndex, key};
+use crate::store::{OutboxEntry, Store};
+
+/// How often the outbox is read: changes made on this instance or another are found
+/// within this (plus the commit).
+const POLL: Duration = Duration::from_millis(200);
+const BATCH: i64 = 500;
+/// Records read at once during a build.
+const BUILD_BATCH: usize = 50;
+const GAP_PATIENCE: Duration = Duration::from_secs(10);
+
+#[derive(Debug, Default)]
+struct Progress {
+    /// Every outbox row up to this one is applied (or passed over).
+    watermark: i64,
+    /// Rows beyond the watermark already applied.
+    applied: BTreeSet<i64>,
+    gap_since: Option<Instant>,
+}
+
+impl Progress {
+    fn advance(&mut self) {
+        loop {
+            if self.applied.remove(&(self.watermark + 1)) {
+                self.watermark += 1;
+                self.gap_since = None;
+            } else if self.applied.is_empty() {
+                self.gap_since = None;
+                return;
+            } else {
+                let since = *self.gap_since.get_or_insert_with(Instant::now);
+                if since.elapsed() < GAP_PATIENCE {
+                    return;
+                }
+                self.watermark += 1;
+                self.gap_since = None;
+            }
+        }
+    }
+}
+
+/// The search service: the index and how far it has caught up.
+pub struct Search {
+    index: Arc<SearchIndex>,
+    store: Store,
+    progress: Mutex<Progress>,
+    /// The highest outbox row applied so far; waited on by [`Search::caught_up`].
+    applied: watch::Sender<i64>,
+}
+
+fn payload(watermark: i64) -> String {
+    format!("{{\"outbox\":{watermark}}}")
+}
+
+fn watermark_of(payload: Option<&str>) -> Option<i64> {
+    let value: serde_json::Value = serde_json::from_str(payload?).ok()?;
+    value["outbox"].as_i64()
+}
+
+impl Search {
+    /// Opens (or makes) the index under `dir`; it is built or caught up by [`Search::run`].
+    pub fn open(store: Store, dir: &Path) -> anyhow::Result<Arc<Self>> {
+        let (index, payload) = SearchIndex::open(dir)?;
+        let watermark = watermark_of(payload.as_deref()).unwrap_or(-1);
+        Ok(Arc::new(Self {
+            index: Arc::new(index),
+            store,
+            progress: Mutex::new(Progress {
+                watermark,
+                ..Progress::default()
+            }),
+            applied: watch::channel(watermark).0,
+        }))
+    }
+
+    fn watermark(&self) -> i64 {
+        self.progress.lock().map_or(-1, |progress| progress.watermark)
+    }
+
+    /// Searches (on a blocking thread).
+    pub async fn search(&self, request: Request) -> anyhow::Result<(Vec<Found>, usize)> {
+        let index = self.index.clone();
+        tokio::task::spawn_blocking(move || index.search(&request)).await?
+    }
+
+    /// Documents in the index and its bytes on disk.
+    pub fn size(&self) -> (u64, u64) {
+        (self.index.len(), self.index.disk_bytes())
+    }
+
+    /// Waits until every change committed before the call is searchable, at most `patience`;
+    /// whether it was.
+    pub async fn caught_up(&self, patience: Duration) -> anyhow::Result<bool> {
+        let (_, last) = self.store.outbox_bounds().await?;
+        let mut applied = self.applied.subscribe();
+        let reached = tokio::time::timeout(patience, applied.wait_for(|seq| *seq >= last)).await;
+        Ok(matches!(reached, Ok(Ok(_))))
+    }
+
+    /// Builds the index when it is new or too far behind, then follows the outbox until
+    /// `stopped`.
+    pub async fn run(self: Arc<Self>, mut stopped: watch::Receiver<bool>) {
+        loop {
+            if let Err(error) = self.step().await {
+                tracing::warn!(error = %format!("{error:#}"), "the search index could not catch up; trying again");
+            }
+            tokio::select! {
+                () = tokio::time::sleep(POLL) => {}
+                _ = stopped.changed() => return,
+            }
+        }
+    }
+
+    async fn step(&self) -> anyhow::Result<()> {
+        let (first, last) = self.store.outbox_bounds().await?;
+        let watermark = self.watermark();
+        if watermark < 0 || (first > 0 && watermark + 1 < first) {
+            return self.build(last).await;
+        }
+        while self.catch_up().await? {}
+        Ok(())
+    }
+
+    /// Indexes everything in the tables; the outbox's rows up to `last` are then applied.
+    async fn build(&self, last: i64) -> anyhow::Result<()> {
+        let started = Instant::now();
+        let index = self.index.clone();
+        tokio::task::spawn_blocking(move || index.clear()).await??;
+        for kind in ["record", "highlight", "report", "insight"] {
+            let ids = self.store.searchable_ids(kind).await?;
+            for chunk in ids.chunks(BUILD_BATCH) {
+                let mut entries = Vec::new();
+                for id in chunk {
+                    entries.extend(self.entries(kind, *id).await?);
+                }
+                self.write(Vec::new(), entries, None).await?;
+            }
+        }
+        self.write(Vec::new(), Vec::new(), Some(payload(last))).await?;
+        if let Ok(mut progress) = self.progress.lock() {
+            *progress = Progress {
+                watermark: last,
+                ..Progress::default()
+            };
+        }
+        self.applied.send_replace(last);
+        let (documents, bytes) = self.size();
+        tracing::info!(
+            documents,
+            bytes,
+            seconds = started.elapsed().as_secs_f64(),
+            "search index built"
+        );
+        Ok(())
+    }
+
+    /// Applies the next outbox rows; whether there may be more.
+    async fn catch_up(&self) -> anyhow::Result<bool> {
+        let watermark = self.watermark();
+        let rows = self.store.outbox_after(watermark, BATCH).await?;
+        let full = rows.len() as i64 == BATCH;
+        let fresh: Vec<OutboxEntry> = {
+            let progress = self.progress.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
+            rows.into_iter()
+                .filter(|row| !progress.applied.contains(&row.seq))
+                .collect()
+        };
+        if fresh.is_empty() {
+            if let Ok(mut progress) = self.progress.lock() {
+                progress.advance();
+            }
+            return Ok(false);
+        }
+        let mut seen = HashSet::new();
+        let mut removed = Vec::new();
+        let mut entries = Vec::new();
+        for row in &fresh {
+            if !seen.insert((row.kind.clone(), row.item_id)) {
+                continue;
+            }
+            let kind = match row.kind.as_str() {
+                "record" => Kind::Utterance,
+                "highlight" => Kind::Highlight,
+                "report" => Kind::Report,
+                _ => Kind::Insight,
+            };
+            removed.push(key(kind, row.item_id));
+            entries.extend(self.entries(&row.kind, row.item_id).await?);
+        }
+        let reached = {
+            let mut progress = self.progress.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
+            progress.applied.extend(fresh.iter().map(|row| row.seq));
+            progress.advance();
+            progress.watermark
+        };
+        self.write(removed, entries, Some(payload(reached))).await?;
+        // Every row visible when this batch was read is applied now (a row missing from the
+        // sequence is not committed yet, or never will be).
+        let highest = fresh.iter().map(|row| row.seq).max().unwrap_or(reached);
+        self.applied.send_if_modified(|applied| {
+            let changed = highest > *applied;
+            *applied = (*applied).max(highest);
+            changed
+        });
+        Ok(full)
+    }
+
+    async fn write(&self, removed: Vec<String>, entries: Vec<Entry>, payload: Option<String>) -> anyhow::Result<()> {
+        let index = self.index.clone();
+        tokio::task::spawn_blocking(move || index.apply(&removed, &entries, payload.as_deref())).await?
+    }
+
+    /// The documents of an item as it is now (none when it is gone).
+    async fn entries(&self, kind: &str, id: Uuid) -> anyhow::Result<Vec<Entry>> {
+        let store = &self.store;
+        Ok(match kind {
+            "record" => match store.record_text(id).await? {
+                None => Vec::new(),
+                Some(record) => record
+                    .utterances
+                    .iter()
+                    .filter(|u| !u.text.trim().is_empty())
+                    .map(|u| Entry {
+                        kind: Kind::Utterance,
+                        id: record.id,
+                        workspace_id: record.workspace_id,
+                        project_id: record.project_id,
+                        record_id: Some(record.id),
+                        utterance_id: Some(u.id),
+                        start_ms: u.start_ms,
+                        speaker: Some(u.speaker.clone()),
+                        tag_ids: Vec::new(),
+                        title: record.name.clone(),
+                        text: u.text.clone(),
+                        language: record.language.clone(),
+                        date: record.created_at,
+                    })
+                    .collect(),
+            },
+            "highlight" => match store.highlight_text(id).await? {
+                None => Vec::new(),
+                Some((highlight, tag_ids)) => {
+                    let text = if highlight.note.is_empty() {
+                        highlight.quote.clone()
+                    } else {
+                        format!("{}\n{}", highlight.quote, highlight.note)
+                    };
+                    vec![Entry {
+                        kind: Kind::Highlight,
+                        id: highlight.id,
+                        workspace_id: highlight.workspace_id,
+                        project_id: highlight.project_id,
+                        record_id: Some(highlight.record_id),
+                        utterance_id: Some(highlight.start_utterance),
+                        start_ms: highlight.start_ms,
+                        speaker: highlight.speaker,
+                        tag_ids,
+                        title: highlight.record_name,
+                        text,
+                        language: highlight.language,
+                        date: highlight.created_at,
+                    }]
+                }
+            },
+            "report" => match store.report_text(id).await? {
+                None => Vec::new(),
+                Some(report) => vec![document(Kind::Report, report, Vec::new())],
+            },
+            _ => match store.insight_text(id).await? {
+                None => Vec::new(),
+                Some((insight, tag_ids)) => vec![document(Kind::Insight, insight, tag_ids)],
+            },
+        })
+    }
+}
+
+fn document(kind: Kind, text: crate::store::DocumentText, tag_ids: Vec<Uuid>) -> Entry {
+    Entry {
+        kind,
+        id: text.id,
+        workspace_id: text.workspace_id,
+        project_id: text.project_id,
+        record_id: None,
+        utterance_id: None,
+        start_ms: None,
+        speaker: None,
+        tag_ids,
+        text: format!("{}\n\n{}", text.title, text.body),
+        title: text.title,
+        language: text.language,
+        date: text.created_at,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_point_reached_moves_over_rows_seen_and_passes_a_lasting_gap() {
+        let mut progress = Progress {
+            watermark: 4,
+            ..Progress::default()
+        };
+        progress.applied.extend([5, 6, 8]);
+        progress.advance();
+        assert_eq!(progress.watermark, 6, "7 is not seen yet");
+        assert!(progress.gap_since.is_some());
+        progress.applied.insert(7);
+        progress.advance();
+        assert_eq!(progress.watermark, 8);
+        assert!(progress.applied.is_empty());
+        progress.applied.insert(10);
+        progress.advance();
+        assert_eq!(progress.watermark, 8);
+        progress.gap_since = Some(Instant::now() - GAP_PATIENCE - Duration::from_secs(1));
+        progress.advance();
+        assert_eq!(progress.watermark, 10, "9 rolled back");
+    }
+
+    #[test]
+    fn the_payload_says_how_far_the_index_is() {
+        assert_eq!(watermark_of(Some(&payload(42))), Some(42));
+        assert_eq!(watermark_of(None), None);
+        assert_eq!(watermark_of(Some("garbage")), None);
+    }
+}

@@ -1,0 +1,337 @@
+//! Search across a workspace over the JSON API, on a small corpus with known answers:
+//! words matched in their language (English stemmed, German given and guessed), phrases,
+//! filters (project, record, tag, speaker, kind, date), snippets that mark the words, and
+//! links to the moment; changes (a correction, a deletion) show within a second on the
+//! instance that made them and within a few seconds on another sharing the database;
+//! and no workspace ever finds another's text.
+
+use std::time::{Duration, Instant};
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::highlights::finished_record;
+use crate::support::{TestApp, TestUser, error_types};
+
+const PRICING: &str = "Interviewer: What about the price?\n\
+                       Anna: The pricing is confusing and we are not happy with it.\n\
+                       Interviewer: Anything else?\n\
+                       Anna: We are happy with support, not with the prices.";
+const ONBOARDING: &str = "Interviewer: How was the start?\n\
+                          Bob: Onboarding took three weeks because of the spreadsheet import.";
+const GERMAN: &str = "Interviewer: Wie finden Sie den Preis?\n\
+                      Jens: Die Preise sind für kleine Teams zu hoch.";
+const OTHER: &str = "Interviewer: What about the price?\n\
+                     Eve: The pricing is fine and we are not happy to switch.";
+
+fn encode(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+async fn search(app: &TestApp, user: &TestUser, query: &str) -> Value {
+    let (status, body) = app.get(&format!("/search?{query}"), user).await;
+    assert_eq!(status, StatusCode::OK, "{query}: {body}");
+    body
+}
+
+fn hits(body: &Value) -> Vec<Value> {
+    body["hits"].as_array().cloned().unwrap_or_default()
+}
+
+/// Searches until `check` holds (failing after `patience`); how long it took.
+async fn until(
+    app: &TestApp,
+    user: &TestUser,
+    query: &str,
+    patience: Duration,
+    check: impl Fn(&Value) -> bool,
+) -> Duration {
+    let started = Instant::now();
+    loop {
+        let body = search(app, user, query).await;
+        if check(&body) {
+            return started.elapsed();
+        }
+        assert!(
+            started.elapsed() < patience,
+            "{query}: not as expected after {patience:?}: {body}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn search_finds_words_and_phrases_in_their_language_filters_marks_and_links() {
+    let app = TestApp::start().await;
+    let ann = app.user().await;
+    let eve = app.user().await;
+    let workspace = ann.id.to_string();
+    let research = app.project(&ann, "Pricing research").await;
+    let other_project = app.project(&ann, "Onboarding").await;
+    let pricing = finished_record(&app, &ann, &research, "Anna", PRICING).await;
+    let onboarding = finished_record(&app, &ann, &other_project, "Bob", ONBOARDING).await;
+    let (status, german) = app
+        .post(
+            &format!("/projects/{research}/records"),
+            &ann,
+            json!({ "title": "Jens", "text": GERMAN, "language": "de" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{german}");
+    let german = german["id"].as_str().expect("id").to_owned();
+    app.wait_finished(&ann, &german).await;
+    let eve_project = app.project(&eve, "Theirs").await;
+    finished_record(&app, &eve, &eve_project, "Eve", OTHER).await;
+    let (_, tag) = app
+        .post(
+            &format!("/workspaces/{workspace}/tags"),
+            &ann,
+            json!({ "name": "Pricing" }),
+        )
+        .await;
+    let (status, highlight) = app
+        .post(
+            &format!("/insight/{pricing}/highlights"),
+            &ann,
+            json!({ "start": { "utterance_id": 2, "offset": 0 }, "end": { "utterance_id": 2, "offset": 25 },
+                    "tag_ids": [tag["id"]], "note": "Confusion about tiers" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{highlight}");
+    let (status, insight) = app
+        .post(
+            &format!("/projects/{research}/insights"),
+            &ann,
+            json!({ "title": "Tiers confuse buyers", "body": "Customers cannot tell the plans apart.", "highlight_ids": [highlight["id"]] }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{insight}");
+
+    // Everything made so far is searchable within a second of being made.
+    let waited = until(&app, &ann, "q=plans", Duration::from_secs(5), |body| body["total"] == 1).await;
+    assert!(
+        waited < Duration::from_secs(2),
+        "an insight took {waited:?} to be found"
+    );
+
+    // Stemmed English: "price" finds pricing and prices in utterances, the highlight's quote.
+    let price = search(&app, &ann, "q=price").await;
+    let kinds: Vec<String> = hits(&price)
+        .iter()
+        .map(|h| h["kind"].as_str().unwrap_or("").to_owned())
+        .collect();
+    assert!(
+        kinds.contains(&"utterance".to_owned()) && kinds.contains(&"highlight".to_owned()),
+        "{price}"
+    );
+    assert!(
+        hits(&price).iter().all(|h| h["project_id"] == json!(research)),
+        "{price}"
+    );
+    let utterance = hits(&price)
+        .into_iter()
+        .find(|h| h["kind"] == "utterance" && h["utterance_id"] == 4)
+        .expect("the fourth utterance");
+    assert_eq!(utterance["record_id"], json!(pricing));
+    assert_eq!(utterance["id"], json!(pricing));
+    assert_eq!(utterance["speaker"], json!("Anna"));
+    assert_eq!(utterance["title"], json!("Anna"));
+    assert_eq!(utterance["url"], json!(format!("/r/{pricing}#u4")));
+    assert!(
+        utterance["snippet"]
+            .as_str()
+            .unwrap_or("")
+            .contains("<mark>prices</mark>"),
+        "{utterance}"
+    );
+    // A phrase matches its words in order only.
+    let phrase = search(&app, &ann, &format!("q={}", encode("\"not happy\""))).await;
+    assert_eq!(phrase["total"], json!(1), "not \"happy with support, not\": {phrase}");
+    assert!(hits(&phrase).iter().all(|h| h["utterance_id"] == 2), "{phrase}");
+    assert!(
+        hits(&phrase).iter().any(|h| h["snippet"]
+            .as_str()
+            .unwrap_or("")
+            .contains("<mark>not</mark> <mark>happy</mark>")),
+        "{phrase}"
+    );
+    // German, stemmed as German.
+    let preis = search(&app, &ann, "q=Preis").await;
+    assert_eq!(hits(&preis).len(), 2, "the question and the answer: {preis}");
+    assert!(hits(&preis).iter().all(|h| h["record_id"] == json!(german)));
+
+    // Filters.
+    let in_project = search(&app, &ann, &format!("q=weeks&project_id={other_project}")).await;
+    assert_eq!(in_project["total"], json!(1));
+    let elsewhere = search(&app, &ann, &format!("q=weeks&project_id={research}")).await;
+    assert_eq!(elsewhere["total"], json!(0));
+    let in_record = search(&app, &ann, &format!("q=price&record_id={onboarding}")).await;
+    assert_eq!(in_record["total"], json!(0));
+    let by_speaker = search(&app, &ann, "q=price&speaker=interviewer").await;
+    assert!(
+        hits(&by_speaker).iter().all(|h| h["speaker"] == "Interviewer"),
+        "{by_speaker}"
+    );
+    assert_eq!(hits(&by_speaker).len(), 1, "{by_speaker}");
+    let tagged = search(
+        &app,
+        &ann,
+        &format!("q=confusing&tag_id={}", tag["id"].as_str().expect("id")),
+    )
+    .await;
+    assert_eq!(hits(&tagged).len(), 1, "{tagged}");
+    assert_eq!(hits(&tagged)[0]["kind"], json!("highlight"));
+    assert_eq!(hits(&tagged)[0]["id"], highlight["id"]);
+    let notes = search(&app, &ann, "q=tiers&kind=highlight").await;
+    assert_eq!(hits(&notes).len(), 1, "the note is searched: {notes}");
+    let insights = search(&app, &ann, "q=tiers&kind=insight").await;
+    assert_eq!(
+        hits(&insights)[0]["url"],
+        json!(format!(
+            "/p/{research}/insights#insight-{}",
+            insight["id"].as_str().expect("id")
+        ))
+    );
+    let future = search(&app, &ann, "q=price&from=2999-01-01").await;
+    assert_eq!(future["total"], json!(0));
+    let past = search(&app, &ann, &format!("q=price&to=2999-01-01&workspace_id={workspace}")).await;
+    assert_eq!(past["total"], price["total"]);
+
+    // A page at a time, with a Link to the next.
+    let response = app
+        .client
+        .get(app.url("/search?q=price&limit=1"))
+        .bearer_auth(&ann.token)
+        .send()
+        .await
+        .expect("sent");
+    let link = response
+        .headers()
+        .get("link")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let first: Value = response.json().await.expect("json");
+    assert_eq!(hits(&first).len(), 1);
+    let next = link.expect("a next page");
+    let next = next.trim_start_matches('<').split('>').next().expect("url");
+    let (_, second) = app.get(next, &ann).await;
+    assert_eq!(hits(&second).len(), 1);
+    assert_ne!(hits(&second)[0], hits(&first)[0]);
+
+    // Bad input is a 422 or a 404, never a 500.
+    let (status, body) = app.get("/search?kind=poem&from=soon", &ann).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(error_types(&body), ["enum", "datetime_parsing"]);
+    let (status, body) = app.get("/search?q=%20", &ann).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    let (status, _) = app.get(&format!("/search?q=price&workspace_id={}", eve.id), &ann).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    for odd in ["q=%22unclosed", "q=AND", "q=price%5E", "q=(((", "q=*", "q=speaker:Anna"] {
+        let (status, body) = app.get(&format!("/search?{odd}"), &ann).await;
+        assert_eq!(status, StatusCode::OK, "{odd}: {body}");
+    }
+
+    // Isolation: Eve finds only her own words, whatever she asks.
+    for query in [
+        "price",
+        "pricing",
+        "\"not happy\"",
+        "Preis",
+        "weeks",
+        "tiers",
+        "plans",
+        "confusing",
+        "happy",
+        "Anna",
+    ] {
+        let theirs = search(&app, &eve, &format!("q={}", encode(query))).await;
+        assert!(
+            hits(&theirs).iter().all(|h| h["project_id"] == json!(eve_project)),
+            "{query}: {theirs}"
+        );
+        let (status, _) = app
+            .get(&format!("/search?q={}&project_id={research}", encode(query)), &eve)
+            .await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+    }
+    let eves = search(&app, &eve, "q=happy").await;
+    assert_eq!(eves["total"], json!(1), "{eves}");
+
+    // A correction shows within a second; a deleted record's words are gone as fast.
+    let (status, _) = app
+        .call(
+            reqwest::Method::PATCH,
+            &format!("/insight/{onboarding}/utterances/2"),
+            Some(&ann.token),
+            Some(json!({ "text": "Onboarding took three weeks because of the CSV upload." })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let waited = until(&app, &ann, "q=upload", Duration::from_secs(5), |body| {
+        body["total"] == 1
+    })
+    .await;
+    assert!(waited < Duration::from_secs(1), "a correction took {waited:?}");
+    assert_eq!(search(&app, &ann, "q=spreadsheet").await["total"], json!(0));
+    let (status, _) = app.delete(&format!("/insight/{german}/"), &ann).await;
+    assert!(status.is_success(), "{status}");
+    let waited = until(&app, &ann, "q=Preis", Duration::from_secs(5), |body| body["total"] == 0).await;
+    assert!(waited < Duration::from_secs(1), "a deletion took {waited:?}");
+}
+
+#[tokio::test]
+async fn another_instance_on_the_same_database_finds_what_this_one_made_within_seconds() {
+    let app = TestApp::start().await;
+    let ann = app.user().await;
+    let project = app.project(&ann, "Shared").await;
+    finished_record(&app, &ann, &project, "Anna", PRICING).await;
+    until(&app, &ann, "q=confusing", Duration::from_secs(5), |body| {
+        body["total"] == 1
+    })
+    .await;
+
+    // A second instance with its own data folder builds its index from the database.
+    let mut settings = insight::Settings::for_database(&app.database_url);
+    settings.storage.db_max_connections = 2;
+    let store = insight::Store::connect(&app.database_url, 2)
+        .await
+        .expect("second store");
+    let other = insight::Server::start(settings, store).await.expect("second instance");
+    let other_url = format!("http://{}", other.addr);
+    let ask = |query: &'static str| {
+        let client = app.client.clone();
+        let url = format!("{other_url}/search?q={query}");
+        let token = ann.token.clone();
+        async move {
+            let body: Value = client
+                .get(url)
+                .bearer_auth(token)
+                .send()
+                .await
+                .expect("sent")
+                .json()
+                .await
+                .expect("json");
+            body["total"].as_u64().unwrap_or(0)
+        }
+    };
+    let started = Instant::now();
+    while ask("confusing").await != 1 {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the other instance built nothing"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // What the first instance makes next, the second finds within a few seconds.
+    finished_record(&app, &ann, &project, "Bob", ONBOARDING).await;
+    let started = Instant::now();
+    while ask("spreadsheet").await != 1 {
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "the other instance did not catch up"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    other.stop().await.expect("stop");
+}
