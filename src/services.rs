@@ -89,8 +89,17 @@ impl Services {
             settings.interviews.livekit_api_secret.as_deref(),
         )
         .map_err(anyhow::Error::msg)?;
-        let search = Search::open(store.clone(), &settings.storage.data_dir.join("search"))
-            .context("cannot open the search index under INSIGHT_DATA_DIR/search")?;
+        let search_dir = settings
+            .storage
+            .search_dir
+            .clone()
+            .unwrap_or_else(|| settings.storage.data_dir.join("search"));
+        let search = Search::open(store.clone(), &search_dir).with_context(|| {
+            format!(
+                "cannot open the search index in {} (INSIGHT_SEARCH_DIR)",
+                search_dir.display()
+            )
+        })?;
         Ok(Self {
             search,
             store,

@@ -20,6 +20,11 @@ pub struct StorageSettings {
     #[arg(long, env = "INSIGHT_DATA_DIR", default_value = "insight-data")]
     pub data_dir: std::path::PathBuf,
 
+    /// Folder for this instance's search index, best on local disk; default INSIGHT_DATA_DIR/search.
+    /// Instances sharing it each keep an index of their own in it [env: INSIGHT_SEARCH_DIR].
+    #[arg(long, env = "INSIGHT_SEARCH_DIR")]
+    pub search_dir: Option<std::path::PathBuf>,
+
     /// The instance's secret (32 or more characters), from which interview links are derived; when
     /// unset, a random key kept in INSIGHT_DATA_DIR/secret.key (made on first start) [env: INSIGHT_SECRET_KEY].
     #[arg(long, env = "INSIGHT_SECRET_KEY", hide_env_values = true, value_parser = parse_secret_key)]

@@ -112,8 +112,32 @@ pub fn app(state: AppState) -> Router {
     let paths = Arc::new(paths);
     Router::new().fallback_service(tower::ServiceExt::map_request(router, move |mut request: Request| {
         paths.normalize(&mut request);
+        console_search(&mut request);
         request
     }))
+}
+
+/// `/search` is both the API's search (JSON) and the console's search page: a browser
+/// asking for HTML without a bearer token gets the page (`crate::web`'s `/console/search`).
+fn console_search(request: &mut Request) {
+    let headers = request.headers();
+    let wants_page = request.method() == axum::http::Method::GET
+        && request.uri().path() == "/search"
+        && !headers.contains_key(axum::http::header::AUTHORIZATION)
+        && headers
+            .get(axum::http::header::ACCEPT)
+            .and_then(|accept| accept.to_str().ok())
+            .is_some_and(|accept| accept.contains("text/html"));
+    if !wants_page {
+        return;
+    }
+    let target = match request.uri().query() {
+        Some(query) => format!("/console/search?{query}"),
+        None => "/console/search".to_owned(),
+    };
+    if let Ok(uri) = target.parse() {
+        *request.uri_mut() = uri;
+    }
 }
 
 /// The span every request's logs carry (at `debug`, like tower-http's own, so a busy

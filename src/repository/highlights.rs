@@ -313,8 +313,9 @@ pub async fn suggest(store: &Store, user_id: Uuid, record_id: Uuid, tag_ids: &[U
 }
 
 /// Stores the engine's suggestions for a record, each one passage of one utterance with
-/// one tag, skipping those the record has already (made, suggested or rejected) and
-/// those that no longer fit the transcript. Answers how many were stored.
+/// one tag, skipping those over words the record has a highlight with that tag on
+/// already (made, suggested or rejected) and those that no longer fit the transcript.
+/// Answers how many were stored.
 pub async fn store_suggestions(
     store: &Store,
     record_id: Uuid,
@@ -332,7 +333,12 @@ pub async fn store_suggestions(
         };
         if quote.trim().is_empty()
             || store
-                .highlighted_with(record_id, suggestion.utterance_id, suggestion.tag_id)
+                .highlighted_with(
+                    record_id,
+                    suggestion.utterance_id,
+                    (suggestion.from as i64, suggestion.to as i64),
+                    suggestion.tag_id,
+                )
                 .await?
         {
             continue;

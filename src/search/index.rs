@@ -1,6 +1,6 @@
 //! The workspace search index (tantivy): every finished record's utterances, the
 //! highlights people made, written reports and insights, in one index on local disk
-//! under `INSIGHT_DATA_DIR/search/`. The database is the source of truth: the index is
+//! under `INSIGHT_SEARCH_DIR` (default `INSIGHT_DATA_DIR/search/`). The database is the source of truth: the index is
 //! built from it and kept in step by `super::indexer`, and a lost index is only rebuilt.
 //!
 //! Text is analysed per language (Snowball stemming for the languages tantivy stems, no
@@ -153,8 +153,13 @@ struct Fields {
     language: Field,
 }
 
+/// Instances that may share one search folder, each with its own index in it.
+const SLOTS: usize = 16;
+
 /// The index: its reader for queries, its one writer for changes.
 pub struct SearchIndex {
+    /// Held while the process lives: the slot of the search folder this index is in.
+    _slot: Option<std::fs::File>,
     index: Index,
     reader: IndexReader,
     writer: Mutex<IndexWriter>,
@@ -257,8 +262,30 @@ pub fn key(kind: Kind, id: Uuid) -> String {
 impl SearchIndex {
     /// Opens the index under `dir` (made, or made again when of another version or
     /// unreadable); the payload of its last commit says how far it has caught up.
+    /// Instances sharing the folder (they share `INSIGHT_DATA_DIR`) each take a slot of
+    /// their own, held by a file lock while the process lives, and keep it across restarts.
     pub fn open(dir: &Path) -> anyhow::Result<(Self, Option<String>)> {
-        let path = dir.join(VERSION);
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
+        let mut taken = None;
+        for slot in 0..SLOTS {
+            let lock = std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(dir.join(format!("slot-{slot}.lock")))
+                .with_context(|| format!("cannot make a lock file in {}", dir.display()))?;
+            if lock.try_lock().is_ok() {
+                taken = Some((slot, lock));
+                break;
+            }
+        }
+        let Some((slot, lock)) = taken else {
+            anyhow::bail!(
+                "all {SLOTS} search index slots in {} are in use by other instances",
+                dir.display()
+            );
+        };
+        let path = dir.join(format!("slot-{slot}")).join(VERSION);
         let (schema, fields, texts) = schema();
         std::fs::create_dir_all(&path).with_context(|| format!("cannot make {}", path.display()))?;
         let opened = Index::open_in_dir(&path).ok().filter(|index| index.schema() == schema);
@@ -282,6 +309,7 @@ impl SearchIndex {
             .context("cannot read the search index")?;
         Ok((
             Self {
+                _slot: Some(lock),
                 index,
                 reader,
                 writer: Mutex::new(writer),
@@ -300,6 +328,7 @@ impl SearchIndex {
         let writer = index.writer(15_000_000)?;
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
         Ok(Self {
+            _slot: None,
             index,
             reader,
             writer: Mutex::new(writer),

@@ -263,7 +263,7 @@ impl Search {
                     let text = if highlight.note.is_empty() {
                         highlight.quote.clone()
                     } else {
-                        format!("{}\n{}", highlight.quote, highlight.note)
+                        format!("{} — {}", highlight.quote, highlight.note)
                     };
                     vec![Entry {
                         kind: Kind::Highlight,

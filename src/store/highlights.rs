@@ -399,16 +399,27 @@ impl Store {
             .collect())
     }
 
-    /// Whether the record has a highlight (of any status, rejected ones too) over the
-    /// same words of `utterance_id` with the tag: a suggestion already made.
-    pub async fn highlighted_with(&self, record_id: Uuid, utterance_id: i64, tag_id: Uuid) -> anyhow::Result<bool> {
+    /// Whether the record has a highlight (of any status, rejected ones too) with the tag
+    /// over any of characters `from..to` of utterance `utterance_id`: a suggestion there
+    /// was made already, or is not needed.
+    pub async fn highlighted_with(
+        &self,
+        record_id: Uuid,
+        utterance_id: i64,
+        (from, to): (i64, i64),
+        tag_id: Uuid,
+    ) -> anyhow::Result<bool> {
         let found: Option<Uuid> = db!(self, read, |pool| sqlx::query_scalar(
             "SELECT h.id FROM highlights h JOIN highlight_tags t ON t.highlight_id = h.id \
-             WHERE h.record_id = $1 AND h.start_utterance <= $2 AND h.end_utterance >= $2 AND t.tag_id = $3 LIMIT 1"
+             WHERE h.record_id = $1 AND h.start_utterance <= $2 AND h.end_utterance >= $2 AND t.tag_id = $3 \
+             AND (CASE WHEN h.start_utterance < $2 THEN 0 ELSE h.start_offset END) < $5 \
+             AND (CASE WHEN h.end_utterance > $2 THEN $5 ELSE h.end_offset END) > $4 LIMIT 1"
         )
         .bind(record_id)
         .bind(utterance_id)
         .bind(tag_id)
+        .bind(from)
+        .bind(to)
         .fetch_optional(pool)
         .await)?;
         Ok(found.is_some())

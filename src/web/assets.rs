@@ -21,11 +21,12 @@ const CSS: &str = include_str!("assets/console.css");
 /// and the keyboard shortcuts; a page that needs one of the others names it in its
 /// template (`shell.assets.script("chat")`): chat and the assistant's streaming answers,
 /// and the interview links' live status.
-const SCRIPTS: [(&str, &str); 4] = [
+const SCRIPTS: [(&str, &str); 5] = [
     ("console", include_str!("assets/console.js")),
     ("keys", include_str!("assets/keys.js")),
     ("chat", include_str!("assets/chat.js")),
     ("interviews", include_str!("assets/interviews.js")),
+    ("highlight", include_str!("assets/highlight.js")),
 ];
 
 /// How many of [`SCRIPTS`], from the first, every page loads.

@@ -35,6 +35,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(services: Services) -> Router<S>
         .merge(pages::settings::routes())
         .merge(pages::interviews::routes())
         .merge(pages::library::routes())
+        .merge(pages::repository::routes())
         .merge(assets::routes())
         .with_state(services)
 }

@@ -17,7 +17,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_insight");
 /// How long anything the binary does may take before the test gives up on it.
 const PATIENCE: Duration = Duration::from_secs(30);
 /// Settings the environment of the test run must not leak into the children.
-const SETTINGS: [&str; 56] = [
+const SETTINGS: [&str; 57] = [
     "INSIGHT_ADDR",
     "INSIGHT_DATABASE_URL",
     "INSIGHT_MAX_BODY_BYTES",
@@ -25,6 +25,7 @@ const SETTINGS: [&str; 56] = [
     "INSIGHT_PUBLIC_URL",
     "INSIGHT_LOG_FORMAT",
     "INSIGHT_DATA_DIR",
+    "INSIGHT_SEARCH_DIR",
     "INSIGHT_MAX_UPLOAD_BYTES",
     "INSIGHT_MAX_UTTERANCES",
     "INSIGHT_MAX_DURATION_MINUTES",

@@ -111,11 +111,16 @@ pub(crate) async fn look(browser: &Browser, name: &str) {
     for (width, height) in [(375, 812), (1440, 900)] {
         browser.set_width(width, height).await;
         tokio::time::sleep(Duration::from_millis(150)).await;
+        // Saved first, so that a page that fails the check below can be looked at.
+        std::fs::write(folder.join(format!("{name}-{width}.png")), browser.screenshot().await).expect("save");
         let overflow = browser
-            .script("return document.documentElement.scrollWidth > window.innerWidth + 1")
+            .script(
+                "return document.documentElement.scrollWidth > window.innerWidth + 1 \
+                 ? [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1) \
+                   .slice(0, 5).map((e) => e.tagName + '.' + e.className + ': ' + e.textContent.slice(0, 60)) : false",
+            )
             .await;
         assert_eq!(overflow, Value::Bool(false), "{name} scrolls sideways at {width} px");
-        std::fs::write(folder.join(format!("{name}-{width}.png")), browser.screenshot().await).expect("save");
     }
     axe(browser, name).await;
 }

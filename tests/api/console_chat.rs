@@ -542,20 +542,20 @@ async fn by_shortcuts(browser: &Browser, app: &TestApp, user: &TestUser) {
         .await;
     assert_eq!(typed, json!("jk"));
 
-    // / searches: on a page without a search field, the projects list's.
+    // / searches: on a page without a search field, the workspace search.
     browser.script("document.activeElement.blur(); return true").await;
     browser.keys("/").await;
     until(
         browser,
-        "the projects search focused",
-        "return location.pathname === '/' && document.activeElement?.id === 'q' || null",
+        "the workspace search focused",
+        "return location.pathname === '/search' && document.activeElement?.id === 'search-q' || null",
     )
     .await;
     browser.keys("Onboarding\u{E007}").await;
     until(
         browser,
-        "the projects found",
-        "return location.search.includes('q=Onboarding') && document.body.textContent.includes('Onboarding calls') || null",
+        "the search answered",
+        "return location.search.includes('q=Onboarding') && document.querySelector('main [role=status]')?.textContent.includes('Onboarding') || null",
     )
     .await;
 }

@@ -10,6 +10,7 @@ mod console;
 mod console_chat;
 mod console_library;
 mod console_pages;
+mod console_repository;
 mod console_settings;
 mod conventions;
 mod generation;

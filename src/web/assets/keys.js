@@ -48,7 +48,7 @@ function search() {
     field.focus();
     field.select();
   } else {
-    location.assign('/?search');
+    location.assign('/search');
   }
 }
 
@@ -80,5 +80,7 @@ document.addEventListener('keydown', (event) => {
   action();
 });
 
-// Arriving by `/` from a page without a search field: the projects list's is focused.
-if (location.search === '?search') document.querySelector('main input[type=search]')?.focus();
+// Arriving by `/` from a page without a search field: the search page's field is focused.
+if (location.pathname === '/search' && !new URLSearchParams(location.search).get('q')) {
+  document.querySelector('main input[type=search]')?.focus();
+}

@@ -9,6 +9,7 @@ pub mod library;
 pub mod projects;
 pub mod records;
 pub mod reports;
+pub mod repository;
 pub mod settings;
 
 use askama::Template;
@@ -66,7 +67,7 @@ impl Shell {
 /// The tabs under a project's name (`templates/project_nav.html`).
 pub struct ProjectNav {
     pub project_id: Uuid,
-    /// Which tab is the page: `overview`, `interviews` or `assistant`.
+    /// Which tab is the page: `overview`, `highlights`, `insights`, `interviews` or `assistant`.
     pub current: &'static str,
 }
 

@@ -13,14 +13,19 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 use super::chat::{ChatPanel, ThreadQuery};
+use super::repository::{Segment, segments};
+use super::settings::{Done, Message};
 use super::{ConfirmDelete, CsrfForm, Shell};
 use crate::accounts::access;
+use crate::domain::highlight::Highlight;
 use crate::domain::record::{Record, Utterance};
+use crate::domain::tag::Tag;
 use crate::domain::workspace::{Need, Role};
 use crate::error::ApiError;
 use crate::persona::Current;
 use crate::records::intake::{self, Source, TempFile, Upload};
 use crate::records::{correction, removal, speakers};
+use crate::repository::{highlights, tags};
 use crate::services::Services;
 use crate::store::Target;
 use crate::web::markdown::{CitationIndex, render};
@@ -78,13 +83,35 @@ struct Speaker {
     is_respondent: bool,
 }
 
+/// An utterance and its text cut where highlights begin and end.
+struct Turn {
+    u: Utterance,
+    segments: Vec<Segment>,
+    /// Its length in characters, for highlighting the whole turn.
+    length: usize,
+}
+
+const DONE: &[(&str, &str)] = &[
+    ("highlighted", "Highlighted."),
+    (
+        "suggesting",
+        "Suggestions are being made; they appear under Highlights in a moment (reload the page).",
+    ),
+];
+
 #[derive(Template)]
 #[template(path = "record.html")]
 struct RecordPage {
     shell: Shell,
     record: Record,
     project_name: String,
-    utterances: Vec<Utterance>,
+    utterances: Vec<Turn>,
+    /// The record's highlights (suggestions among them), and the workspace's tags.
+    highlights: Vec<Highlight>,
+    tags: Vec<Tag>,
+    /// Where the highlight cards' forms return.
+    back: String,
+    notice: Option<&'static str>,
     speakers: Vec<Speaker>,
     has_recording: bool,
     can_write: bool,
@@ -97,9 +124,17 @@ async fn show(
     visitor: Visitor,
     Path(record_id): Path<Uuid>,
     Query(thread): Query<ThreadQuery>,
+    Query(done): Query<Done>,
 ) -> PageResult {
     let (role, record, project_name) = record_for(&services, &visitor, record_id, Need::Read).await?;
     let utterances = services.store.utterances(record_id).await?;
+    let highlights = highlights::of_record(&services.store, visitor.user.id, record_id).await?;
+    let workspace_id = services
+        .store
+        .record_place(record_id)
+        .await?
+        .map_or(visitor.current.id, |place| place.workspace_id);
+    let tags = tags::list(&services.store, visitor.user.id, workspace_id).await?;
     let mut by_name = BTreeMap::new();
     for utterance in &utterances {
         by_name
@@ -115,7 +150,18 @@ async fn show(
         has_recording,
         record,
         project_name,
-        utterances,
+        utterances: utterances
+            .into_iter()
+            .map(|u| Turn {
+                segments: segments(u.id, &u.text, &highlights),
+                length: u.text.chars().count(),
+                u,
+            })
+            .collect(),
+        back: format!("/r/{record_id}#highlights"),
+        notice: Message::done(&done, DONE).notice,
+        highlights,
+        tags,
         speakers: by_name
             .into_iter()
             .map(|(name, is_respondent)| Speaker { name, is_respondent })
