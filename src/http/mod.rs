@@ -74,6 +74,7 @@ fn api_router() -> OpenApiRouter<AppState> {
         .merge(routes::workspaces::router())
         .merge(routes::tags::router())
         .merge(routes::highlights::router())
+        .merge(routes::exchange::router())
 }
 
 /// The whole application: trailing-slash normalisation (see `PathMatcher`) in front of

@@ -12,6 +12,7 @@ mod console_library;
 mod console_pages;
 mod console_settings;
 mod conventions;
+mod exchange;
 mod generation;
 mod hardening;
 mod highlights;

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::support::TestApp;
 
-const TAGS: [&str; 15] = [
+const TAGS: [&str; 16] = [
     "insight",
     "insight_public",
     "projects",
@@ -23,6 +23,7 @@ const TAGS: [&str; 15] = [
     "tags",
     "highlights",
     "insights",
+    "exports",
 ];
 
 #[tokio::test]
