@@ -431,6 +431,11 @@ async fn a_qdpx_export_is_valid_refi_qda_and_comes_back_the_same_in_another_work
         4,
         "the suggestion is left out: {qde_text}"
     );
+    let (_, log) = app
+        .get(&format!("/workspaces/{}/audit?action=export.", ann.id), &ann)
+        .await;
+    assert_eq!(log[0]["action"], "export.created", "{log}");
+    assert_eq!(log[0]["detail"], json!({ "format": "qdpx", "highlights": 4 }));
 
     // Into another person's workspace, where none of it exists yet.
     let other = app.user().await;
