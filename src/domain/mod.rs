@@ -3,6 +3,7 @@
 //! interface document lists them.
 
 pub mod chat;
+pub mod exchange;
 pub mod highlight;
 pub mod insight;
 pub mod interview;

@@ -75,6 +75,7 @@ fn api_router() -> OpenApiRouter<AppState> {
         .merge(routes::tags::router())
         .merge(routes::highlights::router())
         .merge(routes::search::router())
+        .merge(routes::exchange::router())
 }
 
 /// The whole application: trailing-slash normalisation (see `PathMatcher`) in front of

@@ -236,7 +236,7 @@ fn document_text(xml: &str) -> Result<String, IngestError> {
     Ok(walker.finish())
 }
 
-fn resolve_reference(reference: &BytesRef<'_>) -> Option<char> {
+pub(crate) fn resolve_reference(reference: &BytesRef<'_>) -> Option<char> {
     if reference.is_char_ref() {
         return reference.resolve_char_ref().ok().flatten();
     }

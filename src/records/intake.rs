@@ -145,10 +145,37 @@ pub async fn intake(services: &Services, project_id: Uuid, upload: Upload, temp:
         }
         Err(error) => return Err(anyhow::anyhow!("reading the upload failed: {error}").into()),
     };
+    file_transcript(
+        services,
+        project_id,
+        upload.title,
+        upload.language,
+        format,
+        source_name,
+        transcript,
+        field,
+    )
+    .await
+}
+
+/// Files a transcript already read as a record of the project, processed like any upload
+/// (the limits checked, speakers' roles guessed, the record queued). `field` is the part
+/// of the request a refusal names.
+#[allow(clippy::too_many_arguments)]
+pub async fn file_transcript(
+    services: &Services,
+    project_id: Uuid,
+    title: Option<String>,
+    language: Option<String>,
+    format: Format,
+    source_name: Option<String>,
+    transcript: Transcript,
+    field: &str,
+) -> ApiResult<Uuid> {
     check_limits(services, &transcript, field)?;
-    let language = upload.language.or(transcript.language);
+    let language = language.or(transcript.language);
     let transcribed = transcribe(transcript.utterances);
-    let name = record_name(upload.title, source_name.as_deref());
+    let name = record_name(title, source_name.as_deref());
     let id = services
         .store
         .create_record(

@@ -1,6 +1,7 @@
 //! The research repository: the workspace's tags, the highlights of what respondents
 //! said filed under them, and the insights that rest on those highlights.
 
+pub mod exchange;
 pub mod highlights;
 pub mod insights;
 pub mod search;

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::support::TestApp;
 
-const TAGS: [&str; 16] = [
+const TAGS: [&str; 17] = [
     "insight",
     "insight_public",
     "projects",
@@ -24,6 +24,7 @@ const TAGS: [&str; 16] = [
     "highlights",
     "insights",
     "search",
+    "exports",
 ];
 
 #[tokio::test]

@@ -4,6 +4,7 @@ pub mod agent;
 pub mod auth;
 pub mod callbacks;
 pub mod chat;
+pub mod exchange;
 pub mod highlights;
 pub mod interview_page;
 pub mod interviews;

@@ -307,7 +307,7 @@ async fn read_multipart(req: Request, content_type: &str, app: &AppState, temp: 
 }
 
 /// Streams a field to `path`, refusing it past `limit` bytes; returns its first bytes.
-async fn stream_to_file(mut field: multer::Field<'_>, path: &Path, limit: u64) -> ApiResult<Vec<u8>> {
+pub(crate) async fn stream_to_file(mut field: multer::Field<'_>, path: &Path, limit: u64) -> ApiResult<Vec<u8>> {
     let mut out = tokio::fs::File::create(path)
         .await
         .map_err(|error| anyhow::anyhow!("cannot create {}: {error}", path.display()))?;
@@ -365,7 +365,7 @@ async fn small_text(
     Ok(text)
 }
 
-fn multipart_error(error: multer::Error) -> ApiError {
+pub(crate) fn multipart_error(error: multer::Error) -> ApiError {
     if let Some(failed) = body_failed(&error) {
         return failed;
     }
@@ -381,7 +381,7 @@ fn multipart_error(error: multer::Error) -> ApiError {
     }
 }
 
-fn too_large(limit: u64) -> ApiError {
+pub(crate) fn too_large(limit: u64) -> ApiError {
     ApiError::PayloadTooLarge(format!(
         "The upload is larger than the limit of {limit} bytes (INSIGHT_MAX_UPLOAD_BYTES)."
     ))

@@ -1,0 +1,203 @@
+//! Exchange (tag `exports`): a project's highlights as CSV, a project as a REFI-QDA
+//! project (`.qdpx`) for QualCoder, MAXQDA, ATLAS.ti or NVivo, and a `.qdpx` from any of
+//! them made into a new project (`crate::repository::exchange`).
+
+use axum::Json;
+use axum::extract::{Request, State};
+use axum::http::header::{CONTENT_DISPOSITION, CONTENT_LENGTH, CONTENT_TYPE};
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::accounts::access;
+use crate::accounts::audit::Actor;
+use crate::domain::exchange::QdpxImport;
+use crate::domain::workspace::Need;
+use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
+use crate::http::AppState;
+use crate::http::extract::{Client, CurrentUser, Ids, path_ids};
+use crate::http::openapi::Conflicts;
+use crate::http::routes::records::{multipart_error, stream_to_file, too_large};
+use crate::records::intake::{TempFile, upload_path};
+use crate::repository::exchange::{self, Download};
+use crate::store::Target;
+
+/// A REFI-QDA project to import.
+#[derive(ToSchema)]
+#[allow(dead_code)] // Describes the multipart form for the API document.
+pub struct QdpxUpload {
+    /// The `.qdpx` file, as QualCoder, MAXQDA, ATLAS.ti, NVivo or Insight export it.
+    #[schema(value_type = String, format = Binary)]
+    file: Vec<u8>,
+}
+
+/// A REFI-QDA project: a zip of `project.qde` and `sources/`.
+#[derive(ToSchema)]
+#[schema(value_type = String, format = Binary)]
+#[allow(dead_code)] // Describes the download for the API document.
+pub struct QdpxArchive(Vec<u8>);
+
+fn download(file: Download) -> Response {
+    let disposition = format!("attachment; filename=\"{}\"", file.filename);
+    let mut response = file.bytes.into_response();
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(file.content_type));
+    if let Ok(value) = HeaderValue::from_str(&disposition) {
+        headers.insert(CONTENT_DISPOSITION, value);
+    }
+    response
+}
+
+/// The project's highlights as CSV (UTF-8 with a byte order mark, one row per
+/// highlight): its record, utterances, time, speaker, quote, tags (names joined by
+/// `; `), note, status, author, date, and a link to the moment in the console.
+/// Suggested highlights that nobody accepted yet are left out. A cell that a spreadsheet
+/// would run as a formula starts with `'`. The export is written to the audit log.
+#[utoipa::path(get, path = "/projects/{project_id}/highlights.csv", tag = "exports", security(("bearer" = [])),
+    params(("project_id" = Uuid, Path, description = "The project")),
+    responses((status = 200, description = "The highlights, as a CSV attachment", content_type = "text/csv", body = String,
+            headers(("Content-Disposition" = String, description = "`attachment; filename=\"<project>-highlights.csv\"`"))),
+        (status = 404, description = "No such project", body = ErrorBody)))]
+async fn highlights_csv(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    client: Client,
+    Ids(ids): Ids<1>,
+) -> ApiResult<Response> {
+    let actor = Actor::user(&user, client.ip);
+    Ok(download(exchange::highlights_csv(&app, &actor, user.id, ids[0]).await?))
+}
+
+/// The project as a REFI-QDA project (a zip of `project.qde` and `sources/`): the
+/// workspace's tags as the codebook (groups holding their tags, colours, descriptions),
+/// each record's transcript as a text source, one utterance a line (`Speaker: words`),
+/// and each highlight as a coded segment of it, its note as the segment's description.
+/// Suggested highlights nobody accepted, and detached ones (their words are no longer in
+/// the transcript), are left out. The export is written to the audit log.
+#[utoipa::path(get, path = "/projects/{project_id}/export.qdpx", tag = "exports", security(("bearer" = [])),
+    params(("project_id" = Uuid, Path, description = "The project")),
+    responses((status = 200, description = "The project, as a .qdpx attachment", content_type = "application/zip", body = QdpxArchive,
+            headers(("Content-Disposition" = String, description = "`attachment; filename=\"<project>.qdpx\"`"))),
+        (status = 404, description = "No such project", body = ErrorBody)))]
+async fn project_qdpx(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    client: Client,
+    Ids(ids): Ids<1>,
+) -> ApiResult<Response> {
+    let actor = Actor::user(&user, client.ip);
+    Ok(download(exchange::project_qdpx(&app, &actor, user.id, ids[0]).await?))
+}
+
+/// Makes a new project of the workspace from a REFI-QDA project (`.qdpx`) another tool
+/// exported. Each text source becomes a record (a line `Speaker: words` is that
+/// speaker's utterance, any other line one of an unknown speaker), processed like an
+/// upload; the codes become the workspace's tags (joined by name, without case, to
+/// those it has; a code under another goes into that one's group); coded segments become
+/// highlights. Sources that are not text are skipped, and so are segments that hold no
+/// words of their text; the answer counts both. The file is limited like record uploads
+/// (INSIGHT_MAX_UPLOAD_BYTES), and what it unpacks to to ten times that.
+#[utoipa::path(post, path = "/workspaces/{workspace_id}/import/qdpx", tag = "exports", security(("bearer" = [])),
+    params(("workspace_id" = Uuid, Path, description = "The workspace")),
+    request_body(content = QdpxUpload, content_type = "multipart/form-data"),
+    responses((status = 201, description = "The new project and what went into it", body = QdpxImport),
+        (status = 404, description = "No such workspace", body = ErrorBody),
+        Conflicts))]
+async fn import_qdpx(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    req: Request,
+) -> ApiResult<(StatusCode, Json<QdpxImport>)> {
+    let (parts, body) = req.into_parts();
+    let (ids, issues) = path_ids::<1>(&parts)?;
+    if !issues.is_empty() {
+        return Err(ApiError::validation(issues));
+    }
+    let [workspace_id] = ids;
+    // Refused before the upload is read.
+    access::require(&app.store, user.id, Target::Workspace(workspace_id), Need::Write).await?;
+    let limit = app.settings.material.max_upload_bytes;
+    let declared = parts
+        .headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit) {
+        return Err(too_large(limit));
+    }
+    let content_type = parts
+        .headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    if !content_type.to_ascii_lowercase().starts_with("multipart/form-data") {
+        return Err(ApiError::UnsupportedMediaType(
+            "Send the .qdpx file as multipart/form-data, in a part named file.".to_owned(),
+        ));
+    }
+    let mut temp = TempFile(None);
+    read_file(Request::from_parts(parts, body), &content_type, &app, &mut temp).await?;
+    let path = temp
+        .0
+        .clone()
+        .ok_or_else(|| anyhow::anyhow!("the upload has no temporary file"))?;
+    let imported = exchange::import(&app, user.id, workspace_id, path).await?;
+    Ok((StatusCode::CREATED, Json(imported)))
+}
+
+/// Streams the form's `file` to a temporary file in the data folder; other fields are
+/// ignored, as unknown fields are in JSON bodies.
+async fn read_file(req: Request, content_type: &str, app: &AppState, temp: &mut TempFile) -> ApiResult<()> {
+    let limit = app.settings.material.max_upload_bytes;
+    let boundary = multer::parse_boundary(content_type).map_err(|_| {
+        ApiError::validation(vec![ValidationIssue::new(
+            vec![json!("body")],
+            "value_error",
+            "The multipart body has no boundary in its Content-Type header.",
+        )])
+    })?;
+    let constraints = multer::Constraints::new().size_limit(
+        multer::SizeLimit::new()
+            .whole_stream(limit.saturating_add(64 * 1024))
+            .per_field(limit),
+    );
+    let mut multipart = multer::Multipart::with_constraints(req.into_body().into_data_stream(), boundary, constraints);
+    let mut found = false;
+    while let Some(mut field) = multipart.next_field().await.map_err(multipart_error)? {
+        match field.name() {
+            Some("file") if found => {
+                return Err(ApiError::validation(vec![ValidationIssue::new(
+                    vec![json!("body"), json!("file")],
+                    "value_error",
+                    "Send one .qdpx file per import: this form has more than one part named file.",
+                )]));
+            }
+            Some("file") => {
+                let path = upload_path(&app.settings.storage.data_dir)?;
+                temp.0 = Some(path.clone());
+                stream_to_file(field, &path, limit).await?;
+                found = true;
+            }
+            _ => while field.chunk().await.map_err(multipart_error)?.is_some() {},
+        }
+    }
+    if !found {
+        return Err(ApiError::validation(vec![ValidationIssue::new(
+            vec![json!("body"), json!("file")],
+            "missing",
+            "Field required",
+        )]));
+    }
+    Ok(())
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(highlights_csv))
+        .routes(routes!(project_qdpx))
+        .routes(routes!(import_qdpx))
+}
