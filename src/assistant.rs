@@ -1,10 +1,12 @@
-//! The research assistant: questions across a project's records and reports, answered
-//! with citations that name the record, in threads of their own.
+//! The research assistant: questions across a project's records and reports (or several
+//! projects', or a whole workspace's), answered with citations that name the record, in
+//! threads of their own.
 
 use std::collections::HashMap;
 
 use uuid::Uuid;
 
+use crate::accounts::access;
 use crate::ai::chat::{ProjectBrief, Question, Subject};
 use crate::conversation::{
     Asked, CitationStyle, InFlight, Pending, blank_message, follow_up_query, report_excerpts, sources, turns,
@@ -12,10 +14,14 @@ use crate::conversation::{
 };
 use crate::domain::chat::{AgentChatCreate, AgentMode, ChatThread, ThreadKind, thread_title};
 use crate::domain::page::PageRequest;
+use crate::domain::project::Project;
+use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult, UnknownReferences, check_lengths};
 use crate::quota::Counted;
+use crate::search::Passage;
+use crate::search::index::{Kind, Request};
 use crate::services::Services;
-use crate::store::{Store, ThreadOwner, ThreadTarget};
+use crate::store::{Store, Target, ThreadOwner, ThreadTarget};
 
 /// Passages of the project's records an answer gets.
 const PASSAGES: usize = 12;
@@ -38,8 +44,131 @@ pub async fn known_project(store: &Store, owner_id: Uuid, project_id: Uuid) -> A
     }
 }
 
+/// The projects a question across projects is about: those `project_ids` names (each one
+/// the user sees, else a 409), or every project of `workspace_id` (one he belongs to, else
+/// a 409), or those of them in it when both are given.
+async fn projects_across(
+    store: &Store,
+    user_id: Uuid,
+    project_ids: &[Uuid],
+    workspace_id: Option<Uuid>,
+) -> ApiResult<Vec<Project>> {
+    if let Some(workspace_id) = workspace_id {
+        access::require_named(
+            store,
+            user_id,
+            Target::Workspace(workspace_id),
+            Need::Read,
+            "workspace_id",
+        )
+        .await?;
+    }
+    let visible = store.list_projects(user_id).await?;
+    let unknown: Vec<Uuid> = project_ids
+        .iter()
+        .filter(|id| !visible.iter().any(|project| project.id == **id))
+        .copied()
+        .collect();
+    let mut references = UnknownReferences::default();
+    references.add_all("project", "project_ids", project_ids, &unknown);
+    if let Some(error) = references.into_error() {
+        return Err(error);
+    }
+    Ok(visible
+        .into_iter()
+        .filter(|project| project_ids.is_empty() || project_ids.contains(&project.id))
+        .filter(|project| workspace_id.is_none_or(|id| project.workspace_id == id))
+        .collect())
+}
+
+/// What a question across projects is answered from: the passages the search index finds
+/// in their records (every instance's index follows the database within a second; the
+/// answer waits that long for it at most), their reports' excerpts, and a brief naming them.
+async fn across(
+    services: &Services,
+    user_id: Uuid,
+    projects: &[Project],
+    message: &str,
+    history: &[crate::ai::chat::Turn],
+) -> ApiResult<(
+    ProjectBrief,
+    Vec<crate::ai::Source>,
+    Vec<crate::ai::chat::ReportExcerpt>,
+    Vec<(Uuid, String)>,
+)> {
+    let store = &services.store;
+    let mut transcripts = Vec::new();
+    let mut reports = Vec::new();
+    for project in projects {
+        let records = store
+            .list_records(user_id, project.id, &PageRequest::everything())
+            .await?
+            .items;
+        transcripts.extend(records.iter().map(|r| (r.id, r.name.clone())));
+        reports.extend(
+            store
+                .list_reports(user_id, project.id, true, &PageRequest::everything())
+                .await?
+                .items,
+        );
+    }
+    let names: HashMap<Uuid, String> = transcripts.iter().cloned().collect();
+    let mut workspace_ids: Vec<Uuid> = projects.iter().map(|p| p.workspace_id).collect();
+    workspace_ids.sort_unstable();
+    workspace_ids.dedup();
+    let request = |query: &str| Request {
+        query: query.to_owned(),
+        workspace_ids: workspace_ids.clone(),
+        project_ids: projects.iter().map(|p| p.id).collect(),
+        kind: Some(Kind::Utterance),
+        limit: PASSAGES,
+        ..Request::default()
+    };
+    let mut found = Vec::new();
+    if !projects.is_empty() {
+        services.search.caught_up(std::time::Duration::from_secs(1)).await?;
+        found = services.search.search(request(message)).await?.0;
+        if found.is_empty()
+            && let Some(query) = follow_up_query(message, history)
+        {
+            found = services.search.search(request(&query)).await?.0;
+        }
+    }
+    let passages = found
+        .into_iter()
+        .filter_map(|hit| {
+            Some(Passage {
+                record_id: hit.record_id?,
+                utterance_id: hit.utterance_id?,
+                speaker: hit.speaker.unwrap_or_default(),
+                is_respondent: hit.is_respondent,
+                start_ms: hit.start_ms,
+                text: hit.text,
+                score: hit.score,
+            })
+        })
+        .collect();
+    let brief = ProjectBrief {
+        name: projects.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", "),
+        description: format!(
+            "A question across {} projects of the user's workspaces.",
+            projects.len()
+        ),
+        research_goals: String::new(),
+        interview_guide: String::new(),
+        records_count: transcripts.len(),
+    };
+    Ok((
+        brief,
+        sources(passages, &names),
+        report_excerpts(&reports, None, message),
+        transcripts,
+    ))
+}
+
 /// Takes the user's question and starts its answer, in the thread the question names or
-/// in a new one, about the project it names (or the thread's), or about none.
+/// in a new one, about the project it names (or the thread's), about several projects
+/// (`project_ids`, or every project of `workspace_id`), or about none.
 pub async fn ask(services: &Services, user_id: Uuid, body: AgentChatCreate) -> ApiResult<Asked> {
     if body.message.trim().is_empty() {
         return Err(blank_message(&body.message));
@@ -60,6 +189,14 @@ pub async fn ask(services: &Services, user_id: Uuid, body: AgentChatCreate) -> A
             .check_quota(Counted::AssistantThreads { owner_id: user_id })
             .await?;
     }
+    let project_ids = body.project_ids.clone().unwrap_or_default();
+    let scope = if project_ids.is_empty() && body.workspace_id.is_none() {
+        None
+    } else {
+        Some(projects_across(store, user_id, &project_ids, body.workspace_id).await?)
+    };
+    // A question across projects keeps the thread's project (or takes the one named) as
+    // the thread's home, and is answered from all of them.
     let project_id = body.project_id.or(thread.as_ref().and_then(|t| t.project_id));
     if let Some(project_id) = body.project_id {
         known_project(store, user_id, project_id).await?;
@@ -77,8 +214,13 @@ pub async fn ask(services: &Services, user_id: Uuid, body: AgentChatCreate) -> A
         None => Vec::new(),
     };
     let message = body.message.trim().to_owned();
-    let (brief, passages, reports, transcripts) = match &project {
-        Some(project) => {
+    let (brief, passages, reports, transcripts) = match (&scope, &project) {
+        (Some(projects), _) => {
+            let (brief, passages, reports, transcripts) =
+                across(services, user_id, projects, &message, &history).await?;
+            (Some(brief), passages, reports, transcripts)
+        }
+        (None, Some(project)) => {
             let records = store
                 .list_records(user_id, project.id, &PageRequest::everything())
                 .await?
@@ -114,7 +256,7 @@ pub async fn ask(services: &Services, user_id: Uuid, body: AgentChatCreate) -> A
                 transcripts,
             )
         }
-        None => (None, Vec::new(), Vec::new(), Vec::new()),
+        (None, None) => (None, Vec::new(), Vec::new(), Vec::new()),
     };
     let target = match &thread {
         Some(thread) => ThreadTarget::Existing {

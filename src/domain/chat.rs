@@ -93,6 +93,15 @@ pub struct AgentChatCreate {
     #[serde(default)]
     #[schema(required = false)]
     pub project_id: Option<Uuid>,
+    /// Answer across these projects (of any of the user's workspaces) instead of one.
+    #[serde(default)]
+    #[schema(required = false, nullable = false, max_items = 100)]
+    pub project_ids: Option<Vec<Uuid>>,
+    /// Answer across every project of this workspace (with `project_ids`: those of them in
+    /// it).
+    #[serde(default)]
+    #[schema(required = false, nullable = false)]
+    pub workspace_id: Option<Uuid>,
     /// Default `fast`.
     #[serde(default)]
     #[schema(required = false, nullable = false)]

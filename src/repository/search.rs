@@ -115,6 +115,7 @@ pub async fn search(
         query: q.to_owned(),
         workspace_ids,
         project_id: query.project_id,
+        project_ids: Vec::new(),
         record_id: query.record_id,
         tag_id: query.tag_id,
         speaker: query.speaker,

@@ -28,11 +28,13 @@ use tantivy::{DateTime, Index, IndexReader, IndexWriter, ReloadPolicy, Term, doc
 use uuid::Uuid;
 
 /// Bumped when the schema or the analysis changes: an index of another version is rebuilt.
-const VERSION: &str = "v1";
+const VERSION: &str = "v2";
 /// The indexing buffer.
 const WRITER_BYTES: usize = 64 * 1024 * 1024;
 /// Characters of a snippet.
 const SNIPPET_CHARS: usize = 240;
+/// Hits a query pages through at most (the collector holds offset + limit hits).
+const MAX_OFFSET: usize = 10_000;
 
 /// The languages stemmed, by ISO 639-1 code.
 const LANGUAGES: [(&str, Language); 18] = [
@@ -94,6 +96,8 @@ pub struct Entry {
     pub utterance_id: Option<i64>,
     pub start_ms: Option<i64>,
     pub speaker: Option<String>,
+    /// Whether the speaker is a respondent.
+    pub is_respondent: bool,
     pub tag_ids: Vec<Uuid>,
     pub title: String,
     pub text: String,
@@ -109,6 +113,8 @@ pub struct Request {
     /// The workspaces the caller may read; nothing outside them is found.
     pub workspace_ids: Vec<Uuid>,
     pub project_id: Option<Uuid>,
+    /// Any of these projects (none: no such filter).
+    pub project_ids: Vec<Uuid>,
     pub record_id: Option<Uuid>,
     pub tag_id: Option<Uuid>,
     pub speaker: Option<String>,
@@ -129,7 +135,10 @@ pub struct Found {
     pub utterance_id: Option<i64>,
     pub start_ms: Option<i64>,
     pub speaker: Option<String>,
+    pub is_respondent: bool,
     pub title: String,
+    /// The whole text found (an utterance's words, a highlight's quote and note...).
+    pub text: String,
     /// HTML: the text around the matches, escaped, the matched words in `<mark>`.
     pub snippet: String,
     pub score: f32,
@@ -147,6 +156,7 @@ struct Fields {
     start_ms: Field,
     speaker: Field,
     speaker_key: Field,
+    respondent: Field,
     tags: Field,
     date: Field,
     title: Field,
@@ -191,6 +201,7 @@ fn schema() -> (Schema, Fields, Vec<(&'static str, Field)>) {
         start_ms: builder.add_i64_field("start_ms", STORED),
         speaker: builder.add_text_field("speaker", STORED),
         speaker_key: builder.add_text_field("speaker_key", STRING),
+        respondent: builder.add_i64_field("respondent", STORED),
         tags: builder.add_text_field("tags", STRING),
         date: builder.add_date_field("date", DateOptions::from(INDEXED).set_fast().set_stored()),
         title: builder.add_text_field("title", STORED),
@@ -369,6 +380,7 @@ impl SearchIndex {
                 f.date => date(entry.date),
                 f.title => entry.title.as_str(),
                 f.language => code,
+                f.respondent => i64::from(entry.is_respondent),
                 self.text_field(code) => entry.text.as_str(),
             );
             if let Some(record) = entry.record_id {
@@ -451,6 +463,17 @@ impl SearchIndex {
         if let Some(project) = request.project_id {
             clauses.push((Occur::Must, term(f.project, &project.to_string())));
         }
+        if !request.project_ids.is_empty() {
+            clauses.push((
+                Occur::Must,
+                Box::new(TermSetQuery::new(
+                    request
+                        .project_ids
+                        .iter()
+                        .map(|id| Term::from_field_text(f.project, &id.to_string())),
+                )),
+            ));
+        }
         if let Some(record) = request.record_id {
             clauses.push((Occur::Must, term(f.record, &record.to_string())));
         }
@@ -474,6 +497,9 @@ impl SearchIndex {
         }
         let query = BooleanQuery::new(clauses);
         let searcher = self.reader.searcher();
+        if request.offset > MAX_OFFSET {
+            return Ok((Vec::new(), searcher.search(&query, &Count)?));
+        }
         let limit = request.limit.max(1);
         let (top, total) = searcher.search(
             &query,
@@ -523,7 +549,9 @@ impl SearchIndex {
                 utterance_id: number(f.utterance),
                 start_ms: number(f.start_ms),
                 speaker: text(f.speaker),
+                is_respondent: number(f.respondent) == Some(1),
                 title: text(f.title).unwrap_or_default(),
+                text: text(field).unwrap_or_default(),
                 snippet,
                 score,
             });
@@ -554,6 +582,7 @@ mod tests {
             utterance_id: Some(n),
             start_ms: Some(n * 1000),
             speaker: Some(speaker.to_owned()),
+            is_respondent: speaker != "Interviewer",
             tag_ids: Vec::new(),
             title: "Interview".to_owned(),
             text: text.to_owned(),

@@ -45,6 +45,7 @@ pub struct HighlightText {
     pub quote: String,
     pub note: String,
     pub speaker: Option<String>,
+    pub is_respondent: bool,
     pub start_ms: Option<i64>,
     pub created_at: DateTime<Utc>,
 }
@@ -142,7 +143,8 @@ impl Store {
     pub async fn highlight_text(&self, highlight_id: Uuid) -> anyhow::Result<Option<(HighlightText, Vec<Uuid>)>> {
         let row: Option<HighlightText> = db!(self, read, |pool| sqlx::query_as(
             "SELECT h.id, p.workspace_id, r.project_id, h.record_id, r.name AS record_name, r.language, \
-             h.start_utterance, h.quote, h.note, u.speaker, u.start_ms, r.created_at \
+             h.start_utterance, h.quote, h.note, u.speaker, COALESCE(u.is_respondent, FALSE) AS is_respondent, \
+             u.start_ms, r.created_at \
              FROM highlights h JOIN records r ON r.id = h.record_id JOIN projects p ON p.id = r.project_id \
              LEFT JOIN utterances u ON u.record_id = h.record_id AND u.id = h.start_utterance \
              WHERE h.id = $1 AND h.status IN ('ok', 'detached')"

@@ -218,6 +218,13 @@ async fn search_finds_words_and_phrases_in_their_language_filters_marks_and_link
     assert_eq!(hits(&second).len(), 1);
     assert_ne!(hits(&second)[0], hits(&first)[0]);
 
+    // Far past the last hit is an empty page, not a 500.
+    let far = insight::domain::page::encode_cursor(&(i64::MAX / 2));
+    let (status, body) = app.get(&format!("/search?q=price&cursor={far}"), &ann).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(hits(&body).len(), 0);
+    assert_eq!(body["total"], price["total"]);
+
     // Bad input is a 422 or a 404, never a 500.
     let (status, body) = app.get("/search?kind=poem&from=soon", &ann).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
@@ -334,4 +341,107 @@ async fn another_instance_on_the_same_database_finds_what_this_one_made_within_s
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     other.stop().await.expect("stop");
+}
+
+const BILLING_A: &str = "Interviewer: How do invoices reach you?\n\
+                         Anna: Invoices arrive late every month and finance chases them.";
+const BILLING_B: &str = "Interviewer: And invoices?\n\
+                         Bob: Our invoices are sent twice because the export fails.";
+const BILLING_STRANGER: &str = "Interviewer: Invoices?\n\
+                                Eve: Invoices are perfect for us, never late.";
+
+/// The utterance a citation names, as the record has it.
+async fn cited_text(app: &TestApp, user: &TestUser, citation: &Value) -> String {
+    let record = citation["record_id"].as_str().expect("record id");
+    let (_, detail) = app.get(&format!("/insight/{record}/"), user).await;
+    let utterance = citation["utterance_id"].as_i64().expect("utterance id");
+    detail["utterances"]
+        .as_array()
+        .and_then(|all| all.iter().find(|u| u["id"] == utterance))
+        .and_then(|u| u["text"].as_str())
+        .expect("the cited utterance")
+        .to_owned()
+}
+
+#[tokio::test]
+async fn the_assistant_answers_across_chosen_projects_or_a_whole_workspace_citing_verbatim() {
+    let app = TestApp::start().await;
+    let ann = app.user().await;
+    let eve = app.user().await;
+    let first = app.project(&ann, "Billing 2025").await;
+    let second = app.project(&ann, "Billing 2026").await;
+    let third = app.project(&ann, "Unrelated").await;
+    let record_a = finished_record(&app, &ann, &first, "Anna", BILLING_A).await;
+    let record_b = finished_record(&app, &ann, &second, "Bob", BILLING_B).await;
+    let theirs = app.project(&eve, "Eve's billing").await;
+    let record_eve = finished_record(&app, &eve, &theirs, "Eve", BILLING_STRANGER).await;
+    until(&app, &ann, "q=invoices", Duration::from_secs(5), |body| {
+        body["total"].as_u64() >= Some(4)
+    })
+    .await;
+
+    for scope in [
+        json!({ "project_ids": [first, second] }),
+        json!({ "workspace_id": ann.id }),
+        json!({ "workspace_id": ann.id, "project_ids": [first, second, third] }),
+    ] {
+        let mut body = json!({ "message": "What do customers say about invoices?" });
+        for (key, value) in scope.as_object().expect("object") {
+            body[key] = value.clone();
+        }
+        let (status, answer) = app.post("/agent/chat", &ann, body).await;
+        assert_eq!(status, StatusCode::OK, "{scope}: {answer}");
+        let citations = answer["citations"].as_array().cloned().unwrap_or_default();
+        let records: Vec<&str> = citations.iter().filter_map(|c| c["record_id"].as_str()).collect();
+        assert!(records.contains(&record_a.as_str()), "{scope}: {answer}");
+        assert!(records.contains(&record_b.as_str()), "{scope}: {answer}");
+        assert!(
+            !records.contains(&record_eve.as_str()),
+            "{scope}: another's words: {answer}"
+        );
+        for citation in &citations {
+            assert_eq!(citation["kind"], json!("record"));
+            let said = cited_text(&app, &ann, citation).await;
+            let quote = citation["quote"].as_str().expect("quote");
+            assert!(said.contains(quote), "{quote:?} is not in {said:?}");
+        }
+        // The thread is not tied to one of the projects.
+        let (_, threads) = app.get("/agent/threads", &ann).await;
+        assert_eq!(threads[0]["id"], answer["thread_id"]);
+        assert_eq!(threads[0]["project_id"], Value::Null);
+    }
+    // Only the chosen projects.
+    let (_, answer) = app
+        .post(
+            "/agent/chat",
+            &ann,
+            json!({ "message": "What do customers say about invoices?", "project_ids": [second] }),
+        )
+        .await;
+    let records: Vec<&str> = answer["citations"]
+        .as_array()
+        .map(|all| all.iter().filter_map(|c| c["record_id"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(
+        !records.is_empty() && records.iter().all(|r| *r == record_b),
+        "{answer}"
+    );
+
+    // Another's project or workspace is not found, and says where.
+    let (status, body) = app
+        .post(
+            "/agent/chat",
+            &ann,
+            json!({ "message": "Invoices?", "project_ids": [first, theirs] }),
+        )
+        .await;
+    crate::support::assert_unknown_references(status, &body, &["project_ids[1]"]);
+    let (status, body) = app
+        .post(
+            "/agent/chat",
+            &ann,
+            json!({ "message": "Invoices?", "workspace_id": eve.id }),
+        )
+        .await;
+    crate::support::assert_unknown_references(status, &body, &["workspace_id"]);
 }

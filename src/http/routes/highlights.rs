@@ -94,8 +94,8 @@ async fn suggest_highlights(
         ("speaker" = Option<String>, Query, description = "Only what this speaker said"),
         ("respondent" = Option<String>, Query, description = "Only what this respondent said"),
         ("status" = Option<HighlightStatus>, Query, description = "Only highlights in this status"),
-        ("from" = Option<String>, Query, description = "Only records made at or after this time (RFC 3339 or YYYY-MM-DD)"),
-        ("to" = Option<String>, Query, description = "Only records made before this time (RFC 3339 or YYYY-MM-DD)"),
+        ("from" = Option<chrono::NaiveDate>, Query, description = "Only records made on or after this day (a full RFC 3339 time is taken too)"),
+        ("to" = Option<chrono::NaiveDate>, Query, description = "Only records made before this day (a full RFC 3339 time is taken too)"),
         PageQuery),
     responses((status = 200, description = "A page of highlights", body = Vec<Highlight>),
         (status = 404, description = "No such project", body = ErrorBody)))]
@@ -120,8 +120,8 @@ async fn project_highlights(
         ("speaker" = Option<String>, Query, description = "Only what this speaker said"),
         ("respondent" = Option<String>, Query, description = "Only what this respondent said"),
         ("status" = Option<HighlightStatus>, Query, description = "Only highlights in this status"),
-        ("from" = Option<String>, Query, description = "Only records made at or after this time (RFC 3339 or YYYY-MM-DD)"),
-        ("to" = Option<String>, Query, description = "Only records made before this time (RFC 3339 or YYYY-MM-DD)"),
+        ("from" = Option<chrono::NaiveDate>, Query, description = "Only records made on or after this day (a full RFC 3339 time is taken too)"),
+        ("to" = Option<chrono::NaiveDate>, Query, description = "Only records made before this day (a full RFC 3339 time is taken too)"),
         PageQuery),
     responses((status = 200, description = "A page of highlights", body = Vec<Highlight>),
         (status = 404, description = "No such tag", body = ErrorBody)))]

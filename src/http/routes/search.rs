@@ -33,8 +33,8 @@ use crate::search::index::Kind;
         ("tag_id" = Option<Uuid>, Query, description = "Only highlights with this tag, and insights citing them"),
         ("speaker" = Option<String>, Query, description = "Only what this speaker (or respondent) said"),
         ("kind" = Option<HitKind>, Query, description = "Only hits of this kind"),
-        ("from" = Option<String>, Query, description = "Only material dated at or after this (RFC 3339 or YYYY-MM-DD)"),
-        ("to" = Option<String>, Query, description = "Only material dated before this (RFC 3339 or YYYY-MM-DD)"),
+        ("from" = Option<chrono::NaiveDate>, Query, description = "Only material dated on or after this day (a full RFC 3339 time is taken too)"),
+        ("to" = Option<chrono::NaiveDate>, Query, description = "Only material dated before this day (a full RFC 3339 time is taken too)"),
         PageQuery),
     responses((status = 200, description = "A page of hits, best first, with the total", body = SearchResults),
         (status = 404, description = "No such workspace, project, record or tag", body = ErrorBody)))]

@@ -78,6 +78,8 @@ async function ask(form, submitter) {
   const body = { message };
   const thread = form.querySelector('input[name=thread_id]').value;
   if (thread) body.thread_id = Number(thread);
+  const across = form.querySelector('input[name=across]');
+  if (across?.checked) body.workspace_id = across.value;
   if (form.dataset.project) body.project_id = form.dataset.project;
   else body.search_settings = { use_web: Boolean(form.querySelector('input[name=use_web]')?.checked) };
 

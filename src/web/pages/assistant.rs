@@ -78,6 +78,7 @@ async fn assistant_page(
         current,
         web_search: false,
         project_id: Some(project_id),
+        across: Some(project.workspace_id),
         drafts: can_write,
         empty_hint: "Ask across every interview of this project: what they share, where they differ, who said \
                      what. Each quote links to its moment.",
@@ -122,6 +123,8 @@ async fn ask_assistant(
         message: form.message(),
         thread_id: form.thread_id(),
         project_id: Some(project_id),
+        project_ids: None,
+        workspace_id: form.across(),
         reasoning_mode: None,
     };
     let answer = assistant::ask(&services, visitor.user.id, body).await?.finish().await?;

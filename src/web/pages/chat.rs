@@ -45,6 +45,8 @@ pub struct ChatPanel {
     pub web_search: bool,
     /// The research assistant's project, sent with each question.
     pub project_id: Option<Uuid>,
+    /// The assistant's workspace: a switch asks across all of its projects.
+    pub across: Option<Uuid>,
     /// Whether the draft buttons are offered (the assistant, to those who may write).
     pub drafts: bool,
     pub empty_hint: &'static str,
@@ -109,11 +111,28 @@ pub(super) async fn citation_index(
     if answers.is_empty() {
         return Ok(index);
     }
-    let records = services
+    let mut records = services
         .store
         .list_records(user_id, project_id, &PageRequest::everything())
         .await?
         .items;
+    // An answer across projects cites records of other projects too.
+    let cited: Vec<Uuid> = messages
+        .iter()
+        .flat_map(|m| m.citations.iter())
+        .filter_map(|citation| match citation {
+            crate::domain::chat::Citation::Record(cited) => Some(cited.record_id),
+            _ => None,
+        })
+        .filter(|id| !records.iter().any(|record| record.id == *id))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    for record_id in cited {
+        if let Some(record) = services.store.get_record(user_id, record_id).await? {
+            records.push(record);
+        }
+    }
     for record in records {
         if answers.iter().any(|answer| answer.contains(record.name.as_str())) {
             let utterances = services.store.utterances(record.id).await?;
@@ -201,6 +220,7 @@ pub async fn record_panel(
         current,
         web_search: services.web.is_some(),
         project_id: None,
+        across: None,
         drafts: false,
         empty_hint: "Ask what this respondent said, felt or wanted; the answer quotes the transcript and links \
                      each quote to its moment.",
@@ -216,6 +236,8 @@ pub(super) struct AskForm {
     #[serde(default)]
     thread_id: String,
     use_web: Option<String>,
+    /// The workspace to ask across (the assistant's switch).
+    across: Option<String>,
     /// A draft button: `goals` or `guide`.
     draft: Option<String>,
 }
@@ -223,6 +245,10 @@ pub(super) struct AskForm {
 impl AskForm {
     pub(super) fn thread_id(&self) -> Option<i64> {
         self.thread_id.trim().parse().ok()
+    }
+
+    pub(super) fn across(&self) -> Option<Uuid> {
+        self.across.as_deref().and_then(|id| id.trim().parse().ok())
     }
 
     pub(super) fn message(&self) -> String {
