@@ -125,9 +125,14 @@ pub struct AgentThreadUpdate {
     #[serde(default)]
     #[schema(value_type = Option<String>, required = false, min_length = 1, max_length = 200)]
     pub title: Patch<String>,
-    /// `null` detaches the thread from its project.
+    /// `null` detaches the thread from its project. (`format: uuid` only annotates in
+    /// JSON Schema, so the pattern says that `""` is no id.)
     #[serde(default)]
-    #[schema(value_type = Option<Uuid>, required = false)]
+    #[schema(
+        value_type = Option<Uuid>,
+        required = false,
+        pattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+    )]
     pub project_id: Patch<Uuid>,
 }
 

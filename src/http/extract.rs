@@ -551,9 +551,9 @@ impl QueryReader {
         }
     }
 
-    /// A time: RFC 3339, or a date (its midnight, UTC).
+    /// A time: RFC 3339, or a date (its midnight, UTC). Given blank, it is no time.
     pub fn time(&mut self, name: &str) -> Option<chrono::DateTime<chrono::Utc>> {
-        let raw = self.text(name)?;
+        let raw = self.raw(name)?.trim().to_owned();
         let parsed = chrono::DateTime::parse_from_rfc3339(&raw)
             .map(|at| at.with_timezone(&chrono::Utc))
             .ok()

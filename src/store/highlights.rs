@@ -157,6 +157,37 @@ fn placeholders(first: usize, count: usize) -> String {
     format!("({})", list.join(", "))
 }
 
+/// Files highlight `$id` under each tag of `$tag_ids`, inside the caller's write.
+macro_rules! file_under {
+    ($conn:expr, $id:expr, $tag_ids:expr) => {
+        for tag_id in $tag_ids {
+            sqlx::query("INSERT INTO highlight_tags (highlight_id, tag_id) VALUES ($1, $2) ON CONFLICT DO NOTHING")
+                .bind($id)
+                .bind(tag_id)
+                .execute(&mut *$conn)
+                .await?;
+        }
+    };
+}
+
+/// Makes the highlights of `$highlight_ids` insight `$id`'s evidence, in that order,
+/// inside the caller's write.
+macro_rules! cite {
+    ($conn:expr, $id:expr, $highlight_ids:expr) => {
+        for (position, highlight_id) in $highlight_ids.iter().enumerate() {
+            sqlx::query(
+                "INSERT INTO insight_highlights (insight_id, highlight_id, position) VALUES ($1, $2, $3) \
+                 ON CONFLICT DO NOTHING",
+            )
+            .bind($id)
+            .bind(highlight_id)
+            .bind(position as i64)
+            .execute(&mut *$conn)
+            .await?;
+        }
+    };
+}
+
 /// Moves the highlights over utterance `$utterance_id` of `$record_id` along with its
 /// corrected text (`crate::domain::highlight::follow`), inside the correction's write:
 /// a highlight whose words are gone is detached, a suggestion whose words are gone goes.
@@ -243,16 +274,14 @@ impl Store {
         .await)?)
     }
 
-    /// Which of `ids` are not tags of the workspace.
-    pub async fn unknown_tags(&self, workspace_id: Uuid, ids: &[Uuid]) -> anyhow::Result<Vec<Uuid>> {
+    /// Which of `ids` the query `sql` does not find: it selects ids, binds `first` as
+    /// `$1`, and has the ids as `IN {ids}`.
+    async fn not_found_among(&self, sql: &str, first: Uuid, ids: &[Uuid]) -> anyhow::Result<Vec<Uuid>> {
         let mut known = Vec::new();
         for chunk in ids.chunks(CHUNK) {
-            let sql = format!(
-                "SELECT id FROM tags WHERE workspace_id = $1 AND id IN {}",
-                placeholders(2, chunk.len())
-            );
+            let sql = sql.replace("{ids}", &placeholders(2, chunk.len()));
             let found: Vec<Uuid> = db!(self, read, |pool| {
-                let mut query = sqlx::query_scalar(&sql).bind(workspace_id);
+                let mut query = sqlx::query_scalar(&sql).bind(first);
                 for id in chunk {
                     query = query.bind(id);
                 }
@@ -263,25 +292,25 @@ impl Store {
         Ok(ids.iter().filter(|id| !known.contains(id)).copied().collect())
     }
 
+    /// Which of `ids` are not tags of the workspace.
+    pub async fn unknown_tags(&self, workspace_id: Uuid, ids: &[Uuid]) -> anyhow::Result<Vec<Uuid>> {
+        self.not_found_among(
+            "SELECT id FROM tags WHERE workspace_id = $1 AND id IN {ids}",
+            workspace_id,
+            ids,
+        )
+        .await
+    }
+
     /// Which of `ids` are not highlights of the project that a person made or accepted.
     pub async fn unknown_evidence(&self, project_id: Uuid, ids: &[Uuid]) -> anyhow::Result<Vec<Uuid>> {
-        let mut known = Vec::new();
-        for chunk in ids.chunks(CHUNK) {
-            let sql = format!(
-                "SELECT h.id FROM highlights h JOIN records r ON r.id = h.record_id WHERE r.project_id = $1 \
-                 AND h.status IN ('ok', 'detached') AND h.id IN {}",
-                placeholders(2, chunk.len())
-            );
-            let found: Vec<Uuid> = db!(self, read, |pool| {
-                let mut query = sqlx::query_scalar(&sql).bind(project_id);
-                for id in chunk {
-                    query = query.bind(id);
-                }
-                query.fetch_all(pool).await
-            })?;
-            known.extend(found);
-        }
-        Ok(ids.iter().filter(|id| !known.contains(id)).copied().collect())
+        self.not_found_among(
+            "SELECT h.id FROM highlights h JOIN records r ON r.id = h.record_id WHERE r.project_id = $1 \
+             AND h.status IN ('ok', 'detached') AND h.id IN {ids}",
+            project_id,
+            ids,
+        )
+        .await
     }
 
     /// Stores a highlight with its tags; its id.
@@ -307,13 +336,7 @@ impl Store {
             .bind(at)
             .execute(&mut *conn)
             .await?;
-            for tag_id in new.tag_ids {
-                sqlx::query("INSERT INTO highlight_tags (highlight_id, tag_id) VALUES ($1, $2) ON CONFLICT DO NOTHING")
-                    .bind(id)
-                    .bind(tag_id)
-                    .execute(&mut *conn)
-                    .await?;
-            }
+            file_under!(conn, id, new.tag_ids);
             Ok::<_, sqlx::Error>(())
         })?;
         Ok(id)
@@ -583,15 +606,7 @@ impl Store {
                     .bind(highlight_id)
                     .execute(&mut *conn)
                     .await?;
-                for tag_id in tag_ids {
-                    sqlx::query(
-                        "INSERT INTO highlight_tags (highlight_id, tag_id) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-                    )
-                    .bind(highlight_id)
-                    .bind(tag_id)
-                    .execute(&mut *conn)
-                    .await?;
-                }
+                file_under!(conn, highlight_id, tag_ids);
             }
             Ok::<_, sqlx::Error>(changed)
         })?;
@@ -725,17 +740,7 @@ impl Store {
             .bind(at)
             .execute(&mut *conn)
             .await?;
-            for (position, highlight_id) in highlight_ids.iter().enumerate() {
-                sqlx::query(
-                    "INSERT INTO insight_highlights (insight_id, highlight_id, position) VALUES ($1, $2, $3) \
-                     ON CONFLICT DO NOTHING",
-                )
-                .bind(id)
-                .bind(highlight_id)
-                .bind(position as i64)
-                .execute(&mut *conn)
-                .await?;
-            }
+            cite!(conn, id, highlight_ids);
             Ok::<_, sqlx::Error>(())
         })?;
         Ok(id)
@@ -773,17 +778,7 @@ impl Store {
                     .bind(insight_id)
                     .execute(&mut *conn)
                     .await?;
-                for (position, highlight_id) in highlight_ids.iter().enumerate() {
-                    sqlx::query(
-                        "INSERT INTO insight_highlights (insight_id, highlight_id, position) VALUES ($1, $2, $3) \
-                         ON CONFLICT DO NOTHING",
-                    )
-                    .bind(insight_id)
-                    .bind(highlight_id)
-                    .bind(position as i64)
-                    .execute(&mut *conn)
-                    .await?;
-                }
+                cite!(conn, insight_id, highlight_ids);
             }
             Ok::<_, sqlx::Error>(changed)
         })?;

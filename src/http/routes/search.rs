@@ -26,7 +26,7 @@ use crate::search::index::Kind;
 /// opens the exact moment in the console.
 #[utoipa::path(get, path = "/search", tag = "search", security(("bearer" = [])),
     params(
-        ("q" = String, Query, description = "Words and \"phrases\"", min_length = 1, max_length = 500),
+        ("q" = String, Query, description = "Words and \"phrases\"", min_length = 1, max_length = 500, pattern = r"\S"),
         ("workspace_id" = Option<Uuid>, Query, description = "Only this workspace"),
         ("project_id" = Option<Uuid>, Query, description = "Only this project"),
         ("record_id" = Option<Uuid>, Query, description = "Only this record"),

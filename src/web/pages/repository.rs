@@ -277,8 +277,16 @@ struct BoardQuery {
     status: String,
 }
 
-/// Highlights shown on a board, at most.
+/// Highlights shown on a board, and insights on their page, at most.
 const BOARD_MAX: usize = 500;
+
+/// The first [`BOARD_MAX`] of a list.
+fn most<K>() -> PageRequest<K> {
+    PageRequest {
+        limit: BOARD_MAX,
+        after: None,
+    }
+}
 
 async fn board(
     State(services): State<Services>,
@@ -295,10 +303,7 @@ async fn board(
         status,
         ..HighlightFilter::default()
     };
-    let page_request = PageRequest {
-        limit: BOARD_MAX,
-        after: None,
-    };
+    let page_request = most();
     let found = highlights::of_project(&services.store, visitor.user.id, project_id, filter, &page_request).await?;
     let all_tags = tags::list(&services.store, visitor.user.id, project.workspace_id).await?;
     let mut columns: Vec<Column> = all_tags
@@ -361,16 +366,7 @@ async fn insights_page(
     message: Message,
 ) -> PageResult {
     let (role, project) = project_for(services, visitor, project_id, Need::Read).await?;
-    let list = insights::list(
-        &services.store,
-        visitor.user.id,
-        project_id,
-        &PageRequest {
-            limit: BOARD_MAX,
-            after: None,
-        },
-    )
-    .await?;
+    let list = insights::list(&services.store, visitor.user.id, project_id, &most()).await?;
     let evidence = highlights::of_project(
         &services.store,
         visitor.user.id,
@@ -379,10 +375,7 @@ async fn insights_page(
             status: Some(HighlightStatus::Ok),
             ..HighlightFilter::default()
         },
-        &PageRequest {
-            limit: BOARD_MAX,
-            after: None,
-        },
+        &most(),
     )
     .await?;
     let html = InsightsPage {
