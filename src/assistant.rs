@@ -9,8 +9,7 @@ use uuid::Uuid;
 use crate::accounts::access;
 use crate::ai::chat::{ProjectBrief, Question, Subject};
 use crate::conversation::{
-    Asked, CitationStyle, InFlight, Pending, blank_message, follow_up_query, report_excerpts, sources, turns,
-    unknown_thread,
+    Asked, CitationStyle, InFlight, Pending, blank_message, report_excerpts, retrieve, sources, turns, unknown_thread,
 };
 use crate::domain::chat::{AgentChatCreate, AgentMode, ChatThread, ThreadKind, thread_title};
 use crate::domain::page::PageRequest;
@@ -18,8 +17,7 @@ use crate::domain::project::Project;
 use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult, UnknownReferences, check_lengths};
 use crate::quota::Counted;
-use crate::search::Passage;
-use crate::search::index::{Kind, Request};
+use crate::search::Scope;
 use crate::services::Services;
 use crate::store::{Store, Target, ThreadOwner, ThreadTarget};
 
@@ -116,38 +114,16 @@ async fn across(
     let mut workspace_ids: Vec<Uuid> = projects.iter().map(|p| p.workspace_id).collect();
     workspace_ids.sort_unstable();
     workspace_ids.dedup();
-    let request = |query: &str| Request {
-        query: query.to_owned(),
-        workspace_ids: workspace_ids.clone(),
+    let scope = Scope {
+        workspace_ids,
         project_ids: projects.iter().map(|p| p.id).collect(),
-        kind: Some(Kind::Utterance),
-        limit: PASSAGES,
-        ..Request::default()
+        record_id: None,
     };
-    let mut found = Vec::new();
-    if !projects.is_empty() {
-        services.search.caught_up(std::time::Duration::from_secs(1)).await?;
-        found = services.search.search(request(message)).await?.0;
-        if found.is_empty()
-            && let Some(query) = follow_up_query(message, history)
-        {
-            found = services.search.search(request(&query)).await?.0;
-        }
-    }
-    let passages = found
-        .into_iter()
-        .filter_map(|hit| {
-            Some(Passage {
-                record_id: hit.record_id?,
-                utterance_id: hit.utterance_id?,
-                speaker: hit.speaker.unwrap_or_default(),
-                is_respondent: hit.is_respondent,
-                start_ms: hit.start_ms,
-                text: hit.text,
-                score: hit.score,
-            })
-        })
-        .collect();
+    let passages = if projects.is_empty() {
+        Vec::new()
+    } else {
+        retrieve(&services.search, &scope, message, history, PASSAGES).await?
+    };
     let brief = ProjectBrief {
         name: projects.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", "),
         description: format!(
@@ -227,17 +203,12 @@ pub async fn ask(services: &Services, user_id: Uuid, body: AgentChatCreate) -> A
                 .items;
             let names: HashMap<Uuid, String> = records.iter().map(|r| (r.id, r.name.clone())).collect();
             let transcripts: Vec<(Uuid, String)> = records.iter().map(|r| (r.id, r.name.clone())).collect();
-            let retriever = &services.retriever;
-            let mut found = retriever
-                .search(store, user_id, project.id, None, &message, PASSAGES)
-                .await?;
-            if found.is_empty()
-                && let Some(query) = follow_up_query(&message, &history)
-            {
-                found = retriever
-                    .search(store, user_id, project.id, None, &query, PASSAGES)
-                    .await?;
-            }
+            let scope = Scope {
+                workspace_ids: vec![project.workspace_id],
+                project_ids: vec![project.id],
+                record_id: None,
+            };
+            let found = retrieve(&services.search, &scope, &message, &history, PASSAGES).await?;
             let reports = store
                 .list_reports(user_id, project.id, true, &PageRequest::everything())
                 .await?

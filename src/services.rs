@@ -11,7 +11,6 @@ use crate::config::{self, Settings};
 use crate::conversation::InFlight;
 use crate::ingest::stt::SpeechToText;
 use crate::livekit::LiveKit;
-use crate::search::Retriever;
 use crate::search::indexer::Search;
 use crate::search::web::WebSearch;
 use crate::secret::SecretKey;
@@ -28,8 +27,6 @@ pub struct Services {
     pub stt: Option<SpeechToText>,
     /// The web search provider, when one is configured.
     pub web: Option<WebSearch>,
-    /// Search over the projects' utterances.
-    pub retriever: Arc<Retriever>,
     /// The workspace search index (records, highlights, reports, insights).
     pub search: Arc<Search>,
     /// Chat answers in the making, per user.
@@ -107,7 +104,6 @@ impl Services {
             engine,
             stt,
             web,
-            retriever: Arc::default(),
             answers: Arc::default(),
             secret,
             livekit,

@@ -25,8 +25,9 @@ use crate::domain::chat::{
 };
 use crate::domain::report::{Report, ReportStatus};
 use crate::error::{ApiError, UnknownReferences, ValidationIssue};
-use crate::search::Passage;
 use crate::search::bm25;
+use crate::search::indexer::Search;
+use crate::search::{Passage, Scope};
 use crate::store::{Exchange, Store, ThreadTarget};
 
 /// What an answer's task reports; `T` is what a finished answer is (a chat message,
@@ -360,6 +361,22 @@ fn citations(question: &Question, answer: &Answer, style: CitationStyle) -> Vec<
         })
     });
     passages.chain(web).collect()
+}
+
+/// The `limit` passages of `scope` that answer `message`; for a follow-up with no words of its
+/// own to search by ("and why?"), the ones that answer it with the question before.
+pub async fn retrieve(
+    search: &Search,
+    scope: &Scope,
+    message: &str,
+    history: &[Turn],
+    limit: usize,
+) -> anyhow::Result<Vec<Passage>> {
+    let found = search.passages(scope, message, limit).await?;
+    match follow_up_query(message, history) {
+        Some(query) if found.is_empty() => search.passages(scope, &query, limit).await,
+        _ => Ok(found),
+    }
 }
 
 /// Retrieved passages as engine sources, with their records' names.

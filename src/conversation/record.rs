@@ -6,13 +6,14 @@ use std::collections::HashMap;
 
 use uuid::Uuid;
 
-use super::{Asked, CitationStyle, InFlight, Pending, blank_message, follow_up_query, turns, unknown_thread};
+use super::{Asked, CitationStyle, InFlight, Pending, blank_message, turns, unknown_thread};
 use crate::ai::chat::{Question, Subject};
 use crate::domain::chat::{ChatMessageCreate, ChatThread, SearchScope, ThreadKind, thread_title};
 use crate::domain::page::PageRequest;
 use crate::domain::record::Record;
 use crate::error::{ApiError, ApiResult, check_lengths};
 use crate::quota::Counted;
+use crate::search::Scope;
 use crate::services::Services;
 use crate::store::{ThreadOwner, ThreadTarget};
 
@@ -132,12 +133,17 @@ pub async fn ask(services: &Services, user_id: Uuid, record_id: Uuid, body: Chat
     let passages = if scope == SearchScope::Report {
         Vec::new()
     } else {
-        let retriever = &services.retriever;
-        let found = retriever.search_record(store, &record, &message, PASSAGES).await?;
-        match follow_up_query(&message, &history) {
-            Some(query) if found.is_empty() => retriever.search_record(store, &record, &query, PASSAGES).await?,
-            _ => found,
-        }
+        let workspace_ids = store
+            .get_project(user_id, record.project_id)
+            .await?
+            .map(|project| vec![project.workspace_id])
+            .unwrap_or_default();
+        let scope = Scope {
+            workspace_ids,
+            record_id: Some(record.id),
+            ..Scope::default()
+        };
+        super::retrieve(&services.search, &scope, &message, &history, PASSAGES).await?
     };
     let passages = super::sources(passages, &names);
     let reports = super::report_excerpts(&reports, Some(record_id), &message);

@@ -63,7 +63,7 @@ pub use personas::{PersonaJobState, StoredPersona};
 pub use presets::ChangeRefused;
 pub use projects::ProjectChanges;
 pub use record_work::RecordWork;
-pub use records::{CorrectionRefused, NewRecord, ProjectUtterance, RecordContent, RecordVersion};
+pub use records::{CorrectionRefused, NewRecord, ProjectUtterance, RecordContent};
 pub use reports::{NewReport, ReportChanges};
 pub use search::{DocumentText, HighlightText, OutboxEntry, RecordText};
 pub use sessions::{Account, Failures, SessionStart};

@@ -530,14 +530,6 @@ impl Store {
     }
 }
 
-/// A record's place in a project's search index: it is rebuilt when any of these change.
-#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
-pub struct RecordVersion {
-    pub id: Uuid,
-    pub updated_at: DateTime<Utc>,
-    pub language: Option<String>,
-}
-
 /// An utterance with the record it belongs to.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct ProjectUtterance {
@@ -550,21 +542,6 @@ pub struct ProjectUtterance {
 }
 
 impl Store {
-    /// The finished records of the owner's project with what identifies their content's version.
-    pub async fn record_versions(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<Vec<RecordVersion>> {
-        Ok(db!(self, read, |pool| {
-            sqlx::query_as::<_, RecordVersion>(
-            "SELECT r.id, r.updated_at, r.language FROM records r JOIN projects p ON p.id = r.project_id \
-             WHERE r.project_id = $1 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2) AND r.status = $3 ORDER BY r.created_at, r.id"
-        )
-        .bind(project_id)
-        .bind(owner_id)
-        .bind(RecordStatus::Finished.as_str())
-        .fetch_all(pool)
-        .await
-        })?)
-    }
-
     /// The utterances of the given records, in record and utterance order.
     pub async fn utterances_of(&self, record_ids: &[Uuid]) -> anyhow::Result<Vec<ProjectUtterance>> {
         let mut all = Vec::new();

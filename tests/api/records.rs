@@ -1026,65 +1026,62 @@ async fn search_finds_the_relevant_passages_and_follows_record_changes() {
         wait_for(&app, &owner, &id, &["Finished"]).await;
         ids.push(uuid::Uuid::parse_str(&id).expect("uuid"));
     }
-    let project_id = uuid::Uuid::parse_str(&project).expect("uuid");
-    let retriever = insight::search::Retriever::default();
-    let hits = retriever
-        .search(
-            &app.store,
-            owner.id,
-            project_id,
-            None,
-            "What did they say about pricing?",
-            3,
+    // What the research assistant and record chat quote: the passages the workspace index
+    // finds, in the scope asked about.
+    let quoted = |answer: &Value| -> Vec<(String, i64)> {
+        answer["citations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| Some((c["record_id"].as_str()?.to_owned(), c["utterance_id"].as_i64()?)))
+            .collect()
+    };
+    let ask_project = |user: &TestUser, message: &str| {
+        let body = json!({ "message": message, "project_id": project });
+        let user = user.clone();
+        let app = &app;
+        async move { app.post("/agent/chat", &user, body).await }
+    };
+    let (status, answer) = ask_project(&owner, "What did they say about pricing?").await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let ben = ids[1].to_string();
+    assert_eq!(quoted(&answer).first(), Some(&(ben.clone(), 2)), "{answer}");
+    assert_eq!(answer["citations"][0]["speaker"], "Ben");
+
+    // A record's chat finds only that record's words.
+    let (status, answer) = app
+        .post(
+            &format!("/insight/{}/chat", ids[0]),
+            &owner,
+            json!({ "message": "pricing colleagues", "search_settings": { "use_web": false, "search_scope": "transcript" } }),
         )
-        .await
-        .expect("search");
+        .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let citations = answer["citations"].as_array().cloned().unwrap_or_default();
+    assert!(!citations.is_empty(), "{answer}");
+    assert!(
+        citations
+            .iter()
+            .all(|c| c["utterance_id"] == json!(2) && c["speaker"] == "Anna"),
+        "{answer}"
+    );
+
+    let (status, _) = ask_project(&stranger, "pricing").await;
     assert_eq!(
-        hits.first().map(|h| (h.record_id, h.utterance_id)),
-        Some((ids[1], 2)),
-        "{hits:?}"
+        status,
+        StatusCode::CONFLICT,
+        "another user's project is an unknown reference"
     );
-    assert_eq!(hits[0].speaker, "Ben");
-    assert!(hits[0].is_respondent);
-    let narrowed = retriever
-        .search(
-            &app.store,
-            owner.id,
-            project_id,
-            Some(&ids[..1]),
-            "pricing colleagues",
-            3,
-        )
-        .await
-        .expect("search");
-    assert!(
-        !narrowed.is_empty() && narrowed.iter().all(|h| h.record_id == ids[0]),
-        "{narrowed:?}"
-    );
-    assert_eq!(retriever.builds(), 1, "an unchanged project is not indexed again");
 
-    let stranger_hits = retriever
-        .search(&app.store, stranger.id, project_id, None, "pricing", 3)
-        .await
-        .expect("search");
-    assert!(stranger_hits.is_empty(), "another user's records are never searched");
-
-    let (status, _) = app.delete(&format!("/insight/{}", ids[1]), &owner).await;
+    let (status, _) = app.delete(&format!("/insight/{ben}"), &owner).await;
     assert_eq!(status, StatusCode::NO_CONTENT);
-    let hits = retriever
-        .search(&app.store, owner.id, project_id, None, "pricing", 3)
-        .await
-        .expect("search");
+    let (_, answer) = ask_project(&owner, "pricing").await;
     assert!(
-        hits.iter().all(|h| h.record_id != ids[1]),
-        "a deleted record leaves the index: {hits:?}"
+        quoted(&answer).iter().all(|(record, _)| *record != ben),
+        "a deleted record is not quoted: {answer}"
     );
-    let hits = retriever
-        .search(&app.store, owner.id, project_id, None, "colleagues", 3)
-        .await
-        .expect("search");
-    assert_eq!(hits.len(), 1);
-    assert!(retriever.builds() >= 3);
+    let (_, answer) = ask_project(&owner, "colleagues").await;
+    assert_eq!(quoted(&answer), vec![(ids[0].to_string(), 2)], "{answer}");
     app.stop().await;
 }
 

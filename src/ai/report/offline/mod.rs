@@ -499,6 +499,12 @@ mod tests {
         sources
     }
 
+    pub(super) fn material_pub() -> Vec<Source> {
+        material()
+    }
+    pub(super) fn brief_pub(t: &str, p: &str, g: &str) -> SectionBrief {
+        brief(t, p, g)
+    }
     fn material() -> Vec<Source> {
         let mut sources = plain(
             1,
@@ -865,5 +871,23 @@ mod tests {
         };
         assert!(elapsed < limit, "{elapsed:?}");
         eprintln!("30,000 words: {elapsed:?}");
+    }
+}
+#[cfg(test)]
+mod scratch {
+    #[test]
+    fn print_presets() {
+        let sources = super::tests::material_pub();
+        for preset in crate::domain::system_presets::SYSTEM_PRESETS {
+            println!("=================== {}", preset.title);
+            for prompt in preset.prompts {
+                let brief = super::tests::brief_pub(
+                    prompt.title,
+                    prompt.text,
+                    "Understand how dispatch, product and support teams handle incoming orders, tickets and releases, where work gets lost or takes too long, and what they would change.",
+                );
+                println!("{}", super::write_section(&brief, &sources).markdown);
+            }
+        }
     }
 }
