@@ -47,6 +47,9 @@ pub struct SectionBrief {
     /// ISO 639-1 code of the language to write in; `None`: the material's language.
     pub language: Option<String>,
     pub mode: ReasoningMode,
+    /// The utterances (record, utterance) that earlier sections of the same report quoted:
+    /// the offline engine quotes others where it can, so sections do not repeat each other.
+    pub quoted_before: Vec<(Uuid, i64)>,
 }
 
 /// Tokens an engine used.
@@ -68,6 +71,8 @@ impl std::ops::AddAssign for Usage {
 pub struct Section {
     pub markdown: String,
     pub usage: Usage,
+    /// The utterances the section quotes, when the engine knows them (the offline engine).
+    pub quoted: Vec<(Uuid, i64)>,
 }
 
 /// Why an engine could not write.

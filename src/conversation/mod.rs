@@ -399,8 +399,10 @@ pub fn sources(passages: Vec<Passage>, names: &HashMap<Uuid, String>) -> Vec<Sou
 const EXCERPTS: usize = 3;
 
 /// The paragraphs of the completed reports (those covering `record`, when given) most
-/// relevant to `query`.
+/// relevant to `query`, each once: the same quote in several sections or reports is one
+/// excerpt, and the offline engine's template lines are none.
 pub fn report_excerpts(reports: &[Report], record: Option<Uuid>, query: &str) -> Vec<ReportExcerpt> {
+    let mut seen = std::collections::HashSet::new();
     let paragraphs: Vec<(&str, &str)> = reports
         .iter()
         .filter(|report| report.status == ReportStatus::Completed && !report.is_deleted)
@@ -411,8 +413,10 @@ pub fn report_excerpts(reports: &[Report], record: Option<Uuid>, query: &str) ->
                 .split("\n\n")
                 .map(str::trim)
                 .filter(|paragraph| paragraph.split_whitespace().count() >= 5)
+                .filter(|paragraph| !is_template_line(paragraph))
                 .map(move |paragraph| (report.title.as_str(), paragraph))
         })
+        .filter(|(_, paragraph)| seen.insert(excerpt_key(paragraph)))
         .collect();
     if paragraphs.is_empty() {
         return Vec::new();
@@ -436,9 +440,114 @@ pub fn report_excerpts(reports: &[Report], record: Option<Uuid>, query: &str) ->
         .collect()
 }
 
+/// What makes two paragraphs the same excerpt: their words, whatever the case, spacing and
+/// block quote marks.
+fn excerpt_key(paragraph: &str) -> String {
+    paragraph
+        .split_whitespace()
+        .filter(|word| *word != ">")
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A line the offline engine writes around its quotes, which says nothing of the material.
+fn is_template_line(paragraph: &str) -> bool {
+    use crate::ai::report::offline::{ENGINE_NOTE, NOT_COVERED};
+    let words: Vec<&str> = paragraph.split_whitespace().collect();
+    paragraph.starts_with('#')
+        || paragraph == ENGINE_NOTE
+        || paragraph == NOT_COVERED
+        || matches!(
+            words.as_slice(),
+            [n, "passage" | "passages", "from", m, "interview" | "interviews"]
+                if n.parse::<usize>().is_ok() && m.parse::<usize>().is_ok()
+        )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn report(title: &str, content: String) -> Report {
+        let now = crate::domain::now();
+        Report {
+            id: Uuid::new_v4(),
+            prompts_ids: Vec::new(),
+            records_ids: Vec::new(),
+            project_id: Uuid::nil(),
+            project_name: None,
+            category: None,
+            title: title.to_owned(),
+            context: None,
+            context_expand: None,
+            status: ReportStatus::Completed,
+            content: Some(content),
+            is_public: false,
+            is_archived: false,
+            is_deleted: false,
+            preset_id: None,
+            report_language: None,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+
+    #[test]
+    fn report_excerpts_are_distinct_passages_not_template_lines() {
+        use crate::ai::report::offline::write_section;
+        use crate::ai::{SectionBrief, Source};
+        use crate::domain::report::ReasoningMode;
+        let sources: Vec<Source> = [
+            "The invoices always show the wrong VAT for our Austrian customers.",
+            "Our invoices arrive late and the VAT number is missing from half of them.",
+            "Fixing the invoices by hand costs my team a full day each month.",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(n, text)| Source {
+            record_id: Uuid::nil(),
+            record_name: "Call".to_owned(),
+            utterance_id: n as i64 + 1,
+            speaker: "Ada".to_owned(),
+            is_respondent: true,
+            start_ms: Some(n as i64 * 60_000),
+            text: (*text).to_owned(),
+        })
+        .collect();
+        // Two reports of the offline engine quoting the same passages about invoices.
+        let section = |title: &str| {
+            let brief = SectionBrief {
+                title: title.to_owned(),
+                prompt: "What problems do customers have with invoices and VAT?".to_owned(),
+                research_goals: String::new(),
+                interview_guide: String::new(),
+                context: None,
+                context_expand: None,
+                language: Some("en".to_owned()),
+                mode: ReasoningMode::Fast,
+                quoted_before: Vec::new(),
+            };
+            write_section(&brief, &sources).markdown
+        };
+        let reports = [
+            report(
+                "Billing",
+                format!("# Billing\n\n{}\n\n{}", section("Invoices"), section("VAT")),
+            ),
+            report("Again", format!("# Again\n\n{}", section("Invoices"))),
+        ];
+        let excerpts = report_excerpts(&reports, None, "invoices VAT passages interviews");
+        assert!(excerpts.len() >= 2, "{excerpts:?}");
+        let keys: std::collections::HashSet<String> = excerpts.iter().map(|e| excerpt_key(&e.text)).collect();
+        assert_eq!(keys.len(), excerpts.len(), "each passage once: {excerpts:?}");
+        for excerpt in &excerpts {
+            assert!(
+                excerpt.text.starts_with("> \""),
+                "a quote, not a template line: {excerpt:?}"
+            );
+        }
+    }
 
     #[test]
     fn a_user_has_a_few_answers_in_the_making_and_gets_places_back() {

@@ -54,6 +54,7 @@ pub(super) async fn generate(context: &Context, job: &Job, claimed: Option<Repor
         .unwrap_or(ReasoningMode::Balanced);
     let mut usage = Usage::default();
     let mut sections = Vec::with_capacity(prompts.len());
+    let mut quoted = Vec::new();
     for (done, prompt) in prompts.iter().enumerate() {
         let brief = SectionBrief {
             title: prompt.title.clone(),
@@ -64,6 +65,7 @@ pub(super) async fn generate(context: &Context, job: &Job, claimed: Option<Repor
             context_expand: work.context_expand.clone(),
             language: work.report_language.clone(),
             mode,
+            quoted_before: quoted.clone(),
         };
         let section = context
             .engine
@@ -74,6 +76,7 @@ pub(super) async fn generate(context: &Context, job: &Job, claimed: Option<Repor
                 AiError::Permanent(message) => JobError::Permanent(message),
             })?;
         usage += section.usage;
+        quoted.extend_from_slice(&section.quoted);
         let checked = quotes::check_quotes(&section.markdown, &sources);
         if checked.removed > 0 {
             tracing::info!(report = %work.id, removed = checked.removed, "quotes not found in the transcripts were removed");

@@ -66,9 +66,23 @@ pub fn offline_answer(question: &Question) -> Answer {
         }
         parts.push(part);
     }
-    if !question.reports.is_empty() {
+    // Report excerpts that only quote what is listed above would say it twice.
+    let said: Vec<String> = passages
+        .iter()
+        .filter_map(|&n| question.passages.get(n))
+        .map(|source| one_line(&source.text, Spaces::Collapsed))
+        .collect();
+    let excerpts: Vec<_> = question
+        .reports
+        .iter()
+        .filter(|excerpt| {
+            let text = one_line(&excerpt.text, Spaces::Collapsed);
+            !said.iter().any(|passage| text.contains(&format!("\"{passage}\"")))
+        })
+        .collect();
+    if !excerpts.is_empty() {
         let mut part = "**From the reports**".to_owned();
-        for excerpt in &question.reports {
+        for excerpt in excerpts {
             part.push_str(&format!("\n\n*{}*\n", one_line(&excerpt.report_title, Spaces::Kept)));
             for line in excerpt.text.trim().lines() {
                 part.push_str("\n> ");
@@ -190,6 +204,36 @@ mod tests {
             "Why is the price high?",
         )]);
         assert_eq!(offline_answer(&only).passages, vec![0]);
+    }
+
+    #[test]
+    fn report_excerpts_that_repeat_a_listed_passage_are_left_out() {
+        let mut q = question(vec![source(
+            3,
+            Some(62_000),
+            "Anna",
+            true,
+            "The price is too high for us.",
+        )]);
+        let excerpt = |text: &str| crate::ai::chat::ReportExcerpt {
+            report_title: "Pricing".into(),
+            text: text.into(),
+        };
+        q.reports = vec![
+            excerpt("> \"The price is too high for us.\" — Anna [Interview Anna, 01:02]"),
+            excerpt("Most respondents find the plans expensive."),
+        ];
+        let answer = offline_answer(&q);
+        assert_eq!(
+            answer.content.matches("The price is too high for us.").count(),
+            1,
+            "{}",
+            answer.content
+        );
+        assert!(answer.content.contains("**From the reports**"), "{}", answer.content);
+        assert!(answer.content.contains("Most respondents find the plans expensive."));
+        q.reports.truncate(1);
+        assert!(!offline_answer(&q).content.contains("From the reports"));
     }
 
     #[test]

@@ -99,7 +99,11 @@ pub async fn write_section(
     } else {
         draft
     };
-    Ok(Section { markdown, usage })
+    Ok(Section {
+        markdown,
+        usage,
+        quoted: Vec::new(),
+    })
 }
 
 /// Everything the calls for one section share.
@@ -348,6 +352,7 @@ pub(super) mod tests {
             context_expand: Some("Recruited from the newsletter.".into()),
             language: Some("de".into()),
             mode,
+            quoted_before: Vec::new(),
         }
     }
 

@@ -179,6 +179,7 @@ fn every_quote_of_an_offline_report_links_to_its_utterance() {
         context_expand: None,
         language: Some("en".into()),
         mode: ReasoningMode::Fast,
+        quoted_before: Vec::new(),
     };
     let markdown = write_section(&brief, &sources).markdown;
     let index = CitationIndex::new(&[

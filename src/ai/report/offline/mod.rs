@@ -8,8 +8,13 @@
 //!    indexed with BM25 ([`crate::search::bm25`]) in the brief's language (`None`: no stemming).
 //!    The prompt's title and instructions are searched, without the words that describe the
 //!    report rather than its subject ("respondents", "quote", "list"…); the title again, so its
-//!    terms count double; and the research goals, at half weight (they are the study's, not this
-//!    section's). Utterances scoring below [`RELATIVE_CUTOFF`] of the best are dropped.
+//!    terms count double; the cue words of the subjects the prompt names ([`CUES`], English:
+//!    "frustrations" brings "annoying", "slow", "lost"…) at half weight; and the research goals,
+//!    at half weight (they are the study's, not this section's). Only utterances the prompt or
+//!    its cues find are ranked (the goals alone rank when the prompt finds nothing), and those
+//!    scoring below [`RELATIVE_CUTOFF`] of the best are dropped. Utterances that earlier sections
+//!    of the report quoted (`quoted_before`) are left to them, so each section of a preset quotes
+//!    passages of its own; when nothing else is relevant, its few best are quoted again.
 //! 2. **Passages.** From each ranked utterance, in order, one passage is quoted: the whole
 //!    utterance when it has at most [`MAX_QUOTE_WORDS`] words, otherwise the one to three
 //!    consecutive whole sentences with the most (IDF-weighted) query terms, and for a single
@@ -20,10 +25,14 @@
 //!    [`bm25::tokenize`]'s analysis) shared by the most unassigned passages, weighted by its IDF
 //!    over the material (and halved for query terms, which every passage tends to share), makes a
 //!    theme of the passages that contain it; repeat up to five times; what is left goes under
-//!    "Other passages". Fillers of speech ("really", "yeah", "thing"…) and short terms do not make
-//!    themes. A theme is titled by up to three of its shared terms, each spelled as the word
-//!    occurs in its quotes. Themes are shown largest first, "Other passages" last. Little
-//!    material can make a single theme.
+//!    "Other passages". Fillers of speech and everyday words of time and quantity ("really",
+//!    "week", "time"…) and short terms do not make themes. A theme is named by a phrase of two to
+//!    four words that one of its quoted passages says, holding its term, from a salient word to a
+//!    salient word within a clause ("Routing tool", "Version of the spreadsheet"): the phrase most
+//!    of its passages say, then one ending on a noun rather than "-ed" or "-ly" (English), then
+//!    one ending on the term, then the shortest. A term whose passages have no such phrase makes
+//!    no theme, so no theme is named by a lone common word. Themes are shown largest first,
+//!    "Other passages" last. Little material can make a single theme.
 //!
 //! The Markdown has a fixed shape: `## {title}`, a line saying that the section is an extractive
 //! summary by the offline engine, then per theme a `### Theme: …` heading, a count line
@@ -81,30 +90,69 @@ pub const OTHER_PASSAGES: &str = "### Other passages";
 const MAX_WINDOW_SENTENCES: usize = 3;
 /// Shared themes before "Other passages".
 const MAX_SHARED_THEMES: usize = MAX_THEMES - 1;
-/// Terms in a theme's title.
-const TITLE_TERMS: usize = 3;
 /// Terms shorter than this (in characters) make no theme.
 const MIN_TERM_CHARS: usize = 3;
 /// Weight of the research goals' scores in the ranking (the prompt's and the title's: 1).
 const GOALS_FACTOR: f32 = 0.5;
+/// Weight of the cue words' scores in the ranking.
+const CUE_FACTOR: f32 = 0.5;
 /// Theme weight factor of a term of the query.
 const QUERY_TERM_FACTOR: f32 = 0.5;
 
 /// Words of prompts that describe the report, not its subject (English: the prompts are), in
 /// lower case and separated by spaces.
 const META_WORDS: &str = "\
-    answer answers asked cite count describe described each evidence example explain finding \
-    findings give interview interviewee interviewees interviews list many mention mentioned \
-    merge note often order participant participants quote quoted quotes report respondent \
-    respondents said say says section separate show source sources statement statements \
-    summarise summarize summary support supporting tell told verbatim words write";
+    answer answers asked cite compare count describe described each evidence example explain finding \
+    findings give group groups identify interview interviewee interviewees interviews lead list many mention \
+    mentioned merge note often order paragraph participant participants point quote quoted quotes rank report \
+    representative respondent respondents said say says section sentence separate show source sources state \
+    statement statements summarise summarize summary support supporting tell told verbatim words write";
 
-/// Fillers of spoken English that make poor theme names, in lower case and separated by spaces.
+/// What people say when they speak of a subject a prompt names: for each subject, the
+/// prompt words that name it and the cue words of speech about it (English, lower case).
+/// They let a prompt find the passages on its subject that share none of its words.
+const CUES: &[(&str, &str)] = &[
+    (
+        "pain pains problem problems frustration frustrations frustrates issue issues severe severity struggle",
+        "annoying frustrating frustrated hate hard difficult slow lost losing waste wasted chaos mess painful \
+         problem broken fails failed stuck wrong nobody manually worst",
+    ),
+    (
+        "workaround workarounds cope behaviours behaviors routines habits",
+        "instead manually hand spreadsheet export copy paste workaround ourselves every usually",
+    ),
+    (
+        "feature features request requests requested wish wishes priorities recommendations",
+        "wish wished missing could should would ideally automatically save better",
+    ),
+    (
+        "works well easy pleasant positives love",
+        "love like easy fast great helpful nice works simple quick",
+    ),
+    (
+        "surprising surprises surprised assumptions contradicted unclear",
+        "surprised surprising actually expected turns realised realized thought",
+    ),
+    (
+        "switch switching forces hire hiring fire firing criteria adopt",
+        "switched tried chose picked replaced moved decided gave price cost trial",
+    ),
+    (
+        "goals goal motivations motivation jobs job outcome",
+        "trying goal able want need faster sure",
+    ),
+    ("cause causes root why", "because reason means since"),
+];
+
+/// Fillers of spoken English and everyday words of time and quantity that make poor theme
+/// names, in lower case and separated by spaces.
 const FILLERS: &str = "\
-    actually also always back basically bit come could definitely even every get go going \
-    got guess hello honestly just kind know like little lot make maybe mean much need never \
-    ok okay one pretty probably really right said say see sort still stuff sure take thank \
-    thanks thing things think three totally two uh um want way well would yeah yes";
+    actually also always back basically bit come could day days definitely even every first five four get go \
+    going got guess half hello honestly hour hours just kind know last like little lot lots make maybe mean \
+    minute minutes month months much need never new next ok okay one people pretty probably really right said \
+    say see six someone something sort still stuff sure take ten thank thanks thing things think three time \
+    times today totally \
+    two uh um want way week weeks well would yeah year years yes";
 
 /// Writes a section for `brief` from `sources` (all utterances of the report's records) by
 /// quoting them (see the module docs). Uses no tokens.
@@ -112,7 +160,7 @@ pub fn write_section(brief: &SectionBrief, sources: &[Source]) -> Section {
     let analyzer = Analyzer::new(brief.language.as_deref());
     let material = Material::new(sources, &analyzer);
     let query = Query::new(brief, &material, &analyzer);
-    let passages = material.passages(&query, &analyzer);
+    let passages = material.passages(&query, &analyzer, &brief.quoted_before);
 
     let mut markdown = format!("## {}\n\n{ENGINE_NOTE}\n", one_line(&brief.title, Spaces::Collapsed));
     if passages.is_empty() {
@@ -154,6 +202,10 @@ pub fn write_section(brief: &SectionBrief, sources: &[Source]) -> Section {
     Section {
         markdown,
         usage: Usage::default(),
+        quoted: passages
+            .iter()
+            .map(|passage| (passage.source.record_id, passage.source.utterance_id))
+            .collect(),
     }
 }
 
@@ -181,6 +233,10 @@ impl<'a> Material<'a> {
         Self { candidates, index }
     }
 
+    fn analyzer(&self) -> &Analyzer {
+        self.index.analyzer()
+    }
+
     /// The BM25 inverse document frequency, over the candidates, of the term of `word` (one word
     /// without apostrophes, as [`salient_terms`] splits them).
     fn idf(&self, word: &str) -> f32 {
@@ -189,34 +245,63 @@ impl<'a> Material<'a> {
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
     }
 
-    /// The passages to quote, most relevant first.
-    fn passages(&self, query: &Query, analyzer: &Analyzer) -> Vec<Passage<'a>> {
-        let mut scores = vec![0.0_f32; self.candidates.len()];
-        for (text, factor) in [(&query.text, 1.0), (&query.title, 1.0), (&query.goals, GOALS_FACTOR)] {
-            for hit in self.index.search(text, usize::MAX) {
-                if let Some(score) = scores.get_mut(hit.key) {
-                    *score += factor * hit.score;
+    /// The passages to quote, most relevant first: those the section's own prompt finds (its
+    /// title, its words and their cues), the research goals only adding weight; by the goals
+    /// alone when the prompt finds nothing. Utterances in `quoted_before` are left to the
+    /// sections that quoted them; when nothing else is relevant, the few best are quoted again.
+    fn passages(&self, query: &Query, analyzer: &Analyzer, quoted_before: &[(Uuid, i64)]) -> Vec<Passage<'a>> {
+        let scores = |queries: &[(&String, f32)]| {
+            let mut scores = vec![0.0_f32; self.candidates.len()];
+            for &(text, factor) in queries {
+                for hit in self.index.search(text, usize::MAX) {
+                    if let Some(score) = scores.get_mut(hit.key) {
+                        *score += factor * hit.score;
+                    }
                 }
             }
+            scores
+        };
+        let own = scores(&[(&query.text, 1.0), (&query.title, 1.0)]);
+        let cues = scores(&[(&query.cues, CUE_FACTOR)]);
+        let goals = scores(&[(&query.goals, GOALS_FACTOR)]);
+        let prompt_finds = own.iter().chain(&cues).any(|&score| score > 0.0);
+        let mut ranked: Vec<(f32, usize)> = Vec::new();
+        let mut best = 0.0_f32;
+        for (n, ((&own, &cues), &goals)) in own.iter().zip(&cues).zip(&goals).enumerate() {
+            if (prompt_finds && own + cues > 0.0) || (!prompt_finds && goals > 0.0) {
+                ranked.push((own + cues + goals, n));
+                // The cutoff is relative to the best match of the prompt's and goals' own
+                // words: cues reorder, but do not raise the bar.
+                best = best.max(own + goals);
+            }
         }
-        let mut ranked: Vec<(f32, usize)> = scores
-            .into_iter()
-            .enumerate()
-            .filter(|&(_, score)| score > 0.0)
-            .map(|(n, score)| (score, n))
-            .collect();
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        let best = ranked.first().map_or(0.0, |&(score, _)| score);
+        let relevant: Vec<(f32, usize)> = ranked
+            .into_iter()
+            .filter(|&(score, _)| score >= best * RELATIVE_CUTOFF)
+            .collect();
+        let earlier: HashSet<(Uuid, i64)> = quoted_before.iter().copied().collect();
+        let is_fresh = |n: usize| {
+            self.candidates
+                .get(n)
+                .is_some_and(|source| !earlier.contains(&(source.record_id, source.utterance_id)))
+        };
+        let any_fresh = relevant.iter().any(|&(_, n)| is_fresh(n));
+        // Quoted before and nothing else: the few best again, as the section's evidence.
+        let most = if any_fresh { MAX_PASSAGES } else { QUOTES_PER_THEME };
 
         let mut passages = Vec::new();
         let mut seen = HashSet::new();
-        for (score, n) in ranked {
-            if passages.len() == MAX_PASSAGES || score < best * RELATIVE_CUTOFF {
+        for (_, n) in relevant {
+            if passages.len() == most {
                 break;
             }
             let Some(&source) = self.candidates.get(n) else {
                 continue;
             };
+            if any_fresh && !is_fresh(n) {
+                continue;
+            }
             let Some(quote) = quote(&source.text, query, analyzer) else {
                 continue;
             };
@@ -318,8 +403,11 @@ struct Query {
     /// Title and prompt, without meta words.
     text: String,
     title: String,
+    /// Words that often say what the prompt asks about ([`CUES`]).
+    cues: String,
     goals: String,
-    /// Their terms, and the research goals', with their IDF over the material.
+    /// Their terms, and the research goals', with their IDF over the material (cues' at
+    /// [`CUE_FACTOR`]).
     terms: HashMap<String, f32>,
 }
 
@@ -334,6 +422,11 @@ impl Query {
         let title = strip(&brief.title);
         let text = format!("{title}\n{}", strip(&brief.prompt));
         let goals = strip(&brief.research_goals);
+        let cues = if matches!(analyzer.language(), None | Some("en")) {
+            cues_of(&format!("{} {}", brief.title, brief.prompt))
+        } else {
+            String::new()
+        };
         let mut terms = HashMap::new();
         for word in text.unicode_words().chain(goals.unicode_words()) {
             for part in word.split(is_apostrophe) {
@@ -342,13 +435,29 @@ impl Query {
                 }
             }
         }
+        for word in cues.split_whitespace() {
+            for term in analyzer.tokenize(word) {
+                terms.entry(term).or_insert_with(|| material.idf(word) * CUE_FACTOR);
+            }
+        }
         Self {
             text,
             title,
+            cues,
             goals,
             terms,
         }
     }
+}
+
+/// The cue words of the subjects `prompt` asks about (English), separated by spaces.
+fn cues_of(prompt: &str) -> String {
+    let words: HashSet<String> = prompt.unicode_words().map(str::to_lowercase).collect();
+    CUES.iter()
+        .filter(|(triggers, _)| triggers.split_whitespace().any(|trigger| words.contains(trigger)))
+        .map(|(_, cues)| *cues)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A quote chosen for the section.
@@ -430,6 +539,7 @@ mod tests {
             context_expand: None,
             language: Some("en".to_owned()),
             mode: ReasoningMode::Balanced,
+            quoted_before: Vec::new(),
         }
     }
 
@@ -499,12 +609,6 @@ mod tests {
         sources
     }
 
-    pub(super) fn material_pub() -> Vec<Source> {
-        material()
-    }
-    pub(super) fn brief_pub(t: &str, p: &str, g: &str) -> SectionBrief {
-        brief(t, p, g)
-    }
     fn material() -> Vec<Source> {
         let mut sources = plain(
             1,
@@ -542,12 +646,37 @@ mod tests {
         assert_eq!(lines.next(), Some(format!("## {title}").as_str()), "{markdown}");
         assert_eq!(lines.next(), Some(ENGINE_NOTE), "{markdown}");
         let (mut themes, mut quotes) = (0, 0);
+        // The theme being read: its label and whether one of its quotes says it.
+        let mut label: Option<(String, bool)> = None;
+        let named = |label: &Option<(String, bool)>| {
+            if let Some((label, said)) = label {
+                assert!(said, "a theme is named by a phrase of its quotes: {label}\n{markdown}");
+            }
+        };
         for line in lines {
-            if line.starts_with("### Theme: ") || line == OTHER_PASSAGES {
+            if let Some(name) = line.strip_prefix("### Theme: ") {
                 themes += 1;
+                named(&label);
+                let words: Vec<&str> = name.unicode_words().collect();
+                assert!(
+                    (2..=4).contains(&words.len()),
+                    "a phrase of 2 to 4 words: {line}\n{markdown}"
+                );
+                assert!(
+                    words.iter().any(|word| !is_listed(FILLERS, word)),
+                    "not only common words: {line}"
+                );
+                label = Some((name.to_lowercase(), false));
+            } else if line == OTHER_PASSAGES {
+                themes += 1;
+                named(&label);
+                label = None;
             } else if is_count_line(line) || line == NOT_COVERED {
             } else if let Some((quote, rest)) = quote_line(line) {
                 quotes += 1;
+                if let Some((name, said)) = &mut label {
+                    *said |= quote.to_lowercase().contains(name.as_str());
+                }
                 let pieces: Vec<&str> = quote.split('…').map(str::trim).filter(|p| !p.is_empty()).collect();
                 assert!(!pieces.is_empty());
                 let found = sources.iter().any(|source| {
@@ -561,6 +690,7 @@ mod tests {
                 panic!("a line that is neither a template line nor a quote: {line:?}\n{markdown}");
             }
         }
+        named(&label);
         let checked = check_quotes(markdown, sources);
         assert_eq!(checked.removed, 0, "{markdown}");
         assert_eq!(checked.verified, quotes);
@@ -585,6 +715,35 @@ mod tests {
             assert!(!section.markdown.contains(NOT_COVERED));
             assert!(!section.markdown.contains("Ben Okafor ["), "{}", section.markdown);
             assert!(!section.markdown.contains("Interviewer ["), "{}", section.markdown);
+        }
+    }
+
+    #[test]
+    fn the_sections_of_a_preset_quote_passages_of_their_own() {
+        let sources = material();
+        for preset in crate::domain::system_presets::SYSTEM_PRESETS {
+            let mut quoted_before: Vec<(Uuid, i64)> = Vec::new();
+            let mut passages = 0;
+            for prompt in preset.prompts {
+                let mut brief = brief(prompt.title, prompt.text, GOALS);
+                brief.quoted_before = quoted_before.clone();
+                let section = write_section(&brief, &sources);
+                assert_well_formed(&section, prompt.title, &sources);
+                let quotes = section.markdown.lines().filter_map(quote_line).count();
+                assert_eq!(quotes.min(QUOTES_PER_THEME), section.quoted.len().min(QUOTES_PER_THEME));
+                let repeated = section.quoted.iter().filter(|q| quoted_before.contains(q)).count();
+                // Another section's passages only when nothing else answers, and then a few.
+                assert!(
+                    repeated == 0 || (repeated == section.quoted.len() && repeated <= QUOTES_PER_THEME),
+                    "{}: {repeated} of {} passages quoted before\n{}",
+                    preset.title,
+                    section.quoted.len(),
+                    section.markdown
+                );
+                passages += section.quoted.len() - repeated;
+                quoted_before.extend(section.quoted);
+            }
+            assert!(passages >= preset.prompts.len(), "{}", preset.title);
         }
     }
 
@@ -641,10 +800,15 @@ mod tests {
         let themes = assert_well_formed(&section, "Billing problems", &sources);
         let markdown = &section.markdown;
         assert!(themes >= 2, "{markdown}");
-        assert!(markdown.contains("### Theme: invoices"), "{markdown}");
-        assert!(markdown.contains("3 passages from 2 interviews"), "{markdown}");
-        assert!(markdown.contains("### Theme: pricing, tiers"), "{markdown}");
-        assert!(markdown.contains("2 passages from 1 interview\n"), "{markdown}");
+        // Named by a phrase its passages say, never by a lone word.
+        assert!(
+            markdown.contains("### Theme: Fixing the invoices\n\n3 passages from 2 interviews\n"),
+            "{markdown}"
+        );
+        assert!(
+            markdown.contains("### Theme: Pricing tiers\n\n2 passages from 1 interview\n"),
+            "{markdown}"
+        );
         // Not relevant to the prompt.
         assert!(!markdown.contains("dashboard colours"), "{markdown}");
     }
@@ -787,7 +951,7 @@ mod tests {
         let markdown = &section.markdown;
         assert!(markdown.contains("2 passages from 1 interview"), "{markdown}");
         // Spelled as in the quotes: German nouns keep their capital.
-        assert!(markdown.contains("### Theme: Rechnung\n"), "{markdown}");
+        assert!(markdown.contains("### Theme: Rechnungen kommen\n"), "{markdown}");
         assert!(!markdown.contains("Wetter"), "{markdown}");
     }
 
@@ -871,23 +1035,5 @@ mod tests {
         };
         assert!(elapsed < limit, "{elapsed:?}");
         eprintln!("30,000 words: {elapsed:?}");
-    }
-}
-#[cfg(test)]
-mod scratch {
-    #[test]
-    fn print_presets() {
-        let sources = super::tests::material_pub();
-        for preset in crate::domain::system_presets::SYSTEM_PRESETS {
-            println!("=================== {}", preset.title);
-            for prompt in preset.prompts {
-                let brief = super::tests::brief_pub(
-                    prompt.title,
-                    prompt.text,
-                    "Understand how dispatch, product and support teams handle incoming orders, tickets and releases, where work gets lost or takes too long, and what they would change.",
-                );
-                println!("{}", super::write_section(&brief, &sources).markdown);
-            }
-        }
     }
 }

@@ -5,9 +5,16 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use uuid::Uuid;
 
-use super::{
-    MAX_SHARED_THEMES, Material, OTHER_PASSAGES, Passage, QUERY_TERM_FACTOR, QUOTES_PER_THEME, Query, TITLE_TERMS,
-};
+use unicode_segmentation::UnicodeSegmentation;
+
+use super::{MAX_SHARED_THEMES, Material, OTHER_PASSAGES, Passage, QUERY_TERM_FACTOR, QUOTES_PER_THEME, Query};
+use crate::search::bm25::Analyzer;
+
+/// Words in a theme's label.
+const MIN_LABEL_WORDS: usize = 2;
+const MAX_LABEL_WORDS: usize = 4;
+/// Shared terms tried, best first, for a theme that can be named.
+const TERMS_TRIED: usize = 12;
 
 pub(super) struct Theme {
     pub(super) heading: String,
@@ -34,7 +41,7 @@ pub(super) fn themes(passages: &[Passage], material: &Material, query: &Query) -
         };
         idf(term) * factor
     };
-    // The best term among `members`: shared by at least `min` of them, by count × weight.
+    // The terms shared by at least `min` of `members`, best (count × weight) first.
     let rank_terms = |members: &[usize], min: usize| -> Vec<&str> {
         let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
         for &n in members {
@@ -50,50 +57,39 @@ pub(super) fn themes(passages: &[Passage], material: &Material, query: &Query) -
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(b.2)));
         ranked.into_iter().map(|(_, _, term)| term).collect()
     };
-    // Up to three terms shared by `min` members (`first` among them), the most frequent first.
-    let title = |members: &[usize], first: Option<&str>, min: usize| -> String {
-        let mut terms: Vec<&str> = first.into_iter().collect();
-        for term in rank_terms(members, min) {
-            if terms.len() == TITLE_TERMS {
-                break;
-            }
-            if !terms.contains(&term) {
-                terms.push(term);
-            }
-        }
-        let count = |term: &str| {
-            members
-                .iter()
-                .filter(|&&n| term_sets.get(n).is_some_and(|terms| terms.contains(term)))
-                .count()
-        };
-        terms.sort_by(|a, b| count(b).cmp(&count(a)).then(idf(b).total_cmp(&idf(a))).then(a.cmp(b)));
-        let words: Vec<String> = terms.iter().map(|term| spelling(term, members, passages)).collect();
-        format!("### Theme: {}", words.join(", "))
+    let labeller = Labeller {
+        passages,
+        term_sets: &term_sets,
+        idf: &idf,
+        analyzer: material.analyzer(),
     };
 
     let mut unassigned: Vec<usize> = (0..passages.len()).collect();
     let mut themes = Vec::new();
-    while themes.len() < MAX_SHARED_THEMES {
-        let Some(term) = rank_terms(&unassigned, 2).into_iter().next() else {
-            break;
-        };
-        let (members, rest): (Vec<usize>, Vec<usize>) = unassigned
-            .iter()
-            .partition(|&&n| term_sets.get(n).is_some_and(|terms| terms.contains(term)));
-        unassigned = rest;
-        themes.push(Theme {
-            heading: title(&members, Some(term), 2),
-            members,
-        });
+    'themes: while themes.len() < MAX_SHARED_THEMES {
+        // The best shared term whose passages have a phrase to name them by.
+        for term in rank_terms(&unassigned, 2).into_iter().take(TERMS_TRIED) {
+            let (members, rest): (Vec<usize>, Vec<usize>) = unassigned
+                .iter()
+                .partition(|&&n| term_sets.get(n).is_some_and(|terms| terms.contains(term)));
+            if let Some((label, _)) = labeller.label(&members, Some(term)) {
+                unassigned = rest;
+                themes.push(Theme {
+                    heading: format!("### Theme: {label}"),
+                    members,
+                });
+                continue 'themes;
+            }
+        }
+        break;
     }
     // The largest first; equal ones by their best passage.
     themes.sort_by_key(|theme: &Theme| (std::cmp::Reverse(theme.members.len()), theme.members.first().copied()));
     if !unassigned.is_empty() {
-        let heading = if themes.is_empty() {
-            title(&unassigned, None, 1)
-        } else {
-            OTHER_PASSAGES.to_owned()
+        // Alone, they are a theme when a phrase is said in more than one of them (or the one).
+        let heading = match themes.is_empty().then(|| labeller.label(&unassigned, None)).flatten() {
+            Some((label, said)) if said >= unassigned.len().min(2) => format!("### Theme: {label}"),
+            _ => OTHER_PASSAGES.to_owned(),
         };
         themes.push(Theme {
             heading,
@@ -103,37 +99,101 @@ pub(super) fn themes(passages: &[Passage], material: &Material, query: &Query) -
     themes
 }
 
-/// How `term` is written in the passages: the most frequent spelling (lower case when it occurs
-/// so, as words at the start of a sentence are capitalised; ties alphabetically).
-pub(super) fn spelling(term: &str, members: &[usize], passages: &[Passage]) -> String {
-    let mut spellings: BTreeMap<&str, usize> = BTreeMap::new();
-    for passage in members.iter().filter_map(|&n| passages.get(n)) {
-        for (_, word) in passage.terms.iter().filter(|(t, _)| t == term) {
-            *spellings.entry(word.as_str()).or_default() += 1;
+/// Names themes by phrases of their passages.
+struct Labeller<'p, 'a, F> {
+    passages: &'p [Passage<'a>],
+    term_sets: &'p [BTreeSet<&'p str>],
+    idf: &'p F,
+    analyzer: &'p Analyzer,
+}
+
+impl<F: Fn(&str) -> f32> Labeller<'_, '_, F> {
+    /// A theme's label: a phrase of [`MIN_LABEL_WORDS`] to [`MAX_LABEL_WORDS`] words as one of
+    /// its quoted passages says it (within a clause, from a salient word to a salient word, holding
+    /// `term` when given), preferring one that more passages say, then (in English) one that
+    /// does not end on a word in -ed or -ly, then one that ends on `term`, then a shorter one,
+    /// then one whose salient words more passages share (weighted by IDF); its first letter
+    /// capitalised; with the number of passages that say it. `None` when no passage has such a
+    /// phrase.
+    fn label(&self, members: &[usize], term: Option<&str>) -> Option<(String, usize)> {
+        let shared = |term: &str| {
+            members
+                .iter()
+                .filter(|&&n| self.term_sets.get(n).is_some_and(|terms| terms.contains(term)))
+                .count()
+        };
+        let quotes: Vec<String> = members
+            .iter()
+            .filter_map(|&n| self.passages.get(n))
+            .map(|passage| passage.quote.to_lowercase())
+            .collect();
+        let english = matches!(self.analyzer.language(), None | Some("en"));
+        // ((said by, ends well, ends on the term, shorter), weight, phrase): the greatest wins;
+        // the earlier on ties.
+        type Rank = (usize, bool, bool, std::cmp::Reverse<usize>);
+        let mut best: Option<(Rank, f32, String)> = None;
+        // From the quotes shown, so the reader sees where the name comes from.
+        for passage in shown(members, self.passages)
+            .into_iter()
+            .filter_map(|n| self.passages.get(n))
+        {
+            for clause in passage.quote.split(is_clause_break) {
+                let words: Vec<(usize, &str)> = clause.unicode_word_indices().collect();
+                let terms: Vec<Option<String>> = words.iter().map(|(_, word)| self.salient(word)).collect();
+                for first in 0..words.len() {
+                    for last in first + MIN_LABEL_WORDS - 1..(first + MAX_LABEL_WORDS).min(words.len()) {
+                        let (Some(Some(_)), Some(Some(_))) = (terms.get(first), terms.get(last)) else {
+                            continue;
+                        };
+                        let window = terms.get(first..=last).unwrap_or_default();
+                        if term.is_some_and(|term| !window.iter().flatten().any(|t| t == term)) {
+                            continue;
+                        }
+                        let (Some(&(from, _)), Some(&(to, word))) = (words.get(first), words.get(last)) else {
+                            continue;
+                        };
+                        let Some(phrase) = clause.get(from..to + word.len()) else {
+                            continue;
+                        };
+                        let phrase = phrase.split_whitespace().collect::<Vec<_>>().join(" ");
+                        let lower = phrase.to_lowercase();
+                        let said = quotes.iter().filter(|quote| quote.contains(&lower)).count();
+                        let mut distinct: Vec<&String> = window.iter().flatten().collect();
+                        distinct.sort_unstable();
+                        distinct.dedup();
+                        let weight: f32 = distinct.iter().map(|t| shared(t) as f32 * (self.idf)(t)).sum();
+                        // English names end on their noun: not on a past participle or an adverb.
+                        let ends_well = !(english && (word.ends_with("ed") || word.ends_with("ly")));
+                        let term_last =
+                            term.is_none_or(|term| terms.get(last).is_some_and(|t| t.as_deref() == Some(term)));
+                        let rank = (said, ends_well, term_last, std::cmp::Reverse(last - first));
+                        let candidate = (rank, weight, phrase);
+                        let better = best
+                            .as_ref()
+                            .is_none_or(|best| candidate.0.cmp(&best.0).then(candidate.1.total_cmp(&best.1)).is_gt());
+                        if better {
+                            best = Some(candidate);
+                        }
+                    }
+                }
+            }
         }
+        let ((said, ..), _, phrase) = best?;
+        let mut chars = phrase.chars();
+        let first = chars.next()?;
+        Some((first.to_uppercase().chain(chars).collect(), said))
     }
-    let mut lower: BTreeMap<String, usize> = BTreeMap::new();
-    for (&word, &count) in &spellings {
-        if word.to_lowercase() == word {
-            *lower.entry(word.to_owned()).or_default() += count;
-        }
+
+    /// The term of `word` when it may name a theme (as [`super::salient_terms`] decides).
+    fn salient(&self, word: &str) -> Option<String> {
+        let mut terms = super::salient_terms(word, self.analyzer);
+        (terms.len() == 1).then(|| terms.pop().map(|(term, _)| term)).flatten()
     }
-    let pick = |map: Vec<(String, usize)>| {
-        map.into_iter()
-            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
-            .map(|(word, _)| word)
-    };
-    let choice = if lower.is_empty() {
-        pick(
-            spellings
-                .into_iter()
-                .map(|(word, count)| (word.to_owned(), count))
-                .collect(),
-        )
-    } else {
-        pick(lower.into_iter().collect())
-    };
-    choice.unwrap_or_else(|| term.to_owned())
+}
+
+/// Where a phrase cannot run on: punctuation other than apostrophes and hyphens.
+fn is_clause_break(c: char) -> bool {
+    !(c.is_alphanumeric() || c.is_whitespace() || matches!(c, '\'' | '\u{2019}' | '-' | '\u{2010}' | '\u{2011}'))
 }
 
 /// The passages of a theme to quote: the best of different records first, then the best others;
