@@ -5,8 +5,9 @@ use uuid::Uuid;
 
 use crate::accounts::access;
 use crate::accounts::audit::{self, Actor};
+use crate::domain::insight::{Insight, report_section, with_report_section};
 use crate::domain::patch::Patch;
-use crate::domain::report::{Report, ReportCreateFields};
+use crate::domain::report::{Report, ReportCreateFields, ReportStatus};
 use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult, UnknownReferences};
 use crate::quota::Counted;
@@ -210,4 +211,91 @@ pub async fn cancel(store: &Store, owner_id: Uuid, project_id: Uuid, report_id: 
         .map_err(|why| refused(why, "cancelled"))?;
     let report = store.get_report(owner_id, project_id, report_id).await?;
     report.ok_or_else(|| ApiError::not_found("Report"))
+}
+
+/// Insights a report includes at most.
+pub const INSIGHTS_MAX: usize = 50;
+
+/// The insights the report includes, in the order they were added.
+pub async fn insights(store: &Store, user_id: Uuid, project_id: Uuid, report_id: Uuid) -> ApiResult<Vec<Insight>> {
+    access::require(store, user_id, Target::Project(project_id), Need::Read).await?;
+    store
+        .get_report(user_id, project_id, report_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Report"))?;
+    Ok(store.included_insights(report_id).await?)
+}
+
+/// Includes an insight of the report's project in the report (at the end of its insights
+/// section); including it again changes nothing. Answers the report.
+pub async fn include_insight(
+    store: &Store,
+    user_id: Uuid,
+    project_id: Uuid,
+    report_id: Uuid,
+    insight_id: Uuid,
+) -> ApiResult<Report> {
+    access::require(store, user_id, Target::Project(project_id), Need::Write).await?;
+    store
+        .get_report(user_id, project_id, report_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Report"))?;
+    let insight = crate::repository::insights::get(store, user_id, insight_id).await?;
+    if insight.project_id != project_id {
+        return Err(ApiError::not_found("Insight"));
+    }
+    let included = store.report_insight_ids(report_id).await?;
+    if !included.contains(&insight_id) && included.len() >= INSIGHTS_MAX {
+        return Err(ApiError::conflict(format!(
+            "A report includes at most {INSIGHTS_MAX} insights; take one out first."
+        )));
+    }
+    store.include_insight(report_id, insight_id).await?;
+    render_insights(store, user_id, report_id, project_id).await
+}
+
+/// Takes an insight out of the report; one it does not include changes nothing. Answers the
+/// report.
+pub async fn exclude_insight(
+    store: &Store,
+    user_id: Uuid,
+    project_id: Uuid,
+    report_id: Uuid,
+    insight_id: Uuid,
+) -> ApiResult<Report> {
+    access::require(store, user_id, Target::Project(project_id), Need::Write).await?;
+    let report = store
+        .get_report(user_id, project_id, report_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Report"))?;
+    if store.exclude_insight(report_id, insight_id).await? {
+        render_insights(store, user_id, report_id, project_id).await
+    } else {
+        Ok(report)
+    }
+}
+
+/// Writes the report's insights section anew, as the report is after the change. A report
+/// being generated gets it when its generation completes (the job looks again then).
+async fn render_insights(store: &Store, user_id: Uuid, report_id: Uuid, project_id: Uuid) -> ApiResult<Report> {
+    let report = store
+        .get_report(user_id, project_id, report_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Report"))?;
+    if matches!(report.status, ReportStatus::Queued | ReportStatus::Generating) {
+        return Ok(report);
+    }
+    let section = report_section(&store.included_insights(report.id).await?);
+    let content = report
+        .content
+        .clone()
+        .unwrap_or_else(|| format!("# {}\n", report.title.trim()));
+    let changes = ReportChanges {
+        content: Patch::Value(with_report_section(&content, &section)),
+        ..ReportChanges::default()
+    };
+    store
+        .update_report(user_id, report.project_id, report.id, changes)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Report"))
 }

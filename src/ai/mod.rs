@@ -94,24 +94,12 @@ impl std::fmt::Display for AiError {
 
 impl std::error::Error for AiError {}
 
-/// `mm:ss` (or `h:mm:ss` past an hour) of a time in milliseconds.
-pub fn timestamp(ms: i64) -> String {
-    let seconds = ms.max(0) / 1000;
-    let (hours, minutes, seconds) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
-    if hours > 0 {
-        format!("{hours}:{minutes:02}:{seconds:02}")
-    } else {
-        format!("{minutes:02}:{seconds:02}")
-    }
-}
+pub use crate::domain::record::timestamp;
 
 /// The citation of a source: `[record name, mm:ss]`, or `[record name, #id]` (its
 /// utterance number) when the source has no times.
 pub fn citation(source: &Source) -> String {
-    match source.start_ms {
-        Some(ms) => format!("[{}, {}]", source.record_name, timestamp(ms)),
-        None => format!("[{}, #{}]", source.record_name, source.utterance_id),
-    }
+    crate::domain::record::citation(&source.record_name, source.utterance_id, source.start_ms)
 }
 
 pub mod chat;

@@ -174,6 +174,26 @@ pub fn speakers(utterances: &[Utterance]) -> Vec<(String, bool)> {
     speakers
 }
 
+/// `mm:ss` (or `h:mm:ss` past an hour) of a time in milliseconds.
+pub fn timestamp(ms: i64) -> String {
+    let seconds = ms.max(0) / 1000;
+    let (hours, minutes, seconds) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
+    if hours > 0 {
+        format!("{hours}:{minutes:02}:{seconds:02}")
+    } else {
+        format!("{minutes:02}:{seconds:02}")
+    }
+}
+
+/// How reports and answers cite an utterance: `[record name, mm:ss]`, or `[record name, #id]`
+/// (its number) when the record has no times.
+pub fn citation(record_name: &str, utterance_id: i64, start_ms: Option<i64>) -> String {
+    match start_ms {
+        Some(ms) => format!("[{record_name}, {}]", timestamp(ms)),
+        None => format!("[{record_name}, #{utterance_id}]"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,7 @@
 
 use super::{Context, JobError};
 use crate::ai::{AiError, SectionBrief, Source, Usage, quotes};
+use crate::domain::insight::{report_section, with_report_section};
 use crate::domain::report::{ReasoningMode, ReportStatus};
 use crate::store::{Job, ReportWork};
 
@@ -107,8 +108,21 @@ pub(super) async fn generate(context: &Context, job: &Job, claimed: Option<Repor
     }
     content.push_str(&sections.join("\n\n"));
     content.push('\n');
-    store
+    // The insights it includes, as they are now, under the title.
+    let insights = store.included_insights(work.id).await?;
+    if !insights.is_empty() {
+        content = with_report_section(&content, &report_section(&insights));
+    }
+    let completed = store
         .complete_generation(job, &content, usage.prompt_tokens, usage.completion_tokens)
         .await?;
+    // An insight included or taken out meanwhile found the report still generating and
+    // left its section to this job: written again, as they are now.
+    let rendered: Vec<uuid::Uuid> = insights.iter().map(|insight| insight.id).collect();
+    if completed && store.report_insight_ids(work.id).await? != rendered {
+        let insights = store.included_insights(work.id).await?;
+        let content = with_report_section(&content, &report_section(&insights));
+        store.set_completed_content(work.id, &content).await?;
+    }
     Ok(())
 }

@@ -207,6 +207,7 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
     migration!(12, "0012_tags"),
     migration!(13, "0013_highlights"),
     migration!(14, "0014_search"),
+    migration!(15, "0015_report_insights"),
 ];
 
 #[derive(Debug)]

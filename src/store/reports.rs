@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use super::CreatedKey;
 use super::{Backend, Store, db};
+use crate::domain::insight::Insight;
 use crate::domain::job::JobKind;
 use crate::domain::now;
 use crate::domain::page::{Page, PageRequest};
@@ -333,5 +334,95 @@ impl Store {
         })?;
         // The changed row comes back from the update itself: no second query.
         Ok(row.map(Report::from))
+    }
+}
+
+impl Store {
+    /// The insights a report includes, in the order they were added.
+    pub async fn report_insight_ids(&self, report_id: Uuid) -> anyhow::Result<Vec<Uuid>> {
+        Ok(db!(self, read, |pool| sqlx::query_scalar(
+            "SELECT insight_id FROM report_insights WHERE report_id = $1 ORDER BY position"
+        )
+        .bind(report_id)
+        .fetch_all(pool)
+        .await)?)
+    }
+
+    /// Adds an insight at the end of a report's; `false` when it was there already.
+    pub async fn include_insight(&self, report_id: Uuid, insight_id: Uuid) -> anyhow::Result<bool> {
+        let added = db!(self, write_one, |conn| sqlx::query(
+            "INSERT INTO report_insights (report_id, insight_id, position) \
+             SELECT $1, $2, COALESCE(MAX(position), -1) + 1 FROM report_insights WHERE report_id = $1 \
+             ON CONFLICT DO NOTHING"
+        )
+        .bind(report_id)
+        .bind(insight_id)
+        .execute(&mut *conn)
+        .await
+        .map(|done| done.rows_affected()))?;
+        Ok(added == 1)
+    }
+
+    /// The reports (not deleted) that include an insight: id and title, oldest first.
+    pub async fn reports_including(&self, insight_id: Uuid) -> anyhow::Result<Vec<(Uuid, String)>> {
+        Ok(db!(self, read, |pool| sqlx::query_as(
+            "SELECT r.id, r.title FROM report_insights ri JOIN reports r ON r.id = ri.report_id \
+             WHERE ri.insight_id = $1 AND NOT r.is_deleted ORDER BY r.created_at, r.id"
+        )
+        .bind(insight_id)
+        .fetch_all(pool)
+        .await)?)
+    }
+
+    /// Takes an insight out of a report; `false` when it was not in it.
+    pub async fn exclude_insight(&self, report_id: Uuid, insight_id: Uuid) -> anyhow::Result<bool> {
+        let removed = db!(self, write_one, |conn| sqlx::query(
+            "DELETE FROM report_insights WHERE report_id = $1 AND insight_id = $2"
+        )
+        .bind(report_id)
+        .bind(insight_id)
+        .execute(&mut *conn)
+        .await
+        .map(|done| done.rows_affected()))?;
+        Ok(removed == 1)
+    }
+
+    /// Replaces a completed report's content (its insights section, written again by the
+    /// generation job); `false` when it is no longer completed.
+    pub async fn set_completed_content(&self, report_id: Uuid, content: &str) -> anyhow::Result<bool> {
+        let changed = db!(self, write_one, |conn| sqlx::query(
+            "UPDATE reports SET content = $1, updated_at = $2 WHERE id = $3 AND status = $4"
+        )
+        .bind(content)
+        .bind(now())
+        .bind(report_id)
+        .bind(ReportStatus::Completed.as_str())
+        .execute(&mut *conn)
+        .await
+        .map(|done| done.rows_affected()))?;
+        Ok(changed == 1)
+    }
+
+    /// The insights a report includes, in order, as the members of its workspace read them
+    /// (the generation job has no user of its own; every member reads the same project).
+    pub async fn included_insights(&self, report_id: Uuid) -> anyhow::Result<Vec<Insight>> {
+        let member: Option<Uuid> = db!(self, read, |pool| sqlx::query_scalar(
+            "SELECT m.user_id FROM reports r JOIN projects p ON p.id = r.project_id \
+             JOIN workspace_members m ON m.workspace_id = p.workspace_id WHERE r.id = $1 ORDER BY m.user_id LIMIT 1"
+        )
+        .bind(report_id)
+        .fetch_optional(pool)
+        .await)?;
+        let Some(member) = member else {
+            return Ok(Vec::new());
+        };
+        let mut insights = Vec::new();
+        for id in self.report_insight_ids(report_id).await? {
+            let found = self
+                .insights(member, None, Some(id), &PageRequest::everything())
+                .await?;
+            insights.extend(found.items);
+        }
+        Ok(insights)
     }
 }

@@ -157,7 +157,8 @@ async fn walk(browser: &Browser, app: &TestApp, user: &TestUser, project: &str, 
     )
     .await;
 
-    // An insight citing the highlight.
+    // An insight citing the highlight, put in a report.
+    let report = app.report(user, project).await;
     browser.go(&app.url(&format!("/p/{project}/insights"))).await;
     let title = browser.find("#insight-title").await;
     browser
@@ -175,7 +176,32 @@ async fn walk(browser: &Browser, app: &TestApp, user: &TestUser, project: &str, 
         "return document.querySelector('.evidence .quote') !== null",
     )
     .await;
+    browser
+        .click(&browser.find(".add-to-report button[type=submit]").await)
+        .await;
+    until(
+        browser,
+        "the insight in the report",
+        &format!("return document.querySelector('.in-reports a[href$=\"/reports/{report}\"]') !== null"),
+    )
+    .await;
     look(browser, "insights").await;
+    crate::generation::wait_generation(
+        app,
+        user,
+        &format!("/projects/{project}/reports/{report}"),
+        &["completed"],
+    )
+    .await;
+    browser.go(&app.url(&format!("/p/{project}/reports/{report}"))).await;
+    until(
+        browser,
+        "the insight on the report's page",
+        "return [...document.querySelectorAll('h2')].some(h => h.textContent.trim() === 'Insights') \
+         && document.body.textContent.includes('Per-seat pricing pushes small teams away')",
+    )
+    .await;
+    look(browser, "report-with-insight").await;
 
     // Suggestions: asked for, then accepted.
     browser.go(&app.url(&format!("/r/{record}"))).await;

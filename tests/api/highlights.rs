@@ -579,3 +579,120 @@ async fn a_model_s_suggestions_are_kept_only_where_their_quotes_are_verbatim_in_
         "the transcript went to the model"
     );
 }
+
+#[tokio::test]
+async fn a_report_includes_insights_with_their_evidence_as_they_are_at_each_generation() {
+    let app = TestApp::start().await;
+    let ann = app.user().await;
+    let stranger = app.user().await;
+    let project = app.project(&ann, "Billing").await;
+    let record = finished_record(&app, &ann, &project, "Anna", TEXT).await;
+    let (status, evidence) = highlight(&app, &ann, &record, span((4, 0), (4, 20)), &[]).await;
+    assert_eq!(status, StatusCode::CREATED, "{evidence}");
+    let (status, insight) = app
+        .post(
+            &format!("/projects/{project}/insights"),
+            &ann,
+            json!({ "title": "Price hurts", "body": "# Why\nThe **price** is the first complaint.", "highlight_ids": [evidence["id"]] }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{insight}");
+    let insight_id = insight["id"].as_str().expect("id").to_owned();
+
+    let report = app.report(&ann, &project).await;
+    let path = format!("/projects/{project}/reports/{report}");
+    let included = format!("{path}/insights/{insight_id}");
+    // Included while it is being generated: it shows once the generation completes.
+    let (status, queued) = app.call(Method::PUT, &included, Some(&ann.token), None).await;
+    assert_eq!(status, StatusCode::OK, "{queued}");
+    crate::generation::wait_generation(&app, &ann, &path, &["completed"]).await;
+    let content = get(&app, &ann, &path).await["content"]
+        .as_str()
+        .expect("content")
+        .to_owned();
+    let title_line = content.lines().next().expect("a title");
+    assert_eq!(title_line, "# Onboarding findings", "{content}");
+    let section = content
+        .split("\n## Insights\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("an insights section under the title: {queued}\n{content}"));
+    assert!(section.starts_with("\n### Price hurts\n"), "{content}");
+    // The body's own heading sits under the insight's title.
+    assert!(
+        section.contains("\n#### Why\nThe **price** is the first complaint.\n"),
+        "{content}"
+    );
+    assert!(
+        section.contains("> \"Ça coûte trop cher.\" — Anna [Anna, #4]"),
+        "its evidence is quoted with its citation: {content}"
+    );
+    assert!(
+        content.find("## Insights") < content.find("\n## Executive summary"),
+        "{content}"
+    );
+    let listed = get(&app, &ann, &format!("{path}/insights")).await;
+    assert_eq!(listed.as_array().map(Vec::len), Some(1), "{listed}");
+    assert_eq!(listed[0]["id"], json!(insight_id));
+
+    // Including it again changes nothing; a changed insight shows at the next generation.
+    let (status, again) = app.call(Method::PUT, &included, Some(&ann.token), None).await;
+    assert_eq!(status, StatusCode::OK, "{again}");
+    assert_eq!(
+        again["content"].as_str().map(|c| c.matches("### Price hurts").count()),
+        Some(1)
+    );
+    let (status, _) = patch(
+        &app,
+        &ann,
+        &format!("/insights/{insight_id}"),
+        json!({ "title": "Price hurts most" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = app.post(&format!("{path}/regenerate"), &ann, json!({})).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    crate::generation::wait_generation(&app, &ann, &path, &["completed"]).await;
+    let content = get(&app, &ann, &path).await["content"]
+        .as_str()
+        .expect("content")
+        .to_owned();
+    assert!(content.contains("### Price hurts most\n"), "{content}");
+    assert_eq!(content.matches("## Insights").count(), 1, "{content}");
+
+    // Taken out, the section goes and the rest stays.
+    let (status, taken) = app.call(Method::DELETE, &included, Some(&ann.token), None).await;
+    assert_eq!(status, StatusCode::OK, "{taken}");
+    let content = taken["content"].as_str().expect("content");
+    assert!(
+        !content.contains("## Insights") && !content.contains("Price hurts"),
+        "{content}"
+    );
+    assert!(
+        content.starts_with("# Onboarding findings\n\n## Executive summary"),
+        "{content}"
+    );
+    let (status, again) = app.call(Method::DELETE, &included, Some(&ann.token), None).await;
+    assert_eq!(
+        (status, &again),
+        (StatusCode::OK, &taken),
+        "taking it out again changes nothing"
+    );
+
+    // An insight of another project, or a stranger, finds nothing.
+    let other = app.project(&ann, "Other").await;
+    let (_, foreign) = app
+        .post(
+            &format!("/projects/{other}/insights"),
+            &ann,
+            json!({ "title": "Elsewhere" }),
+        )
+        .await;
+    let foreign = format!("{path}/insights/{}", foreign["id"].as_str().expect("id"));
+    let (status, _) = app.call(Method::PUT, &foreign, Some(&ann.token), None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = app.call(Method::PUT, &included, Some(&stranger.token), None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = app.get(&format!("{path}/insights"), &stranger).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    app.stop().await;
+}

@@ -455,6 +455,8 @@ fn rule(method: &Method, path: &str, f: &Fixture) -> Option<(Rule, Option<Value>
             Write,
             json!({ "title": "Price before value", "highlight_ids": [f.highlight] }),
         ),
+        ("GET", "/projects/{project_id}/reports/{report_id}/insights") => r(Read),
+        ("PUT" | "DELETE", "/projects/{project_id}/reports/{report_id}/insights/{insight_id}") => r(Write),
         ("GET", "/insights/{insight_id}") => r(Read),
         ("PATCH", "/insights/{insight_id}") => b(Write, json!({ "body": "Three of five said so." })),
         ("DELETE", "/insights/{insight_id}") => r(Write),

@@ -16,6 +16,7 @@ use uuid::Uuid;
 
 use crate::accounts::access;
 use crate::accounts::audit::Actor;
+use crate::domain::insight::Insight;
 use crate::domain::patch::Patch;
 use crate::domain::report::{Generation, ReasoningMode, Report, ReportCreateFields, ReportStatus, TokenUsage};
 use crate::domain::workspace::Need;
@@ -289,6 +290,63 @@ async fn get_generation(
     }))
 }
 
+/// The insights the report includes, in the order they were added; its content shows them
+/// in a section `## Insights` under its title.
+#[utoipa::path(get, path = "/projects/{project_id}/reports/{report_id}/insights", tag = "project_reports",
+    security(("bearer" = [])),
+    params(("project_id" = Uuid, Path, description = "The project"), ("report_id" = Uuid, Path, description = "The report")),
+    responses((status = 200, description = "The insights, in order (at most 50)", body = Vec<Insight>)))]
+async fn list_report_insights(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<2>,
+) -> ApiResult<Json<Vec<Insight>>> {
+    let [project_id, report_id] = ids;
+    Ok(Json(
+        reports::insights(&app.store, user.id, project_id, report_id).await?,
+    ))
+}
+
+/// Includes an insight of the project in the report: its title, body and evidence join the
+/// report's `## Insights` section (at once, or when a generation under way completes, and
+/// again, as they are then, at each generation). Including it again changes nothing.
+#[utoipa::path(put, path = "/projects/{project_id}/reports/{report_id}/insights/{insight_id}", tag = "project_reports",
+    security(("bearer" = [])),
+    params(("project_id" = Uuid, Path, description = "The project"), ("report_id" = Uuid, Path, description = "The report"),
+        ("insight_id" = Uuid, Path, description = "An insight of the same project")),
+    responses(
+        (status = 200, description = "The report", body = Report),
+        (status = 409, description = "The report includes 50 insights already", body = crate::error::ErrorBody),
+    ))]
+async fn include_insight(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<3>,
+) -> ApiResult<Json<Report>> {
+    let [project_id, report_id, insight_id] = ids;
+    Ok(Json(
+        reports::include_insight(&app.store, user.id, project_id, report_id, insight_id).await?,
+    ))
+}
+
+/// Takes an insight out of the report (and its section); one it does not include changes
+/// nothing.
+#[utoipa::path(delete, path = "/projects/{project_id}/reports/{report_id}/insights/{insight_id}", tag = "project_reports",
+    security(("bearer" = [])),
+    params(("project_id" = Uuid, Path, description = "The project"), ("report_id" = Uuid, Path, description = "The report"),
+        ("insight_id" = Uuid, Path, description = "An insight the report includes")),
+    responses((status = 200, description = "The report", body = Report)))]
+async fn exclude_insight(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<3>,
+) -> ApiResult<Json<Report>> {
+    let [project_id, report_id, insight_id] = ids;
+    Ok(Json(
+        reports::exclude_insight(&app.store, user.id, project_id, report_id, insight_id).await?,
+    ))
+}
+
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create_report, list_reports))
@@ -297,4 +355,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(cancel_report))
         .routes(routes!(get_generation))
         .routes(routes!(get_public_report))
+        .routes(routes!(list_report_insights))
+        .routes(routes!(include_insight, exclude_insight))
 }

@@ -4,6 +4,8 @@
 //! the workspace. Every change goes through the same use cases as the JSON API
 //! (`crate::repository`).
 
+use std::collections::HashMap;
+
 use askama::Template;
 use axum::Router;
 use axum::body::Bytes;
@@ -355,7 +357,26 @@ struct InsightsPage {
     insights: Vec<Insight>,
     /// The project's highlights a new insight may cite.
     evidence: Vec<Highlight>,
+    /// The project's reports an insight may join: id and title.
+    reports: Vec<(Uuid, String)>,
+    /// The reports including each insight.
+    included: HashMap<Uuid, Vec<(Uuid, String)>>,
     message: Message,
+}
+
+impl InsightsPage {
+    fn reports_of(&self, insight_id: &Uuid) -> &[(Uuid, String)] {
+        self.included.get(insight_id).map_or(&[], Vec::as_slice)
+    }
+
+    /// The reports the insight may still join.
+    fn reports_for(&self, insight_id: &Uuid) -> Vec<&(Uuid, String)> {
+        let included = self.reports_of(insight_id);
+        self.reports
+            .iter()
+            .filter(|(id, _)| !included.iter().any(|(other, _)| other == id))
+            .collect()
+    }
 }
 
 async fn insights_page(
@@ -378,6 +399,18 @@ async fn insights_page(
         &most(),
     )
     .await?;
+    let reports = services
+        .store
+        .list_reports(visitor.user.id, project_id, false, &most())
+        .await?
+        .items
+        .into_iter()
+        .map(|report| (report.id, report.title))
+        .collect();
+    let mut included = HashMap::new();
+    for insight in &list.items {
+        included.insert(insight.id, services.store.reports_including(insight.id).await?);
+    }
     let html = InsightsPage {
         shell: Shell::of(visitor),
         nav: ProjectNav::new(project_id, "insights"),
@@ -385,6 +418,8 @@ async fn insights_page(
         can_write: role.allows(Need::Write),
         insights: list.items,
         evidence: evidence.items,
+        reports,
+        included,
         message,
         project,
     };
@@ -442,6 +477,35 @@ async fn delete_insight(
     let insight = insights::get(&services.store, visitor.user.id, insight_id).await?;
     insights::delete(&services.store, visitor.user.id, insight_id).await?;
     Ok(Redirect::to(&format!("/p/{}/insights", insight.project_id)).into_response())
+}
+
+/// Includes an insight in a report of its project, or takes it out (`take_out`).
+async fn insight_in_report(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path(insight_id): Path<Uuid>,
+    body: Bytes,
+) -> PageResult {
+    let (mut csrf, mut report_id, mut take_out) = (String::new(), None, false);
+    for (key, value) in url::form_urlencoded::parse(&body) {
+        match key.as_ref() {
+            "csrf" => csrf = value.into_owned(),
+            "report_id" => report_id = value.parse::<Uuid>().ok(),
+            "take_out" => take_out = true,
+            _ => {}
+        }
+    }
+    visitor.check_change(&services, &csrf)?;
+    let insight = insights::get(&services.store, visitor.user.id, insight_id).await?;
+    let project_id = insight.project_id;
+    let report_id = report_id.ok_or_else(|| ApiError::not_found("Report"))?;
+    let store = &services.store;
+    if take_out {
+        crate::reports::exclude_insight(store, visitor.user.id, project_id, report_id, insight_id).await?;
+    } else {
+        crate::reports::include_insight(store, visitor.user.id, project_id, report_id, insight_id).await?;
+    }
+    Ok(Redirect::to(&format!("/p/{project_id}/insights#insight-{insight_id}")).into_response())
 }
 
 #[derive(Template)]
@@ -544,6 +608,7 @@ pub fn routes() -> Router<Services> {
         .route("/p/{project_id}/highlights", get(board))
         .route("/p/{project_id}/insights", get(show_insights).post(create_insight))
         .route("/i/{insight_id}/delete", post(delete_insight))
+        .route("/i/{insight_id}/report", post(insight_in_report))
         // Reached as `/search` by a browser asking for HTML (the JSON API's door sends it here).
         .route("/console/search", get(search_page))
 }

@@ -5,7 +5,8 @@
 //!
 //! 1. **Ranking.** The utterances of respondents (interviewer questions are not findings; when no
 //!    utterance is marked as a respondent's, all are used) with at least [`MIN_WORDS`] words are
-//!    indexed with BM25 ([`crate::search::bm25`]) in the brief's language (`None`: no stemming).
+//!    indexed with BM25 ([`crate::search::bm25`]) in the brief's language, or the one the
+//!    material's stop words suggest (neither: no stemming).
 //!    The prompt's title and instructions are searched, without the words that describe the
 //!    report rather than its subject ("respondents", "quote", "list"…); the title again, so its
 //!    terms count double; the cue words of the subjects the prompt names ([`CUES`], English:
@@ -94,6 +95,8 @@ const MAX_SHARED_THEMES: usize = MAX_THEMES - 1;
 const MIN_TERM_CHARS: usize = 3;
 /// Weight of the research goals' scores in the ranking (the prompt's and the title's: 1).
 const GOALS_FACTOR: f32 = 0.5;
+/// Text of the material its language is guessed from, when the brief names none.
+const SAMPLE_BYTES: usize = 16 * 1024;
 /// Weight of the cue words' scores in the ranking.
 const CUE_FACTOR: f32 = 0.5;
 /// Theme weight factor of a term of the query.
@@ -157,7 +160,19 @@ const FILLERS: &str = "\
 /// Writes a section for `brief` from `sources` (all utterances of the report's records) by
 /// quoting them (see the module docs). Uses no tokens.
 pub fn write_section(brief: &SectionBrief, sources: &[Source]) -> Section {
-    let analyzer = Analyzer::new(brief.language.as_deref());
+    // No language asked for: the material's, as its stop words tell.
+    let language = brief.language.clone().or_else(|| {
+        let mut sample = String::new();
+        for source in sources {
+            if sample.len() >= SAMPLE_BYTES {
+                break;
+            }
+            sample.push_str(&source.text);
+            sample.push('\n');
+        }
+        crate::search::bm25::guess_language(&sample).map(str::to_owned)
+    });
+    let analyzer = Analyzer::new(language.as_deref());
     let material = Material::new(sources, &analyzer);
     let query = Query::new(brief, &material, &analyzer);
     let passages = material.passages(&query, &analyzer, &brief.quoted_before);

@@ -13,6 +13,10 @@ use crate::search::bm25::Analyzer;
 /// Words in a theme's label.
 const MIN_LABEL_WORDS: usize = 2;
 const MAX_LABEL_WORDS: usize = 4;
+/// Common English verbs in the past that end no "-ed" (a label ending on one reads as half a
+/// sentence), separated by spaces.
+const PAST_FORMS: &str = "became began bought brought came chose felt found gave got grew heard held kept knew left \
+    lost made meant met paid put ran sat saw sent spent stood took told thought went won wrote";
 /// Shared terms tried, best first, for a theme that can be named.
 const TERMS_TRIED: usize = 12;
 
@@ -162,8 +166,12 @@ impl<F: Fn(&str) -> f32> Labeller<'_, '_, F> {
                         distinct.sort_unstable();
                         distinct.dedup();
                         let weight: f32 = distinct.iter().map(|t| shared(t) as f32 * (self.idf)(t)).sum();
-                        // English names end on their noun: not on a past participle or an adverb.
-                        let ends_well = !(english && (word.ends_with("ed") || word.ends_with("ly")));
+                        // English names end on their noun: not on a verb in the past or an adverb.
+                        let lower = word.to_lowercase();
+                        let ends_well = !(english
+                            && (lower.ends_with("ed")
+                                || lower.ends_with("ly")
+                                || PAST_FORMS.split_whitespace().any(|past| past == lower)));
                         let term_last =
                             term.is_none_or(|term| terms.get(last).is_some_and(|t| t.as_deref() == Some(term)));
                         let rank = (said, ends_well, term_last, std::cmp::Reverse(last - first));
