@@ -110,6 +110,7 @@ pub mod quotes;
 pub mod report;
 pub mod suggest;
 pub mod text;
+pub mod themes;
 
 /// The engine this instance writes with (`INSIGHT_AI`).
 #[derive(Clone)]
@@ -196,6 +197,25 @@ impl Engine {
                 .map_err(|error| AiError::Permanent(format!("the offline engine stopped: {error}")))
             }
             Self::OpenAi(client) => suggest::model_suggestions(client, tags, utterances, language).await,
+        }
+    }
+
+    /// Themes for untagged highlights (their texts), each a tag to propose.
+    pub async fn propose_themes(
+        &self,
+        texts: &[String],
+        language: Option<&str>,
+    ) -> Result<(Vec<themes::Theme>, Usage), AiError> {
+        match self {
+            Self::Offline => {
+                let (texts, language) = (texts.to_vec(), language.map(str::to_owned));
+                tokio::task::spawn_blocking(move || {
+                    (themes::offline_themes(&texts, language.as_deref()), Usage::default())
+                })
+                .await
+                .map_err(|error| AiError::Permanent(format!("the offline engine stopped: {error}")))
+            }
+            Self::OpenAi(client) => themes::model_themes(client, texts, language).await,
         }
     }
 

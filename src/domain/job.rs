@@ -12,14 +12,18 @@ pub enum JobKind {
     GenerateReport,
     /// Suggests highlights on a record; its subject is the suggestion request.
     SuggestHighlights,
+    /// Groups a project's untagged highlights into proposed themes; its subject is the
+    /// project.
+    ProposeThemes,
 }
 
 impl JobKind {
-    pub const ALL: [Self; 4] = [
+    pub const ALL: [Self; 5] = [
         Self::ProcessRecord,
         Self::WritePersona,
         Self::GenerateReport,
         Self::SuggestHighlights,
+        Self::ProposeThemes,
     ];
 
     /// The name stored in `jobs.kind`.
@@ -29,6 +33,7 @@ impl JobKind {
             Self::WritePersona => "persona.write",
             Self::GenerateReport => "report.generate",
             Self::SuggestHighlights => "highlights.suggest",
+            Self::ProposeThemes => "highlights.themes",
         }
     }
 

@@ -18,6 +18,7 @@ pub mod report;
 pub mod search;
 pub mod system_presets;
 pub mod tag;
+pub mod theme;
 pub mod user;
 pub mod webhook;
 pub mod workspace;

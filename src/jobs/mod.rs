@@ -10,6 +10,7 @@ mod records;
 mod reports;
 mod suggestions;
 mod sweep;
+mod themes;
 
 pub use sweep::sweep;
 
@@ -63,7 +64,11 @@ impl Workers {
         // Personas and suggestions are AI work like reports: `INSIGHT_REPORT_WORKERS=0`
         // stops them all.
         if context.settings.report_workers() > 0 {
-            for kind in [JobKind::WritePersona, JobKind::SuggestHighlights] {
+            for kind in [
+                JobKind::WritePersona,
+                JobKind::SuggestHighlights,
+                JobKind::ProposeThemes,
+            ] {
                 tasks.push(tokio::spawn(work(context.clone(), kind, stopped.clone())));
             }
         }
@@ -197,6 +202,7 @@ async fn run(context: &Context, job: Job, report: Option<ReportWork>, lease: chr
         JobKind::GenerateReport => reports::generate(context, &job, report).await,
         JobKind::WritePersona => personas::write(context, &job).await,
         JobKind::SuggestHighlights => suggestions::suggest(context, &job).await,
+        JobKind::ProposeThemes => themes::propose(context, &job).await,
     };
     heartbeat.abort();
     let record_job = job.kind == JobKind::ProcessRecord;

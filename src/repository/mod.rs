@@ -6,3 +6,4 @@ pub mod highlights;
 pub mod insights;
 pub mod search;
 pub mod tags;
+pub mod themes;

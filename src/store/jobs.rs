@@ -120,6 +120,7 @@ pub(super) struct Bell {
     personas: Notify,
     reports: Notify,
     suggestions: Notify,
+    themes: Notify,
 }
 
 impl Bell {
@@ -129,6 +130,7 @@ impl Bell {
             JobKind::WritePersona => &self.personas,
             JobKind::GenerateReport => &self.reports,
             JobKind::SuggestHighlights => &self.suggestions,
+            JobKind::ProposeThemes => &self.themes,
         }
     }
 }

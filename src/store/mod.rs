@@ -29,6 +29,7 @@ mod reports;
 mod search;
 mod sessions;
 mod tags;
+mod themes;
 mod token_checks;
 
 pub use token_checks::{Credential, Holder};
@@ -68,6 +69,7 @@ pub use reports::{NewReport, ReportChanges};
 pub use search::{DocumentText, HighlightText, OutboxEntry, RecordText};
 pub use sessions::{Account, Failures, SessionStart};
 pub use tags::{NewTag, TagFields};
+pub use themes::{StoredTheme, UntaggedHighlight};
 pub use users::FIRST_ADMIN_EMAIL;
 pub use webhooks::{Attempt, ClaimedDelivery, NewEndpoint, Resend};
 pub use workspaces::{MemberChange, Target};
@@ -208,6 +210,7 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
     migration!(13, "0013_highlights"),
     migration!(14, "0014_search"),
     migration!(15, "0015_report_insights"),
+    migration!(16, "0016_theme_proposals"),
 ];
 
 #[derive(Debug)]

@@ -337,3 +337,82 @@ async fn without_the_script_a_whole_turn_is_highlighted_and_a_viewer_is_refused(
     assert_eq!(highlights_of(&app, &researcher, &record).await.len(), 1);
     app.stop().await;
 }
+
+#[tokio::test]
+async fn untagged_highlights_are_grouped_into_themes_a_researcher_renames_and_accepts() {
+    let app = TestApp::start().await;
+    let user = app.user().await;
+    set_password(&app, &user, PASSWORD).await;
+    let project = app.project(&user, "Dispatch").await;
+    let said = [
+        "The routing tool did not know our depots.",
+        "We stopped using the routing tool after a month.",
+        "A routing tool that knows depots would save hours.",
+    ];
+    let text: String = said
+        .iter()
+        .map(|line| format!("Interviewer: And?\nDana: {line}\n"))
+        .collect();
+    let record = finished_record(&app, &user, &project, "Dana", &text).await;
+    for (n, line) in said.iter().enumerate() {
+        let utterance = 2 * n + 2;
+        let (status, made) = app
+            .post(
+                &format!("/insight/{record}/highlights"),
+                &user,
+                json!({ "start": { "utterance_id": utterance, "offset": 0 }, "end": { "utterance_id": utterance, "offset": line.chars().count() } }),
+            )
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{made}");
+    }
+    in_chromium("the console themes test", async |browser| {
+        sign_in(browser, &app, &user.email).await;
+        browser.go(&app.url(&format!("/p/{project}/highlights"))).await;
+        browser
+            .click(&browser.find("form[action$='/themes'] button").await)
+            .await;
+        until(browser, "the notice", "return document.querySelector('#themes .notice') !== null").await;
+        let mut shown = false;
+        for _ in 0..50 {
+            browser.go(&app.url(&format!("/p/{project}/highlights"))).await;
+            let found = browser
+                .script("return document.querySelector('#themes input[name=name]') !== null")
+                .await;
+            if found == json!(true) {
+                shown = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(shown, "a proposed theme");
+        let name = browser
+            .script("return document.querySelector('#themes input[name=name]').value")
+            .await;
+        assert_eq!(name, json!("Routing tool"));
+        look(browser, "themes").await;
+        browser
+            .script("const field = document.querySelector('#themes input[name=name]'); field.value = ''; return true")
+            .await;
+        browser
+            .type_into(&browser.find("#themes input[name=name]").await, "Routing tool trust")
+            .await;
+        browser
+            .click(&browser.find("#themes form[action$='/accept'] button").await)
+            .await;
+        until(
+            browser,
+            "the new tag's column",
+            "return [...document.querySelectorAll('.column h2')].some(h => h.textContent.includes('Routing tool trust')) \
+             && document.querySelector('#themes .card') === null",
+        )
+        .await;
+        let made = highlights_of(&app, &user, &record).await;
+        assert!(
+            made.iter().all(|h| h["tags"][0]["name"] == json!("Routing tool trust")),
+            "{made:?}"
+        );
+    })
+    .await
+    .then(app.stop())
+    .await;
+}

@@ -122,6 +122,8 @@ async fn seed(app: &TestApp) -> Seeded {
             ("tag_id", tag),
             ("highlight_id", highlight),
             ("insight_id", insight),
+            // No theme is proposed; an unknown one is answered in the contract's shapes.
+            ("theme_id", uuid::Uuid::new_v4().to_string()),
         ],
     }
 }

@@ -696,3 +696,224 @@ async fn a_report_includes_insights_with_their_evidence_as_they_are_at_each_gene
     assert_eq!(status, StatusCode::NOT_FOUND);
     app.stop().await;
 }
+
+#[tokio::test]
+async fn untagged_highlights_are_grouped_into_proposed_themes_that_a_person_accepts_or_rejects() {
+    let app = TestApp::start().await;
+    let ann = app.user().await;
+    let stranger = app.user().await;
+    let project = app.project(&ann, "Dispatch").await;
+    let said = [
+        "The routing tool did not know our depots.",
+        "We stopped using the routing tool after a month.",
+        "A routing tool that knows depots would save hours.",
+        "Invoices show the wrong VAT rate.",
+        "Every invoice needs fixing by hand, the VAT is wrong.",
+        "I like the new colours.",
+        "The export button is hidden in a menu.",
+        "Nobody finds the export button.",
+    ];
+    let text: String = said
+        .iter()
+        .map(|line| format!("Interviewer: And?\nDana: {line}\n"))
+        .collect();
+    let record = finished_record(&app, &ann, &project, "Dana", &text).await;
+    let mut ids = Vec::new();
+    for (n, line) in said.iter().enumerate().take(6) {
+        let utterance = 2 * n as i64 + 2;
+        let (status, made) = highlight(
+            &app,
+            &ann,
+            &record,
+            span((utterance, 0), (utterance, line.chars().count() as i64)),
+            &[],
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{made}");
+        ids.push(made["id"].clone());
+    }
+    let themes_path = format!("/projects/{project}/themes");
+    let propose = format!("/projects/{project}/highlights/themes");
+    let wait_for = |wanted: usize| {
+        let (app, ann, path) = (&app, &ann, themes_path.clone());
+        async move {
+            for _ in 0..200 {
+                let listed = get(app, ann, &path).await;
+                if listed.as_array().map_or(0, Vec::len) >= wanted {
+                    return listed;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            panic!("no {wanted} proposals came");
+        }
+    };
+
+    let (status, queued) = app.post(&propose, &ann, json!({})).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{queued}");
+    assert_eq!(queued["status"], "queued");
+    let proposals = wait_for(2).await;
+    let named = |name: &str| {
+        proposals
+            .as_array()
+            .and_then(|all| all.iter().find(|p| p["name"] == name))
+            .cloned()
+            .unwrap_or_else(|| panic!("a proposal {name}: {proposals}"))
+    };
+    let routing = named("Routing tool");
+    assert_eq!(routing["status"], "suggested");
+    let members: Vec<&Value> = routing["highlights"]
+        .as_array()
+        .expect("highlights")
+        .iter()
+        .map(|h| &h["id"])
+        .collect();
+    assert_eq!(members, vec![&ids[0], &ids[1], &ids[2]], "{routing}");
+    let vat = proposals
+        .as_array()
+        .and_then(|all| {
+            all.iter()
+                .find(|p| p["name"].as_str().is_some_and(|n| n.to_lowercase().contains("vat")))
+        })
+        .cloned()
+        .unwrap_or_else(|| panic!("a VAT proposal: {proposals}"));
+    assert!(
+        proposals
+            .as_array()
+            .into_iter()
+            .flatten()
+            .all(|p| !p.to_string().contains("new colours")),
+        "a highlight that shares nothing is in no theme: {proposals}"
+    );
+
+    // Nothing is tagged until a person accepts; a stranger sees and does nothing.
+    let (status, _) = app.get(&themes_path, &stranger).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let accept = |id: &Value| format!("/themes/{}/accept", id.as_str().expect("id"));
+    let (status, _) = app.post(&accept(&routing["id"]), &stranger, json!({})).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let first = get(&app, &ann, &format!("/highlights/{}", ids[0].as_str().expect("id"))).await;
+    assert_eq!(first["tags"], json!([]));
+
+    let (status, tag) = app.post(&accept(&routing["id"]), &ann, json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{tag}");
+    assert_eq!(
+        (tag["name"].as_str(), tag["highlights_count"].as_i64()),
+        (Some("Routing tool"), Some(3)),
+        "{tag}"
+    );
+    let first = get(&app, &ann, &format!("/highlights/{}", ids[0].as_str().expect("id"))).await;
+    assert_eq!(first["tags"][0]["id"], tag["id"]);
+    let (status, _) = app.post(&accept(&routing["id"]), &ann, json!({})).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "accepted once");
+
+    let (status, _) = app
+        .call(
+            Method::DELETE,
+            &format!("/themes/{}", vat["id"].as_str().expect("id")),
+            Some(&ann.token),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    assert_eq!(get(&app, &ann, &themes_path).await, json!([]));
+
+    // Asked again with more highlights: the rejected name stays away, and a theme whose
+    // name is a tag's files its highlights under that tag.
+    let (status, export) = app
+        .post(
+            &format!("/workspaces/{}/tags", ann.id),
+            &ann,
+            json!({ "name": "export BUTTON" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{export}");
+    for (n, line) in said.iter().enumerate().skip(6) {
+        let utterance = 2 * n as i64 + 2;
+        let (status, made) = highlight(
+            &app,
+            &ann,
+            &record,
+            span((utterance, 0), (utterance, line.chars().count() as i64)),
+            &[],
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{made}");
+    }
+    let (status, _) = app.post(&propose, &ann, json!({})).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let proposals = wait_for(1).await;
+    assert_eq!(proposals.as_array().map(Vec::len), Some(1), "{proposals}");
+    let button = &proposals[0];
+    assert_eq!(button["name"], "Export button", "{proposals}");
+    let (status, tag) = app
+        .post(&accept(&button["id"]), &ann, json!({ "name": "Export button" }))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{tag}");
+    assert_eq!(
+        (&tag["id"], tag["highlights_count"].as_i64()),
+        (&export["id"], Some(2)),
+        "{tag}"
+    );
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn a_model_s_themes_keep_only_the_highlights_it_was_given() {
+    let (addr, model) = crate::openai_stub::OpenAiStub::start().await;
+    model.respond(|call| {
+        if call.schema_name() == Some("themes") {
+            let answer = json!({ "themes": [
+                // #9 was never given; #1 twice counts once.
+                { "name": "Pricing pressure", "description": "Price rises hurt.", "highlights": [1, 1, 2, 9] },
+                // One highlight is not a theme.
+                { "name": "Excel", "description": "Exports.", "highlights": [3] }
+            ]});
+            crate::openai_stub::Reply::text(&answer.to_string())
+        } else {
+            crate::openai_stub::Reply::status(503)
+        }
+    });
+    let app = crate::chat::model_app(addr).await;
+    let ann = app.user().await;
+    let project = app.project(&ann, "Billing").await;
+    let record = finished_record(&app, &ann, &project, "Dana", CALL).await;
+    let mut ids = Vec::new();
+    for (from, to) in [((2, 0), (2, 10)), ((2, 11), (2, 20)), ((4, 0), (4, 9))] {
+        let (status, made) = highlight(&app, &ann, &record, span(from, to), &[]).await;
+        assert_eq!(status, StatusCode::CREATED, "{made}");
+        ids.push(made["id"].clone());
+    }
+    let (status, _) = app
+        .post(&format!("/projects/{project}/highlights/themes"), &ann, json!({}))
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let mut proposals = json!([]);
+    for _ in 0..200 {
+        proposals = get(&app, &ann, &format!("/projects/{project}/themes")).await;
+        if proposals.as_array().is_some_and(|all| !all.is_empty()) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(proposals.as_array().map(Vec::len), Some(1), "{proposals}");
+    assert_eq!(proposals[0]["name"], "Pricing pressure");
+    assert_eq!(proposals[0]["description"], "Price rises hurt.");
+    let members: Vec<&Value> = proposals[0]["highlights"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .map(|h| &h["id"])
+        .collect();
+    assert_eq!(members, vec![&ids[0], &ids[1]]);
+    let asked = model
+        .calls()
+        .into_iter()
+        .find(|call| call.schema_name() == Some("themes"))
+        .expect("the model was asked");
+    let sent = format!("{:?}", asked.body);
+    assert!(
+        sent.contains("<highlights>") && sent.contains("#3 "),
+        "the highlights went to the model as data: {sent}"
+    );
+    app.stop().await;
+}

@@ -135,6 +135,8 @@ struct Fixture {
     /// A highlight of the record (tagged), and an insight citing it.
     highlight: String,
     insight: String,
+    /// A theme proposed for two untagged highlights.
+    theme: String,
     /// The owner's session and one of his tokens (not the one the test uses).
     session: String,
     token: String,
@@ -169,7 +171,7 @@ async fn fixture(app: &TestApp, owner: &TestUser, workspace: &str, member: &Test
         .as_str()
         .expect("endpoint")
         .to_owned();
-    let text = "Interviewer: How do you find the price?\nAnna: Too high for what we get.";
+    let text = "Interviewer: How do you find the price?\nAnna: Too high for what we get. The price tiers confuse us.";
     let record = created(
         app,
         owner,
@@ -293,7 +295,29 @@ async fn fixture(app: &TestApp, owner: &TestUser, workspace: &str, member: &Test
         .as_str()
         .expect("insight")
         .to_owned();
+    // Two untagged highlights that share words, grouped into a proposed theme.
+    for (from, to) in [(26, 53), (30, 41)] {
+        created(
+            app,
+            owner,
+            &format!("/insight/{record}/highlights"),
+            json!({ "start": { "utterance_id": 2, "offset": from }, "end": { "utterance_id": 2, "offset": to } }),
+        )
+        .await;
+    }
+    created(app, owner, &format!("/projects/{project}/highlights/themes"), json!({})).await;
+    let mut theme = None;
+    for _ in 0..200 {
+        let (_, proposals) = app.get(&format!("/projects/{project}/themes"), owner).await;
+        if let Some(id) = proposals[0]["id"].as_str() {
+            theme = Some(id.to_owned());
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let theme = theme.expect("a proposed theme");
     Fixture {
+        theme,
         workspace: workspace.to_owned(),
         project,
         record,
@@ -457,6 +481,13 @@ fn rule(method: &Method, path: &str, f: &Fixture) -> Option<(Rule, Option<Value>
         ),
         ("GET", "/projects/{project_id}/reports/{report_id}/insights") => r(Read),
         ("PUT" | "DELETE", "/projects/{project_id}/reports/{report_id}/insights/{insight_id}") => r(Write),
+        ("POST", "/projects/{project_id}/highlights/themes") => r(Write),
+        ("GET", "/projects/{project_id}/themes") => r(Read),
+        ("POST", "/themes/{theme_id}/accept") => b(
+            Write,
+            json!({ "name": format!("Tiers {}", uuid::Uuid::new_v4().simple()) }),
+        ),
+        ("DELETE", "/themes/{theme_id}") => r(Write),
         ("GET", "/insights/{insight_id}") => r(Read),
         ("PATCH", "/insights/{insight_id}") => b(Write, json!({ "body": "Three of five said so." })),
         ("DELETE", "/insights/{insight_id}") => r(Write),
@@ -494,6 +525,7 @@ fn fill(path: &str, f: &Fixture) -> String {
         .replace("{tag_id}", &f.tag)
         .replace("{highlight_id}", &f.highlight)
         .replace("{insight_id}", &f.insight)
+        .replace("{theme_id}", &f.theme)
 }
 
 struct Team {
@@ -637,8 +669,11 @@ async fn every_route_answers_each_role_as_its_rule_says() {
     let mut checked = 0;
     // Changes first by those refused, then by those allowed (whose changes may move the
     // fixture on); deletions each on a fixture of their own.
-    // A merge takes its tag away, so like a deletion it is made on a fixture of its own.
-    let consumes = |method: &Method, path: &str| *method == Method::DELETE || path.ends_with("/merge");
+    // A merge takes its tag away (and an accepted theme goes), so like a deletion each is
+    // made on a fixture of its own.
+    let consumes = |method: &Method, path: &str| {
+        *method == Method::DELETE || path.ends_with("/merge") || path == "/themes/{theme_id}/accept"
+    };
     for (method, path) in operations.iter().filter(|(method, path)| !consumes(method, path)) {
         let (rule, body) = rule(method, path, &shared).expect("rule");
         if rule == Rule::Public {

@@ -12,12 +12,14 @@ use crate::domain::highlight::{
     Highlight, HighlightCreate, HighlightStatus, HighlightUpdate, SuggestRequest, SuggestionsQueued,
 };
 use crate::domain::insight::{Insight, InsightCreate, InsightUpdate};
+use crate::domain::tag::Tag;
+use crate::domain::theme::{ThemeAccept, ThemeProposal, ThemesQueued};
 use crate::error::{ApiResult, ErrorBody};
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, QueryReader};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
-use crate::repository::{highlights, insights};
+use crate::repository::{highlights, insights, themes};
 use crate::store::HighlightFilter;
 
 /// The filters of a highlights list, read from the query.
@@ -256,6 +258,70 @@ async fn delete_insight(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// Groups the project's untagged highlights into themes: tags to make, each with the
+/// highlights to file under it, proposed in the background (with a model, grouped by
+/// meaning; offline, by the words they share and named by a phrase they say). They replace
+/// the proposals not yet decided and wait for a person: `GET /projects/{project_id}/themes`.
+#[utoipa::path(post, path = "/projects/{project_id}/highlights/themes", tag = "highlights", security(("bearer" = [])),
+    params(("project_id" = Uuid, Path, description = "The project")),
+    responses((status = 202, description = "Themes are being proposed", body = ThemesQueued),
+        (status = 404, description = "No such project", body = ErrorBody),
+        Conflicts))]
+async fn propose_themes(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+) -> ApiResult<(StatusCode, Json<ThemesQueued>)> {
+    let queued = themes::request(&app.store, user.id, ids[0]).await?;
+    Ok((StatusCode::ACCEPTED, Json(queued)))
+}
+
+/// The themes proposed for the project's untagged highlights, waiting for a person, oldest
+/// first (at most eight from each proposal run).
+#[utoipa::path(get, path = "/projects/{project_id}/themes", tag = "highlights", security(("bearer" = [])),
+    params(("project_id" = Uuid, Path, description = "The project")),
+    responses((status = 200, description = "The proposals", body = Vec<ThemeProposal>),
+        (status = 404, description = "No such project", body = ErrorBody)))]
+async fn list_themes(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+) -> ApiResult<Json<Vec<ThemeProposal>>> {
+    Ok(Json(themes::list(&app.store, user.id, ids[0]).await?))
+}
+
+/// Accepts a proposed theme: the tag is made (named and described as proposed, or as given)
+/// or, when the workspace has a tag of that name, that tag is used; the proposal's
+/// highlights are filed under it and the proposal goes. Answers the tag.
+#[utoipa::path(post, path = "/themes/{theme_id}/accept", tag = "highlights", security(("bearer" = [])),
+    params(("theme_id" = Uuid, Path, description = "The proposal")),
+    request_body = ThemeAccept,
+    responses((status = 200, description = "The tag, with the highlights filed under it", body = Tag),
+        (status = 404, description = "No such proposal waiting", body = ErrorBody),
+        Conflicts))]
+async fn accept_theme(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    IdsAndJson(ids, body): IdsAndJson<1, ThemeAccept>,
+) -> ApiResult<Json<Tag>> {
+    Ok(Json(themes::accept(&app.store, user.id, ids[0], body).await?))
+}
+
+/// Rejects a proposed theme: it is not listed again, and its name is not proposed again for
+/// the project.
+#[utoipa::path(delete, path = "/themes/{theme_id}", tag = "highlights", security(("bearer" = [])),
+    params(("theme_id" = Uuid, Path, description = "The proposal")),
+    responses((status = 204, description = "Rejected"),
+        (status = 404, description = "No such proposal waiting", body = ErrorBody)))]
+async fn reject_theme(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+) -> ApiResult<StatusCode> {
+    themes::reject(&app.store, user.id, ids[0]).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create_highlight, record_highlights))
@@ -265,4 +331,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_highlight, update_highlight, delete_highlight))
         .routes(routes!(list_insights, create_insight))
         .routes(routes!(get_insight, update_insight, delete_insight))
+        .routes(routes!(propose_themes))
+        .routes(routes!(list_themes))
+        .routes(routes!(accept_theme))
+        .routes(routes!(reject_theme))
 }

@@ -24,9 +24,10 @@ use crate::domain::patch::Patch;
 use crate::domain::project::Project;
 use crate::domain::search::SearchHit;
 use crate::domain::tag::Tag;
+use crate::domain::theme::{ThemeAccept, ThemeProposal};
 use crate::domain::workspace::Need;
 use crate::error::ApiError;
-use crate::repository::{highlights, insights, search, tags};
+use crate::repository::{highlights, insights, search, tags, themes};
 use crate::services::Services;
 use crate::store::HighlightFilter;
 use crate::web::session::Visitor;
@@ -267,6 +268,12 @@ struct BoardPage {
     total: usize,
     /// Where the cards' forms return.
     back: String,
+    /// Themes proposed for the untagged highlights, waiting for a person.
+    themes: Vec<ThemeProposal>,
+    /// How many highlights no tag files.
+    untagged: usize,
+    /// Themes were just asked for.
+    asked: bool,
 }
 
 #[derive(serde::Deserialize, Default)]
@@ -277,6 +284,9 @@ struct BoardQuery {
     speaker: String,
     #[serde(default)]
     status: String,
+    /// `asked` after themes were asked for.
+    #[serde(default)]
+    themes: String,
 }
 
 /// Highlights shown on a board, and insights on their page, at most.
@@ -323,6 +333,8 @@ async fn board(
         .filter(|column| !column.highlights.is_empty())
         .collect();
     let untagged: Vec<Highlight> = found.items.iter().filter(|h| h.tags.is_empty()).cloned().collect();
+    let untagged_count = untagged.iter().filter(|h| h.status == HighlightStatus::Ok).count();
+    let proposals = themes::list(&services.store, visitor.user.id, project_id).await?;
     if !untagged.is_empty() {
         columns.push(Column {
             tag: None,
@@ -341,9 +353,57 @@ async fn board(
         tag_filter,
         speaker: query.speaker.trim().to_owned(),
         status: status.map_or("", HighlightStatus::as_str).to_owned(),
+        themes: proposals,
+        untagged: untagged_count,
+        asked: query.themes == "asked",
         project,
     };
     Ok(page(StatusCode::OK, render(&html)))
+}
+
+/// Asks for themes over the project's untagged highlights.
+async fn propose_themes(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path(project_id): Path<Uuid>,
+    body: Bytes,
+) -> PageResult {
+    let form = read_form(&body)?;
+    visitor.check_change(&services, &form.csrf)?;
+    themes::request(&services.store, visitor.user.id, project_id).await?;
+    Ok(Redirect::to(&format!("/p/{project_id}/highlights?themes=asked#themes")).into_response())
+}
+
+/// Accepts a proposed theme under the name the form gives, or rejects it.
+async fn decide_theme(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path((theme_id, decision)): Path<(Uuid, String)>,
+    body: Bytes,
+) -> PageResult {
+    let (mut csrf, mut name) = (String::new(), None);
+    for (key, value) in url::form_urlencoded::parse(&body) {
+        match key.as_ref() {
+            "csrf" => csrf = value.into_owned(),
+            "name" => name = Some(value.into_owned()),
+            _ => {}
+        }
+    }
+    visitor.check_change(&services, &csrf)?;
+    let store = &services.store;
+    let project_id = themes::project_of(store, visitor.user.id, theme_id).await?;
+    match decision.as_str() {
+        "accept" => {
+            let body = ThemeAccept {
+                name,
+                description: None,
+            };
+            themes::accept(store, visitor.user.id, theme_id, body).await?;
+        }
+        "reject" => themes::reject(store, visitor.user.id, theme_id).await?,
+        _ => return Err(ApiError::not_found("Page").into()),
+    }
+    Ok(Redirect::to(&format!("/p/{project_id}/highlights#themes")).into_response())
 }
 
 #[derive(Template)]
@@ -609,6 +669,8 @@ pub fn routes() -> Router<Services> {
         .route("/p/{project_id}/insights", get(show_insights).post(create_insight))
         .route("/i/{insight_id}/delete", post(delete_insight))
         .route("/i/{insight_id}/report", post(insight_in_report))
+        .route("/p/{project_id}/themes", post(propose_themes))
+        .route("/t/{theme_id}/{decision}", post(decide_theme))
         // Reached as `/search` by a browser asking for HTML (the JSON API's door sends it here).
         .route("/console/search", get(search_page))
 }

@@ -32,7 +32,8 @@
 //!    salient word within a clause ("Routing tool", "Version of the spreadsheet"): the phrase most
 //!    of its passages say, then one ending on a noun rather than "-ed" or "-ly" (English), then
 //!    one ending on the term, then the shortest. A term whose passages have no such phrase makes
-//!    no theme, so no theme is named by a lone common word. Themes are shown largest first,
+//!    no theme, so no theme is named by a lone common word; the other passages that say every
+//!    salient word of the name join the theme. Themes are shown largest first,
 //!    "Other passages" last. Little material can make a single theme.
 //!
 //! The Markdown has a fixed shape: `## {title}`, a line saying that the section is an extractive
@@ -160,19 +161,7 @@ const FILLERS: &str = "\
 /// Writes a section for `brief` from `sources` (all utterances of the report's records) by
 /// quoting them (see the module docs). Uses no tokens.
 pub fn write_section(brief: &SectionBrief, sources: &[Source]) -> Section {
-    // No language asked for: the material's, as its stop words tell.
-    let language = brief.language.clone().or_else(|| {
-        let mut sample = String::new();
-        for source in sources {
-            if sample.len() >= SAMPLE_BYTES {
-                break;
-            }
-            sample.push_str(&source.text);
-            sample.push('\n');
-        }
-        crate::search::bm25::guess_language(&sample).map(str::to_owned)
-    });
-    let analyzer = Analyzer::new(language.as_deref());
+    let analyzer = analyzer_for(brief.language.as_deref(), sources);
     let material = Material::new(sources, &analyzer);
     let query = Query::new(brief, &material, &analyzer);
     let passages = material.passages(&query, &analyzer, &brief.quoted_before);
@@ -224,6 +213,61 @@ pub fn write_section(brief: &SectionBrief, sources: &[Source]) -> Section {
     }
 }
 
+/// The analysis of `language`, or (none asked for) of the material's language, as its stop
+/// words tell.
+fn analyzer_for(language: Option<&str>, sources: &[Source]) -> Analyzer {
+    let language = language.map(str::to_owned).or_else(|| {
+        let mut sample = String::new();
+        for source in sources {
+            if sample.len() >= SAMPLE_BYTES {
+                break;
+            }
+            sample.push_str(&source.text);
+            sample.push('\n');
+        }
+        crate::search::bm25::guess_language(&sample).map(str::to_owned)
+    });
+    Analyzer::new(language.as_deref())
+}
+
+/// Groups short texts (highlights) into themes as a section's passages are grouped (see
+/// the module docs, step 3): each theme's label and the positions of its texts, largest
+/// first. Texts that share no theme are in none.
+pub fn group(texts: &[String], language: Option<&str>) -> Vec<(String, Vec<usize>)> {
+    let sources: Vec<Source> = texts
+        .iter()
+        .enumerate()
+        .map(|(n, text)| Source {
+            record_id: Uuid::nil(),
+            record_name: String::new(),
+            utterance_id: n as i64,
+            speaker: String::new(),
+            is_respondent: true,
+            start_ms: None,
+            text: text.clone(),
+        })
+        .collect();
+    let analyzer = analyzer_for(language, &sources);
+    let material = Material::of(sources.iter().collect(), &analyzer);
+    let query = Query::none();
+    let passages: Vec<Passage> = sources
+        .iter()
+        .map(|source| {
+            let quote = one_line(&source.text, Spaces::Collapsed);
+            let terms = salient_terms(&quote, &analyzer);
+            Passage { source, quote, terms }
+        })
+        .collect();
+    let (themes, _) = themes::shared_themes(&passages, &material, &query);
+    themes
+        .into_iter()
+        .filter_map(|theme| {
+            let label = theme.heading.strip_prefix("### Theme: ")?.to_owned();
+            Some((label, theme.members))
+        })
+        .collect()
+}
+
 /// The utterances that may be quoted, indexed.
 struct Material<'a> {
     candidates: Vec<&'a Source>,
@@ -238,6 +282,10 @@ impl<'a> Material<'a> {
             .filter(|source| source.is_respondent || !any_respondent)
             .filter(|source| source.text.unicode_words().nth(MIN_WORDS - 1).is_some())
             .collect();
+        Self::of(candidates, analyzer)
+    }
+
+    fn of(candidates: Vec<&'a Source>, analyzer: &Analyzer) -> Self {
         let index = Index::build(
             candidates
                 .iter()
@@ -427,6 +475,17 @@ struct Query {
 }
 
 impl Query {
+    /// No query: every passage is as relevant as another.
+    fn none() -> Self {
+        Self {
+            text: String::new(),
+            title: String::new(),
+            cues: String::new(),
+            goals: String::new(),
+            terms: HashMap::new(),
+        }
+    }
+
     fn new(brief: &SectionBrief, material: &Material, analyzer: &Analyzer) -> Self {
         let strip = |text: &str| -> String {
             text.unicode_words()

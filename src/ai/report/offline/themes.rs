@@ -28,15 +28,27 @@ pub(super) struct Theme {
 
 /// Groups the passages into themes (see the module docs).
 pub(super) fn themes(passages: &[Passage], material: &Material, query: &Query) -> Vec<Theme> {
-    let term_sets: Vec<BTreeSet<&str>> = passages
-        .iter()
-        .map(|passage| passage.terms.iter().map(|(term, _)| term.as_str()).collect())
-        .collect();
-    let mut idf: HashMap<&str, f32> = HashMap::new();
-    for (term, word) in passages.iter().flat_map(|passage| &passage.terms) {
-        idf.entry(term.as_str()).or_insert_with(|| material.idf(word));
+    let (mut themes, unassigned) = shared_themes(passages, material, query);
+    if !unassigned.is_empty() {
+        // Alone, they are a theme when a phrase is said in more than one of them (or the one).
+        let labeller = Labeller::new(passages, material);
+        let heading = match themes.is_empty().then(|| labeller.label(&unassigned, None)).flatten() {
+            Some((label, said)) if said >= unassigned.len().min(2) => format!("### Theme: {label}"),
+            _ => OTHER_PASSAGES.to_owned(),
+        };
+        themes.push(Theme {
+            heading,
+            members: unassigned,
+        });
     }
-    let idf = |term: &str| idf.get(term).copied().unwrap_or_default();
+    themes
+}
+
+/// The themes of passages that share a term, largest first, and the passages in none.
+pub(super) fn shared_themes(passages: &[Passage], material: &Material, query: &Query) -> (Vec<Theme>, Vec<usize>) {
+    let labeller = Labeller::new(passages, material);
+    let term_sets = &labeller.term_sets;
+    let idf = |term: &str| labeller.idf(term);
     let weight = |term: &str| {
         let factor = if query.terms.contains_key(term) {
             QUERY_TERM_FACTOR
@@ -61,12 +73,6 @@ pub(super) fn themes(passages: &[Passage], material: &Material, query: &Query) -
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(b.2)));
         ranked.into_iter().map(|(_, _, term)| term).collect()
     };
-    let labeller = Labeller {
-        passages,
-        term_sets: &term_sets,
-        idf: &idf,
-        analyzer: material.analyzer(),
-    };
 
     let mut unassigned: Vec<usize> = (0..passages.len()).collect();
     let mut themes = Vec::new();
@@ -77,6 +83,19 @@ pub(super) fn themes(passages: &[Passage], material: &Material, query: &Query) -
                 .iter()
                 .partition(|&&n| term_sets.get(n).is_some_and(|terms| terms.contains(term)));
             if let Some((label, _)) = labeller.label(&members, Some(term)) {
+                // Passages that say every salient word of the name belong to the theme too.
+                let named: Vec<String> = label
+                    .unicode_words()
+                    .filter_map(|word| labeller.salient(word))
+                    .collect();
+                let (joining, rest): (Vec<usize>, Vec<usize>) = rest.into_iter().partition(|&n| {
+                    term_sets
+                        .get(n)
+                        .is_some_and(|terms| named.iter().all(|t| terms.contains(t.as_str())))
+                });
+                let mut members = members;
+                members.extend(joining);
+                members.sort_unstable();
                 unassigned = rest;
                 themes.push(Theme {
                     heading: format!("### Theme: {label}"),
@@ -89,33 +108,46 @@ pub(super) fn themes(passages: &[Passage], material: &Material, query: &Query) -
     }
     // The largest first; equal ones by their best passage.
     themes.sort_by_key(|theme: &Theme| (std::cmp::Reverse(theme.members.len()), theme.members.first().copied()));
-    if !unassigned.is_empty() {
-        // Alone, they are a theme when a phrase is said in more than one of them (or the one).
-        let heading = match themes.is_empty().then(|| labeller.label(&unassigned, None)).flatten() {
-            Some((label, said)) if said >= unassigned.len().min(2) => format!("### Theme: {label}"),
-            _ => OTHER_PASSAGES.to_owned(),
-        };
-        themes.push(Theme {
-            heading,
-            members: unassigned,
-        });
-    }
-    themes
+    (themes, unassigned)
 }
 
 /// Names themes by phrases of their passages.
-struct Labeller<'p, 'a, F> {
+struct Labeller<'p, 'a> {
     passages: &'p [Passage<'a>],
-    term_sets: &'p [BTreeSet<&'p str>],
-    idf: &'p F,
+    /// Each passage's salient terms.
+    term_sets: Vec<BTreeSet<&'p str>>,
+    /// Their IDF over the material.
+    idfs: HashMap<&'p str, f32>,
     analyzer: &'p Analyzer,
 }
 
-impl<F: Fn(&str) -> f32> Labeller<'_, '_, F> {
+impl<'p, 'a> Labeller<'p, 'a> {
+    fn new(passages: &'p [Passage<'a>], material: &'p Material) -> Self {
+        let term_sets = passages
+            .iter()
+            .map(|passage| passage.terms.iter().map(|(term, _)| term.as_str()).collect())
+            .collect();
+        let mut idfs: HashMap<&str, f32> = HashMap::new();
+        for (term, word) in passages.iter().flat_map(|passage| &passage.terms) {
+            idfs.entry(term.as_str()).or_insert_with(|| material.idf(word));
+        }
+        Self {
+            passages,
+            term_sets,
+            idfs,
+            analyzer: material.analyzer(),
+        }
+    }
+
+    fn idf(&self, term: &str) -> f32 {
+        self.idfs.get(term).copied().unwrap_or_default()
+    }
+
     /// A theme's label: a phrase of [`MIN_LABEL_WORDS`] to [`MAX_LABEL_WORDS`] words as one of
     /// its quoted passages says it (within a clause, from a salient word to a salient word, holding
-    /// `term` when given), preferring one that more passages say, then (in English) one that
-    /// does not end on a word in -ed or -ly, then one that ends on `term`, then a shorter one,
+    /// `term` or another term all of them share, when `term` is given), preferring one that more
+    /// passages say, then (in English) one that does not end on a word in -ed or -ly, then one
+    /// that ends on such a term, then a shorter one,
     /// then one whose salient words more passages share (weighted by IDF); its first letter
     /// capitalised; with the number of passages that say it. `None` when no passage has such a
     /// phrase.
@@ -126,6 +158,25 @@ impl<F: Fn(&str) -> f32> Labeller<'_, '_, F> {
                 .filter(|&&n| self.term_sets.get(n).is_some_and(|terms| terms.contains(term)))
                 .count()
         };
+        // The theme's term, and every other term all its passages share, name it as well.
+        let common: Vec<&str> = match term {
+            Some(term) => {
+                let mut common: Vec<&str> = self
+                    .term_sets
+                    .get(members.first().copied().unwrap_or_default())
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .filter(|t| shared(t) == members.len())
+                    .collect();
+                if !common.contains(&term) {
+                    common.push(term);
+                }
+                common
+            }
+            None => Vec::new(),
+        };
+        let names = |t: &Option<String>| t.as_deref().is_some_and(|t| common.contains(&t));
         let quotes: Vec<String> = members
             .iter()
             .filter_map(|&n| self.passages.get(n))
@@ -150,7 +201,7 @@ impl<F: Fn(&str) -> f32> Labeller<'_, '_, F> {
                             continue;
                         };
                         let window = terms.get(first..=last).unwrap_or_default();
-                        if term.is_some_and(|term| !window.iter().flatten().any(|t| t == term)) {
+                        if term.is_some() && !window.iter().any(names) {
                             continue;
                         }
                         let (Some(&(from, _)), Some(&(to, word))) = (words.get(first), words.get(last)) else {
@@ -165,15 +216,14 @@ impl<F: Fn(&str) -> f32> Labeller<'_, '_, F> {
                         let mut distinct: Vec<&String> = window.iter().flatten().collect();
                         distinct.sort_unstable();
                         distinct.dedup();
-                        let weight: f32 = distinct.iter().map(|t| shared(t) as f32 * (self.idf)(t)).sum();
+                        let weight: f32 = distinct.iter().map(|t| shared(t) as f32 * self.idf(t)).sum();
                         // English names end on their noun: not on a verb in the past or an adverb.
                         let lower = word.to_lowercase();
                         let ends_well = !(english
                             && (lower.ends_with("ed")
                                 || lower.ends_with("ly")
                                 || PAST_FORMS.split_whitespace().any(|past| past == lower)));
-                        let term_last =
-                            term.is_none_or(|term| terms.get(last).is_some_and(|t| t.as_deref() == Some(term)));
+                        let term_last = term.is_none() || terms.get(last).is_some_and(names);
                         let rank = (said, ends_well, term_last, std::cmp::Reverse(last - first));
                         let candidate = (rank, weight, phrase);
                         let better = best
