@@ -269,15 +269,18 @@ async fn run() -> anyhow::Result<()> {
     let record_uuid: uuid::Uuid = record.parse()?;
     let project_uuid: uuid::Uuid = project_id.parse()?;
     let project = store.get_project(user.id, project_uuid).await?.context("the project")?;
+    let record_row = store.get_record(user.id, record_uuid).await?.context("the record")?;
+    // As record chat asks: the record's version says whether the index holds it.
     let one_record = Scope {
         workspace_ids: vec![project.workspace_id],
         project_ids: Vec::new(),
         record_id: Some(record_uuid),
+        changed_at: Some(record_row.updated_at),
     };
     let whole_project = Scope {
         workspace_ids: vec![project.workspace_id],
         project_ids: vec![project_uuid],
-        record_id: None,
+        ..Scope::default()
     };
     search.passages(&whole_project, "warm up", 10).await?;
     for (label, scope, limit) in [

@@ -31,13 +31,12 @@
 
 mod server_process;
 mod stats;
+mod words;
 
-use std::collections::{HashSet, VecDeque};
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
+use std::collections::HashSet;
 use std::path::Path;
-use std::process::{Command, ExitCode, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::{Command, ExitCode};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
@@ -50,10 +49,11 @@ use insight::ingest::ParsedUtterance;
 use insight::store::{NewRecord, RecordContent, Store};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use server_process::{ChildGuard, ServerProcess};
+use server_process::{ServerProcess, listening_addr};
 use sqlx::{Connection, SqliteConnection};
 use tokio::sync::mpsc::UnboundedReceiver;
 use uuid::Uuid;
+use words::{Rng, Vocabulary};
 
 const TARGET_P99_MS: f64 = 50.0;
 const TARGET_FRESHNESS_MS: f64 = 1000.0;
@@ -67,8 +67,6 @@ const BUILD_TIMEOUT: Duration = Duration::from_secs(4 * 3600);
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 const FINISH_TIMEOUT: Duration = Duration::from_secs(300);
 const POLL: Duration = Duration::from_millis(10);
-/// Server log lines kept to explain a failure.
-const LOG_TAIL_LINES: usize = 40;
 /// Speech at about 150 words a minute.
 const MS_PER_WORD: u64 = 400;
 const DAYS_SPANNED: i64 = 730;
@@ -277,58 +275,6 @@ fn met(ok: bool) -> &'static str {
 // The synthetic interviews.
 // ---------------------------------------------------------------------------------------
 
-/// xorshift64*: small, fast, and the same text on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
-const FUNCTION_WORDS: &str = "the i and to a of that it was we you in they is so but for like just have on \
-    with this be what do not at our about if it's don't there when are all or them more one can really think \
-    know would because then their from an out very some which had get how also were could me my he she has \
-    been who did your yeah okay um uh right well actually kind sort lot much";
-
-const CONTENT_WORDS: &str = "price pricing prices priced expensive cheap cost costs budget budgets \
-    licence licences license seat seats plan plans tier tiers subscription subscriptions renewal renew \
-    contract contracts procurement invoice invoices billing discount discounts trial trials onboarding \
-    onboarded setup install installed integration integrations integrate api webhook export exports \
-    exported import imported dashboard dashboards report reports reporting chart charts filter filters \
-    search searching notification notifications email emails slack calendar mobile app apps browser \
-    login password sso permission permissions admin admins team teams manager managers colleague \
-    colleagues customer customers client clients user users feature features request requests bug bugs \
-    crash crashes slow slowly fast performance reliable reliability outage outages downtime support \
-    ticket tickets answer answered response responses documentation docs tutorial tutorials training \
-    workflow workflows process processes spreadsheet spreadsheets excel data database sync syncing \
-    backup security compliance gdpr privacy audit migration migrate migrated competitor competitors \
-    alternative switch switched churn cancel cancelled cancelling upgrade upgraded downgrade value \
-    worth useful helpful confusing confused frustrating frustrated annoying easy difficult hard simple \
-    complicated intuitive learning curve week weeks month months year quarter deadline project projects \
-    meeting meetings interview interviews feedback survey research insight insights persona goal goals \
-    problem problems pain issue issues need needs expectation expected surprised happy unhappy \
-    satisfied recommend recommended trust quality design layout button screen page settings template \
-    templates automation automate manual manually time saving saved hours minutes";
-
-const SYLLABLES: [&str; 24] = [
-    "ka", "lo", "mi", "ser", "tan", "vo", "ri", "bel", "dor", "fen", "gu", "hal", "jin", "kor", "lu", "mar", "nel",
-    "op", "pra", "qua", "sto", "tri", "ul", "zen",
-];
-const SUFFIXES: [&str; 6] = ["", "s", "ing", "ed", "er", "ly"];
-const TAIL_WORDS: usize = 20_000;
-
 /// Planted in respondents' utterances, so that phrase queries have hits.
 const PHRASES: [&str; 20] = [
     "not happy",
@@ -360,64 +306,6 @@ const RESPONDENTS: [&str; 40] = [
     "Carmen", "Dmitri", "Elena", "Farid", "Greta", "Hugo", "Ines", "Jonas", "Kiara", "Lars", "Mina", "Nils",
 ];
 const INTERVIEWER: &str = "Interviewer";
-
-struct Zipf {
-    words: Vec<String>,
-    cumulative: Vec<f64>,
-}
-
-impl Zipf {
-    fn new(words: Vec<String>) -> Self {
-        let mut total = 0.0;
-        let cumulative = (0..words.len())
-            .map(|rank| {
-                total += 1.0 / (rank as f64 + 1.5);
-                total
-            })
-            .collect();
-        Self { words, cumulative }
-    }
-
-    fn draw(&self, rng: &mut Rng) -> &str {
-        let total = self.cumulative.last().copied().unwrap_or(1.0);
-        let target = rng.unit() * total;
-        let rank = self.cumulative.partition_point(|&c| c < target);
-        self.words.get(rank).or(self.words.last()).map_or("", String::as_str)
-    }
-}
-
-struct Vocabulary {
-    function: Zipf,
-    content: Zipf,
-    tail: Zipf,
-}
-
-impl Vocabulary {
-    fn new(rng: &mut Rng) -> Self {
-        let words = |list: &str| list.split_whitespace().map(str::to_owned).collect();
-        let tail = (0..TAIL_WORDS)
-            .map(|_| {
-                let syllables = 2 + rng.below(3);
-                let mut word: String = (0..syllables).map(|_| SYLLABLES[rng.below(SYLLABLES.len())]).collect();
-                word.push_str(SUFFIXES[rng.below(SUFFIXES.len())]);
-                word
-            })
-            .collect();
-        Self {
-            function: Zipf::new(words(FUNCTION_WORDS)),
-            content: Zipf::new(words(CONTENT_WORDS)),
-            tail: Zipf::new(tail),
-        }
-    }
-
-    fn draw(&self, rng: &mut Rng) -> &str {
-        match rng.below(20) {
-            0..=10 => self.function.draw(rng),
-            11..=15 => self.content.draw(rng),
-            _ => self.tail.draw(rng),
-        }
-    }
-}
 
 /// One interview's utterances of 5 to 80 words, the interviewer asking and the respondent
 /// answering in turn, timed at speaking pace; `planted` goes into a respondent's
@@ -629,39 +517,14 @@ struct Built {
 /// Starts `command` (`insight serve` on the loaded database). `ServerProcess::start`
 /// waits for the token a server prints only on an empty database; this one already has
 /// its user, whose token the load kept.
-async fn start_server(mut command: Command, token: String) -> anyhow::Result<Started> {
+async fn start_server(command: Command, token: String) -> anyhow::Result<Started> {
     let spawned = Instant::now();
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("cannot run {:?}", command.get_program()))?;
-    let stdout = child.stdout.take().context("the child has no stdout pipe")?;
-    let stderr = child.stderr.take().context("the child has no stderr pipe")?;
-    let child = ChildGuard(child);
-    let log = Arc::new(Mutex::new(VecDeque::new()));
-    // Pipes are read on plain threads for the server's whole life: a server blocked on a
-    // full pipe would stall mid-benchmark.
-    let (lines_tx, mut lines) = tokio::sync::mpsc::unbounded_channel::<String>();
-    let tail = Arc::clone(&log);
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            {
-                let mut tail = tail.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                if tail.len() == LOG_TAIL_LINES {
-                    tail.pop_front();
-                }
-                tail.push_back(line.clone());
-            }
-            // Once the build is seen nobody listens; the tail still keeps the line.
-            let _ = lines_tx.send(line);
-        }
-    });
-    std::thread::spawn(move || {
-        let _ = std::io::copy(&mut BufReader::new(stdout), &mut std::io::sink());
-    });
+    let server_process::Spawned {
+        child,
+        log,
+        lines_rx: mut lines,
+        ..
+    } = server_process::spawn(command)?;
     let mut built = None;
     let waited = tokio::time::timeout(START_TIMEOUT, async {
         while let Some(line) = lines.recv().await {
@@ -698,17 +561,6 @@ async fn start_server(mut command: Command, token: String) -> anyhow::Result<Sta
         lines,
         built,
     })
-}
-
-/// The address in the server's "Insight listening on http://HOST:PORT" line.
-fn listening_addr(line: &str) -> Option<SocketAddr> {
-    const MARK: &str = "Insight listening on http://";
-    let rest = &line[line.find(MARK)? + MARK.len()..];
-    let addr: String = rest
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | ':' | '[' | ']'))
-        .collect();
-    addr.parse().ok()
 }
 
 /// The figures of the indexer's "search index built" line (JSON log format).
@@ -943,7 +795,7 @@ fn classes(scale: &Scale, vocabulary: &Vocabulary, loaded: &Loaded, count: usize
     classes.push((
         "rare word",
         draw(count, &mut rng, |rng| {
-            vec![("q", tail[5000 + rng.below(TAIL_WORDS - 5000)].clone())]
+            vec![("q", tail[5000 + rng.below(tail.len() - 5000)].clone())]
         }),
     ));
     classes.push((

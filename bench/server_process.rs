@@ -36,46 +36,13 @@ pub struct ServerProcess {
 impl ServerProcess {
     /// Runs `command` (`insight serve --addr 127.0.0.1:0` with its settings, on an empty
     /// database) and waits for it to say where it listens and for the first user's token.
-    pub async fn start(mut command: Command) -> anyhow::Result<Self> {
-        let mut child = command
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .with_context(|| format!("cannot run {:?}", command.get_program()))?;
-        let stdout = child.stdout.take().context("the child has no stdout pipe")?;
-        let stderr = child.stderr.take().context("the child has no stderr pipe")?;
-        let mut child = ChildGuard(child);
-        let log = Arc::new(Mutex::new(VecDeque::new()));
-
-        // Pipes are read on plain threads for the server's whole life: a server blocked on
-        // a full pipe would stall mid-benchmark.
-        let (lines_tx, mut lines_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
-        let tail = Arc::clone(&log);
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                {
-                    let mut tail = tail.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                    if tail.len() == LOG_TAIL_LINES {
-                        tail.pop_front();
-                    }
-                    tail.push_back(line.clone());
-                }
-                // Nobody listens once the server is up; the tail still keeps the line.
-                let _ = lines_tx.send(line);
-            }
-        });
-        let (token_tx, token_rx) = tokio::sync::oneshot::channel::<String>();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            let mut first = String::new();
-            if reader.read_line(&mut first).is_ok() && !first.trim().is_empty() {
-                let _ = token_tx.send(first.trim().to_owned());
-            }
-            let _ = std::io::copy(&mut reader, &mut std::io::sink());
-        });
-
+    pub async fn start(command: Command) -> anyhow::Result<Self> {
+        let Spawned {
+            mut child,
+            log,
+            mut lines_rx,
+            token_rx,
+        } = spawn(command)?;
         let waited = tokio::time::timeout(START_TIMEOUT, async {
             while let Some(line) = lines_rx.recv().await {
                 if let Some(addr) = listening_addr(&line) {
@@ -124,6 +91,59 @@ impl ServerProcess {
     }
 }
 
+/// A server just started: its pipes read on threads for its whole life (a server blocked on a
+/// full pipe would stall mid-benchmark), its log lines sent on and kept in a tail, and its
+/// first line on stdout (the first user's token, on an empty database).
+pub struct Spawned {
+    pub child: ChildGuard,
+    pub log: Arc<Mutex<VecDeque<String>>>,
+    pub lines_rx: tokio::sync::mpsc::UnboundedReceiver<String>,
+    pub token_rx: tokio::sync::oneshot::Receiver<String>,
+}
+
+pub fn spawn(mut command: Command) -> anyhow::Result<Spawned> {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("cannot run {:?}", command.get_program()))?;
+    let stdout = child.stdout.take().context("the child has no stdout pipe")?;
+    let stderr = child.stderr.take().context("the child has no stderr pipe")?;
+    let log = Arc::new(Mutex::new(VecDeque::new()));
+    let (lines_tx, lines_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let tail = Arc::clone(&log);
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            {
+                let mut tail = tail.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                if tail.len() == LOG_TAIL_LINES {
+                    tail.pop_front();
+                }
+                tail.push_back(line.clone());
+            }
+            // Nobody listens once the server is up; the tail still keeps the line.
+            let _ = lines_tx.send(line);
+        }
+    });
+    let (token_tx, token_rx) = tokio::sync::oneshot::channel::<String>();
+    std::thread::spawn(move || {
+        let mut reader = BufReader::new(stdout);
+        let mut first = String::new();
+        if reader.read_line(&mut first).is_ok() && !first.trim().is_empty() {
+            let _ = token_tx.send(first.trim().to_owned());
+        }
+        let _ = std::io::copy(&mut reader, &mut std::io::sink());
+    });
+    Ok(Spawned {
+        child: ChildGuard(child),
+        log,
+        lines_rx,
+        token_rx,
+    })
+}
+
 pub fn tail_text(log: &Mutex<VecDeque<String>>) -> String {
     let tail = log.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if tail.is_empty() {
@@ -135,7 +155,7 @@ pub fn tail_text(log: &Mutex<VecDeque<String>>) -> String {
 
 /// The address in the server's "Insight listening on http://HOST:PORT" line, in text or
 /// JSON log format, with or without colour codes.
-fn listening_addr(line: &str) -> Option<SocketAddr> {
+pub fn listening_addr(line: &str) -> Option<SocketAddr> {
     const MARK: &str = "Insight listening on http://";
     let rest = &line[line.find(MARK)? + MARK.len()..];
     let addr: String = rest

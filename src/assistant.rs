@@ -117,7 +117,7 @@ async fn across(
     let scope = Scope {
         workspace_ids,
         project_ids: projects.iter().map(|p| p.id).collect(),
-        record_id: None,
+        ..Scope::default()
     };
     let passages = if projects.is_empty() {
         Vec::new()
@@ -206,7 +206,7 @@ pub async fn ask(services: &Services, user_id: Uuid, body: AgentChatCreate) -> A
             let scope = Scope {
                 workspace_ids: vec![project.workspace_id],
                 project_ids: vec![project.id],
-                record_id: None,
+                ..Scope::default()
             };
             let found = retrieve(&services.search, &scope, &message, &history, PASSAGES).await?;
             let reports = store

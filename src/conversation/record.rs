@@ -133,14 +133,11 @@ pub async fn ask(services: &Services, user_id: Uuid, record_id: Uuid, body: Chat
     let passages = if scope == SearchScope::Report {
         Vec::new()
     } else {
-        let workspace_ids = store
-            .get_project(user_id, record.project_id)
-            .await?
-            .map(|project| vec![project.workspace_id])
-            .unwrap_or_default();
+        let workspace_ids = store.project_workspace(record.project_id).await?.into_iter().collect();
         let scope = Scope {
             workspace_ids,
             record_id: Some(record.id),
+            changed_at: Some(record.updated_at),
             ..Scope::default()
         };
         super::retrieve(&services.search, &scope, &message, &history, PASSAGES).await?

@@ -124,6 +124,7 @@ pub async fn search(
         to: query.to,
         limit: page.limit,
         offset: usize::try_from(offset).unwrap_or(0),
+        retrieval: false,
     };
     let (found, total) = services.search.search(request).await?;
     let shown = offset + found.len() as i64;

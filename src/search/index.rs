@@ -123,6 +123,9 @@ pub struct Request {
     pub to: Option<chrono::DateTime<chrono::Utc>>,
     pub limit: usize,
     pub offset: usize,
+    /// Retrieval for chat: the found texts whole, without snippets, and no total (it
+    /// answers the number of hits returned).
+    pub retrieval: bool,
 }
 
 /// One document found.
@@ -445,7 +448,24 @@ impl SearchIndex {
         if request.workspace_ids.is_empty() {
             return Ok((Vec::new(), 0));
         }
-        let fields: Vec<Field> = self.texts.iter().map(|(_, field)| *field).collect();
+        let searcher = self.reader.searcher();
+        // Only the languages some document is in: each other field would cost a lookup per
+        // term and segment for nothing.
+        let fields: Vec<Field> = self
+            .texts
+            .iter()
+            .map(|(_, field)| *field)
+            .filter(|field| {
+                searcher.segment_readers().iter().any(|segment| {
+                    segment
+                        .inverted_index(*field)
+                        .is_ok_and(|index| index.terms().num_terms() > 0)
+                })
+            })
+            .collect();
+        if fields.is_empty() {
+            return Ok((Vec::new(), 0));
+        }
         let parser = QueryParser::for_index(&self.index, fields);
         let (text_query, _) = parser.parse_query_lenient(&request.query);
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![
@@ -496,18 +516,20 @@ impl SearchIndex {
             clauses.push((Occur::Must, Box::new(RangeQuery::new(lower, upper))));
         }
         let query = BooleanQuery::new(clauses);
-        let searcher = self.reader.searcher();
         if request.offset > MAX_OFFSET {
             return Ok((Vec::new(), searcher.search(&query, &Count)?));
         }
         let limit = request.limit.max(1);
-        let (top, total) = searcher.search(
-            &query,
-            &(
-                TopDocs::with_limit(limit).and_offset(request.offset).order_by_score(),
-                Count,
-            ),
-        )?;
+        let top_docs = TopDocs::with_limit(limit).and_offset(request.offset).order_by_score();
+        // Retrieval needs no total: the best hits alone let tantivy skip blocks that cannot
+        // make the top.
+        let (top, total) = if request.retrieval {
+            let top = searcher.search(&query, &top_docs)?;
+            let total = top.len();
+            (top, total)
+        } else {
+            searcher.search(&query, &(top_docs, Count))?
+        };
         let mut generators: HashMap<Field, SnippetGenerator> = HashMap::new();
         let mut found = Vec::with_capacity(top.len());
         for (score, address) in top {
@@ -524,22 +546,26 @@ impl SearchIndex {
                 continue;
             };
             let field = self.text_field(&text(f.language).unwrap_or_default());
-            let generator = match generators.entry(field) {
-                std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
-                std::collections::hash_map::Entry::Vacant(entry) => {
-                    let mut generator = SnippetGenerator::create(&searcher, &*text_query, field)?;
-                    generator.set_max_num_chars(SNIPPET_CHARS);
-                    entry.insert(generator)
-                }
-            };
-            let mut snippet = generator.snippet_from_doc(&document);
-            snippet.set_snippet_prefix_postfix("<mark>", "</mark>");
-            let snippet = if snippet.fragment().is_empty() {
-                let whole = text(field).unwrap_or_default();
-                let start: String = whole.chars().take(SNIPPET_CHARS).collect();
-                html_escape(&start)
+            let snippet = if request.retrieval {
+                String::new()
             } else {
-                snippet.to_html()
+                let generator = match generators.entry(field) {
+                    std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
+                    std::collections::hash_map::Entry::Vacant(entry) => {
+                        let mut generator = SnippetGenerator::create(&searcher, &*text_query, field)?;
+                        generator.set_max_num_chars(SNIPPET_CHARS);
+                        entry.insert(generator)
+                    }
+                };
+                let mut snippet = generator.snippet_from_doc(&document);
+                snippet.set_snippet_prefix_postfix("<mark>", "</mark>");
+                if snippet.fragment().is_empty() {
+                    let whole = text(field).unwrap_or_default();
+                    let start: String = whole.chars().take(SNIPPET_CHARS).collect();
+                    html_escape(&start)
+                } else {
+                    snippet.to_html()
+                }
             };
             found.push(Found {
                 kind,

@@ -66,7 +66,13 @@ pub struct Search {
     progress: Mutex<Progress>,
     /// The highest outbox row applied so far; waited on by [`Search::caught_up`].
     applied: watch::Sender<i64>,
+    /// When the last complete pass over the outbox began: every change committed before
+    /// then is searchable.
+    passed: Mutex<Option<chrono::DateTime<chrono::Utc>>>,
 }
+
+/// How far the clocks of instances sharing a database may drift apart.
+const CLOCK_MARGIN: chrono::TimeDelta = chrono::TimeDelta::seconds(1);
 
 fn payload(watermark: i64) -> String {
     format!("{{\"outbox\":{watermark}}}")
@@ -90,6 +96,7 @@ impl Search {
                 ..Progress::default()
             }),
             applied: watch::channel(watermark).0,
+            passed: Mutex::new(None),
         }))
     }
 
@@ -132,13 +139,29 @@ impl Search {
     }
 
     async fn step(&self) -> anyhow::Result<()> {
+        let began = crate::domain::now();
         let (first, last) = self.store.outbox_bounds().await?;
         let watermark = self.watermark();
         if watermark < 0 || (first > 0 && watermark + 1 < first) {
-            return self.build(last).await;
+            self.build(last).await?;
+        } else {
+            while self.catch_up().await? {}
         }
-        while self.catch_up().await? {}
+        if let Ok(mut passed) = self.passed.lock() {
+            *passed = Some(began);
+        }
         Ok(())
+    }
+
+    /// Whether every change committed before `at` is searchable, as the last complete pass
+    /// over the outbox tells (with a margin for the clocks of other instances), without
+    /// asking the database.
+    pub fn holds_changes_before(&self, at: chrono::DateTime<chrono::Utc>) -> bool {
+        self.passed
+            .lock()
+            .ok()
+            .and_then(|passed| *passed)
+            .is_some_and(|passed| passed > at + CLOCK_MARGIN)
     }
 
     /// Indexes everything in the tables; the outbox's rows up to `last` are then applied.

@@ -38,16 +38,22 @@ pub struct Scope {
     /// Any of these projects (none: every project of the workspaces).
     pub project_ids: Vec<Uuid>,
     pub record_id: Option<Uuid>,
+    /// When what is searched last changed, when the caller knows (a record's version): a
+    /// change the index already holds needs no look at the database.
+    pub changed_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 impl Search {
     /// The `limit` utterances of `scope` most relevant to `query`, best first, once every
-    /// change committed before the call is searchable (waiting at most [`PATIENCE`]).
+    /// change committed before the call is searchable (waiting at most [`PATIENCE`]), or
+    /// at once when the index holds the scope's last change.
     pub async fn passages(&self, scope: &Scope, query: &str, limit: usize) -> anyhow::Result<Vec<Passage>> {
         if scope.workspace_ids.is_empty() || query.trim().is_empty() {
             return Ok(Vec::new());
         }
-        self.caught_up(PATIENCE).await?;
+        if !scope.changed_at.is_some_and(|at| self.holds_changes_before(at)) {
+            self.caught_up(PATIENCE).await?;
+        }
         let request = Request {
             query: query.to_owned(),
             workspace_ids: scope.workspace_ids.clone(),
@@ -55,6 +61,7 @@ impl Search {
             record_id: scope.record_id,
             kind: Some(Kind::Utterance),
             limit,
+            retrieval: true,
             ..Request::default()
         };
         let (found, _) = self.search(request).await?;

@@ -1066,6 +1066,30 @@ async fn search_finds_the_relevant_passages_and_follows_record_changes() {
         "{answer}"
     );
 
+    // A correction is found by the record's chat at once: the index is asked to catch up
+    // when the record changed after its last pass.
+    let (status, corrected) = app
+        .call(
+            Method::PATCH,
+            &format!("/insight/{}/utterances/2", ids[0]),
+            Some(&owner.token),
+            Some(json!({ "text": "We compare features and ask the procurement team." })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{corrected}");
+    let (status, answer) = app
+        .post(
+            &format!("/insight/{}/chat", ids[0]),
+            &owner,
+            json!({ "message": "procurement", "search_settings": { "use_web": false, "search_scope": "transcript" } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(
+        answer["citations"][0]["quote"], "We compare features and ask the procurement team.",
+        "{answer}"
+    );
+
     let (status, _) = ask_project(&stranger, "pricing").await;
     assert_eq!(
         status,
@@ -1080,7 +1104,7 @@ async fn search_finds_the_relevant_passages_and_follows_record_changes() {
         quoted(&answer).iter().all(|(record, _)| *record != ben),
         "a deleted record is not quoted: {answer}"
     );
-    let (_, answer) = ask_project(&owner, "colleagues").await;
+    let (_, answer) = ask_project(&owner, "procurement").await;
     assert_eq!(quoted(&answer), vec![(ids[0].to_string(), 2)], "{answer}");
     app.stop().await;
 }
