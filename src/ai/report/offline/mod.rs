@@ -153,10 +153,9 @@ const CUES: &[(&str, &str)] = &[
 const FILLERS: &str = "\
     actually also always back basically bit come could day days definitely even every first five four get go \
     going got guess half hello honestly hour hours just kind know last like little lot lots make maybe mean \
-    minute minutes month months much need never new next ok okay one people pretty probably really right said \
-    say see six someone something sort still stuff sure take ten thank thanks thing things think three time \
-    times today totally \
-    two uh um want way week weeks well would yeah year years yes";
+    minute minutes month months much need never new next ok okay one people per pretty probably really right \
+    said say see six someone something sort still stuff sure take ten thank thanks thing things think three \
+    time times today totally two uh um via want way week weeks well would yeah year years yes";
 
 /// Writes a section for `brief` from `sources` (all utterances of the report's records) by
 /// quoting them (see the module docs). Uses no tokens.
