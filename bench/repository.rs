@@ -334,21 +334,7 @@ fn interview(
                 (true, false) => PHRASES[rng.below(PHRASES.len())],
                 _ => vocabulary.draw(&mut rng),
             };
-            if i == 0 {
-                let mut chars = word.chars();
-                if let Some(first) = chars.next() {
-                    text.extend(first.to_uppercase());
-                    text.push_str(chars.as_str());
-                }
-            } else {
-                text.push(' ');
-                text.push_str(word);
-            }
-            match rng.below(40) {
-                0..=2 => text.push(','),
-                3 if i + 1 < len => text.push('.'),
-                _ => {}
-            }
+            words::push_word(&mut text, word, i, len, &mut rng);
         }
         // The interviewer asks: the speaker who asks most is taken for the interviewer.
         text.push(if asking || rng.below(10) == 0 { '?' } else { '.' });

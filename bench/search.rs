@@ -90,21 +90,7 @@ fn transcript(vocabulary: &Vocabulary, rng: &mut Rng) -> Vec<String> {
         let mut text = String::new();
         for i in 0..len {
             let word = vocabulary.draw(rng);
-            if i == 0 {
-                let mut chars = word.chars();
-                if let Some(first) = chars.next() {
-                    text.extend(first.to_uppercase());
-                    text.push_str(chars.as_str());
-                }
-            } else {
-                text.push(' ');
-                text.push_str(word);
-            }
-            match rng.below(40) {
-                0..=2 => text.push(','),
-                3 if i + 1 < len => text.push('.'),
-                _ => {}
-            }
+            words::push_word(&mut text, word, i, len, rng);
         }
         text.push(if rng.below(5) == 0 { '?' } else { '.' });
         words += len;

@@ -123,3 +123,23 @@ impl Vocabulary {
         words.get(rng.below(words.len())).map_or("", String::as_str)
     }
 }
+
+/// Appends the `i`th of `len` words to a sentence in the making: capitalised first, then
+/// after a space, with a comma now and then and a full stop inside.
+pub fn push_word(text: &mut String, word: &str, i: usize, len: usize, rng: &mut Rng) {
+    if i == 0 {
+        let mut chars = word.chars();
+        if let Some(first) = chars.next() {
+            text.extend(first.to_uppercase());
+            text.push_str(chars.as_str());
+        }
+    } else {
+        text.push(' ');
+        text.push_str(word);
+    }
+    match rng.below(40) {
+        0..=2 => text.push(','),
+        3 if i + 1 < len => text.push('.'),
+        _ => {}
+    }
+}

@@ -213,16 +213,21 @@ pub async fn cancel(store: &Store, owner_id: Uuid, project_id: Uuid, report_id: 
     report.ok_or_else(|| ApiError::not_found("Report"))
 }
 
+/// The report, when the user may read it; else a 404.
+async fn report_of(store: &Store, user_id: Uuid, project_id: Uuid, report_id: Uuid) -> ApiResult<Report> {
+    store
+        .get_report(user_id, project_id, report_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Report"))
+}
+
 /// Insights a report includes at most.
 pub const INSIGHTS_MAX: usize = 50;
 
 /// The insights the report includes, in the order they were added.
 pub async fn insights(store: &Store, user_id: Uuid, project_id: Uuid, report_id: Uuid) -> ApiResult<Vec<Insight>> {
     access::require(store, user_id, Target::Project(project_id), Need::Read).await?;
-    store
-        .get_report(user_id, project_id, report_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Report"))?;
+    report_of(store, user_id, project_id, report_id).await?;
     Ok(store.included_insights(report_id).await?)
 }
 
@@ -236,10 +241,7 @@ pub async fn include_insight(
     insight_id: Uuid,
 ) -> ApiResult<Report> {
     access::require(store, user_id, Target::Project(project_id), Need::Write).await?;
-    store
-        .get_report(user_id, project_id, report_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Report"))?;
+    report_of(store, user_id, project_id, report_id).await?;
     let insight = crate::repository::insights::get(store, user_id, insight_id).await?;
     if insight.project_id != project_id {
         return Err(ApiError::not_found("Insight"));
@@ -264,10 +266,7 @@ pub async fn exclude_insight(
     insight_id: Uuid,
 ) -> ApiResult<Report> {
     access::require(store, user_id, Target::Project(project_id), Need::Write).await?;
-    let report = store
-        .get_report(user_id, project_id, report_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Report"))?;
+    let report = report_of(store, user_id, project_id, report_id).await?;
     if store.exclude_insight(report_id, insight_id).await? {
         render_insights(store, user_id, report_id, project_id).await
     } else {
@@ -278,10 +277,7 @@ pub async fn exclude_insight(
 /// Writes the report's insights section anew, as the report is after the change. A report
 /// being generated gets it when its generation completes (the job looks again then).
 async fn render_insights(store: &Store, user_id: Uuid, report_id: Uuid, project_id: Uuid) -> ApiResult<Report> {
-    let report = store
-        .get_report(user_id, project_id, report_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Report"))?;
+    let report = report_of(store, user_id, project_id, report_id).await?;
     if matches!(report.status, ReportStatus::Queued | ReportStatus::Generating) {
         return Ok(report);
     }
