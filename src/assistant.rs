@@ -257,8 +257,31 @@ pub async fn ask(services: &Services, user_id: Uuid, body: AgentChatCreate) -> A
         thinking: body.reasoning_mode == Some(AgentMode::Thinking),
         language: None,
     };
+    let mut workspace_ids: Vec<Uuid> = match (&scope, &project) {
+        (Some(projects), _) => projects.iter().map(|p| p.workspace_id).collect(),
+        (None, Some(project)) => vec![project.workspace_id],
+        // No material: the asker's own workspace decides (its id is his).
+        (None, None) => vec![user_id],
+    };
+    workspace_ids.sort_unstable();
+    workspace_ids.dedup();
+    if let Some(&home) = workspace_ids.first() {
+        crate::trust::require_budget(services, home).await?;
+    }
+    let engine = crate::trust::engine_for_workspaces(
+        services,
+        &workspace_ids,
+        project_id,
+        crate::domain::usage::UsageKind::Assistant,
+        &crate::trust::Material {
+            speakers: question.passages.iter().map(|p| p.speaker.as_str()).collect(),
+            labels: transcripts.iter().map(|(_, name)| name.as_str()).collect(),
+            texts: question.passages.iter().map(|p| p.text.as_str()).collect(),
+        },
+    )
+    .await?;
     Ok(Asked::Answering(crate::conversation::spawn(
-        services.engine.clone(),
+        engine,
         store.clone(),
         Pending {
             target,

@@ -182,6 +182,9 @@ pub enum ApiError {
     /// The resource was there but is no longer usable (an expired interview link).
     #[error("{0}")]
     Gone(String),
+    /// The workspace spent its monthly budget for AI work.
+    #[error("{0}")]
+    PaymentRequired(String),
     #[error("{0}")]
     PayloadTooLarge(String),
     #[error("{0}")]
@@ -246,6 +249,7 @@ impl ApiError {
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::Conflict(_) => StatusCode::CONFLICT,
             Self::Gone(_) => StatusCode::GONE,
+            Self::PaymentRequired(_) => StatusCode::PAYMENT_REQUIRED,
             Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -312,6 +316,7 @@ impl IntoResponse for ApiError {
             | Self::NotFound(detail)
             | Self::Conflict(detail)
             | Self::Gone(detail)
+            | Self::PaymentRequired(detail)
             | Self::PayloadTooLarge(detail)
             | Self::UnsupportedMediaType(detail)
             | Self::Unavailable(detail) => (status, axum::Json(ErrorBody { detail })).into_response(),

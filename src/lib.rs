@@ -17,6 +17,7 @@ pub mod jobs;
 pub mod library;
 pub mod livekit;
 pub mod persona;
+pub mod privacy;
 pub mod projects;
 pub mod provider;
 pub mod quota;
@@ -27,6 +28,7 @@ pub mod search;
 pub mod secret;
 pub mod services;
 pub mod store;
+pub mod trust;
 pub mod web;
 pub mod webhooks;
 

@@ -5,14 +5,16 @@ use uuid::Uuid;
 
 use crate::accounts::access;
 use crate::accounts::audit::{self, Actor};
+use crate::ai::{SectionBrief, Source};
 use crate::domain::insight::{Insight, report_section, with_report_section};
 use crate::domain::patch::Patch;
-use crate::domain::report::{Report, ReportCreateFields, ReportStatus};
+use crate::domain::report::{ReasoningMode, Report, ReportCreateFields, ReportStatus};
+use crate::domain::usage::Estimate;
 use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult, UnknownReferences};
 use crate::quota::Counted;
 use crate::services::Services;
-use crate::store::{GenerationRefused, NewReport, ReportChanges, Store, Target};
+use crate::store::{GenerationRefused, MaterialRow, NewReport, ReportChanges, Store, Target};
 
 /// Checks that referenced prompts, records and preset exist and are the caller's to use;
 /// those that are not are named in one 409 (see `UnknownReferences`).
@@ -55,6 +57,7 @@ pub async fn create(
     // while the rest are checked. The write is left out: creations that reach it
     // together share a commit.
     access::require(&services.store, owner_id, Target::Project(project_id), Need::Write).await?;
+    crate::trust::require_project_budget(services, project_id).await?;
     let intake = services.report_intake.acquire().await.map_err(anyhow::Error::from)?;
     let Some(project_name) = services.store.project_name(owner_id, project_id).await? else {
         return Err(ApiError::not_found("Project"));
@@ -69,20 +72,7 @@ pub async fn create(
     )
     .await?;
     services.check_quota(Counted::Reports { project_id }).await?;
-    let prompts_ids = match (body.prompts_ids, body.preset_id) {
-        (Some(ids), _) if !ids.is_empty() => ids,
-        (_, Some(preset_id)) => services
-            .store
-            .get_preset(owner_id, preset_id)
-            .await?
-            .map(|p| p.prompt_ids)
-            .unwrap_or_default(),
-        _ => Vec::new(),
-    };
-    let records_ids = match body.records_ids {
-        Some(ids) => ids,
-        None => services.store.record_ids(project_id).await?,
-    };
+    let (prompts_ids, records_ids) = chosen(services, owner_id, project_id, &body).await?;
     let report = NewReport {
         title: body.title,
         prompts_ids,
@@ -97,6 +87,110 @@ pub async fn create(
     drop(intake);
     // Answered as written (`queued`), without reading it back.
     Ok(services.store.create_report(project_id, project_name, report).await?)
+}
+
+/// An utterance of a report's material as the engines read it.
+pub fn source(row: MaterialRow) -> Source {
+    Source {
+        record_id: row.record_id,
+        record_name: row.record_name,
+        utterance_id: row.id,
+        speaker: row.speaker,
+        is_respondent: row.is_respondent,
+        start_ms: row.start_ms,
+        text: row.text,
+    }
+}
+
+/// The prompts a creation body names (its own, else its preset's) and its records (else
+/// every record of the project).
+async fn chosen(
+    services: &Services,
+    owner_id: Uuid,
+    project_id: Uuid,
+    body: &ReportCreateFields,
+) -> ApiResult<(Vec<Uuid>, Vec<Uuid>)> {
+    let prompts_ids = match (&body.prompts_ids, body.preset_id) {
+        (Some(ids), _) if !ids.is_empty() => ids.clone(),
+        (_, Some(preset_id)) => services
+            .store
+            .get_preset(owner_id, preset_id)
+            .await?
+            .map(|p| p.prompt_ids)
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    let records_ids = match &body.records_ids {
+        Some(ids) => ids.clone(),
+        None => services.store.record_ids(project_id).await?,
+    };
+    Ok((prompts_ids, records_ids))
+}
+
+/// What a report would take before it is queued: the tokens of the calls its generation
+/// would make (their prompts as they would be built, typical answers) and their cost at
+/// the model's price, in the workspace's currency. Nothing is written.
+pub async fn estimate(
+    services: &Services,
+    owner_id: Uuid,
+    project_id: Uuid,
+    body: ReportCreateFields,
+) -> ApiResult<Estimate> {
+    access::require(&services.store, owner_id, Target::Project(project_id), Need::Write).await?;
+    let Some(project) = services.store.get_project(owner_id, project_id).await? else {
+        return Err(ApiError::not_found("Project"));
+    };
+    check_references(
+        &services.store,
+        owner_id,
+        project_id,
+        body.prompts_ids.as_ref(),
+        body.records_ids.as_ref(),
+        body.preset_id,
+    )
+    .await?;
+    let (prompts_ids, records_ids) = chosen(services, owner_id, project_id, &body).await?;
+    let (prompts, material, settings) = tokio::try_join!(
+        services.store.prompt_texts(&prompts_ids),
+        services.store.report_material(project_id, &records_ids),
+        services.store.workspace_settings(project.workspace_id),
+    )?;
+    let sources: Vec<Source> = material.into_iter().map(source).collect();
+    let mode = body.reasoning_mode.unwrap_or(ReasoningMode::Balanced);
+    let briefs: Vec<SectionBrief> = prompts
+        .into_iter()
+        .map(|prompt| SectionBrief {
+            title: prompt.title,
+            prompt: prompt.text,
+            research_goals: project.research_goals.clone(),
+            interview_guide: project.interview_guide.clone(),
+            context: body.context.clone(),
+            context_expand: body.context_expand.clone(),
+            language: body.report_language.clone(),
+            mode,
+            quoted_before: Vec::new(),
+        })
+        .collect();
+    let engine = services.engine.clone();
+    // Counting a large project's tokens takes a while: off the async threads.
+    let usage = tokio::task::spawn_blocking(move || engine.estimate_sections(&briefs, &sources))
+        .await
+        .map_err(|error| anyhow::anyhow!("estimating stopped: {error}"))?
+        .map_err(|error| ApiError::conflict(error.to_string()))?;
+    let model = services.engine.model().to_owned();
+    let cost = services
+        .settings
+        .model
+        .llm_prices
+        .of(&model)
+        .cost(usage.prompt_tokens, usage.completion_tokens);
+    Ok(Estimate {
+        prompt_tokens: usage.prompt_tokens,
+        completion_tokens: usage.completion_tokens,
+        cost,
+        currency: settings.currency,
+        model,
+    })
 }
 
 /// Changes a report: a field left out stays; what the changes name must be the owner's.
@@ -192,8 +286,10 @@ fn refused(refused: GenerationRefused, action: &str) -> ApiError {
 }
 
 /// Queues the report's generation again (its prompts, over its records as they are now).
-pub async fn regenerate(store: &Store, owner_id: Uuid, project_id: Uuid, report_id: Uuid) -> ApiResult<Report> {
+pub async fn regenerate(services: &Services, owner_id: Uuid, project_id: Uuid, report_id: Uuid) -> ApiResult<Report> {
+    let store = &services.store;
     access::require(store, owner_id, Target::Project(project_id), Need::Write).await?;
+    crate::trust::require_project_budget(services, project_id).await?;
     store
         .regenerate_report(owner_id, project_id, report_id)
         .await?

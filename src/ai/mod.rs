@@ -219,6 +219,39 @@ impl Engine {
         }
     }
 
+    /// This engine for one piece of work: concealing personal data with `cloak` in every
+    /// model call and charging its tokens to `meter` (the offline engine sends nothing
+    /// anywhere, costs nothing, and is itself).
+    pub fn for_work(&self, cloak: crate::privacy::Cloak, meter: Option<std::sync::Arc<dyn openai::Meter>>) -> Self {
+        match self {
+            Self::Offline => Self::Offline,
+            Self::OpenAi(client) => Self::OpenAi(client.for_work(cloak, meter)),
+        }
+    }
+
+    /// The model that writes (`offline` for the offline engine).
+    pub fn model(&self) -> &str {
+        match self {
+            Self::Offline => "offline",
+            Self::OpenAi(client) => &client.config().model,
+        }
+    }
+
+    /// What writing these sections would take, before anything is sent; nothing for the
+    /// offline engine.
+    pub fn estimate_sections(&self, briefs: &[SectionBrief], sources: &[Source]) -> Result<Usage, AiError> {
+        match self {
+            Self::Offline => Ok(Usage::default()),
+            Self::OpenAi(client) => {
+                let mut usage = Usage::default();
+                for brief in briefs {
+                    usage += report::model::estimate_section(client, brief, sources)?;
+                }
+                Ok(usage)
+            }
+        }
+    }
+
     /// The engine's name, for logs and `/readyz`.
     pub fn name(&self) -> &'static str {
         match self {

@@ -40,6 +40,12 @@ pub struct ModelSettings {
     /// job's own retries [env: INSIGHT_LLM_MAX_ATTEMPTS].
     #[arg(long, env = "INSIGHT_LLM_MAX_ATTEMPTS", default_value_t = 3, value_parser = parse_llm_max_attempts)]
     pub llm_max_attempts: u32,
+
+    /// Prices per model in currency units per million tokens, input/output, e.g.
+    /// `gpt-4o-mini=0.15/0.60,my-local=0/0`; over the defaults for common hosted models,
+    /// 0 for the others [env: INSIGHT_LLM_PRICES].
+    #[arg(long, env = "INSIGHT_LLM_PRICES", default_value = "", value_parser = crate::domain::usage::Prices::parse)]
+    pub llm_prices: crate::domain::usage::Prices,
 }
 
 impl ModelSettings {

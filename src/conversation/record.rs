@@ -179,8 +179,29 @@ pub async fn ask(services: &Services, user_id: Uuid, record_id: Uuid, body: Chat
         thinking: false,
         language: record.language.clone(),
     };
+    // Every speaker of the record is a name to conceal, said in the passages or not.
+    let speakers = if matches!(services.engine, crate::ai::Engine::Offline) {
+        Vec::new()
+    } else {
+        store.record_speakers(record.id).await?
+    };
+    let engine = crate::trust::engine_for_new_work(
+        services,
+        record.project_id,
+        crate::domain::usage::UsageKind::Chat,
+        &crate::trust::Material {
+            speakers: speakers
+                .iter()
+                .map(String::as_str)
+                .chain(question.passages.iter().map(|p| p.speaker.as_str()))
+                .collect(),
+            labels: transcripts.iter().map(|(_, name)| name.as_str()).collect(),
+            texts: question.passages.iter().map(|p| p.text.as_str()).collect(),
+        },
+    )
+    .await?;
     Ok(Asked::Answering(super::spawn(
-        services.engine.clone(),
+        engine,
         store.clone(),
         Pending {
             target,

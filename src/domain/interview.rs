@@ -163,6 +163,15 @@ pub struct RoomInfo {
     pub language: String,
     /// Empty when the researcher gave none.
     pub topics_for_respondent: String,
+    /// What the respondent accepts by joining (`consent: true`); left out when the
+    /// workspace asks for no consent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false)]
+    pub consent_text: Option<String>,
+    /// The consent text's version; left out with it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false)]
+    pub consent_version: Option<i64>,
 }
 
 /// A respondent joining (`POST /api/interviews/join/{access_token}`).
@@ -171,6 +180,10 @@ pub struct JoinRequest {
     /// The respondent's address; the same address rejoins an active interview.
     #[schema(format = "email", min_length = 3, max_length = 254)]
     pub email: String,
+    /// That the respondent accepts the room's `consent_text`; required (true) when it has one.
+    #[serde(default)]
+    #[schema(required = false)]
+    pub consent: Option<bool>,
 }
 
 /// One turn of an interview as the respondent sees it.

@@ -82,6 +82,18 @@ pub struct RecordDetail {
     #[serde(flatten)]
     pub record: Record,
     pub utterances: Vec<Utterance>,
+    /// For a record made by an AI-led interview whose workspace asks for consent: what
+    /// the respondent accepted, and when; null otherwise.
+    pub consent: Option<Consent>,
+}
+
+/// The consent text a respondent accepted before an interview.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Consent {
+    /// The workspace's consent text version then.
+    pub version: i64,
+    pub text: String,
+    pub accepted_at: DateTime<Utc>,
 }
 
 /// Utterances ready to store, with what the record learns from them.

@@ -134,3 +134,66 @@ mod tests {
         assert!(!Role::Researcher.may_assign(Role::Viewer));
     }
 }
+
+/// A workspace's trust settings (`GET|PATCH /workspaces/{id}/settings`).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct Settings {
+    /// Whether personal data is replaced by placeholders before any model sees it.
+    pub pseudonymise: bool,
+    /// Names the workspace counts as personal besides the speakers and those found in the
+    /// text (a client's staff, a product's users).
+    pub known_names: Vec<String>,
+    /// Recordings older than this are deleted (their transcripts stay); none: kept.
+    pub retention_recordings_days: Option<i64>,
+    /// Records older than this are deleted; none: kept.
+    pub retention_records_days: Option<i64>,
+    /// What respondents accept before an interview; none: no consent is asked.
+    pub consent_text: Option<String>,
+    /// Counts up with each change of the consent text (0: never set).
+    pub consent_version: i64,
+    /// AI work per calendar month (UTC) at most, in `currency`; none: no limit.
+    pub monthly_budget: Option<f64>,
+    /// ISO 4217 code of the prices and the budget.
+    pub currency: String,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            pseudonymise: true,
+            known_names: Vec::new(),
+            retention_recordings_days: None,
+            retention_records_days: None,
+            consent_text: None,
+            consent_version: 0,
+            monthly_budget: None,
+            currency: "USD".to_owned(),
+        }
+    }
+}
+
+/// A change to the settings: a field left out stays; `null` clears a nullable one.
+#[derive(Debug, Clone, Default, serde::Deserialize, ToSchema)]
+pub struct SettingsUpdate {
+    #[serde(default)]
+    #[schema(value_type = Option<bool>, required = false)]
+    pub pseudonymise: super::patch::Patch<bool>,
+    #[serde(default)]
+    #[schema(value_type = Option<Vec<String>>, required = false, max_items = 500)]
+    pub known_names: super::patch::Patch<Vec<String>>,
+    #[serde(default)]
+    #[schema(value_type = Option<i64>, required = false, nullable = true, minimum = 1, maximum = 36500)]
+    pub retention_recordings_days: super::patch::Patch<i64>,
+    #[serde(default)]
+    #[schema(value_type = Option<i64>, required = false, nullable = true, minimum = 1, maximum = 36500)]
+    pub retention_records_days: super::patch::Patch<i64>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>, required = false, nullable = true, max_length = 20000)]
+    pub consent_text: super::patch::Patch<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<f64>, required = false, nullable = true, minimum = 0, maximum = 1000000000)]
+    pub monthly_budget: super::patch::Patch<f64>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>, required = false, pattern = "^[A-Z]{3}$")]
+    pub currency: super::patch::Patch<String>,
+}

@@ -76,6 +76,7 @@ fn api_router() -> OpenApiRouter<AppState> {
         .merge(routes::highlights::router())
         .merge(routes::search::router())
         .merge(routes::exchange::router())
+        .merge(routes::privacy::router())
 }
 
 /// The whole application: trailing-slash normalisation (see `PathMatcher`) in front of

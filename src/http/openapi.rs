@@ -38,6 +38,8 @@ use crate::error::{ErrorBody, ValidationErrorBody, ValidationIssue};
         (name = "highlights", description = "Spans of transcripts, tagged and annotated; suggestions to accept or reject"),
         (name = "insights", description = "A project's findings, with highlights as their evidence"),
         (name = "search", description = "One query across transcripts, highlights, reports and insights"),
+        (name = "privacy", description = "A workspace's trust settings, and the personal data of a record"),
+        (name = "usage", description = "What AI work costs: a report's estimate, a workspace's monthly usage and budget"),
         (name = "exports", description = "A project's highlights as CSV, and projects to and from REFI-QDA (.qdpx) for other research tools"),
     ),
     components(schemas(ErrorBody, ValidationErrorBody, ValidationIssue)),

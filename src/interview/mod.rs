@@ -19,7 +19,6 @@ use sha2::{Digest, Sha256};
 use tokio::sync::mpsc;
 use uuid::Uuid;
 
-use crate::ai::Engine;
 use crate::ai::openai::Piece;
 use crate::conversation::Event;
 use crate::domain::interview::{RoomStatus, TurnAnswer, status_at};
@@ -28,6 +27,7 @@ use crate::domain::record::transcribe;
 use crate::error::ApiError;
 use crate::ingest::ParsedUtterance;
 use crate::secret::SecretKey;
+use crate::services::Services;
 use crate::store::{NewRecord, NewTurn, PublicRoom, RecordContent, Store, StoredRoom, StoredTurn, TurnRefused};
 
 use interviewer::Brief;
@@ -191,23 +191,21 @@ pub fn closed(status: RoomStatus) -> ApiError {
 /// read; a turn that arrives meanwhile makes this one void (409), and the newer request
 /// answers.
 pub fn spawn_turn(
-    engine: &Engine,
-    store: &Store,
+    services: &Services,
     room: PublicRoom,
     turns: Vec<StoredTurn>,
 ) -> mpsc::UnboundedReceiver<Event<TurnAnswer>> {
     let (events, receiver) = mpsc::unbounded_channel();
-    let (engine, store) = (engine.clone(), store.clone());
+    let services = services.clone();
     tokio::spawn(async move {
-        let event = interviewer_turn(&engine, &store, &room, &turns, &events).await;
+        let event = interviewer_turn(&services, &room, &turns, &events).await;
         let _ = events.send(event);
     });
     receiver
 }
 
 async fn interviewer_turn(
-    engine: &Engine,
-    store: &Store,
+    services: &Services,
     room: &PublicRoom,
     turns: &[StoredTurn],
     events: &mpsc::UnboundedSender<Event<TurnAnswer>>,
@@ -219,7 +217,30 @@ async fn interviewer_turn(
             Piece::Restart => Event::Reset,
         });
     };
-    let next = match interviewer::next(engine, &brief(room, at), turns, &mut on_piece).await {
+    // The respondent's words reach the model as the workspace says; when its settings
+    // cannot be read, as the defaults say (pseudonymised).
+    let store = &services.store;
+    let material = crate::trust::Material {
+        texts: turns.iter().map(|t| t.text.as_str()).collect(),
+        ..Default::default()
+    };
+    let engine = match crate::trust::engine_for_project(
+        services,
+        room.room.project_id,
+        crate::domain::usage::UsageKind::Interview,
+        &material,
+    )
+    .await
+    {
+        Ok(engine) => engine,
+        Err(error) => {
+            tracing::warn!(error = %format!("{error:#}"), "reading the workspace's settings failed; pseudonymising");
+            let settings = crate::domain::workspace::Settings::default();
+            let cloak = crate::trust::cloak(&settings, &material);
+            services.engine.for_work(cloak, None)
+        }
+    };
+    let next = match interviewer::next(&engine, &brief(room, at), turns, &mut on_piece).await {
         Ok(next) => next,
         Err(error) => {
             tracing::warn!(room = %room.room.id, %error, "the interviewer could not answer");

@@ -22,6 +22,9 @@ pub struct PageRoom<'a> {
     /// Shown under the header when not empty.
     pub topics_for_respondent: &'a str,
     pub max_duration_minutes: i64,
+    /// The workspace's consent text, which the respondent accepts to start; none: the
+    /// page only says that answers are recorded.
+    pub consent_text: Option<&'a str>,
 }
 
 pub const SCRIPT: &str = include_str!("assets/interview.js");
@@ -60,7 +63,7 @@ fn render_page(room: &PageRoom<'_>, preview: Option<&str>) -> String {
         format!("{room_name} – {}", room.project_name)
     };
     let (state, content) = match room.status {
-        "pending" | "active" => ("join", join_view(text, preview.is_some())),
+        "pending" | "active" => ("join", join_view(text, preview.is_some(), room.consent_text)),
         "completed" => ("completed", closed_view(text.script.completed)),
         "expired" => ("expired", closed_view(text.expired)),
         "cancelled" => ("cancelled", closed_view(text.cancelled)),
@@ -193,9 +196,25 @@ fn closed_view(message: &str) -> String {
 
 /// The join form, and the conversation the script reveals once joined; `off` (a
 /// preview) disables the form.
-fn join_view(text: &Text, off: bool) -> String {
+fn join_view(text: &Text, off: bool, consent_text: Option<&str>) -> String {
     let t = |s: &str| escape_html(s);
     let off = if off { " disabled" } else { "" };
+    // The workspace's own text, paragraph by paragraph, and a box to tick before starting.
+    let agreement = match consent_text.map(str::trim).filter(|c| !c.is_empty()) {
+        Some(consent) => {
+            let paragraphs: String = consent
+                .split("\n\n")
+                .map(|p| format!("<p>{}</p>", escape_html(p.trim())))
+                .collect();
+            format!(
+                "<fieldset class=\"agreement\">\n<legend>{}</legend>\n<div class=\"agreement-text\">{paragraphs}</div>\n\
+                 <label class=\"accept\"><input id=\"consent\" name=\"consent\" type=\"checkbox\" required{off}> {}</label>\n</fieldset>\n",
+                t(text.consent_heading),
+                t(text.consent_accept),
+            )
+        }
+        None => String::new(),
+    };
     format!(
         r#"<section id="join-section" class="join" aria-labelledby="join-heading">
 <h2 id="join-heading">{join_heading}</h2>
@@ -203,7 +222,7 @@ fn join_view(text: &Text, off: bool) -> String {
 <form id="join-form">
 <label for="email">{email_label}</label>
 <input id="email" name="email" type="email" autocomplete="email" required autocapitalize="off" spellcheck="false"{off}>
-<button id="join" type="submit" class="primary"{off}>{join}</button>
+{agreement}<button id="join" type="submit" class="primary"{off}>{join}</button>
 </form>
 <p class="consent">{consent}</p>
 </section>
@@ -288,6 +307,8 @@ struct Text {
     email_label: &'static str,
     join: &'static str,
     consent: &'static str,
+    consent_heading: &'static str,
+    consent_accept: &'static str,
     conversation: &'static str,
     time_left: &'static str,
     message_label: &'static str,
@@ -333,6 +354,8 @@ static EN: Text = Text {
     email_label: "Email address",
     join: "Start interview",
     consent: "Your answers are recorded for research by the project team.",
+    consent_heading: "Consent",
+    consent_accept: "I have read this and I agree.",
     conversation: "Conversation",
     time_left: "Time left",
     message_label: "Your answer",
@@ -372,6 +395,8 @@ static DE: Text = Text {
     email_label: "E-Mail-Adresse",
     join: "Interview starten",
     consent: "Ihre Antworten werden vom Projektteam für Forschungszwecke aufgezeichnet.",
+    consent_heading: "Einwilligung",
+    consent_accept: "Ich habe das gelesen und bin einverstanden.",
     conversation: "Gespräch",
     time_left: "Verbleibende Zeit",
     message_label: "Ihre Antwort",
@@ -412,6 +437,8 @@ static FR: Text = Text {
     email_label: "Adresse e-mail",
     join: "Commencer l’entretien",
     consent: "Vos réponses sont enregistrées par l’équipe du projet à des fins de recherche.",
+    consent_heading: "Consentement",
+    consent_accept: "J’ai lu ce texte et je l’accepte.",
     conversation: "Conversation",
     time_left: "Temps restant",
     message_label: "Votre réponse",
@@ -451,6 +478,8 @@ static ES: Text = Text {
     email_label: "Correo electrónico",
     join: "Empezar la entrevista",
     consent: "El equipo del proyecto registra sus respuestas con fines de investigación.",
+    consent_heading: "Consentimiento",
+    consent_accept: "He leído este texto y estoy de acuerdo.",
     conversation: "Conversación",
     time_left: "Tiempo restante",
     message_label: "Su respuesta",
@@ -495,6 +524,8 @@ static RU: Text = Text {
     email_label: "Адрес электронной почты",
     join: "Начать интервью",
     consent: "Команда проекта записывает ваши ответы для исследования.",
+    consent_heading: "Согласие",
+    consent_accept: "Я прочитал(а) этот текст и согласен(на).",
     conversation: "Беседа",
     time_left: "Осталось",
     message_label: "Ваш ответ",
@@ -534,6 +565,7 @@ mod tests {
             language,
             topics_for_respondent: "Shipping, returns",
             max_duration_minutes: 30,
+            consent_text: None,
         }
     }
 
@@ -565,7 +597,14 @@ mod tests {
             language: "en",
             topics_for_respondent: "<img src=x onerror=alert(1)> 'topics'",
             max_duration_minutes: 30,
+            consent_text: Some("<b>I agree</b>\n\nto be recorded."),
         });
+        assert!(
+            html.contains(
+                "<div class=\"agreement-text\"><p>&lt;b&gt;I agree&lt;/b&gt;</p><p>to be recorded.</p></div>"
+            )
+        );
+        assert!(html.contains(r#"<input id="consent" name="consent" type="checkbox" required>"#));
         assert!(!html.contains("<script>alert"), "{html}");
         assert!(!html.contains("<b>bold"));
         assert!(!html.contains("<img"));
@@ -678,7 +717,11 @@ mod tests {
 
     #[test]
     fn every_element_the_script_looks_up_is_on_the_page() {
-        let html = render(&room("active", "en"));
+        // With a consent text, so that its box is there too.
+        let html = render(&PageRoom {
+            consent_text: Some("I agree."),
+            ..room("active", "en")
+        });
         let ids: Vec<&str> = SCRIPT
             .split("$(\"")
             .skip(1)

@@ -31,6 +31,25 @@ pub async fn room_by_token(store: &Store, token: &str) -> ApiResult<PublicRoom> 
         .ok_or_else(|| ApiError::NotFound("No interview has this link; check that it was copied whole.".into()))
 }
 
+/// The 422 for starting without accepting the consent text.
+fn not_consented(given: Option<bool>) -> ApiError {
+    let (kind, sentence) = match given {
+        None => (
+            "missing",
+            "Field required: accept the consent text to join (consent: true)",
+        ),
+        Some(_) => (
+            "value_error",
+            "Value error, accept the consent text to join (consent: true)",
+        ),
+    };
+    ApiError::validation(vec![ValidationIssue::new(
+        vec![serde_json::json!("body"), serde_json::json!("consent")],
+        kind,
+        sentence,
+    )])
+}
+
 /// What a respondent may know of the room before joining.
 pub fn room_info(room: &PublicRoom, at: DateTime<Utc>) -> RoomInfo {
     RoomInfo {
@@ -41,6 +60,8 @@ pub fn room_info(room: &PublicRoom, at: DateTime<Utc>) -> RoomInfo {
         expires_at: room.room.expires_at,
         language: room.room.language.clone(),
         topics_for_respondent: room.room.topics_for_respondent.clone().unwrap_or_default(),
+        consent_text: room.consent_text.clone(),
+        consent_version: room.consent_text.as_ref().and(room.consent_version),
     }
 }
 
@@ -89,7 +110,7 @@ async fn session_room(services: &Services, token: &str, session_id: &str) -> Api
 
 /// Joins the room behind `token` as the respondent `email`: starts a pending interview
 /// (the interviewer opens it), or rejoins the same respondent's active one where it was.
-pub async fn join(services: &Services, token: &str, email: &str) -> ApiResult<JoinAnswer> {
+pub async fn join(services: &Services, token: &str, email: &str, consent: Option<bool>) -> ApiResult<JoinAnswer> {
     let email = normalize_email(email).ok_or_else(|| {
         ApiError::validation(vec![
             ValidationIssue::value_error(
@@ -100,10 +121,18 @@ pub async fn join(services: &Services, token: &str, email: &str) -> ApiResult<Jo
         ])
     })?;
     let mut room = room_by_token(&services.store, token).await?;
+    // A workspace with a consent text lets no one start who has not accepted it (one
+    // rejoining an interview under way accepted it when starting).
+    let accepted = match (&room.consent_text, consent) {
+        (None, _) => Ok(None),
+        (Some(text), Some(true)) => Ok(Some((room.consent_version.unwrap_or(1), text.as_str()))),
+        (Some(_), given) => Err(not_consented(given)),
+    };
     let at = now();
     match room_status(&room.room, at) {
         RoomStatus::Pending => {
-            if !services.store.start_room(room.room.id, &email, at).await? {
+            let accepted = accepted?;
+            if !services.store.start_room(room.room.id, &email, accepted, at).await? {
                 // Someone joined (or it expired) a moment ago: judge it as it is now.
                 room = room_by_token(&services.store, token).await?;
             } else {
@@ -131,7 +160,7 @@ pub async fn join(services: &Services, token: &str, email: &str) -> ApiResult<Jo
     }
     let mut turns = services.store.turns(room.room.id).await?;
     if turns.is_empty() {
-        let mut events = super::spawn_turn(&services.engine, &services.store, room.clone(), Vec::new());
+        let mut events = super::spawn_turn(services, room.clone(), Vec::new());
         while let Some(event) = events.recv().await {
             match event {
                 crate::conversation::Event::Error(axum::http::StatusCode::CONFLICT, _)
@@ -243,12 +272,7 @@ pub async fn take_turn(services: &Services, token: &str, body: MessageRequest) -
             ends_at: super::ends_at(&room.room, at),
         }));
     }
-    Ok(Turn::Answering(super::spawn_turn(
-        &services.engine,
-        &services.store,
-        room,
-        turns,
-    )))
+    Ok(Turn::Answering(super::spawn_turn(services, room, turns)))
 }
 
 /// Ends the respondent's interview: its transcript becomes a record of the project.

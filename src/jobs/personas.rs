@@ -18,8 +18,18 @@ pub async fn write(context: &Context, job: &Job) -> Result<(), JobError> {
         return Ok(());
     }
     let utterances = context.store.utterances(record.id).await?;
-    let (persona, usage) = context
-        .engine
+    let engine = crate::trust::engine_for_project(
+        context,
+        record.project_id,
+        crate::domain::usage::UsageKind::Persona,
+        &crate::trust::Material {
+            speakers: utterances.iter().map(|u| u.speaker.as_str()).collect(),
+            labels: vec![record.name.as_str()],
+            texts: utterances.iter().map(|u| u.text.as_str()).collect(),
+        },
+    )
+    .await?;
+    let (persona, usage) = engine
         .persona(&record.name, &utterances, record.language.as_deref())
         .await
         .map_err(|error| match error {

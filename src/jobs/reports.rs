@@ -36,23 +36,25 @@ pub(super) async fn generate(context: &Context, job: &Job, claimed: Option<Repor
             "The report has no prompts left to answer: they were deleted. Choose prompts and regenerate.".to_owned(),
         ));
     }
-    let sources: Vec<Source> = material
-        .into_iter()
-        .map(|row| Source {
-            record_id: row.record_id,
-            record_name: row.record_name,
-            utterance_id: row.id,
-            speaker: row.speaker,
-            is_respondent: row.is_respondent,
-            start_ms: row.start_ms,
-            text: row.text,
-        })
-        .collect();
+    let sources: Vec<Source> = material.into_iter().map(crate::reports::source).collect();
     let mode = work
         .reasoning_mode
         .as_deref()
         .and_then(ReasoningMode::parse)
         .unwrap_or(ReasoningMode::Balanced);
+    // The report's material as the model will see it: speakers and values as
+    // placeholders, numbered through the material in order.
+    let engine = crate::trust::engine_for_project(
+        context,
+        work.project_id,
+        crate::domain::usage::UsageKind::Report,
+        &crate::trust::Material {
+            speakers: sources.iter().map(|s| s.speaker.as_str()).collect(),
+            labels: sources.iter().map(|s| s.record_name.as_str()).collect(),
+            texts: sources.iter().map(|s| s.text.as_str()).collect(),
+        },
+    )
+    .await?;
     let mut usage = Usage::default();
     let mut sections = Vec::with_capacity(prompts.len());
     let mut quoted = Vec::new();
@@ -68,8 +70,7 @@ pub(super) async fn generate(context: &Context, job: &Job, claimed: Option<Repor
             mode,
             quoted_before: quoted.clone(),
         };
-        let section = context
-            .engine
+        let section = engine
             .write_section(&brief, &sources)
             .await
             .map_err(|error| match error {

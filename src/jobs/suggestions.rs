@@ -29,8 +29,18 @@ pub async fn suggest(context: &Context, job: &Job) -> Result<(), JobError> {
         .collect();
     if !tags.is_empty() {
         let utterances = store.utterances(record.id).await?;
-        let (suggestions, usage) = context
-            .engine
+        let engine = crate::trust::engine_for_project(
+            context,
+            record.project_id,
+            crate::domain::usage::UsageKind::Suggestions,
+            &crate::trust::Material {
+                speakers: utterances.iter().map(|u| u.speaker.as_str()).collect(),
+                labels: vec![record.name.as_str()],
+                texts: utterances.iter().map(|u| u.text.as_str()).collect(),
+            },
+        )
+        .await?;
+        let (suggestions, usage) = engine
             .suggest_highlights(&tags, &utterances, record.language.as_deref())
             .await
             .map_err(|error| match error {

@@ -24,14 +24,24 @@ pub async fn propose(context: &Context, job: &Job) -> Result<(), JobError> {
     let (themes, usage) = if texts.len() < crate::ai::themes::MIN_MEMBERS {
         (Vec::new(), crate::ai::Usage::default())
     } else {
-        context
-            .engine
-            .propose_themes(&texts, language.as_deref())
-            .await
-            .map_err(|error| match error {
-                AiError::Transient(message) => JobError::Transient(message),
-                AiError::Permanent(message) => JobError::Permanent(message),
-            })?
+        let speakers = store.project_speakers(project_id).await?;
+        crate::trust::engine_for_project(
+            context,
+            project_id,
+            crate::domain::usage::UsageKind::Themes,
+            &crate::trust::Material {
+                speakers: speakers.iter().map(String::as_str).collect(),
+                labels: Vec::new(),
+                texts: texts.iter().map(String::as_str).collect(),
+            },
+        )
+        .await?
+        .propose_themes(&texts, language.as_deref())
+        .await
+        .map_err(|error| match error {
+            AiError::Transient(message) => JobError::Transient(message),
+            AiError::Permanent(message) => JobError::Permanent(message),
+        })?
     };
     let proposals: Vec<(String, String, Vec<uuid::Uuid>)> = themes
         .into_iter()

@@ -18,6 +18,10 @@ pub async fn detail(store: &Store, user_id: Uuid, record_id: Uuid) -> ApiResult<
         .get_record(user_id, record_id)
         .await?
         .ok_or_else(|| ApiError::not_found("Record"))?;
-    let utterances = store.utterances(record_id).await?;
-    Ok(RecordDetail { record, utterances })
+    let (utterances, consent) = tokio::try_join!(store.utterances(record_id), store.record_consent(record_id))?;
+    Ok(RecordDetail {
+        record,
+        utterances,
+        consent,
+    })
 }

@@ -5,6 +5,8 @@
 use serde_json::json;
 use uuid::Uuid;
 
+use crate::services::Services;
+
 use crate::accounts::access;
 use crate::ai::suggest::Suggestion;
 use crate::domain::highlight::{
@@ -295,9 +297,16 @@ pub async fn update(store: &Store, user_id: Uuid, highlight_id: Uuid, body: High
 /// Asks for suggested highlights on a finished record, against `tag_ids` (every tag of
 /// its workspace when empty); they are made in the background and wait, `suggested`, for
 /// a person to accept or reject each. Answers whether any tag is there to suggest for.
-pub async fn suggest(store: &Store, user_id: Uuid, record_id: Uuid, tag_ids: &[Uuid]) -> ApiResult<SuggestionsQueued> {
+pub async fn suggest(
+    services: &Services,
+    user_id: Uuid,
+    record_id: Uuid,
+    tag_ids: &[Uuid],
+) -> ApiResult<SuggestionsQueued> {
+    let store = &services.store;
     access::require(store, user_id, Target::Record(record_id), Need::Write).await?;
     let place = finished_record(store, record_id).await?;
+    crate::trust::require_budget(services, place.workspace_id).await?;
     check_tags(store, place.workspace_id, tag_ids).await?;
     if store.tags_for_record(record_id, tag_ids).await?.is_empty() {
         return Err(ApiError::conflict(

@@ -5,6 +5,8 @@
 
 use uuid::Uuid;
 
+use crate::services::Services;
+
 use crate::accounts::access;
 use crate::domain::tag::{Tag, TagCreate};
 use crate::domain::theme::{ThemeAccept, ThemeProposal, ThemesQueued};
@@ -14,8 +16,10 @@ use crate::store::{Store, StoredTheme, Target};
 
 /// Asks for themes over the project's untagged highlights; they replace the proposals not
 /// yet decided once written.
-pub async fn request(store: &Store, user_id: Uuid, project_id: Uuid) -> ApiResult<ThemesQueued> {
+pub async fn request(services: &Services, user_id: Uuid, project_id: Uuid) -> ApiResult<ThemesQueued> {
+    let store = &services.store;
     access::require(store, user_id, Target::Project(project_id), Need::Write).await?;
+    crate::trust::require_project_budget(services, project_id).await?;
     if store.untagged_highlights(project_id).await?.len() < crate::ai::themes::MIN_MEMBERS {
         return Err(ApiError::conflict(
             "The project has fewer than two highlights without a tag: there is nothing to group yet.",

@@ -13,7 +13,7 @@ use crate::domain::interview::{Room, RoomStatus, RoomUpdate, status_at};
 use crate::domain::now;
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::patch::Patch;
-use crate::domain::record::RecordStatus;
+use crate::domain::record::{Consent, RecordStatus};
 
 /// A room as stored: everything but its link, which is derived from `token_nonce`.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -70,7 +70,15 @@ pub struct PublicRoom {
     pub project_name: String,
     pub research_goals: String,
     pub interview_guide: String,
+    /// The workspace's consent text now, and its version (none: no consent is asked).
+    pub consent_text: Option<String>,
+    pub consent_version: Option<i64>,
 }
+
+/// A room's columns with its project's brief and its workspace's consent text.
+const SELECT_PUBLIC_ROOM: &str = ", p.name AS project_name, p.research_goals, p.interview_guide, \
+     s.consent_text, s.consent_version FROM interview_rooms r";
+const JOIN_SETTINGS: &str = " LEFT JOIN workspace_settings s ON s.workspace_id = p.workspace_id";
 
 /// A room to make.
 #[derive(Debug, Clone)]
@@ -244,10 +252,8 @@ impl Store {
     /// Any room with its project's brief, for the interviewer agent (which holds the
     /// agent secret, not a user's token).
     pub async fn room_for_agent(&self, room_id: Uuid) -> anyhow::Result<Option<PublicRoom>> {
-        let sql = SELECT_ROOM.replace(
-            "FROM interview_rooms r",
-            ", p.name AS project_name, p.research_goals, p.interview_guide FROM interview_rooms r",
-        ) + " WHERE r.id = $1";
+        let sql =
+            SELECT_ROOM.replace("FROM interview_rooms r", SELECT_PUBLIC_ROOM) + JOIN_SETTINGS + " WHERE r.id = $1";
         Ok(db!(self, read, |pool| sqlx::query_as::<_, PublicRoom>(&sql)
             .bind(room_id)
             .fetch_optional(pool)
@@ -307,10 +313,9 @@ impl Store {
 
     /// The room behind a link, found by the link's hash.
     pub async fn room_by_token_hash(&self, token_hash: &[u8]) -> anyhow::Result<Option<PublicRoom>> {
-        let sql = SELECT_ROOM.replace(
-            "FROM interview_rooms r",
-            ", p.name AS project_name, p.research_goals, p.interview_guide FROM interview_rooms r",
-        ) + " WHERE r.token_hash = $1";
+        let sql = SELECT_ROOM.replace("FROM interview_rooms r", SELECT_PUBLIC_ROOM)
+            + JOIN_SETTINGS
+            + " WHERE r.token_hash = $1";
         Ok(db!(self, read, |pool| sqlx::query_as::<_, PublicRoom>(&sql)
             .bind(token_hash)
             .fetch_optional(pool)
@@ -378,18 +383,47 @@ impl Store {
 
     /// Starts the interview for `email`; `false` when the room is not `pending` and
     /// open (someone else joined first, or it expired).
-    pub async fn start_room(&self, room_id: Uuid, email: &str, at: DateTime<Utc>) -> anyhow::Result<bool> {
-        let updated = db!(self, write_one, |conn| sqlx::query(
-            "UPDATE interview_rooms SET status = 'active', respondent_email = $1, started_at = $2, updated_at = $2 \
+    pub async fn start_room(
+        &self,
+        room_id: Uuid,
+        email: &str,
+        consent: Option<(i64, &str)>,
+        at: DateTime<Utc>,
+    ) -> anyhow::Result<bool> {
+        let updated = db!(self, write_one, |conn| {
+            sqlx::query(
+            "UPDATE interview_rooms SET status = 'active', respondent_email = $1, started_at = $2, updated_at = $2, \
+             consent_version = $4, consent_text = $5, consented_at = CASE WHEN $5 IS NULL THEN NULL ELSE $2 END \
              WHERE id = $3 AND status = 'pending' AND expires_at > $2"
         )
         .bind(email)
         .bind(at)
         .bind(room_id)
+        .bind(consent.map(|(version, _)| version))
+        .bind(consent.map(|(_, text)| text))
         .execute(&mut *conn)
         .await
-        .map(|done| done.rows_affected()))?;
+        .map(|done| done.rows_affected())
+        })?;
         Ok(updated == 1)
+    }
+
+    /// The consent the respondent of the interview that became this record accepted.
+    pub async fn record_consent(&self, record_id: Uuid) -> anyhow::Result<Option<Consent>> {
+        Ok(
+            db!(self, read, |pool| sqlx::query_as::<_, (i64, String, DateTime<Utc>)>(
+                "SELECT consent_version, consent_text, consented_at FROM interview_rooms \
+             WHERE record_id = $1 AND consented_at IS NOT NULL LIMIT 1"
+            )
+            .bind(record_id)
+            .fetch_optional(pool)
+            .await)?
+            .map(|(version, text, accepted_at)| Consent {
+                version,
+                text,
+                accepted_at,
+            }),
+        )
     }
 
     /// The interview's turns, in order.
@@ -495,10 +529,9 @@ impl Store {
 
     /// Active rooms, for the watch that closes interviews whose time is up.
     pub async fn active_rooms(&self) -> anyhow::Result<Vec<PublicRoom>> {
-        let sql = SELECT_ROOM.replace(
-            "FROM interview_rooms r",
-            ", p.name AS project_name, p.research_goals, p.interview_guide FROM interview_rooms r",
-        ) + " WHERE r.status = 'active'";
+        let sql = SELECT_ROOM.replace("FROM interview_rooms r", SELECT_PUBLIC_ROOM)
+            + JOIN_SETTINGS
+            + " WHERE r.status = 'active'";
         Ok(db!(self, read, |pool| sqlx::query_as::<_, PublicRoom>(&sql)
             .fetch_all(pool)
             .await)?)

@@ -28,9 +28,11 @@ mod records;
 mod reports;
 mod search;
 mod sessions;
+mod settings;
 mod tags;
 mod themes;
 mod token_checks;
+mod usage;
 
 pub use token_checks::{Credential, Holder};
 mod audit;
@@ -70,6 +72,7 @@ pub use search::{DocumentText, HighlightText, OutboxEntry, RecordText};
 pub use sessions::{Account, Failures, SessionStart};
 pub use tags::{NewTag, TagFields};
 pub use themes::{StoredTheme, UntaggedHighlight};
+pub use usage::Charge;
 pub use users::FIRST_ADMIN_EMAIL;
 pub use webhooks::{Attempt, ClaimedDelivery, NewEndpoint, Resend};
 pub use workspaces::{MemberChange, Target};
@@ -211,6 +214,9 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
     migration!(14, "0014_search"),
     migration!(15, "0015_report_insights"),
     migration!(16, "0016_theme_proposals"),
+    migration!(17, "0017_workspace_settings"),
+    migration!(18, "0018_consent"),
+    migration!(19, "0019_ai_usage"),
 ];
 
 #[derive(Debug)]

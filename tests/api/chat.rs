@@ -133,7 +133,12 @@ async fn model_app_with(addr: SocketAddr, attempts: u32) -> TestApp {
 }
 
 /// Sends a chat question asking for SSE; returns the events as (name, data, when).
-async fn stream_events(app: &TestApp, user: &TestUser, record: &str, body: Value) -> Vec<(String, Value, Instant)> {
+pub(crate) async fn stream_events(
+    app: &TestApp,
+    user: &TestUser,
+    record: &str,
+    body: Value,
+) -> Vec<(String, Value, Instant)> {
     let response = app
         .client
         .post(app.url(&format!("/insight/{record}/chat/")))
@@ -551,11 +556,25 @@ async fn a_model_answer_streams_with_history_and_passages_and_is_stored() {
     let roles: Vec<&str> = messages.iter().map(|m| m["role"].as_str().expect("role")).collect();
     assert_eq!(roles, ["system", "user", "assistant", "user"]);
     assert_eq!(messages[1]["content"], "What about invoices?");
-    assert_eq!(messages[2]["content"], first["content"]);
+    // The earlier answer goes back as the model wrote it: Anna's name as her placeholder.
+    assert_eq!(
+        messages[2]["content"],
+        first["content"]
+            .as_str()
+            .expect("content")
+            .replace("Anna", "[PERSON_1]")
+    );
     let user_message = messages[3]["content"].as_str().expect("content");
+    // Anna is the record's speaker and its name: the model sees a placeholder for her.
     assert!(
         user_message.contains("<transcripts>")
-            && user_message.contains(&format!("[Anna, #2] Anna (respondent): {REAL_QUOTE}"))
+            && user_message.contains(&format!("[[PERSON_1], #2] [PERSON_1] (respondent): {REAL_QUOTE}")),
+        "{user_message}"
+    );
+    assert!(
+        messages
+            .iter()
+            .all(|m| !m["content"].as_str().unwrap_or("").contains("Anna"))
     );
     assert!(user_message.ends_with("Question: Why does she chase finance?"));
     assert_eq!(last["stream"], true);

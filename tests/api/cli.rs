@@ -17,7 +17,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_insight");
 /// How long anything the binary does may take before the test gives up on it.
 const PATIENCE: Duration = Duration::from_secs(30);
 /// Settings the environment of the test run must not leak into the children.
-const SETTINGS: [&str; 57] = [
+const SETTINGS: [&str; 58] = [
     "INSIGHT_ADDR",
     "INSIGHT_DATABASE_URL",
     "INSIGHT_MAX_BODY_BYTES",
@@ -47,6 +47,7 @@ const SETTINGS: [&str; 57] = [
     "INSIGHT_LLM_CONCURRENCY",
     "INSIGHT_LLM_TIMEOUT_SECONDS",
     "INSIGHT_LLM_MAX_ATTEMPTS",
+    "INSIGHT_LLM_PRICES",
     "INSIGHT_SEARCH_PROVIDER",
     "INSIGHT_SEARCH_BASE_URL",
     "INSIGHT_SEARCH_API_KEY",
@@ -617,6 +618,7 @@ async fn every_bad_setting_stops_the_start_naming_its_variable() {
         ("INSIGHT_LLM_CONCURRENCY", "0"),
         ("INSIGHT_LLM_TIMEOUT_SECONDS", "0"),
         ("INSIGHT_LLM_MAX_ATTEMPTS", "0"),
+        ("INSIGHT_LLM_PRICES", "gpt-4o=cheap"),
         ("INSIGHT_SMTP_URL", "mail.example.org"),
         // Refused without being repeated: it holds a password.
         ("INSIGHT_SMTP_URL", "smtp://me:hunter2@mail.example.org?tls=yes"),

@@ -19,7 +19,7 @@ use crate::console_pages::{http_session, quoted_after};
 use crate::support::{TestApp, TestUser};
 
 /// Submits the form around the element `css` finds, as its submit button would.
-async fn submit(browser: &Browser, css: &str) {
+pub(crate) async fn submit(browser: &Browser, css: &str) {
     let done = browser
         .script(&format!(
             "const f = document.querySelector({css:?})?.form ?? document.querySelector({css:?})?.closest('form'); \
@@ -30,7 +30,7 @@ async fn submit(browser: &Browser, css: &str) {
 }
 
 /// Sets a field's value (a select's option, or text replacing what is there).
-async fn set(browser: &Browser, css: &str, value: &str) {
+pub(crate) async fn set(browser: &Browser, css: &str, value: &str) {
     let done = browser
         .script(&format!(
             "const e = document.querySelector({css:?}); if (!e) return false; e.value = {value:?}; return e.value === {value:?}"

@@ -30,6 +30,7 @@ mod openai_stub;
 mod openapi;
 mod pagination;
 mod presets;
+mod privacy;
 mod projects;
 mod records;
 mod reports;

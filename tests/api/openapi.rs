@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::support::TestApp;
 
-const TAGS: [&str; 17] = [
+const TAGS: [&str; 19] = [
     "insight",
     "insight_public",
     "projects",
@@ -24,6 +24,8 @@ const TAGS: [&str; 17] = [
     "highlights",
     "insights",
     "search",
+    "privacy",
+    "usage",
     "exports",
 ];
 

@@ -393,6 +393,10 @@ fn rule(method: &Method, path: &str, f: &Fixture) -> Option<(Rule, Option<Value>
         ),
         ("GET", "/projects/{project_id}/reports") => r(Read),
         ("POST", "/projects/{project_id}/reports") => b(Write, json!({ "title": "More", "prompts_ids": [f.prompt] })),
+        ("POST", "/projects/{project_id}/reports/estimate") => {
+            b(Write, json!({ "title": "More", "prompts_ids": [f.prompt] }))
+        }
+        ("GET", "/workspaces/{workspace_id}/usage") => r(Read),
         (
             "GET",
             "/projects/{project_id}/reports/{report_id}" | "/projects/{project_id}/reports/{report_id}/generation",
@@ -455,6 +459,9 @@ fn rule(method: &Method, path: &str, f: &Fixture) -> Option<(Rule, Option<Value>
         ("DELETE", "/webhooks/endpoints/{endpoint_id}") => r(Manage),
 
         ("GET", "/workspaces/{workspace_id}/tags") => r(Read),
+        ("GET", "/workspaces/{workspace_id}/settings") => r(Read),
+        ("PATCH", "/workspaces/{workspace_id}/settings") => b(Manage, json!({ "known_names": ["Zora Quist"] })),
+        ("GET", "/insight/{rec_id}/pii") => r(Read),
         // The same name again is a 409, which the matrix counts as allowed (not refused).
         ("POST", "/workspaces/{workspace_id}/tags") => b(Write, json!({ "name": "Onboarding" })),
         ("PATCH", "/tags/{tag_id}") => b(Write, json!({ "description": "What they pay, and how" })),

@@ -199,6 +199,10 @@ impl TestApp {
         self.call(Method::PUT, path, Some(&user.token), Some(body)).await
     }
 
+    pub async fn patch(&self, path: &str, user: &TestUser, body: Value) -> (StatusCode, Value) {
+        self.call(Method::PATCH, path, Some(&user.token), Some(body)).await
+    }
+
     pub async fn delete(&self, path: &str, user: &TestUser) -> (StatusCode, Value) {
         self.call(Method::DELETE, path, Some(&user.token), None).await
     }

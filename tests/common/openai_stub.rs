@@ -239,6 +239,8 @@ struct Shared {
     hold: AtomicBool,
     in_flight: AtomicUsize,
     most_in_flight: AtomicUsize,
+    /// Set by a test whose workspace turned pseudonymisation off.
+    allow_personal_data: AtomicBool,
 }
 
 /// The stub: what it was asked, and how it answers. Clones share both.
@@ -265,6 +267,7 @@ impl OpenAiStub {
                 hold: AtomicBool::new(false),
                 in_flight: AtomicUsize::new(0),
                 most_in_flight: AtomicUsize::new(0),
+                allow_personal_data: AtomicBool::new(false),
             }),
         }
     }
@@ -343,6 +346,12 @@ impl OpenAiStub {
         self.shared.calls.lock().expect("calls").clear();
     }
 
+    /// Lets personal values reach this stub (a workspace that turned pseudonymisation
+    /// off); otherwise a chat call holding one is refused with 400 and the leak printed.
+    pub fn allow_personal_data(&self, allow: bool) {
+        self.shared.allow_personal_data.store(allow, Ordering::SeqCst);
+    }
+
     /// The calls taken and not yet answered whole.
     pub fn in_flight(&self) -> usize {
         self.shared.in_flight.load(Ordering::Relaxed)
@@ -375,7 +384,15 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
     let arrived = Instant::now();
     let in_flight = InFlight::new(&shared);
     let (call, unreadable) = read_call(request, arrived).await;
-    let reply = if shared.hold.load(Ordering::SeqCst) {
+    let leaks = if call.is_chat() && !shared.allow_personal_data.load(Ordering::SeqCst) {
+        personal_values_in(&call.body)
+    } else {
+        Vec::new()
+    };
+    let reply = if !leaks.is_empty() {
+        eprintln!("PERSONAL DATA REACHED THE MODEL STUB: {leaks:?}");
+        Reply::status(400).message(&format!("personal data reached the model: {leaks:?}"))
+    } else if shared.hold.load(Ordering::SeqCst) {
         Reply::silence()
     } else if let Some(message) = unreadable {
         Reply::status(400).message(&message)
@@ -501,6 +518,80 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
 }
 
 /// The call a request makes, and why its body could not be read, if it could not.
+/// Names the test fixtures give their speakers and people.
+const FIXTURE_NAMES: &[&str] = &[
+    "Anna",
+    "Anna Schmidt",
+    "Priya Raman",
+    "Ben Okafor",
+    "Okafor",
+    "Priya",
+    "Ben",
+    "Dana",
+    "Carla",
+    "Carl",
+    "Bob",
+];
+
+/// The personal values of the fixtures and of the labelled corpus
+/// (`tests/fixtures/pii/corpus.txt`): none may reach a model while its workspace
+/// pseudonymises, which is the default.
+fn personal_values() -> &'static [String] {
+    static VALUES: OnceLock<Vec<String>> = OnceLock::new();
+    VALUES.get_or_init(|| {
+        let corpus = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/pii/corpus.txt"))
+            .expect("read the personal data corpus");
+        let mut values: Vec<String> = FIXTURE_NAMES.iter().map(|v| (*v).to_owned()).collect();
+        for line in corpus.lines().filter(|l| !l.starts_with('#')) {
+            for mark in line.split('⟦').skip(1) {
+                if let Some((_, value)) = mark.split('⟧').next().and_then(|m| m.split_once(':')) {
+                    // A two-letter name would be found inside ordinary words' company.
+                    if value.chars().count() >= 3 {
+                        values.push(value.to_owned());
+                    }
+                }
+            }
+        }
+        values.sort();
+        values.dedup();
+        values
+    })
+}
+
+/// The personal values in the messages of a chat call, as whole words.
+fn personal_values_in(body: &Value) -> Vec<String> {
+    let Some(messages) = body.get("messages").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for message in messages {
+        let Some(content) = message.get("content").and_then(Value::as_str) else {
+            continue;
+        };
+        // Only the values whose first word the message has are looked for, so that a
+        // benchmark's long prompts cost one pass.
+        let words: std::collections::HashSet<&str> = content.split(|c: char| !c.is_alphanumeric()).collect();
+        for value in personal_values() {
+            let first = value
+                .split(|c: char| !c.is_alphanumeric())
+                .find(|w| !w.is_empty())
+                .unwrap_or("");
+            if !words.contains(first) {
+                continue;
+            }
+            let whole_word = content.match_indices(value.as_str()).any(|(at, _)| {
+                let before = content[..at].chars().next_back();
+                let after = content[at + value.len()..].chars().next();
+                !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+            });
+            if whole_word && !found.contains(value) {
+                found.push(value.clone());
+            }
+        }
+    }
+    found
+}
+
 async fn read_call(request: Request, arrived: Instant) -> (Call, Option<String>) {
     let at_socket = request.extensions().get::<SocketArrival>().map(|at| at.0);
     let path = request.uri().path().to_owned();

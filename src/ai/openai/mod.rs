@@ -36,6 +36,13 @@ pub use tokens::{count_tokens, load_tokenizer};
 
 use self::compat::Compat;
 use super::{AiError, Usage};
+use crate::privacy::Cloak;
+
+/// Where the tokens of a client's calls are charged (a workspace's usage).
+pub trait Meter: Send + Sync {
+    /// One call that succeeded, with what the server counted and how long it took.
+    fn charge(&self, model: &str, usage: Usage, duration: Duration);
+}
 
 /// Where and how to reach the model.
 #[derive(Clone)]
@@ -154,6 +161,10 @@ pub struct ChatAnswer {
 #[derive(Clone)]
 pub struct OpenAiClient {
     inner: Arc<Inner>,
+    /// What every call conceals before it is sent and reveals in the answer.
+    cloak: Cloak,
+    /// Where every call's tokens are charged.
+    meter: Option<Arc<dyn Meter>>,
 }
 
 struct Inner {
@@ -218,7 +229,20 @@ impl OpenAiClient {
                 permits,
                 compat: Compat::default(),
             }),
+            cloak: Cloak::off(),
+            meter: None,
         })
+    }
+
+    /// This client for one piece of work: concealing personal data with `cloak` in every
+    /// call (the model sees placeholders, and the answers, whole or streamed, have them
+    /// mapped back), and charging each call's tokens to `meter`.
+    pub fn for_work(&self, cloak: Cloak, meter: Option<Arc<dyn Meter>>) -> Self {
+        Self {
+            inner: self.inner.clone(),
+            cloak,
+            meter,
+        }
     }
 
     pub fn config(&self) -> &OpenAiConfig {

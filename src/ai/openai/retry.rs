@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::{ChatAnswer, ChatRequest, OpenAiClient, Piece};
+use super::{ChatAnswer, ChatRequest, Message, OpenAiClient, Piece};
 use crate::ai::AiError;
 use crate::provider::backoff;
 
@@ -31,7 +31,69 @@ impl Failure {
 }
 
 impl OpenAiClient {
+    /// One call, its attempts as the module says; with personal data concealed in what
+    /// is sent and revealed in what comes back when the client is cloaked.
     pub(super) async fn run(
+        &self,
+        request: &ChatRequest,
+        on_piece: Option<&mut (dyn FnMut(Piece<'_>) + Send)>,
+    ) -> Result<ChatAnswer, AiError> {
+        let started = std::time::Instant::now();
+        let answer = self.revealed(request, on_piece).await?;
+        if let Some(meter) = &self.meter {
+            meter.charge(&self.inner.config.model, answer.usage, started.elapsed());
+        }
+        Ok(answer)
+    }
+
+    async fn revealed(
+        &self,
+        request: &ChatRequest,
+        on_piece: Option<&mut (dyn FnMut(Piece<'_>) + Send)>,
+    ) -> Result<ChatAnswer, AiError> {
+        if !self.cloak.is_on() {
+            return self.attempts(request, on_piece).await;
+        }
+        let concealed = ChatRequest {
+            messages: request
+                .messages
+                .iter()
+                .map(|message| Message {
+                    role: message.role,
+                    content: self.cloak.conceal(&message.content),
+                })
+                .collect(),
+            ..request.clone()
+        };
+        let mut answer = match on_piece {
+            Some(on_piece) => {
+                let mut stream = self.cloak.stream();
+                let mut revealed = |piece: Piece<'_>| match piece {
+                    Piece::Text(text) => {
+                        let shown = stream.push(text);
+                        if !shown.is_empty() {
+                            on_piece(Piece::Text(&shown));
+                        }
+                    }
+                    Piece::Restart => {
+                        stream.restart();
+                        on_piece(Piece::Restart);
+                    }
+                };
+                let answer = self.attempts(&concealed, Some(&mut revealed)).await?;
+                let rest = stream.finish();
+                if !rest.is_empty() {
+                    on_piece(Piece::Text(&rest));
+                }
+                answer
+            }
+            None => self.attempts(&concealed, None).await?,
+        };
+        answer.content = self.cloak.reveal(&answer.content, request.json_schema.is_some());
+        Ok(answer)
+    }
+
+    async fn attempts(
         &self,
         request: &ChatRequest,
         mut on_piece: Option<&mut (dyn FnMut(Piece<'_>) + Send)>,

@@ -106,6 +106,47 @@ pub async fn write_section(
     })
 }
 
+/// What writing the section would take, before anything is sent: the prompts' tokens
+/// as the calls would be built (one call, or a call per chunk and one over the findings,
+/// and a refinement for `deep`), and for each answer a typical length, an eighth of the
+/// most it may write.
+pub fn estimate_section(client: &OpenAiClient, brief: &SectionBrief, sources: &[Source]) -> Result<Usage, AiError> {
+    if sources.is_empty() {
+        return Ok(Usage::default());
+    }
+    let writer = Writer::new(client, brief);
+    let lines: Vec<Line> = sources.iter().map(Line::new).collect();
+    let typical_section = writer.section_tokens / 8;
+    let typical_notes = writer.notes_tokens / 8;
+    let material: usize = lines.iter().map(|line| line.tokens + 1).sum();
+    let write_frame = write_message(brief, "", Material::Transcripts);
+    let write_overhead = prompt_tokens(&[
+        Message::system(writer.system.as_str()),
+        Message::user(write_frame.as_str()),
+    ]);
+    let direct_budget = writer.material_budget(&write_frame, writer.section_tokens)?;
+    let (mut prompt, mut completion) = if material <= direct_budget {
+        (write_overhead + material, typical_section)
+    } else {
+        let frame = notes_message(brief, "", Material::Transcripts, lines.len(), lines.len());
+        let budget = writer.material_budget(&frame, writer.notes_tokens)?;
+        let chunks = chunk_lines(&lines, budget).len();
+        let map_overhead = prompt_tokens(&[Message::system(writer.system.as_str()), Message::user(frame.as_str())]);
+        (
+            chunks * map_overhead + material + write_overhead + chunks * typical_notes,
+            chunks * typical_notes + typical_section,
+        )
+    };
+    if writer.plan.refine {
+        prompt += write_overhead + material.min(direct_budget) + typical_section;
+        completion += typical_section;
+    }
+    Ok(Usage {
+        prompt_tokens: prompt as u64,
+        completion_tokens: completion as u64,
+    })
+}
+
 /// Everything the calls for one section share.
 pub(super) struct Writer<'a> {
     pub(super) client: &'a OpenAiClient,

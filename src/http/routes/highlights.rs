@@ -84,7 +84,7 @@ async fn suggest_highlights(
     State(app): State<AppState>,
     IdsAndJson(ids, body): IdsAndJson<1, SuggestRequest>,
 ) -> ApiResult<(StatusCode, Json<SuggestionsQueued>)> {
-    let queued = highlights::suggest(&app.store, user.id, ids[0], &body.tag_ids).await?;
+    let queued = highlights::suggest(&app, user.id, ids[0], &body.tag_ids).await?;
     Ok((StatusCode::ACCEPTED, Json(queued)))
 }
 
@@ -272,7 +272,7 @@ async fn propose_themes(
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
 ) -> ApiResult<(StatusCode, Json<ThemesQueued>)> {
-    let queued = themes::request(&app.store, user.id, ids[0]).await?;
+    let queued = themes::request(&app, user.id, ids[0]).await?;
     Ok((StatusCode::ACCEPTED, Json(queued)))
 }
 

@@ -63,6 +63,7 @@ async fn respondent_page(
                 language: &info.language,
                 topics_for_respondent: &info.topics_for_respondent,
                 max_duration_minutes: info.max_duration_minutes,
+                consent_text: info.consent_text.as_deref(),
             });
             with_headers(StatusCode::OK, "text/html; charset=utf-8", html, "no-store")
         }

@@ -129,7 +129,7 @@ async fn join(
     PathText(token): PathText,
     ValidJson(body): ValidJson<JoinRequest>,
 ) -> ApiResult<Json<JoinAnswer>> {
-    Ok(Json(respondent::join(&app, &token, &body.email).await?))
+    Ok(Json(respondent::join(&app, &token, &body.email, body.consent).await?))
 }
 
 #[utoipa::path(post, path = "/api/interviews/join/{access_token}/messages", tag = "interviews",

@@ -10,6 +10,7 @@ pub mod interview_page;
 pub mod interviews;
 pub mod me;
 pub mod presets;
+pub mod privacy;
 pub mod projects;
 pub mod prompts;
 pub mod records;

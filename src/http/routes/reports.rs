@@ -19,6 +19,7 @@ use crate::accounts::audit::Actor;
 use crate::domain::insight::Insight;
 use crate::domain::patch::Patch;
 use crate::domain::report::{Generation, ReasoningMode, Report, ReportCreateFields, ReportStatus, TokenUsage};
+use crate::domain::usage::Estimate;
 use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
@@ -120,6 +121,21 @@ async fn create_report(
     let [project_id] = ids;
     let report = reports::create(&app, user.id, project_id, body).await?;
     Ok((StatusCode::ACCEPTED, Json(report)))
+}
+
+/// What a report would take before it is queued: the tokens of its generation's calls
+/// (prompts as they would be built, typical answers) and their cost at the model's price.
+/// The body is the report creation body; nothing is written.
+#[utoipa::path(post, path = "/projects/{project_id}/reports/estimate", tag = "usage", security(("bearer" = [])),
+    params(("project_id" = Uuid, Path, description = "The project")),
+    request_body = ReportCreate,
+    responses((status = 200, description = "The estimate", body = Estimate), Conflicts))]
+async fn estimate_report(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    IdsAndJson(ids, ReportCreate(body)): IdsAndJson<1, ReportCreate>,
+) -> ApiResult<Json<Estimate>> {
+    Ok(Json(reports::estimate(&app, user.id, ids[0], body).await?))
 }
 
 /// The project's reports, newest first, without deleted ones; `archived=true` adds
@@ -238,7 +254,7 @@ async fn regenerate_report(
     Ids(ids): Ids<2>,
 ) -> ApiResult<(StatusCode, Json<Report>)> {
     let [project_id, report_id] = ids;
-    let report = reports::regenerate(&app.store, user.id, project_id, report_id).await?;
+    let report = reports::regenerate(&app, user.id, project_id, report_id).await?;
     Ok((StatusCode::ACCEPTED, Json(report)))
 }
 
@@ -350,6 +366,7 @@ async fn exclude_insight(
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create_report, list_reports))
+        .routes(routes!(estimate_report))
         .routes(routes!(get_report, update_report, delete_report))
         .routes(routes!(regenerate_report))
         .routes(routes!(cancel_report))

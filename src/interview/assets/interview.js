@@ -20,6 +20,8 @@
   const el = {
     joinSection: $("join-section"),
     email: $("email"),
+    // Only when the workspace asks for consent.
+    consent: $("consent"),
     join: $("join"),
     interview: $("interview"),
     timerBox: $("timer-box"),
@@ -165,7 +167,9 @@
     el.join.disabled = true;
     let canRetry = true;
     try {
-      const data = await post("", { email });
+      const request = { email };
+      if (el.consent && el.consent.checked) request.consent = true;
+      const data = await post("", request);
       session = { session_id: data.session_id, email };
       saveSession();
       startInterview(data);

@@ -308,6 +308,7 @@ async fn preview(
     let (_, project) = super::project_for(&services, &visitor, project_id, Need::Read).await?;
     let language = query.language.unwrap_or_else(english);
     let topics = query.topics_for_respondent.unwrap_or_default();
+    let settings = services.store.workspace_settings(project.workspace_id).await?;
     let html = respondent_page::render_preview(
         &respondent_page::PageRoom {
             token: "preview",
@@ -317,6 +318,7 @@ async fn preview(
             language: &language,
             topics_for_respondent: &topics,
             max_duration_minutes: query.max_duration_minutes.unwrap_or(30).clamp(1, 240),
+            consent_text: settings.consent_text.as_deref(),
         },
         &format!("/p/{project_id}/interviews"),
     );

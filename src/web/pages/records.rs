@@ -117,6 +117,31 @@ struct RecordPage {
     can_write: bool,
     csrf: String,
     chat: ChatPanel,
+    /// The personal data the record holds, and whether models see it as placeholders.
+    pii: crate::domain::privacy::PiiReport,
+    /// What the respondent of the interview it came from accepted.
+    consent: Option<crate::domain::record::Consent>,
+}
+
+impl RecordPage {
+    /// "2 people, 1 e-mail address": the kinds found, in words; empty when none.
+    fn pii_summary(&self) -> String {
+        let k = &self.pii.kinds;
+        [
+            (k.person, "person", "people"),
+            (k.email, "e-mail address", "e-mail addresses"),
+            (k.phone, "phone number", "phone numbers"),
+            (k.card, "payment card", "payment cards"),
+            (k.iban, "IBAN", "IBANs"),
+            (k.ip, "IP address", "IP addresses"),
+            (k.url, "profile link", "profile links"),
+        ]
+        .into_iter()
+        .filter(|(n, _, _)| *n > 0)
+        .map(|(n, one, many)| format!("{n} {}", if n == 1 { one } else { many }))
+        .collect::<Vec<_>>()
+        .join(", ")
+    }
 }
 
 async fn show(
@@ -143,6 +168,9 @@ async fn show(
             .or_insert(utterance.is_respondent);
     }
     let has_recording = services.store.record_media(record_id).await?.is_some();
+    let (pii, consent) = tokio::try_join!(crate::trust::pii(&services.store, visitor.user.id, record_id), async {
+        Ok(services.store.record_consent(record_id).await?)
+    },)?;
     let chat = super::chat::record_panel(&services, &visitor, record_id, record.project_id, &thread).await?;
     let html = RecordPage {
         chat,
@@ -168,6 +196,8 @@ async fn show(
             .collect(),
         can_write: role.allows(Need::Write),
         csrf: visitor.csrf.clone(),
+        pii,
+        consent,
     };
     Ok(page(StatusCode::OK, super::render(&html)))
 }

@@ -160,7 +160,7 @@ async fn regenerate(
     Form(form): Form<CsrfForm>,
 ) -> PageResult {
     visitor.check_change(&services, &form.csrf)?;
-    reports::regenerate(&services.store, visitor.user.id, project_id, report_id).await?;
+    reports::regenerate(&services, visitor.user.id, project_id, report_id).await?;
     Ok(Redirect::to(&format!("/p/{project_id}/reports/{report_id}")).into_response())
 }
 

@@ -200,7 +200,7 @@ async fn suggest(
 ) -> PageResult {
     let form = read_form(&body)?;
     visitor.check_change(&services, &form.csrf)?;
-    highlights::suggest(&services.store, visitor.user.id, record_id, &form.tag_ids).await?;
+    highlights::suggest(&services, visitor.user.id, record_id, &form.tag_ids).await?;
     Ok(Redirect::to(&format!("/r/{record_id}?done=suggesting#highlights")).into_response())
 }
 
@@ -370,7 +370,7 @@ async fn propose_themes(
 ) -> PageResult {
     let form = read_form(&body)?;
     visitor.check_change(&services, &form.csrf)?;
-    themes::request(&services.store, visitor.user.id, project_id).await?;
+    themes::request(&services, visitor.user.id, project_id).await?;
     Ok(Redirect::to(&format!("/p/{project_id}/highlights?themes=asked#themes")).into_response())
 }
 

@@ -9,6 +9,7 @@
 
 pub mod account;
 pub mod audit;
+pub mod privacy;
 pub mod tags;
 pub mod webhooks;
 pub mod workspace;
@@ -30,6 +31,7 @@ pub fn routes() -> Router<Services> {
         .merge(webhooks::routes())
         .merge(account::routes())
         .merge(tags::routes())
+        .merge(privacy::routes())
 }
 
 /// The query a page is redirected to after a change: which change it was.

@@ -1,0 +1,88 @@
+//! Privacy (tag `privacy`): a workspace's trust settings, and what personal data a
+//! record holds (`crate::trust`).
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::Uri;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::accounts::audit::Actor;
+use crate::domain::privacy::PiiReport;
+use crate::domain::usage::UsageReport;
+use crate::domain::workspace::{Settings, SettingsUpdate};
+use crate::error::{ApiResult, ErrorBody};
+use crate::http::AppState;
+use crate::http::extract::{Client, CurrentUser, Ids, IdsAndJson, query_param};
+use crate::trust;
+
+/// The workspace's settings: pseudonymisation, the names it counts as personal,
+/// retention, the consent text and the monthly budget. Any member reads them.
+#[utoipa::path(get, path = "/workspaces/{workspace_id}/settings", tag = "privacy", security(("bearer" = [])),
+    params(("workspace_id" = Uuid, Path, description = "The workspace")),
+    responses((status = 200, description = "The settings", body = Settings),
+        (status = 404, description = "No such workspace", body = ErrorBody)))]
+async fn get_settings(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+) -> ApiResult<Json<Settings>> {
+    Ok(Json(trust::settings(&app.store, user.id, ids[0]).await?))
+}
+
+/// Changes the settings (admins and owners): a field left out stays, `null` clears a
+/// nullable one. A new consent text gets a new version.
+#[utoipa::path(patch, path = "/workspaces/{workspace_id}/settings", tag = "privacy", security(("bearer" = [])),
+    params(("workspace_id" = Uuid, Path, description = "The workspace")),
+    request_body = SettingsUpdate,
+    responses((status = 200, description = "The settings", body = Settings),
+        (status = 403, description = "Not an admin of the workspace", body = ErrorBody),
+        (status = 404, description = "No such workspace", body = ErrorBody)))]
+async fn update_settings(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    client: Client,
+    IdsAndJson(ids, body): IdsAndJson<1, SettingsUpdate>,
+) -> ApiResult<Json<Settings>> {
+    Ok(Json(
+        trust::update_settings(&app.store, user.id, Actor::user(&user, client.ip), ids[0], body).await?,
+    ))
+}
+
+/// The kinds of personal data the record holds and how many distinct values of each
+/// (the speakers' names among the people); model calls see these as placeholders.
+#[utoipa::path(get, path = "/insight/{rec_id}/pii", tag = "privacy", security(("bearer" = [])),
+    params(("rec_id" = Uuid, Path, description = "The record")),
+    responses((status = 200, description = "Counts per kind", body = PiiReport),
+        (status = 404, description = "No such record", body = ErrorBody)))]
+async fn record_pii(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+) -> ApiResult<Json<PiiReport>> {
+    Ok(Json(trust::pii(&app.store, user.id, ids[0]).await?))
+}
+
+/// The workspace's AI usage in a month, by kind of work and model, with its cost at the
+/// prices of the moment each call was made, and its budget. Any member reads it.
+#[utoipa::path(get, path = "/workspaces/{workspace_id}/usage", tag = "usage", security(("bearer" = [])),
+    params(("workspace_id" = Uuid, Path, description = "The workspace"),
+        ("month" = Option<String>, Query, description = "YYYY-MM (UTC); this month when left out", pattern = "^[0-9]{4}-(0[1-9]|1[0-2])$")),
+    responses((status = 200, description = "The month's usage", body = UsageReport),
+        (status = 404, description = "No such workspace", body = ErrorBody)))]
+async fn workspace_usage(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<1>,
+    uri: Uri,
+) -> ApiResult<Json<UsageReport>> {
+    let month = query_param(uri.query(), "month");
+    Ok(Json(trust::usage(&app.store, user.id, ids[0], month).await?))
+}
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(get_settings, update_settings))
+        .routes(routes!(record_pii))
+        .routes(routes!(workspace_usage))
+}

@@ -1,0 +1,644 @@
+//! Trust, personal data: a workspace's settings, what a record holds, and the model
+//! seeing placeholders while the researcher sees the values (the model is a local stub
+//! speaking the real wire format; it refuses any call that carries a fixture's or the
+//! corpus's personal value, so every test of the suite checks this too).
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::openai_stub::{OpenAiStub, Reply};
+use crate::support::{TestApp, TestUser, error_locs};
+
+const MARIA: &str = "Interviewer: Thanks for joining. How can we reach you?\n\
+    Maria Lopez: Write to maria.lopez@example.org or call +44 20 7946 0958. My colleague Tom Becker handles invoices.\n\
+    Interviewer: And billing?\n\
+    Maria Lopez: We pay by card 4111 1111 1111 1111, refunds go to GB82 WEST 1234 5698 7654 32. \
+    The portal logs 81.2.69.160 and my profile is linkedin.com/in/maria-lopez.";
+
+const VALUES: &[&str] = &[
+    "Maria Lopez",
+    "maria.lopez@example.org",
+    "+44 20 7946 0958",
+    "Tom Becker",
+    "4111 1111 1111 1111",
+    "GB82 WEST 1234 5698 7654 32",
+    "81.2.69.160",
+    "linkedin.com/in/maria-lopez",
+];
+
+async fn record(app: &TestApp, user: &TestUser, text: &str) -> (String, String) {
+    let project = app.project(user, "Billing study").await;
+    let (status, record) = app
+        .post(
+            &format!("/projects/{project}/records"),
+            user,
+            json!({ "title": "Interview 7", "text": text, "language": "en" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    let id = record["id"].as_str().expect("id").to_owned();
+    app.wait_finished(user, &id).await;
+    (project, id)
+}
+
+/// Every message the model was sent, joined.
+fn sent(model: &OpenAiStub) -> String {
+    model
+        .requests()
+        .iter()
+        .flat_map(|r| r["messages"].as_array().cloned().unwrap_or_default())
+        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test]
+async fn settings_have_safe_defaults_and_a_versioned_consent_text() {
+    let app = TestApp::start().await;
+    let ann = app.user().await;
+    let path = format!("/workspaces/{}/settings", ann.id);
+    let (status, settings) = app.get(&path, &ann).await;
+    assert_eq!(status, StatusCode::OK, "{settings}");
+    assert_eq!(
+        settings,
+        json!({ "pseudonymise": true, "known_names": [], "retention_recordings_days": null,
+            "retention_records_days": null, "consent_text": null, "consent_version": 0,
+            "monthly_budget": null, "currency": "USD" })
+    );
+
+    let (status, changed) = app
+        .patch(
+            &path,
+            &ann,
+            json!({ "known_names": ["  Zora   Quist ", "Zora Quist", "", "Acme's Lena"], "consent_text": "I agree to be recorded.",
+                "retention_records_days": 365, "monthly_budget": 25.5, "currency": "EUR" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{changed}");
+    assert_eq!(changed["known_names"], json!(["Zora Quist", "Acme's Lena"]));
+    assert_eq!(changed["consent_version"], 1);
+    assert_eq!(changed["retention_records_days"], 365);
+    assert_eq!(changed["monthly_budget"], 25.5);
+    assert_eq!(changed["currency"], "EUR");
+    assert_eq!(changed["pseudonymise"], true, "a field left out stays");
+
+    // The same text keeps its version; a new one counts up; null clears it.
+    let (_, same) = app
+        .patch(&path, &ann, json!({ "consent_text": "I agree to be recorded." }))
+        .await;
+    assert_eq!(same["consent_version"], 1);
+    let (_, newer) = app
+        .patch(
+            &path,
+            &ann,
+            json!({ "consent_text": "I agree to be recorded and quoted." }),
+        )
+        .await;
+    assert_eq!(newer["consent_version"], 2);
+    let (_, cleared) = app
+        .patch(
+            &path,
+            &ann,
+            json!({ "consent_text": null, "retention_records_days": null }),
+        )
+        .await;
+    assert_eq!(cleared["consent_text"], Value::Null);
+    assert_eq!(cleared["retention_records_days"], Value::Null);
+    assert_eq!(cleared["known_names"], json!(["Zora Quist", "Acme's Lena"]));
+    let (_, read) = app.get(&path, &ann).await;
+    assert_eq!(read, cleared);
+
+    // Every problem of a body at once, in the contract's shape.
+    let (status, body) = app
+        .patch(
+            &path,
+            &ann,
+            json!({ "retention_recordings_days": 0, "currency": "euro", "pseudonymise": "yes", "monthly_budget": -1 }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    let locs = error_locs(&body);
+    for field in [
+        "retention_recordings_days",
+        "currency",
+        "pseudonymise",
+        "monthly_budget",
+    ] {
+        assert!(locs.contains(&json!(["body", field])), "{field} in {body}");
+    }
+
+    // The audit log names the fields changed, never the names themselves.
+    let (_, audit) = app.get(&format!("/workspaces/{}/audit?limit=100", ann.id), &ann).await;
+    let entries: Vec<&Value> = audit
+        .as_array()
+        .expect("entries")
+        .iter()
+        .filter(|e| e["action"] == "settings.changed")
+        .collect();
+    assert_eq!(entries.len(), 3, "{audit}");
+    assert!(!audit.to_string().contains("Zora"), "{audit}");
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn a_record_shows_what_personal_data_it_holds() {
+    let app = TestApp::start().await;
+    let ann = app.user().await;
+    let (_, record) = record(&app, &ann, MARIA).await;
+    let (status, pii) = app.get(&format!("/insight/{record}/pii"), &ann).await;
+    assert_eq!(status, StatusCode::OK, "{pii}");
+    assert_eq!(
+        pii,
+        json!({ "kinds": { "email": 1, "phone": 1, "card": 1, "iban": 1, "ip": 1, "url": 1, "person": 2 },
+            "pseudonymise": true })
+    );
+    // A name the workspace lists counts too.
+    let (status, _) = app
+        .patch(
+            &format!("/workspaces/{}/settings", ann.id),
+            &ann,
+            json!({ "known_names": ["portal"] }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, pii) = app.get(&format!("/insight/{record}/pii"), &ann).await;
+    assert_eq!(pii["kinds"]["person"], 3, "{pii}");
+    let stranger = app.user().await;
+    let (status, _) = app.get(&format!("/insight/{record}/pii"), &stranger).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    app.stop().await;
+}
+
+/// The placeholders of a request's last message, in order of first appearance.
+fn placeholders(call_body: &Value) -> Vec<String> {
+    let last = call_body["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+        .to_owned();
+    let mut found = Vec::new();
+    for piece in last.split('[').skip(1) {
+        if let Some((inside, _)) = piece.split_once(']')
+            && let Some((kind, number)) = inside.split_once('_')
+            && kind.chars().all(|c| c.is_ascii_uppercase())
+            && number.chars().all(|c| c.is_ascii_digit())
+        {
+            let placeholder = format!("[{inside}]");
+            if !found.contains(&placeholder) {
+                found.push(placeholder);
+            }
+        }
+    }
+    found
+}
+
+#[tokio::test]
+async fn the_model_sees_placeholders_and_the_researcher_sees_the_values() {
+    let (addr, model) = OpenAiStub::start().await;
+    model.respond(|call| {
+        let found = placeholders(&call.body);
+        let is_chat = call.body.to_string().contains("Question:");
+        if is_chat {
+            // Reordered, repeated, in the other forms a model writes, and inside a quote.
+            let mut reversed = found.clone();
+            reversed.reverse();
+            let plain: Vec<String> = found.iter().map(|p| p.trim_matches(['[', ']']).to_owned()).collect();
+            Reply::pieces([
+                format!("She said \"Write to [EMAIL_1] or call [PHONE_1].\" [Interview 7, #2] Seen: {}. ", reversed.join(", ")),
+                format!("Again: {}.", plain.join(" ")),
+            ])
+        } else {
+            Reply::text("## Findings\n\n[PERSON_2] handles invoices: \"My colleague [PERSON_2] handles invoices.\" [Interview 7, #2]")
+        }
+    });
+    let app = crate::chat::model_app(addr).await;
+    let ann = app.user().await;
+    let (project, record) = record(&app, &ann, MARIA).await;
+
+    let question = json!({ "message": "How do we reach her, what card, IBAN, portal address and profile, who handles invoices?",
+        "search_settings": { "use_web": false, "search_scope": "transcript" } });
+    let (status, answer) = app
+        .post(&format!("/insight/{record}/chat/"), &ann, question.clone())
+        .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let content = answer["content"].as_str().expect("content");
+    // The quote holds once its placeholders are mapped back: it is the transcript's.
+    assert!(
+        content.contains("\"Write to maria.lopez@example.org or call +44 20 7946 0958.\""),
+        "{content}"
+    );
+    assert!(
+        !content.contains("[EMAIL_") && !content.contains("PERSON_") && !content.contains("[PHONE_"),
+        "{content}"
+    );
+    for value in VALUES {
+        assert!(content.contains(value), "{value} in {content}");
+    }
+    let to_model = sent(&model);
+    for value in VALUES {
+        assert!(!to_model.contains(value), "{value} reached the model:\n{to_model}");
+    }
+    assert!(
+        to_model.contains("[EMAIL_1]") && to_model.contains("[PERSON_1]"),
+        "{to_model}"
+    );
+
+    // Streamed: the deltas and the final message are mapped back too.
+    let events = crate::chat::stream_events(&app, &ann, &record, question).await;
+    let streamed: String = events
+        .iter()
+        .filter(|(name, _, _)| name == "delta")
+        .map(|(_, data, _)| data["text"].as_str().unwrap_or_default())
+        .collect();
+    let (_, done, _) = events.last().expect("events");
+    assert_eq!(streamed, done["content"].as_str().unwrap_or_default());
+    for value in VALUES {
+        assert!(streamed.contains(value), "{value} in {streamed}");
+    }
+
+    // A report: the section's placeholders are the material's own numbering.
+    let (status, presets) = app.get("/presets/system/", &ann).await;
+    assert_eq!(status, StatusCode::OK);
+    let prompt = presets[0]["prompt_ids"][0].as_str().expect("prompt").to_owned();
+    let (status, report) = app
+        .post(
+            &format!("/projects/{project}/reports"),
+            &ann,
+            json!({ "title": "Billing", "prompts_ids": [prompt] }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{report}");
+    let path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
+    let generation = crate::generation::wait_generation(&app, &ann, &path, &["completed", "failed"]).await;
+    assert_eq!(generation["status"], "completed", "{generation}");
+    let (_, report) = app.get(&path, &ann).await;
+    let content = report["content"].as_str().expect("content");
+    assert!(
+        content.contains("Tom Becker handles invoices: \"My colleague Tom Becker handles invoices.\""),
+        "{content}"
+    );
+    let to_model = sent(&model);
+    for value in VALUES {
+        assert!(!to_model.contains(value), "{value} reached the model:\n{to_model}");
+    }
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn a_workspace_that_turns_pseudonymisation_off_sends_the_material_as_it_is() {
+    let (addr, model) = OpenAiStub::start().await;
+    model.allow_personal_data(true);
+    model.answer(Reply::text("Noted."));
+    let app = crate::chat::model_app(addr).await;
+    let ann = app.user().await;
+    let (_, record) = record(&app, &ann, MARIA).await;
+    let (status, settings) = app
+        .patch(
+            &format!("/workspaces/{}/settings", ann.id),
+            &ann,
+            json!({ "pseudonymise": false }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{settings}");
+    let (status, _) = app
+        .post(
+            &format!("/insight/{record}/chat/"),
+            &ann,
+            json!({ "message": "Who handles invoices, and where do we write or call?", "search_settings": { "use_web": false, "search_scope": "transcript" } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let to_model = sent(&model);
+    assert!(
+        to_model.contains("maria.lopez@example.org") && to_model.contains("Maria Lopez"),
+        "{to_model}"
+    );
+    let (_, pii) = app.get(&format!("/insight/{record}/pii"), &ann).await;
+    assert_eq!(pii["pseudonymise"], false);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn respondents_accept_the_consent_text_to_start_and_the_record_shows_it() {
+    let app = TestApp::start().await;
+    let ann = app.user().await;
+    let project = app.project(&ann, "Trip planning").await;
+    let (status, made) = app
+        .post(
+            "/api/interviews/rooms",
+            &ann,
+            json!({ "project_id": project, "count": 2 }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{made}");
+    let rooms = made["rooms"].as_array().expect("rooms").clone();
+    let token = rooms[0]["access_token"].as_str().expect("token").to_owned();
+    let join_path = format!("/api/interviews/join/{token}");
+
+    // No consent text: the join info says nothing of it and joining needs no consent.
+    let (_, info) = app.call(reqwest::Method::GET, &join_path, None, None).await;
+    assert!(info.get("consent_text").is_none(), "{info}");
+    let other = rooms[1]["access_token"].as_str().expect("token");
+    let (status, _) = app
+        .call(
+            reqwest::Method::POST,
+            &format!("/api/interviews/join/{other}"),
+            None,
+            Some(json!({ "email": "bo@example.com" })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+
+    let consent = "We record this interview for research.\n\nYou may stop at any time.";
+    let (status, _) = app
+        .patch(
+            &format!("/workspaces/{}/settings", ann.id),
+            &ann,
+            json!({ "consent_text": consent }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, info) = app.call(reqwest::Method::GET, &join_path, None, None).await;
+    assert_eq!(info["consent_text"], consent);
+    assert_eq!(info["consent_version"], 1);
+    // The respondent's page shows the text and a box to tick.
+    let page = app
+        .client
+        .get(app.url(&format!("/interview/{token}")))
+        .send()
+        .await
+        .expect("page")
+        .text()
+        .await
+        .expect("html");
+    assert!(page.contains("<p>You may stop at any time.</p>"), "{page}");
+    assert!(page.contains(r#"<input id="consent" name="consent" type="checkbox" required>"#));
+
+    // Without consent, or refusing it: 422, and the room stays pending.
+    for (body, kind) in [
+        (json!({ "email": "ana@example.com" }), "missing"),
+        (json!({ "email": "ana@example.com", "consent": false }), "value_error"),
+    ] {
+        let (status, refused) = app.call(reqwest::Method::POST, &join_path, None, Some(body)).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+        assert_eq!(refused["detail"][0]["loc"], json!(["body", "consent"]));
+        assert_eq!(refused["detail"][0]["type"], kind);
+    }
+    let (_, info) = app.call(reqwest::Method::GET, &join_path, None, None).await;
+    assert_eq!(info["status"], "pending");
+
+    let (status, joined) = app
+        .call(
+            reqwest::Method::POST,
+            &join_path,
+            None,
+            Some(json!({ "email": "ana@example.com", "consent": true })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{joined}");
+    let session = joined["session_id"].as_str().expect("session").to_owned();
+    // Rejoining the interview under way needs no second acceptance.
+    let (status, _) = app
+        .call(
+            reqwest::Method::POST,
+            &join_path,
+            None,
+            Some(json!({ "email": "ana@example.com" })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = app
+        .call(
+            reqwest::Method::POST,
+            &format!("{join_path}/leave"),
+            None,
+            Some(json!({ "session_id": session })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, room) = app
+        .get(
+            &format!("/api/interviews/rooms/{}", rooms[0]["id"].as_str().expect("id")),
+            &ann,
+        )
+        .await;
+    let record = app
+        .wait_finished(&ann, room["record_id"].as_str().expect("record"))
+        .await;
+    assert_eq!(record["consent"]["text"], consent);
+    assert_eq!(record["consent"]["version"], 1);
+    assert!(record["consent"]["accepted_at"].is_string(), "{record}");
+    app.stop().await;
+}
+
+/// The workspace's usage this month, once `calls` calls are charged (charges are written
+/// just after each call).
+async fn usage_after(app: &TestApp, user: &TestUser, calls: i64) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let (status, usage) = app.get(&format!("/workspaces/{}/usage", user.id), user).await;
+        assert_eq!(status, StatusCode::OK, "{usage}");
+        let charged: i64 = usage["lines"]
+            .as_array()
+            .expect("lines")
+            .iter()
+            .map(|l| l["calls"].as_i64().unwrap_or(0))
+            .sum();
+        if charged >= calls {
+            return usage;
+        }
+        assert!(std::time::Instant::now() < deadline, "{usage}");
+        tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+    }
+}
+
+#[tokio::test]
+async fn work_is_estimated_charged_and_refused_past_the_monthly_budget() {
+    let (addr, model) = OpenAiStub::start().await;
+    // Personas (structured answers) fail for good and cost nothing: only chat and reports count here.
+    model.respond(|call| {
+        if call.is_structured() {
+            Reply::status(400)
+        } else {
+            Reply::text("## Findings\n\nInvoices arrive late.").usage(1_000, 200)
+        }
+    });
+    let app = TestApp::start_with(|settings| {
+        settings.model.llm_base_url = Some(format!("http://{addr}/v1"));
+        settings.model.llm_model = "stub-model".into();
+        settings.model.llm_max_attempts = 1;
+        settings.model.llm_prices = insight::domain::usage::Prices::parse("stub-model=1000/2000").expect("prices");
+    })
+    .await;
+    let ann = app.user().await;
+    let (project, record) = record(&app, &ann, crate::generation::ANNA).await;
+    let (_, presets) = app.get("/presets/system/", &ann).await;
+    let prompt = presets[0]["prompt_ids"][0].as_str().expect("prompt").to_owned();
+    let report_body = json!({ "title": "Billing", "prompts_ids": [prompt] });
+
+    // The estimate: the tokens of the call the report would make, at the model's price.
+    let before = model.call_count();
+    let (status, estimate) = app
+        .post(
+            &format!("/projects/{project}/reports/estimate"),
+            &ann,
+            report_body.clone(),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{estimate}");
+    assert_eq!(estimate["model"], "stub-model");
+    assert_eq!(estimate["currency"], "USD");
+    let (prompt_tokens, completion_tokens) = (
+        estimate["prompt_tokens"].as_f64().expect("tokens"),
+        estimate["completion_tokens"].as_f64().expect("tokens"),
+    );
+    assert!(prompt_tokens > 100.0 && completion_tokens > 0.0, "{estimate}");
+    let cost = estimate["cost"].as_f64().expect("cost");
+    assert!(
+        (cost - (prompt_tokens * 1000.0 + completion_tokens * 2000.0) / 1e6).abs() < 1e-9,
+        "{estimate}"
+    );
+    assert_eq!(model.call_count(), before, "an estimate calls no model");
+    let (status, refused) = app
+        .post(
+            &format!("/projects/{project}/reports/estimate"),
+            &ann,
+            json!({ "title": "x" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+
+    // A chat answer is charged: 1,000 tokens in at 1,000 and 200 out at 2,000 per million.
+    let ask = json!({ "message": "What about invoices?", "search_settings": { "use_web": false, "search_scope": "transcript" } });
+    let (status, _) = app.post(&format!("/insight/{record}/chat/"), &ann, ask.clone()).await;
+    assert_eq!(status, StatusCode::OK);
+    let usage = usage_after(&app, &ann, 1).await;
+    assert_eq!(usage["lines"][0]["kind"], "chat");
+    assert_eq!(usage["lines"][0]["model"], "stub-model");
+    assert_eq!(usage["lines"][0]["prompt_tokens"], 1_000);
+    assert_eq!(usage["lines"][0]["completion_tokens"], 200);
+    assert!(
+        (usage["total_cost"].as_f64().expect("total") - 1.4).abs() < 1e-9,
+        "{usage}"
+    );
+
+    // A budget of 2: the report is accepted (1.4 spent), runs and finishes past it...
+    let (status, _) = app
+        .patch(
+            &format!("/workspaces/{}/settings", ann.id),
+            &ann,
+            json!({ "monthly_budget": 2 }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, report) = app
+        .post(&format!("/projects/{project}/reports"), &ann, report_body.clone())
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{report}");
+    let path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
+    let generation = crate::generation::wait_generation(&app, &ann, &path, &["completed", "failed"]).await;
+    assert_eq!(generation["status"], "completed", "{generation}");
+    let usage = usage_after(&app, &ann, 2).await;
+    assert!(
+        (usage["total_cost"].as_f64().expect("total") - 2.8).abs() < 1e-9,
+        "{usage}"
+    );
+    assert_eq!(usage["budget"], 2.0);
+
+    // ...and new work is refused with 402 and a sentence.
+    let calls = model.call_count();
+    for (path, body) in [
+        (format!("/insight/{record}/chat/"), ask.clone()),
+        (format!("/projects/{project}/reports"), report_body.clone()),
+        (format!("{path}/regenerate"), json!({})),
+    ] {
+        let (status, refused) = app.post(&path, &ann, body).await;
+        assert_eq!(status, StatusCode::PAYMENT_REQUIRED, "{path}: {refused}");
+        assert!(
+            refused["detail"].as_str().is_some_and(|d| d.contains("budget")),
+            "{refused}"
+        );
+    }
+    assert_eq!(model.call_count(), calls, "nothing refused reached the model");
+    // Raising the budget lets work start again.
+    let (_, _) = app
+        .patch(
+            &format!("/workspaces/{}/settings", ann.id),
+            &ann,
+            json!({ "monthly_budget": null }),
+        )
+        .await;
+    let (status, _) = app.post(&format!("/insight/{record}/chat/"), &ann, ask).await;
+    assert_eq!(status, StatusCode::OK);
+
+    // Another month has no usage; a month that is not one is a 422.
+    let (_, past) = app
+        .get(&format!("/workspaces/{}/usage?month=2020-01", ann.id), &ann)
+        .await;
+    assert_eq!(past["lines"], json!([]));
+    assert_eq!(past["month"], "2020-01");
+    let (status, body) = app
+        .get(&format!("/workspaces/{}/usage?month=2020-13", ann.id), &ann)
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(error_locs(&body), [json!(["query", "month"])]);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admin_sets_privacy_and_a_budget_in_the_console_and_a_record_shows_its_personal_data() {
+    use crate::console::{PASSWORD, in_chromium, look, sign_in, until};
+    use crate::console_settings::{set, submit};
+    let app = TestApp::start().await;
+    let ann = app.user().await;
+    crate::accounts::set_password(&app, &ann, PASSWORD).await;
+    let (_, record) = record(&app, &ann, MARIA).await;
+    in_chromium("the privacy settings test", async |browser| {
+        sign_in(browser, &app, &ann.email).await;
+        browser.go(&app.url("/settings/privacy")).await;
+        until(browser, "the privacy page", "return document.querySelector('#known-names') !== null || null").await;
+        set(browser, "#known-names", "Zora Quist\nAcme's Lena").await;
+        set(browser, "#consent-text", "We record this interview for research.").await;
+        set(browser, "#budget", "abc").await;
+        submit(browser, "#budget").await;
+        until(
+            browser,
+            "the error summary",
+            "return document.querySelector('.error-summary')?.textContent.includes('monthly budget must be a number') || null",
+        )
+        .await;
+        set(browser, "#known-names", "Zora Quist\nAcme's Lena").await;
+        set(browser, "#consent-text", "We record this interview for research.").await;
+        set(browser, "#budget", "25,50").await;
+        set(browser, "#currency", "eur").await;
+        submit(browser, "#budget").await;
+        until(
+            browser,
+            "the notice",
+            "return document.querySelector('.notice')?.textContent.includes('saved') || null",
+        )
+        .await;
+        look(browser, "settings-privacy").await;
+        browser.go(&app.url(&format!("/r/{record}"))).await;
+        let said = until(
+            browser,
+            "the record's personal data",
+            "return document.querySelector('#personal-data')?.textContent || null",
+        )
+        .await;
+        let said = said.as_str().unwrap_or_default();
+        assert!(
+            said.contains("2 people") && said.contains("1 e-mail address") && said.contains("placeholders"),
+            "{said}"
+        );
+        let (_, settings) = app.get(&format!("/workspaces/{}/settings", ann.id), &ann).await;
+        assert_eq!(settings["known_names"], json!(["Zora Quist", "Acme's Lena"]));
+        assert_eq!(settings["consent_text"], "We record this interview for research.");
+        assert_eq!(settings["monthly_budget"], 25.5);
+        assert_eq!(settings["currency"], "EUR");
+    })
+    .await
+    .then(app.stop())
+    .await;
+}
