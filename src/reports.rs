@@ -62,17 +62,8 @@ pub async fn create(
     let Some(project_name) = services.store.project_name(owner_id, project_id).await? else {
         return Err(ApiError::not_found("Project"));
     };
-    check_references(
-        &services.store,
-        owner_id,
-        project_id,
-        body.prompts_ids.as_ref(),
-        body.records_ids.as_ref(),
-        body.preset_id,
-    )
-    .await?;
-    services.check_quota(Counted::Reports { project_id }).await?;
     let (prompts_ids, records_ids) = chosen(services, owner_id, project_id, &body).await?;
+    services.check_quota(Counted::Reports { project_id }).await?;
     let report = NewReport {
         title: body.title,
         prompts_ids,
@@ -103,13 +94,22 @@ pub fn source(row: MaterialRow) -> Source {
 }
 
 /// The prompts a creation body names (its own, else its preset's) and its records (else
-/// every record of the project).
+/// every record of the project), each checked to be the owner's.
 async fn chosen(
     services: &Services,
     owner_id: Uuid,
     project_id: Uuid,
     body: &ReportCreateFields,
 ) -> ApiResult<(Vec<Uuid>, Vec<Uuid>)> {
+    check_references(
+        &services.store,
+        owner_id,
+        project_id,
+        body.prompts_ids.as_ref(),
+        body.records_ids.as_ref(),
+        body.preset_id,
+    )
+    .await?;
     let prompts_ids = match (&body.prompts_ids, body.preset_id) {
         (Some(ids), _) if !ids.is_empty() => ids.clone(),
         (_, Some(preset_id)) => services
@@ -140,15 +140,6 @@ pub async fn estimate(
     let Some(project) = services.store.get_project(owner_id, project_id).await? else {
         return Err(ApiError::not_found("Project"));
     };
-    check_references(
-        &services.store,
-        owner_id,
-        project_id,
-        body.prompts_ids.as_ref(),
-        body.records_ids.as_ref(),
-        body.preset_id,
-    )
-    .await?;
     let (prompts_ids, records_ids) = chosen(services, owner_id, project_id, &body).await?;
     let (prompts, material, settings) = tokio::try_join!(
         services.store.prompt_texts(&prompts_ids),
