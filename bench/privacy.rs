@@ -10,7 +10,7 @@ mod words;
 
 use std::time::Instant;
 
-use insight::privacy::corpus::{parse, score};
+use insight::privacy::corpus::{parse, score, table};
 use insight::privacy::{Detector, Known, Pseudonyms};
 
 /// Words a speaker says in three hours (150 words a minute).
@@ -23,21 +23,7 @@ fn main() {
     let sentences = parse(&corpus).expect("the corpus parses");
     let (scores, _) = score(&Detector::default(), &sentences);
     println!("corpus: {} sentences", sentences.len());
-    println!(
-        "{:<7} {:>9} {:>6} {:>6} {:>10} {:>7}",
-        "kind", "labelled", "found", "right", "precision", "recall"
-    );
-    for (kind, s) in &scores {
-        println!(
-            "{:<7} {:>9} {:>6} {:>6} {:>10.3} {:>7.3}",
-            kind.tag(),
-            s.labelled,
-            s.found,
-            s.right,
-            s.precision(),
-            s.recall()
-        );
-    }
+    print!("{}", table(&scores));
     for language in ["en", "de", "fr", "es"] {
         let some: Vec<_> = sentences.iter().filter(|s| s.language == language).cloned().collect();
         let (scores, _) = score(&Detector::default(), &some);

@@ -120,6 +120,26 @@ pub fn score(detector: &Detector, sentences: &[Sentence]) -> (BTreeMap<Kind, Sco
     (scores, wrong)
 }
 
+/// The scores as a table, a kind per line, as the test and the benchmark print them.
+pub fn table(scores: &BTreeMap<Kind, Score>) -> String {
+    let mut table = format!(
+        "{:<7} {:>9} {:>6} {:>6} {:>10} {:>7}\n",
+        "kind", "labelled", "found", "right", "precision", "recall"
+    );
+    for (kind, s) in scores {
+        table.push_str(&format!(
+            "{:<7} {:>9} {:>6} {:>6} {:>10.3} {:>7.3}\n",
+            kind.tag(),
+            s.labelled,
+            s.found,
+            s.right,
+            s.precision(),
+            s.recall()
+        ));
+    }
+    table
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,17 +154,7 @@ mod tests {
         for line in &wrong {
             println!("{line}");
         }
-        for (kind, s) in &scores {
-            println!(
-                "{:<7} labelled {:>4} found {:>4} right {:>4} precision {:.3} recall {:.3}",
-                kind.tag(),
-                s.labelled,
-                s.found,
-                s.right,
-                s.precision(),
-                s.recall()
-            );
-        }
+        print!("{}", table(&scores));
         for kind in [Kind::Email, Kind::Phone, Kind::Card, Kind::Iban, Kind::Ip, Kind::Url] {
             let s = scores[&kind];
             assert!(s.labelled >= 20, "{kind:?} has {} labelled values", s.labelled);

@@ -505,10 +505,6 @@ impl Known {
             self.add(label);
         }
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.parts.is_empty() && self.whole.is_empty()
-    }
 }
 
 fn words_of(text: &str) -> impl Iterator<Item = &str> {

@@ -215,14 +215,7 @@ pub async fn engine_for_project(
     kind: UsageKind,
     material: &Material<'_>,
 ) -> anyhow::Result<Engine> {
-    if matches!(services.engine, Engine::Offline) {
-        return Ok(Engine::Offline);
-    }
-    let (workspace_id, settings) = services.store.project_settings(project_id).await?;
-    let meter = workspace_id.map(|workspace_id| meter(services, workspace_id, Some(project_id), kind));
-    Ok(services
-        .engine
-        .for_work(cloak_off_thread(settings, material).await?, meter))
+    Ok(engine_for(services, project_id, kind, material, false).await?)
 }
 
 /// [`engine_for_project`] for new work a person asks for (a chat question): refused with
@@ -233,11 +226,21 @@ pub async fn engine_for_new_work(
     kind: UsageKind,
     material: &Material<'_>,
 ) -> ApiResult<Engine> {
+    engine_for(services, project_id, kind, material, true).await
+}
+
+async fn engine_for(
+    services: &Services,
+    project_id: Uuid,
+    kind: UsageKind,
+    material: &Material<'_>,
+    check_budget: bool,
+) -> ApiResult<Engine> {
     if matches!(services.engine, Engine::Offline) {
         return Ok(Engine::Offline);
     }
     let (workspace_id, settings) = services.store.project_settings(project_id).await?;
-    if let Some(workspace_id) = workspace_id {
+    if let (true, Some(workspace_id)) = (check_budget, workspace_id) {
         within_budget(services, workspace_id, &settings).await?;
     }
     let meter = workspace_id.map(|workspace_id| meter(services, workspace_id, Some(project_id), kind));
