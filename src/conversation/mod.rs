@@ -18,7 +18,7 @@ use tokio::sync::mpsc;
 use uuid::Uuid;
 
 use crate::ai::chat::{Answer, Question, ReportExcerpt, Stream, Turn};
-use crate::ai::quotes::check_quotes;
+use crate::ai::quotes::{check_quotes, resolve_citations};
 use crate::ai::{Engine, Source};
 use crate::domain::chat::{
     ChatMessage, ChatThread, Citation, MessageType, RecordCitation, ThreadKind, UtteranceCitation, WebCitation,
@@ -243,11 +243,11 @@ async fn answer(engine: &Engine, store: &Store, pending: Pending, events: &mpsc:
             );
         }
     };
-    let content = match engine {
+    let (content, sources) = match engine {
         // The offline engine quotes passages as they stand.
-        Engine::Offline => answer.content.clone(),
+        Engine::Offline => (answer.content.clone(), pending.question.passages.clone()),
         Engine::OpenAi(_) => match checked(store, &pending, &answer).await {
-            Ok(content) => content,
+            Ok(checked) => checked,
             Err(error) => {
                 tracing::error!(error = %format!("{error:#}"), "reading transcripts to check an answer failed");
                 return Event::Error(
@@ -259,11 +259,12 @@ async fn answer(engine: &Engine, store: &Store, pending: Pending, events: &mpsc:
             }
         },
     };
+    let (answer_text, citations) = citations(&content, &sources, &pending.question, pending.style);
     let exchange = Exchange {
         question: pending.question.message.clone(),
         asked_at: pending.asked_at,
-        citations: citations(&pending.question, &answer, pending.style),
-        answer: content,
+        citations,
+        answer: answer_text,
         project_id: pending.project_id,
     };
     match store.add_exchange(&pending.target, &exchange).await {
@@ -282,13 +283,14 @@ async fn answer(engine: &Engine, store: &Store, pending: Pending, events: &mpsc:
     }
 }
 
-/// The answer's Markdown with every quote checked against the material it could come
-/// from: the transcripts of the conversation's records, and the report excerpts and web
-/// snippets it was given. Without any transcript (the research assistant with no
-/// project) there is no testimony to check, and the answer stands as written.
-async fn checked(store: &Store, pending: &Pending, answer: &Answer) -> anyhow::Result<String> {
+/// The answer's Markdown with every quote checked against the transcripts of the
+/// conversation's records (never against report excerpts or web snippets: a report's
+/// paraphrase does not make an invented quote true), and those transcripts' utterances.
+/// Without any transcript (the research assistant with no project) there is no testimony
+/// to check, and the answer stands as written.
+async fn checked(store: &Store, pending: &Pending, answer: &Answer) -> anyhow::Result<(String, Vec<Source>)> {
     if pending.transcripts.is_empty() {
-        return Ok(answer.content.clone());
+        return Ok((answer.content.clone(), Vec::new()));
     }
     let names: HashMap<Uuid, &str> = pending
         .transcripts
@@ -296,7 +298,7 @@ async fn checked(store: &Store, pending: &Pending, answer: &Answer) -> anyhow::R
         .map(|(id, name)| (*id, name.as_str()))
         .collect();
     let ids: Vec<Uuid> = names.keys().copied().collect();
-    let mut sources: Vec<Source> = store
+    let sources: Vec<Source> = store
         .utterances_of(&ids)
         .await?
         .into_iter()
@@ -310,57 +312,53 @@ async fn checked(store: &Store, pending: &Pending, answer: &Answer) -> anyhow::R
             text: u.text,
         })
         .collect();
-    let other = |name: &str, text: &str| Source {
-        record_id: Uuid::nil(),
-        record_name: name.to_owned(),
-        utterance_id: 0,
-        speaker: String::new(),
-        is_respondent: false,
-        start_ms: None,
-        text: text.to_owned(),
-    };
-    let question = &pending.question;
-    sources.extend(question.reports.iter().map(|r| other(&r.report_title, &r.text)));
-    sources.extend(question.web.iter().map(|w| other(&w.title, &w.snippet)));
     let checked = check_quotes(&answer.content, &sources);
-    if checked.removed > 0 {
+    if checked.removed + checked.corrected > 0 {
         tracing::info!(
             removed = checked.removed,
-            "quotes not found in the material were removed from an answer"
+            corrected = checked.corrected,
+            "quotes of an answer not found where they were cited were corrected or removed"
         );
     }
-    Ok(checked.markdown)
+    Ok((checked.markdown, sources))
 }
 
-/// What the answer cites, passages first.
-fn citations(question: &Question, answer: &Answer, style: CitationStyle) -> Vec<Citation> {
-    let passages = answer
-        .passages
+/// The answer's text and what it cites: every moment of `sources` its citations name, in
+/// order of first citation, then the web pages it links. A citation that names no moment
+/// is taken out of the text, so that the list holds every citation of the text and only
+/// those.
+fn citations(content: &str, sources: &[Source], question: &Question, style: CitationStyle) -> (String, Vec<Citation>) {
+    let (content, cited) = resolve_citations(content, sources);
+    let passages = cited.into_iter().map(|source| match style {
+        CitationStyle::Utterance => Citation::Utterance(UtteranceCitation {
+            utterance_id: source.utterance_id,
+            start_ms: source.start_ms,
+            speaker: source.speaker.clone(),
+            quote: source.text.clone(),
+        }),
+        CitationStyle::Record => Citation::Record(RecordCitation {
+            record_id: source.record_id,
+            record_name: source.record_name.clone(),
+            utterance_id: source.utterance_id,
+            start_ms: source.start_ms,
+            speaker: source.speaker.clone(),
+            quote: source.text.clone(),
+        }),
+    });
+    let mut web: Vec<(usize, &crate::search::web::WebResult)> = question
+        .web
         .iter()
-        .filter_map(|&n| question.passages.get(n))
-        .map(|source| match style {
-            CitationStyle::Utterance => Citation::Utterance(UtteranceCitation {
-                utterance_id: source.utterance_id,
-                start_ms: source.start_ms,
-                speaker: source.speaker.clone(),
-                quote: source.text.clone(),
-            }),
-            CitationStyle::Record => Citation::Record(RecordCitation {
-                record_id: source.record_id,
-                record_name: source.record_name.clone(),
-                utterance_id: source.utterance_id,
-                start_ms: source.start_ms,
-                speaker: source.speaker.clone(),
-                quote: source.text.clone(),
-            }),
-        });
-    let web = answer.web.iter().filter_map(|&n| question.web.get(n)).map(|result| {
+        .filter_map(|result| content.find(&format!("]({})", result.url)).map(|at| (at, result)))
+        .collect();
+    web.sort_by_key(|(at, _)| *at);
+    let web = web.into_iter().map(|(_, result)| {
         Citation::Web(WebCitation {
             url: result.url.clone(),
             title: result.title.clone(),
         })
     });
-    passages.chain(web).collect()
+    let citations = passages.chain(web).collect();
+    (content, citations)
 }
 
 /// The `limit` passages of `scope` that answer `message`; for a follow-up with no words of its

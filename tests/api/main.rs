@@ -13,6 +13,7 @@ mod console_pages;
 mod console_repository;
 mod console_settings;
 mod conventions;
+mod evidence;
 mod exchange;
 mod generation;
 mod hardening;

@@ -101,7 +101,7 @@ pub(super) fn code_spans(markdown: &str, range: Range<usize>) -> Vec<Range<usize
 }
 
 pub(super) struct Quote {
-    /// The quote with its marks.
+    /// The quote with its marks (an unclosed one: its opening mark and text).
     pub(super) outer: Range<usize>,
     /// Between the marks.
     pub(super) inner: Range<usize>,
@@ -118,7 +118,9 @@ pub(super) fn closers(open: char) -> &'static [char] {
     }
 }
 
-/// The quotes of one paragraph, in order.
+/// The quotes of one paragraph, in order. A mark that opens a quote and is never closed
+/// quotes up to the next citation, or to the paragraph's end: a model that forgets the
+/// closing mark does not get its text past the check.
 pub(super) fn find_quotes(markdown: &str, paragraph: Range<usize>, code: &[Range<usize>]) -> Vec<Quote> {
     let text = markdown.get(paragraph.clone()).unwrap_or_default();
     let chars: Vec<(usize, char)> = text.char_indices().collect();
@@ -145,24 +147,62 @@ pub(super) fn find_quotes(markdown: &str, paragraph: Range<usize>, code: &[Range
                     && !char_at(Some(j + 1)).is_some_and(is_word_char)
             })
         });
+        let start = paragraph.start + open_at;
+        let inner_start = start + open.len_utf8();
         match close.and_then(|j| chars.get(j).map(|&(at, c)| (j, at, c))) {
             Some((j, close_at, close)) => {
-                let start = paragraph.start + open_at;
                 let end = paragraph.start + close_at + close.len_utf8();
                 quotes.push(Quote {
                     outer: start..end,
-                    inner: start + open.len_utf8()..paragraph.start + close_at,
+                    inner: inner_start..paragraph.start + close_at,
                 });
                 i = j + 1;
             }
-            None => i += 1,
+            None => {
+                let until = find_citation(markdown, inner_start..paragraph.end, code)
+                    .map_or(paragraph.end, |citation| citation.range.start);
+                let inner = markdown.get(inner_start..until).unwrap_or_default();
+                let end = inner_start + inner.trim_end().len();
+                if end > inner_start {
+                    quotes.push(Quote {
+                        outer: start..end,
+                        inner: inner_start..end,
+                    });
+                }
+                i = chars.partition_point(|&(at, _)| paragraph.start + at < until.max(end));
+            }
         }
     }
     quotes
 }
 
-/// The record names cited by the first citation (and the ones right after it) in `range`.
-pub(super) fn find_citation(markdown: &str, range: Range<usize>, code: &[Range<usize>]) -> Option<Vec<String>> {
+/// A moment a citation names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Locator {
+    /// `#12`: an utterance by its id.
+    Id(i64),
+    /// `01:02`, in milliseconds.
+    Time(i64),
+    /// `01:02–01:30`, in milliseconds.
+    Span(i64, i64),
+}
+
+/// One reading of a citation: a record's name and the moments it names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Part {
+    pub(super) name: String,
+    pub(super) locators: Vec<Locator>,
+}
+
+/// A citation group after a quote: where it stands and every reading of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Citation {
+    pub(super) range: Range<usize>,
+    pub(super) parts: Vec<Part>,
+}
+
+/// The first citation (and the ones right after it) in `range`.
+pub(super) fn find_citation(markdown: &str, range: Range<usize>, code: &[Range<usize>]) -> Option<Citation> {
     let text = markdown.get(range.clone())?;
     let mut search_from = 0;
     while let Some(found) = text.get(search_from..).and_then(|rest| rest.find('[')) {
@@ -171,7 +211,7 @@ pub(super) fn find_citation(markdown: &str, range: Range<usize>, code: &[Range<u
         if code.iter().any(|span| span.contains(&(range.start + open))) {
             continue;
         }
-        let Some((mut names, mut end)) = citation_at(text, open) else {
+        let Some((mut parts, mut end)) = citation_at(text, open) else {
             continue;
         };
         // Citations right after the first one belong to the same quote.
@@ -185,19 +225,44 @@ pub(super) fn find_citation(markdown: &str, range: Range<usize>, code: &[Range<u
                     .len();
             match citation_at(text, end + skipped) {
                 Some((more, next_end)) => {
-                    names.extend(more);
+                    parts.extend(more);
                     end = next_end;
                 }
                 None => break,
             }
         }
-        return Some(names);
+        return Some(Citation {
+            range: range.start + open..range.start + end,
+            parts,
+        });
     }
     None
 }
 
-/// The record names and end of a citation whose `[` is at `open` of `text`.
-pub(super) fn citation_at(text: &str, open: usize) -> Option<(Vec<String>, usize)> {
+/// Every citation in `range`, outside code, each bracket on its own.
+pub(super) fn all_citations(markdown: &str, range: Range<usize>, code: &[Range<usize>]) -> Vec<Citation> {
+    let text = markdown.get(range.clone()).unwrap_or_default();
+    let mut citations = Vec::new();
+    let mut from = 0;
+    while let Some(found) = text.get(from..).and_then(|rest| rest.find('[')) {
+        let open = from + found;
+        from = open + 1;
+        if code.iter().any(|span| span.contains(&(range.start + open))) {
+            continue;
+        }
+        if let Some((parts, end)) = citation_at(text, open) {
+            citations.push(Citation {
+                range: range.start + open..range.start + end,
+                parts,
+            });
+            from = end;
+        }
+    }
+    citations
+}
+
+/// The readings and end of a citation whose `[` is at `open` of `text`.
+pub(super) fn citation_at(text: &str, open: usize) -> Option<(Vec<Part>, usize)> {
     let rest = text.get(open..)?;
     if !rest.starts_with('[') {
         return None;
@@ -219,55 +284,65 @@ pub(super) fn citation_at(text: &str, open: usize) -> Option<(Vec<String>, usize
     }
     let close = close?;
     let content = rest.get(1..close)?;
-    let names = parse_citation(content)?;
-    Some((names, open + close + 1))
+    let parts = parse_citation(content)?;
+    Some((parts, open + close + 1))
 }
 
-/// The record names a citation's content may mean: `name, 01:02`, `name, #12`,
-/// `name, 01:02, 01:30`, `name, 01:02–01:30` or several of these separated by `;`. Record names
-/// may themselves hold commas, times and semicolons, so every reading is offered: a name that
-/// is no record's matches nothing.
-pub(super) fn parse_citation(content: &str) -> Option<Vec<String>> {
+/// What a citation's content may mean: `name, 01:02`, `name, #12`, `name, 01:02, 01:30`,
+/// `name, 01:02–01:30` or several of these separated by `;`. Record names may themselves
+/// hold commas, times and semicolons, so every reading is offered: a name that is no
+/// record's matches nothing.
+pub(super) fn parse_citation(content: &str) -> Option<Vec<Part>> {
     if content.contains('\n') {
         return None;
     }
-    let mut names: Vec<String> = strip_locators(content).into_iter().map(str::to_owned).collect();
-    if names.is_empty() {
+    let mut parts = strip_locators(content);
+    if parts.is_empty() {
         return None;
     }
     if content.contains(';') {
-        let parts: Option<Vec<Vec<&str>>> = content
+        let each: Option<Vec<Vec<Part>>> = content
             .split(';')
-            .map(|part| Some(strip_locators(part)).filter(|names| !names.is_empty()))
+            .map(|part| Some(strip_locators(part)).filter(|parts| !parts.is_empty()))
             .collect();
-        names.extend(parts.into_iter().flatten().flatten().map(str::to_owned));
+        parts.extend(each.into_iter().flatten().flatten());
     }
-    Some(names)
+    Some(parts)
 }
 
-/// The names `name, locator[, locator…]` may mean, one per trailing locator stripped (a record
+/// The readings of `name, locator[, locator…]`, one per trailing locator stripped (a record
 /// may be named `Call, 01:00`); none without a locator or a name.
-pub(super) fn strip_locators(part: &str) -> Vec<&str> {
-    let mut names = Vec::new();
+pub(super) fn strip_locators(part: &str) -> Vec<Part> {
+    let mut parts = Vec::new();
+    let mut locators = Vec::new();
     let mut name = part.trim();
     while let Some((head, tail)) = name.rsplit_once(',') {
-        if !is_locator(tail.trim()) || head.trim().is_empty() {
+        let Some(locator) = locator(tail.trim()) else { break };
+        if head.trim().is_empty() {
             break;
         }
+        locators.insert(0, locator);
         name = head.trim_end();
-        names.push(name);
+        parts.push(Part {
+            name: name.to_owned(),
+            locators: locators.clone(),
+        });
     }
-    names
+    parts
 }
 
 /// `mm:ss`, `h:mm:ss`, `#12`, or a range of times.
-pub(super) fn is_locator(text: &str) -> bool {
+pub(super) fn locator(text: &str) -> Option<Locator> {
     if let Some(id) = text.strip_prefix('#') {
-        return !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit());
+        return id
+            .parse()
+            .ok()
+            .filter(|_| id.bytes().all(|b| b.is_ascii_digit()))
+            .map(Locator::Id);
     }
-    let is_time = |t: &str| {
+    let time = |t: &str| -> Option<i64> {
         let parts: Vec<&str> = t.trim().split(':').collect();
-        (2..=3).contains(&parts.len())
+        let well_formed = (2..=3).contains(&parts.len())
             && parts.iter().enumerate().all(|(n, part)| {
                 let len_ok = if n == 0 {
                     (1..=2).contains(&part.len())
@@ -275,13 +350,19 @@ pub(super) fn is_locator(text: &str) -> bool {
                     part.len() == 2
                 };
                 len_ok && part.bytes().all(|b| b.is_ascii_digit())
-            })
+            });
+        well_formed.then(|| {
+            parts
+                .iter()
+                .fold(0_i64, |total, part| total * 60 + part.parse::<i64>().unwrap_or(0))
+                * 1000
+        })
     };
     let mut times = text.split(['-', '\u{2013}', '\u{2014}']);
     match (times.next(), times.next(), times.next()) {
-        (Some(time), None, None) => is_time(time),
-        (Some(from), Some(to), None) => is_time(from) && is_time(to),
-        _ => false,
+        (Some(at), None, None) => time(at).map(Locator::Time),
+        (Some(from), Some(to), None) => Some(Locator::Span(time(from)?, time(to)?)),
+        _ => None,
     }
 }
 
@@ -291,20 +372,37 @@ mod tests {
 
     #[test]
     fn locators() {
-        for ok in ["00:53", "1:02:03", "#12", "00:53-01:04", "00:53 – 01:04"] {
-            assert!(is_locator(ok), "{ok}");
+        assert_eq!(locator("00:53"), Some(Locator::Time(53_000)));
+        assert_eq!(locator("1:02:03"), Some(Locator::Time(3_723_000)));
+        assert_eq!(locator("#12"), Some(Locator::Id(12)));
+        assert_eq!(locator("00:53-01:04"), Some(Locator::Span(53_000, 64_000)));
+        assert_eq!(locator("00:53 – 01:04"), Some(Locator::Span(53_000, 64_000)));
+        for bad in [
+            "",
+            "#",
+            "#a",
+            "#+1",
+            "53",
+            "00:5",
+            "1:2:3",
+            "soon",
+            "00:53-",
+            "12:00:00:00",
+        ] {
+            assert_eq!(locator(bad), None, "{bad}");
         }
-        for bad in ["", "#", "#a", "53", "00:5", "1:2:3", "soon", "00:53-", "12:00:00:00"] {
-            assert!(!is_locator(bad), "{bad}");
-        }
-        let names = |names: &[&str]| Some(names.iter().map(|name| (*name).to_owned()).collect::<Vec<_>>());
-        assert_eq!(parse_citation("A, 00:53"), names(&["A"]));
-        assert_eq!(parse_citation("Interview [draft], #3"), names(&["Interview [draft]"]));
-        assert_eq!(parse_citation("A, B, 00:53, 01:10"), names(&["A, B, 00:53", "A, B"]));
-        assert_eq!(parse_citation("A, 00:53; B, 01:10"), names(&["A, 00:53; B", "A", "B"]));
-        assert_eq!(parse_citation("A, 00:53; see notes"), None);
-        assert_eq!(parse_citation("see above"), None);
-        assert_eq!(parse_citation("A"), None);
-        assert_eq!(parse_citation(", 00:53"), None);
+        let names =
+            |content: &str| parse_citation(content).map(|parts| parts.into_iter().map(|p| p.name).collect::<Vec<_>>());
+        let owned = |names: &[&str]| Some(names.iter().map(|name| (*name).to_owned()).collect::<Vec<_>>());
+        assert_eq!(names("A, 00:53"), owned(&["A"]));
+        assert_eq!(names("Interview [draft], #3"), owned(&["Interview [draft]"]));
+        assert_eq!(names("A, B, 00:53, 01:10"), owned(&["A, B, 00:53", "A, B"]));
+        assert_eq!(names("A, 00:53; B, 01:10"), owned(&["A, 00:53; B", "A", "B"]));
+        assert_eq!(names("A, 00:53; see notes"), None);
+        assert_eq!(names("see above"), None);
+        assert_eq!(names("A"), None);
+        assert_eq!(names(", 00:53"), None);
+        let parts = parse_citation("A, 00:53, 01:10").expect("parts");
+        assert_eq!(parts[1].locators, vec![Locator::Time(53_000), Locator::Time(70_000)]);
     }
 }
