@@ -290,6 +290,7 @@ pub async fn ask(services: &Services, user_id: Uuid, body: AgentChatCreate) -> A
             project_id,
             transcripts,
             asked_at: crate::domain::now(),
+            prices: services.settings.model.llm_prices.clone(),
         },
         slot,
     )))

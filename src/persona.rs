@@ -5,6 +5,7 @@
 use crate::ai::Engine;
 use crate::domain::persona::{Persona, PersonaReport, PersonaWritten};
 use crate::domain::record::{Record, RecordStatus};
+use crate::domain::usage::{Provenance, RecordVersion};
 use crate::error::{ApiError, ApiResult};
 use crate::services::Services;
 
@@ -41,32 +42,48 @@ pub async fn current(services: &Services, record: &Record, public: bool) -> ApiR
         _ => return Ok(Current::Pending),
     }
     let store = &services.store;
-    let written = |persona: Persona, markdown: String, generated_at| {
+    let written = |persona: Persona, markdown: String, generated_at, provenance: Option<Provenance>| {
         Current::Written(Box::new(PersonaReport {
             record_id: record.id,
             status: PersonaWritten::Completed,
             persona,
             markdown,
             generated_at,
+            provenance,
         }))
     };
     if let Some(stored) = store.persona(record.id).await?
         && stored.record_version == record.updated_at
     {
-        return Ok(written(stored.persona.0, stored.markdown, stored.generated_at));
+        return Ok(written(
+            stored.persona.0,
+            stored.markdown,
+            stored.generated_at,
+            stored.provenance.map(|p| p.0),
+        ));
     }
     if let Engine::Offline = services.engine {
         let utterances = store.utterances(record.id).await?;
+        let started = std::time::Instant::now();
         let (persona, _) = services
             .engine
             .persona(&record.name, &utterances, record.language.as_deref())
             .await
             .map_err(|error| ApiError::Unavailable(format!("The persona could not be written: {error}")))?;
         let markdown = crate::ai::persona::render_markdown(&persona);
+        let provenance = crate::trust::provenance::provenance(
+            &services.settings.model.llm_prices,
+            &services.engine,
+            vec![RecordVersion {
+                id: record.id,
+                version: record.updated_at,
+            }],
+            started.elapsed(),
+        );
         let generated_at = store
-            .save_persona(record.id, record.updated_at, &persona, &markdown)
+            .save_persona(record.id, record.updated_at, &persona, &markdown, &provenance)
             .await?;
-        return Ok(written(persona, markdown, generated_at));
+        return Ok(written(persona, markdown, generated_at, Some(provenance)));
     }
     let job = store.persona_job(record.id).await?;
     // The job may have finished since the persona was looked at.
@@ -76,7 +93,12 @@ pub async fn current(services: &Services, record: &Record, public: bool) -> ApiR
         && let Some(stored) = store.persona(record.id).await?
         && stored.record_version == record.updated_at
     {
-        return Ok(written(stored.persona.0, stored.markdown, stored.generated_at));
+        return Ok(written(
+            stored.persona.0,
+            stored.markdown,
+            stored.generated_at,
+            stored.provenance.map(|p| p.0),
+        ));
     }
     if let Some(job) = job.filter(|job| job.status == "failed" && job.updated_at >= record.updated_at) {
         // Failed for this version of the record: tried again after a pause, not at every

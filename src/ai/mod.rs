@@ -229,6 +229,15 @@ impl Engine {
         }
     }
 
+    /// What this engine's calls sent and used since the last take (nothing for the
+    /// offline engine), and a fresh start.
+    pub fn take_ledger(&self) -> openai::Entries {
+        match self {
+            Self::Offline => openai::Entries::default(),
+            Self::OpenAi(client) => client.ledger().take(),
+        }
+    }
+
     /// The model that writes (`offline` for the offline engine).
     pub fn model(&self) -> &str {
         match self {

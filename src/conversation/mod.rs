@@ -65,6 +65,8 @@ pub struct Pending {
     /// the chat's record, or the project's records.
     pub transcripts: Vec<(Uuid, String)>,
     pub asked_at: chrono::DateTime<chrono::Utc>,
+    /// The instance's prices, for the answer's provenance.
+    pub prices: crate::domain::usage::Prices,
 }
 
 /// Answers a user may have in the making at once; more get 429. An answer goes on when
@@ -227,6 +229,7 @@ pub fn spawn(engine: Engine, store: Store, pending: Pending, slot: Slot) -> mpsc
 }
 
 async fn answer(engine: &Engine, store: &Store, pending: Pending, events: &mpsc::UnboundedSender<Event>) -> Event {
+    let started = Instant::now();
     let mut on_stream = |piece: Stream<'_>| {
         let _ = events.send(match piece {
             Stream::Text(text) => Event::Delta(text.to_owned()),
@@ -260,7 +263,20 @@ async fn answer(engine: &Engine, store: &Store, pending: Pending, events: &mpsc:
         },
     };
     let (answer_text, citations) = citations(&content, &sources, &pending.question, pending.style);
+    let record_ids: Vec<Uuid> = pending.transcripts.iter().map(|(id, _)| *id).collect();
+    let records = match store.record_versions(&record_ids).await {
+        Ok(records) => records,
+        Err(error) => {
+            tracing::error!(error = %format!("{error:#}"), "reading the records' versions for an answer failed");
+            return Event::Error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "The answer could not be stored; send the question again.".into(),
+            );
+        }
+    };
+    let provenance = crate::trust::provenance::provenance(&pending.prices, engine, records, started.elapsed());
     let exchange = Exchange {
+        provenance: Some(provenance),
         question: pending.question.message.clone(),
         asked_at: pending.asked_at,
         citations,

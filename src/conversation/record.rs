@@ -210,6 +210,7 @@ pub async fn ask(services: &Services, user_id: Uuid, record_id: Uuid, body: Chat
             project_id: None,
             transcripts,
             asked_at: crate::domain::now(),
+            prices: services.settings.model.llm_prices.clone(),
         },
         slot,
     )))

@@ -207,6 +207,11 @@ pub struct ChatMessage {
     pub created_at: DateTime<Utc>,
     pub thread_id: i64,
     pub citations: Vec<Citation>,
+    /// What wrote an answer (left out of questions, and of answers written before it was
+    /// kept).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false, nullable = false)]
+    pub provenance: Option<crate::domain::usage::Provenance>,
 }
 
 /// A conversation.

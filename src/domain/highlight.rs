@@ -91,6 +91,10 @@ pub struct Highlight {
     pub insights: Vec<InsightRef>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// What suggested it (left out of a person's highlight).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false, nullable = false)]
+    pub provenance: Option<crate::domain::usage::Provenance>,
 }
 
 /// A new highlight.

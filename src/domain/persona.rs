@@ -64,6 +64,10 @@ pub struct PersonaReport {
     /// pains with quotes, behaviours and workarounds, ideal solution.
     pub markdown: String,
     pub generated_at: DateTime<Utc>,
+    /// What wrote it (left out of a shared persona, and of one written before it was kept).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false, nullable = false)]
+    pub provenance: Option<crate::domain::usage::Provenance>,
 }
 
 /// A persona still being written (202, with `Retry-After`).

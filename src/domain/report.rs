@@ -52,7 +52,7 @@ pub struct Report {
 }
 
 /// Tokens a report's generation used.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema)]
 pub struct TokenUsage {
     pub prompt_tokens: i64,
     pub completion_tokens: i64,
@@ -71,6 +71,21 @@ pub struct Generation {
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
     pub usage: TokenUsage,
+    /// What wrote the report the last generation completed; none before one completes.
+    pub provenance: Option<crate::domain::usage::Provenance>,
+}
+
+/// The report as one of its generations wrote it (`GET .../versions`), newest first.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct ReportVersion {
+    /// 1 for the first generation, counting up.
+    pub version: i64,
+    pub generated_at: DateTime<Utc>,
+    pub content: String,
+    pub provenance: Option<crate::domain::usage::Provenance>,
+    /// What changed from the version before, as a unified diff of the Markdown; none for
+    /// the first.
+    pub changes: Option<String>,
 }
 
 /// The fields of a report to generate; see `ReportCreate` for the rule across them.

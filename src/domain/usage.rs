@@ -197,3 +197,54 @@ mod tests {
         assert_eq!(Prices::parse("").expect("empty"), Prices::default());
     }
 }
+
+/// What produced a piece of AI output (a report's generation, a chat answer, a persona):
+/// the engine and model, the instructions they were given, the material and what it cost.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, ToSchema)]
+pub struct Provenance {
+    /// `offline` or `openai`.
+    pub engine: String,
+    /// The model that wrote; none for the offline engine.
+    pub model: Option<String>,
+    /// A digest of the instructions sent: two outputs of one version were asked alike
+    /// (`offline-<release>` for the offline engine, which sends none).
+    pub prompt_version: String,
+    /// Each distinct instruction sent, as sent (personal data as placeholders), with the
+    /// material of the user message left out.
+    pub prompts: Vec<PromptSent>,
+    /// The records it was written from, at the version it read.
+    pub records: Vec<RecordVersion>,
+    pub usage: crate::domain::report::TokenUsage,
+    /// At the instance's prices when it was written, in the workspace's currency.
+    pub cost: f64,
+    pub duration_ms: u64,
+    /// A report's: each section's own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sections: Vec<SectionProvenance>,
+}
+
+/// One instruction sent to a model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema)]
+pub struct PromptSent {
+    pub system: String,
+    /// The user message, its material blocks shown as `<transcripts>…</transcripts>`.
+    pub user: String,
+}
+
+/// A record as a piece of AI output read it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema)]
+pub struct RecordVersion {
+    pub id: uuid::Uuid,
+    /// The record's `updated_at` then.
+    pub version: chrono::DateTime<chrono::Utc>,
+}
+
+/// A report section's share of its generation.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, ToSchema)]
+pub struct SectionProvenance {
+    pub title: String,
+    pub prompt_version: String,
+    pub usage: crate::domain::report::TokenUsage,
+    pub cost: f64,
+    pub duration_ms: u64,
+}

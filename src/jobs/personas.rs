@@ -29,6 +29,7 @@ pub async fn write(context: &Context, job: &Job) -> Result<(), JobError> {
         },
     )
     .await?;
+    let started = std::time::Instant::now();
     let (persona, usage) = engine
         .persona(&record.name, &utterances, record.language.as_deref())
         .await
@@ -38,9 +39,18 @@ pub async fn write(context: &Context, job: &Job) -> Result<(), JobError> {
         })?;
     let markdown = crate::ai::persona::render_markdown(&persona);
     tracing::info!(record = %record.id, prompt_tokens = usage.prompt_tokens, completion_tokens = usage.completion_tokens, "persona written");
+    let provenance = crate::trust::provenance::provenance(
+        &context.settings.model.llm_prices,
+        &engine,
+        vec![crate::domain::usage::RecordVersion {
+            id: record.id,
+            version: record.updated_at,
+        }],
+        started.elapsed(),
+    );
     context
         .store
-        .complete_persona_job(job, record.updated_at, &persona, &markdown)
+        .complete_persona_job(job, record.updated_at, &persona, &markdown, &provenance)
         .await?;
     Ok(())
 }

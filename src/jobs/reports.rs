@@ -55,6 +55,17 @@ pub(super) async fn generate(context: &Context, job: &Job, claimed: Option<Repor
         },
     )
     .await?;
+    let started = std::time::Instant::now();
+    let mut record_ids: Vec<uuid::Uuid> = Vec::new();
+    for source in &sources {
+        if !record_ids.contains(&source.record_id) {
+            record_ids.push(source.record_id);
+        }
+    }
+    let records = store.record_versions(&record_ids).await?;
+    let prices = &context.settings.model.llm_prices;
+    let mut provenances = Vec::with_capacity(prompts.len());
+    let mut sent = Vec::new();
     let mut usage = Usage::default();
     let mut sections = Vec::with_capacity(prompts.len());
     let mut quoted = Vec::new();
@@ -70,6 +81,7 @@ pub(super) async fn generate(context: &Context, job: &Job, claimed: Option<Repor
             mode,
             quoted_before: quoted.clone(),
         };
+        let section_started = std::time::Instant::now();
         let section = engine
             .write_section(&brief, &sources)
             .await
@@ -78,6 +90,13 @@ pub(super) async fn generate(context: &Context, job: &Job, claimed: Option<Repor
                 AiError::Permanent(message) => JobError::Permanent(message),
             })?;
         usage += section.usage;
+        provenances.push(crate::trust::provenance::section(
+            prices,
+            &engine,
+            &prompt.title,
+            section_started.elapsed(),
+            &mut sent,
+        ));
         quoted.extend_from_slice(&section.quoted);
         let checked = quotes::check_quotes(&section.markdown, &sources);
         if checked.removed > 0 {
@@ -114,9 +133,13 @@ pub(super) async fn generate(context: &Context, job: &Job, claimed: Option<Repor
     if !insights.is_empty() {
         content = with_report_section(&content, &report_section(&insights));
     }
-    let completed = store
-        .complete_generation(job, &content, usage.prompt_tokens, usage.completion_tokens)
-        .await?;
+    let mut provenance = crate::trust::provenance::report(&engine, provenances, sent, records, started.elapsed());
+    // The engine's own count: the offline engine's, and a model's when it said none.
+    provenance.usage = crate::domain::report::TokenUsage {
+        prompt_tokens: i64::try_from(usage.prompt_tokens).unwrap_or(i64::MAX),
+        completion_tokens: i64::try_from(usage.completion_tokens).unwrap_or(i64::MAX),
+    };
+    let completed = store.complete_generation(job, &content, &provenance).await?;
     // An insight included or taken out meanwhile found the report still generating and
     // left its section to this job: written again, as they are now.
     let rendered: Vec<uuid::Uuid> = insights.iter().map(|insight| insight.id).collect();

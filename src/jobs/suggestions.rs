@@ -40,6 +40,7 @@ pub async fn suggest(context: &Context, job: &Job) -> Result<(), JobError> {
             },
         )
         .await?;
+        let started = std::time::Instant::now();
         let (suggestions, usage) = engine
             .suggest_highlights(&tags, &utterances, record.language.as_deref())
             .await
@@ -47,12 +48,22 @@ pub async fn suggest(context: &Context, job: &Job) -> Result<(), JobError> {
                 AiError::Transient(message) => JobError::Transient(message),
                 AiError::Permanent(message) => JobError::Permanent(message),
             })?;
+        let provenance = crate::trust::provenance::provenance(
+            &context.settings.model.llm_prices,
+            &engine,
+            vec![crate::domain::usage::RecordVersion {
+                id: record.id,
+                version: record.updated_at,
+            }],
+            started.elapsed(),
+        );
         let stored = crate::repository::highlights::store_suggestions(
             store,
             record.id,
             request.requested_by,
             &suggestions,
             &utterances,
+            &provenance,
         )
         .await?;
         tracing::info!(record = %record.id, stored, prompt_tokens = usage.prompt_tokens, completion_tokens = usage.completion_tokens, "highlights suggested");

@@ -169,6 +169,7 @@ pub async fn create(store: &Store, user_id: Uuid, record_id: Uuid, body: Highlig
             status: HighlightStatus::Ok,
             tag_ids: &body.tag_ids,
             created_by: Some(user_id),
+            provenance: None,
         })
         .await?;
     get(store, user_id, id).await
@@ -331,6 +332,7 @@ pub async fn store_suggestions(
     requested_by: Option<Uuid>,
     suggestions: &[Suggestion],
     utterances: &[Utterance],
+    provenance: &crate::domain::usage::Provenance,
 ) -> anyhow::Result<usize> {
     let mut stored = 0;
     for suggestion in suggestions {
@@ -366,6 +368,7 @@ pub async fn store_suggestions(
                 status: HighlightStatus::Suggested,
                 tag_ids: &[suggestion.tag_id],
                 created_by: requested_by,
+                provenance: Some(provenance),
             })
             .await?;
         stored += 1;

@@ -12,6 +12,7 @@ use crate::domain::chat::{ChatMessage, ChatThread, Citation, MessageType, Thread
 use crate::domain::now;
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::patch::Patch;
+use crate::domain::usage::Provenance;
 
 #[derive(sqlx::FromRow)]
 struct ThreadRow {
@@ -45,6 +46,7 @@ struct MessageRow {
     message_type: String,
     content: String,
     citations: Json<Vec<Citation>>,
+    provenance: Option<Json<Provenance>>,
     created_at: DateTime<Utc>,
     position: i32,
 }
@@ -58,6 +60,7 @@ impl From<MessageRow> for ChatMessage {
             created_at: row.created_at,
             thread_id: row.thread_id,
             citations: row.citations.0,
+            provenance: row.provenance.map(|p| p.0),
         }
     }
 }
@@ -91,6 +94,7 @@ pub struct Exchange {
     pub asked_at: DateTime<Utc>,
     pub answer: String,
     pub citations: Vec<Citation>,
+    pub provenance: Option<Provenance>,
     /// For the research assistant: the project the thread now answers about.
     pub project_id: Option<Uuid>,
 }
@@ -183,15 +187,17 @@ impl Store {
         thread_id: i64,
         page: &PageRequest<MessageKey>,
     ) -> anyhow::Result<Page<ChatMessage, MessageKey>> {
-        let rows = db!(self, read, |pool| sqlx::query_as::<_, MessageRow>(
-            "SELECT id, thread_id, message_type, content, citations, created_at, position FROM chat_messages \
+        let rows = db!(self, read, |pool| {
+            sqlx::query_as::<_, MessageRow>(
+            "SELECT id, thread_id, message_type, content, citations, provenance, created_at, position FROM chat_messages \
              WHERE thread_id = $1 AND position > $3 ORDER BY position LIMIT $2"
         )
         .bind(thread_id)
         .bind(page.fetch())
         .bind(page.after.unwrap_or(i64::MIN))
         .fetch_all(pool)
-        .await)?;
+        .await
+        })?;
         let page = Page::from_rows(rows, page, |row: &MessageRow| i64::from(row.position));
         Ok(page.map(ChatMessage::from))
     }
@@ -237,6 +243,7 @@ impl Store {
                         MessageType::User,
                         &exchange.question,
                         &[][..],
+                        None,
                         exchange.asked_at,
                     ),
                     (
@@ -244,13 +251,16 @@ impl Store {
                         MessageType::Assistant,
                         &exchange.answer,
                         &exchange.citations[..],
+                        exchange.provenance.as_ref(),
                         at,
                     ),
                 ];
-                for (offset, (id, message_type, content, citations, created_at)) in messages.into_iter().enumerate() {
+                for (offset, (id, message_type, content, citations, provenance, created_at)) in
+                    messages.into_iter().enumerate()
+                {
                     sqlx::query(
                         "INSERT INTO chat_messages (id, thread_id, position, message_type, content, citations, \
-                         created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                         provenance, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
                     )
                     .bind(id)
                     .bind(thread_id)
@@ -258,6 +268,7 @@ impl Store {
                     .bind(message_type.as_str())
                     .bind(content)
                     .bind(Json(citations))
+                    .bind(provenance.map(Json))
                     .bind(created_at)
                     .execute(&mut *conn)
                     .await?;
@@ -272,6 +283,7 @@ impl Store {
             created_at: at,
             thread_id,
             citations: exchange.citations.clone(),
+            provenance: exchange.provenance.clone(),
         }))
     }
 

@@ -11,6 +11,7 @@ use crate::domain::job::JobKind;
 use crate::domain::now;
 use crate::domain::record::RecordStatus;
 use crate::domain::report::ReportStatus;
+use crate::domain::usage::{Provenance, RecordVersion};
 use crate::domain::webhook::EventType;
 
 /// A report as its generator needs it, with its project's study.
@@ -63,6 +64,7 @@ pub struct GenerationRow {
     pub gen_finished_at: Option<DateTime<Utc>>,
     pub gen_prompt_tokens: i64,
     pub gen_completion_tokens: i64,
+    pub gen_provenance: Option<Json<Provenance>>,
 }
 
 /// Why a regenerate or cancel was refused.
@@ -224,17 +226,11 @@ impl Store {
     }
 
     /// Stores the written report and finishes its job, in one transaction.
-    pub async fn complete_generation(
-        &self,
-        job: &Job,
-        content: &str,
-        prompt_tokens: u64,
-        completion_tokens: u64,
-    ) -> anyhow::Result<bool> {
+    pub async fn complete_generation(&self, job: &Job, content: &str, provenance: &Provenance) -> anyhow::Result<bool> {
         let at = now();
         let sql = format!(
             "UPDATE reports SET status = $3, content = $4, gen_progress = 1, gen_error = NULL, gen_finished_at = $5, \
-             gen_prompt_tokens = $6, gen_completion_tokens = $7, updated_at = $5 \
+             gen_prompt_tokens = $6, gen_completion_tokens = $7, gen_provenance = $10, updated_at = $5 \
              WHERE id = $8 AND status = $9 AND {ATTEMPT} RETURNING project_id, title, status"
         );
         let completed = db!(self, write, |conn| {
@@ -244,12 +240,26 @@ impl Store {
                 .bind(ReportStatus::Completed.as_str())
                 .bind(content)
                 .bind(at)
-                .bind(i64::try_from(prompt_tokens).unwrap_or(i64::MAX))
-                .bind(i64::try_from(completion_tokens).unwrap_or(i64::MAX))
+                .bind(provenance.usage.prompt_tokens)
+                .bind(provenance.usage.completion_tokens)
                 .bind(job.subject_id)
                 .bind(ReportStatus::Generating.as_str())
+                .bind(Json(provenance))
                 .fetch_optional(&mut *conn)
                 .await?;
+            if done.is_some() {
+                // Each generation is a version, to compare a regenerated report with.
+                sqlx::query(
+                    "INSERT INTO report_versions (report_id, version, content, provenance, generated_at) \
+                     SELECT $1, COALESCE(MAX(version), 0) + 1, $2, $3, $4 FROM report_versions WHERE report_id = $1",
+                )
+                .bind(job.subject_id)
+                .bind(content)
+                .bind(Json(provenance))
+                .bind(at)
+                .execute(&mut *conn)
+                .await?;
+            }
             let finished = finish_job!(conn, job, at);
             let completed = done.is_some();
             if let Some((project_id, title, status)) = done {
@@ -329,7 +339,8 @@ impl Store {
         Ok(db!(self, read, |pool| {
             sqlx::query_as::<_, GenerationRow>(
             "SELECT r.status, r.gen_progress, r.gen_error, r.gen_attempts, r.gen_started_at, r.gen_finished_at, \
-             r.gen_prompt_tokens, r.gen_completion_tokens FROM reports r JOIN projects p ON p.id = r.project_id \
+             r.gen_prompt_tokens, r.gen_completion_tokens, r.gen_provenance FROM reports r \
+             JOIN projects p ON p.id = r.project_id \
              WHERE r.id = $1 AND r.project_id = $2 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $3)"
         )
         .bind(report_id)
@@ -359,7 +370,7 @@ impl Store {
             let done = sqlx::query(
                 "UPDATE reports SET status = $1, gen_progress = 0, gen_attempts = 0, gen_error = NULL, \
                  gen_started_at = NULL, gen_finished_at = NULL, gen_prompt_tokens = 0, gen_completion_tokens = 0, \
-                 updated_at = $2 WHERE id = $3 AND status = $4",
+                 gen_provenance = NULL, updated_at = $2 WHERE id = $3 AND status = $4",
             )
             .bind(ReportStatus::Queued.as_str())
             .bind(at)
@@ -510,5 +521,43 @@ mod tests {
         assert!(work.is_none(), "a deleted report is not started: {work:?}");
         assert!(store.claim_generation(lease).await?.is_none());
         Ok(())
+    }
+}
+
+/// A report as one generation wrote it.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ReportVersionRow {
+    pub version: i64,
+    pub content: String,
+    pub provenance: Option<Json<Provenance>>,
+    pub generated_at: DateTime<Utc>,
+}
+
+impl Store {
+    /// The versions of a report its generations wrote, newest first (the caller checks
+    /// who may see the report).
+    pub async fn report_versions(&self, report_id: Uuid) -> anyhow::Result<Vec<ReportVersionRow>> {
+        Ok(db!(self, read, |pool| sqlx::query_as::<_, ReportVersionRow>(
+            "SELECT version, content, provenance, generated_at FROM report_versions WHERE report_id = $1 \
+             ORDER BY version DESC"
+        )
+        .bind(report_id)
+        .fetch_all(pool)
+        .await)?)
+    }
+
+    /// The records' versions (`updated_at`) now, for the provenance of what reads them.
+    pub async fn record_versions(&self, record_ids: &[Uuid]) -> anyhow::Result<Vec<RecordVersion>> {
+        let mut versions = Vec::with_capacity(record_ids.len());
+        for &id in record_ids {
+            let version: Option<DateTime<Utc>> = db!(self, read, |pool| sqlx::query_scalar(
+                "SELECT updated_at FROM records WHERE id = $1"
+            )
+            .bind(id)
+            .fetch_optional(pool)
+            .await)?;
+            versions.extend(version.map(|version| RecordVersion { id, version }));
+        }
+        Ok(versions)
     }
 }

@@ -20,7 +20,7 @@ const CHUNK: usize = 500;
 const SELECT_HIGHLIGHT: &str = "SELECT h.id, h.record_id, r.name AS record_name, r.project_id, \
      h.start_utterance, h.start_offset, h.end_utterance, h.end_offset, h.quote, \
      COALESCE(u.speaker, '') AS speaker, COALESCE(u.is_respondent, FALSE) AS is_respondent, u.start_ms, \
-     h.note, h.status, a.email AS author_email, h.created_at, h.updated_at \
+     h.note, h.status, a.email AS author_email, h.created_at, h.updated_at, h.provenance \
      FROM highlights h JOIN records r ON r.id = h.record_id JOIN projects p ON p.id = r.project_id \
      LEFT JOIN utterances u ON u.record_id = h.record_id AND u.id = h.start_utterance \
      LEFT JOIN users a ON a.id = h.created_by";
@@ -44,6 +44,7 @@ struct HighlightRow {
     author_email: Option<String>,
     created_at: DateTime<Utc>,
     updated_at: DateTime<Utc>,
+    provenance: Option<sqlx::types::Json<crate::domain::usage::Provenance>>,
 }
 
 impl HighlightRow {
@@ -72,6 +73,7 @@ impl HighlightRow {
             insights,
             created_at: self.created_at,
             updated_at: self.updated_at,
+            provenance: self.provenance.map(|p| p.0),
         }
     }
 }
@@ -113,6 +115,8 @@ pub struct NewHighlight<'a> {
     pub tag_ids: &'a [Uuid],
     /// Who made it, or asked for the suggestion (`None` once that account is gone).
     pub created_by: Option<Uuid>,
+    /// What suggested it; none for a person's.
+    pub provenance: Option<&'a crate::domain::usage::Provenance>,
 }
 
 /// A highlight's fields after a change; `tag_ids: None` leaves its tags.
@@ -320,8 +324,8 @@ impl Store {
         db!(self, write, |conn| {
             sqlx::query(
                 "INSERT INTO highlights (id, record_id, start_utterance, start_offset, end_utterance, end_offset, \
-                 quote, note, status, created_by, created_at, updated_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)",
+                 quote, note, status, created_by, created_at, updated_at, provenance) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12)",
             )
             .bind(id)
             .bind(new.record_id)
@@ -334,6 +338,7 @@ impl Store {
             .bind(new.status.as_str())
             .bind(new.created_by)
             .bind(at)
+            .bind(new.provenance.map(sqlx::types::Json))
             .execute(&mut *conn)
             .await?;
             file_under!(conn, id, new.tag_ids);

@@ -56,7 +56,7 @@ use std::pin::Pin;
 
 pub use audit::{AuditFilter, NewAuditEvent};
 pub use chat::{Exchange, ThreadOwner, ThreadTarget};
-pub use generation::{GenerationRefused, GenerationRow, MaterialRow, PromptText, ReportWork};
+pub use generation::{GenerationRefused, GenerationRow, MaterialRow, PromptText, ReportVersionRow, ReportWork};
 pub use highlights::{HighlightFields, HighlightFilter, HighlightOrder, NewHighlight, RecordPlace, SuggestionRequest};
 pub use interviews::{NewRoom, NewTurn, PublicRoom, StoredRoom, StoredTurn, TurnRefused};
 pub use invitations::{Accepted, InvitationRow, NewInvitation};
@@ -217,6 +217,7 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
     migration!(17, "0017_workspace_settings"),
     migration!(18, "0018_consent"),
     migration!(19, "0019_ai_usage"),
+    migration!(20, "0020_provenance"),
 ];
 
 #[derive(Debug)]

@@ -9,6 +9,7 @@ use uuid::Uuid;
 use super::{Job, Store, db, finish_job};
 use crate::domain::now;
 use crate::domain::persona::Persona;
+use crate::domain::usage::Provenance;
 
 /// A stored persona and the record version it was written from.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -17,6 +18,7 @@ pub struct StoredPersona {
     pub persona: Json<Persona>,
     pub markdown: String,
     pub generated_at: DateTime<Utc>,
+    pub provenance: Option<Json<Provenance>>,
 }
 
 /// Where the latest persona job of a record is.
@@ -53,7 +55,7 @@ impl Store {
     /// The record's stored persona, current or not.
     pub async fn persona(&self, record_id: Uuid) -> anyhow::Result<Option<StoredPersona>> {
         Ok(db!(self, read, |pool| sqlx::query_as::<_, StoredPersona>(
-            "SELECT record_version, persona, markdown, generated_at FROM personas WHERE record_id = $1"
+            "SELECT record_version, persona, markdown, generated_at, provenance FROM personas WHERE record_id = $1"
         )
         .bind(record_id)
         .fetch_optional(pool)
@@ -93,6 +95,7 @@ impl Store {
         record_version: DateTime<Utc>,
         persona: &Persona,
         markdown: &str,
+        provenance: &Provenance,
     ) -> anyhow::Result<DateTime<Utc>> {
         let at = now();
         db!(self, write_one, |conn| upsert_persona!(
@@ -101,6 +104,7 @@ impl Store {
             record_version,
             persona,
             markdown,
+            provenance,
             at
         ))?;
         Ok(at)
@@ -114,12 +118,13 @@ impl Store {
         record_version: DateTime<Utc>,
         persona: &Persona,
         markdown: &str,
+        provenance: &Provenance,
     ) -> anyhow::Result<bool> {
         let at = now();
         Ok(db!(self, write, |conn| {
             let done = finish_job!(conn, job, at);
             if done {
-                upsert_persona!(conn, job.subject_id, record_version, persona, markdown, at)?;
+                upsert_persona!(conn, job.subject_id, record_version, persona, markdown, provenance, at)?;
             }
             Ok::<_, sqlx::Error>(done)
         })?)
@@ -128,18 +133,19 @@ impl Store {
 
 /// Inside a write: stores the record's persona, replacing any.
 macro_rules! upsert_persona {
-    ($conn:expr, $record_id:expr, $version:expr, $persona:expr, $markdown:expr, $at:expr) => {
+    ($conn:expr, $record_id:expr, $version:expr, $persona:expr, $markdown:expr, $provenance:expr, $at:expr) => {
         sqlx::query(
-            "INSERT INTO personas (record_id, record_version, persona, markdown, generated_at) \
-             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (record_id) DO UPDATE SET \
+            "INSERT INTO personas (record_id, record_version, persona, markdown, generated_at, provenance) \
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (record_id) DO UPDATE SET \
              record_version = excluded.record_version, persona = excluded.persona, \
-             markdown = excluded.markdown, generated_at = excluded.generated_at",
+             markdown = excluded.markdown, generated_at = excluded.generated_at, provenance = excluded.provenance",
         )
         .bind($record_id)
         .bind($version)
         .bind(Json($persona))
         .bind($markdown)
         .bind($at)
+        .bind(Json($provenance))
         .execute(&mut *$conn)
         .await
         .map(|done| done.rows_affected())

@@ -2,6 +2,8 @@
 //! names it counts as personal, retention, consent, budget), and the cloaks that keep
 //! personal data from the models its work calls.
 
+pub mod provenance;
+
 use std::sync::Arc;
 
 use chrono::{DateTime, Datelike, TimeZone, Utc};

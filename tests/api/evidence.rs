@@ -217,3 +217,254 @@ async fn every_kind_of_quote_ends_as_specified_in_reports_answers_and_personas()
     );
     app.stop().await;
 }
+
+/// Polls a record's persona until it is written.
+async fn written_persona(app: &TestApp, user: &crate::support::TestUser, record: &str) -> Value {
+    let path = format!("/insight/{record}/persona-report");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (status, body) = app.get(&path, user).await;
+        if status == StatusCode::OK {
+            return body;
+        }
+        assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+        assert!(Instant::now() < deadline, "the persona was never written");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Asserts the parts of a model's provenance every output shares.
+fn assert_model_provenance(provenance: &Value, record: &Value, version: &Value) {
+    assert_eq!(provenance["engine"], "openai", "{provenance}");
+    assert_eq!(provenance["model"], "stub-model");
+    let prompt_version = provenance["prompt_version"].as_str().expect("prompt version");
+    assert_eq!(prompt_version.len(), 12);
+    assert!(prompt_version.bytes().all(|b| b.is_ascii_hexdigit()));
+    let prompts = provenance["prompts"].as_array().expect("prompts");
+    assert!(!prompts.is_empty());
+    for prompt in prompts {
+        let user = prompt["user"].as_str().expect("user");
+        assert!(!prompt["system"].as_str().expect("system").is_empty());
+        assert!(
+            user.contains("<transcripts>…</transcripts>"),
+            "the material is left out: {user}"
+        );
+        assert!(
+            !user.contains("chase finance"),
+            "no transcript text in the template: {user}"
+        );
+    }
+    assert_eq!(provenance["records"], json!([{ "id": record, "version": version }]));
+    assert!(provenance["duration_ms"].is_u64());
+}
+
+#[tokio::test]
+async fn reports_answers_and_personas_keep_what_wrote_them_and_a_report_its_versions() {
+    let (addr, stub) = OpenAiStub::start().await;
+    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = runs.clone();
+    stub.respond(move |call| {
+        let reply = match call.schema_name() {
+            Some("persona") => persona().to_string(),
+            Some("findings") => json!({ "findings": [
+                { "finding": "Invoices are late.", "quotes": [{ "text": REAL_QUOTE, "citation": "[Anna, #2]" }] }
+            ] })
+            .to_string(),
+            _ if call.body.to_string().contains("report section") => {
+                let run = counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                format!("Run {run}: invoices are late.\n\n\"{REAL_QUOTE}\" [Anna, #2]")
+            }
+            _ => format!("\"{REAL_QUOTE}\" [Anna, #2]"),
+        };
+        Reply::text(&reply).usage(40, 20)
+    });
+    let app = TestApp::start_with(|settings| {
+        settings.model.llm_base_url = Some(format!("http://{addr}/v1"));
+        settings.model.llm_model = "stub-model".into();
+        settings.model.llm_prices = insight::domain::usage::Prices::parse("stub-model=1000/2000").expect("prices");
+    })
+    .await;
+    let user = app.user().await;
+    let (project, record) = interview(&app, &user, ANNA).await;
+    let (_, detail) = app.get(&format!("/insight/{record}/"), &user).await;
+    let version = detail["updated_at"].clone();
+    let record_id = json!(record);
+
+    // A report, generated and then regenerated.
+    let (_, prompt) = app
+        .post(
+            "/prompts/",
+            &user,
+            json!({ "title": "Billing", "text": "What do customers say about invoices?" }),
+        )
+        .await;
+    let (status, report) = app
+        .post(
+            &format!("/projects/{project}/reports"),
+            &user,
+            json!({ "title": "Invoices", "prompts_ids": [prompt["id"]], "report_language": "en" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{report}");
+    let path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
+    let first = wait_generation(&app, &user, &path, &["completed", "failed"]).await;
+    assert_eq!(first["status"], "completed", "{first}");
+    let provenance = &first["provenance"];
+    assert_model_provenance(provenance, &record_id, &version);
+    let (prompt_tokens, completion_tokens) = (
+        provenance["usage"]["prompt_tokens"].as_i64().expect("tokens"),
+        provenance["usage"]["completion_tokens"].as_i64().expect("tokens"),
+    );
+    assert!(prompt_tokens >= 40 && prompt_tokens % 40 == 0, "{provenance}");
+    assert_eq!(completion_tokens * 2, prompt_tokens, "{provenance}");
+    assert_eq!(first["usage"], provenance["usage"]);
+    let cost = (prompt_tokens as f64 * 1000.0 + completion_tokens as f64 * 2000.0) / 1e6;
+    assert!(
+        (provenance["cost"].as_f64().expect("cost") - cost).abs() < 1e-9,
+        "{provenance}"
+    );
+    let sections = provenance["sections"].as_array().expect("sections");
+    assert_eq!(sections.len(), 1);
+    assert_eq!(sections[0]["title"], "Billing");
+    assert_eq!(sections[0]["usage"], provenance["usage"]);
+
+    let (status, _) = app.post(&format!("{path}/regenerate"), &user, json!({})).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let second = wait_generation(&app, &user, &path, &["completed", "failed"]).await;
+    assert_eq!(second["status"], "completed", "{second}");
+    assert_eq!(
+        second["provenance"]["prompt_version"], provenance["prompt_version"],
+        "asked the same way"
+    );
+    let (status, versions) = app.get(&format!("{path}/versions"), &user).await;
+    assert_eq!(status, StatusCode::OK, "{versions}");
+    let versions = versions.as_array().expect("versions");
+    assert_eq!(versions.len(), 2);
+    assert_eq!(
+        (versions[0]["version"].clone(), versions[1]["version"].clone()),
+        (json!(2), json!(1))
+    );
+    assert!(
+        versions[0]["content"]
+            .as_str()
+            .expect("content")
+            .contains("Run 2: invoices are late.")
+    );
+    assert!(
+        versions[1]["content"]
+            .as_str()
+            .expect("content")
+            .contains("Run 1: invoices are late.")
+    );
+    let changes = versions[0]["changes"].as_str().expect("changes");
+    assert!(
+        changes.contains("-Run 1: invoices are late.") && changes.contains("+Run 2: invoices are late."),
+        "{changes}"
+    );
+    assert!(versions[1]["changes"].is_null());
+    assert_eq!(versions[0]["provenance"], second["provenance"]);
+    let stranger = app.user().await;
+    let (status, _) = app.get(&format!("{path}/versions"), &stranger).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    // A chat answer, as answered and in the thread's history.
+    let (status, answer) = app
+        .post(
+            &format!("/insight/{record}/chat/"),
+            &user,
+            json!({ "message": "Invoices?" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_model_provenance(&answer["provenance"], &record_id, &version);
+    assert_eq!(
+        answer["provenance"]["usage"],
+        json!({ "prompt_tokens": 40, "completion_tokens": 20 })
+    );
+    let (_, history) = app
+        .get(
+            &format!("/insight/{record}/chat/?thread_id={}", answer["thread_id"]),
+            &user,
+        )
+        .await;
+    let messages = history["messages"].as_array().expect("messages").clone();
+    assert!(messages[0].get("provenance").is_none(), "a question has none");
+    assert_eq!(messages[1]["provenance"], answer["provenance"]);
+
+    // The persona.
+    let persona = written_persona(&app, &user, &record).await;
+    assert_model_provenance(&persona["provenance"], &record_id, &version);
+
+    // The console: under the report, what wrote it; its versions, compared.
+    use crate::console::{PASSWORD, in_chromium, look, sign_in, until};
+    crate::accounts::set_password(&app, &user, PASSWORD).await;
+    let report_id = path.rsplit('/').next().expect("id").to_owned();
+    in_chromium("the provenance pages", async |browser| {
+        sign_in(browser, &app, &user.email).await;
+        browser.go(&app.url(&format!("/p/{project}/reports/{report_id}"))).await;
+        let said = until(
+            browser,
+            "the report's provenance",
+            "const d = document.querySelector('#provenance'); if (!d) return null; d.open = true; \
+             d.querySelectorAll('details').forEach((p) => p.open = true); return d.textContent",
+        )
+        .await;
+        let said = said.as_str().unwrap_or_default();
+        assert!(
+            said.contains("the model stub-model") && said.contains("Billing"),
+            "{said}"
+        );
+        assert!(said.contains("<transcripts>…</transcripts>"), "{said}");
+        look(browser, "report-provenance").await;
+        browser
+            .go(&app.url(&format!("/p/{project}/reports/{report_id}/versions")))
+            .await;
+        let added = until(
+            browser,
+            "the changes",
+            "return document.querySelector('#version-2 pre.diff .add')?.textContent || null",
+        )
+        .await;
+        assert!(added.as_str().unwrap_or_default().contains("Run 2"), "{added}");
+        let removed = browser
+            .script("return document.querySelector('#version-2 pre.diff .del')?.textContent")
+            .await;
+        assert!(removed.as_str().unwrap_or_default().contains("Run 1"), "{removed}");
+        look(browser, "report-versions").await;
+        browser.go(&app.url(&format!("/r/{record}/persona"))).await;
+        until(
+            browser,
+            "the persona's provenance",
+            "return document.querySelector('#provenance')?.textContent.includes('stub-model') || null",
+        )
+        .await;
+    })
+    .await
+    .then(app.stop())
+    .await;
+}
+
+#[tokio::test]
+async fn the_offline_engine_says_so_and_costs_nothing() {
+    let app = TestApp::start().await;
+    let user = app.user().await;
+    let (project, record) = interview(&app, &user, ANNA).await;
+    let report = app.report(&user, &project).await;
+    let path = format!("/projects/{project}/reports/{report}");
+    let generation = wait_generation(&app, &user, &path, &["completed", "failed"]).await;
+    let provenance = &generation["provenance"];
+    assert_eq!(provenance["engine"], "offline", "{generation}");
+    assert!(provenance["model"].is_null());
+    assert!(
+        provenance["prompt_version"]
+            .as_str()
+            .expect("version")
+            .starts_with("offline-")
+    );
+    assert_eq!(provenance["cost"], json!(0.0));
+    assert_eq!(provenance["prompts"], json!([]));
+    assert_eq!(provenance["records"][0]["id"], json!(record));
+    let persona = written_persona(&app, &user, &record).await;
+    assert_eq!(persona["provenance"]["engine"], "offline");
+    app.stop().await;
+}

@@ -61,6 +61,7 @@ async fn suggestion(app: &TestApp, record: &str, utterance_id: i64, quote: &str)
             status: insight::domain::highlight::HighlightStatus::Suggested,
             tag_ids: &[],
             created_by: None,
+            provenance: None,
         })
         .await
         .expect("suggestion stored");

@@ -569,6 +569,14 @@ async fn a_model_s_suggestions_are_kept_only_where_their_quotes_are_verbatim_in_
     assert_eq!(found[0]["quote"], json!("The price went up twice this year!"));
     assert_eq!(found[0]["start"], json!({ "utterance_id": 2, "offset": 24 }));
     assert_eq!(found[0]["tags"][0]["name"], json!("Pricing"));
+    let provenance = &found[0]["provenance"];
+    assert_eq!(
+        (provenance["engine"].clone(), provenance["model"].clone()),
+        (json!("openai"), json!("stub-model")),
+        "what suggested it: {provenance}"
+    );
+    assert_eq!(provenance["records"][0]["id"], json!(record));
+    assert!(!provenance["prompts"].as_array().expect("prompts").is_empty());
     let asked = model
         .calls()
         .into_iter()

@@ -399,7 +399,9 @@ fn rule(method: &Method, path: &str, f: &Fixture) -> Option<(Rule, Option<Value>
         ("GET", "/workspaces/{workspace_id}/usage") => r(Read),
         (
             "GET",
-            "/projects/{project_id}/reports/{report_id}" | "/projects/{project_id}/reports/{report_id}/generation",
+            "/projects/{project_id}/reports/{report_id}"
+            | "/projects/{project_id}/reports/{report_id}/generation"
+            | "/projects/{project_id}/reports/{report_id}/versions",
         ) => r(Read),
         ("PUT", "/projects/{project_id}/reports/{report_id}") => b(Write, json!({ "title": "Retitled" })),
         ("DELETE", "/projects/{project_id}/reports/{report_id}") => r(Write),

@@ -17,6 +17,7 @@
 mod answer;
 mod call;
 mod compat;
+mod ledger;
 mod retry;
 mod sse;
 #[cfg(test)]
@@ -32,6 +33,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
+pub use ledger::{Entries, Ledger};
 pub use tokens::{count_tokens, load_tokenizer};
 
 use self::compat::Compat;
@@ -165,6 +167,8 @@ pub struct OpenAiClient {
     cloak: Cloak,
     /// Where every call's tokens are charged.
     meter: Option<Arc<dyn Meter>>,
+    /// What this piece of work's calls sent and used.
+    ledger: Ledger,
 }
 
 struct Inner {
@@ -231,6 +235,7 @@ impl OpenAiClient {
             }),
             cloak: Cloak::off(),
             meter: None,
+            ledger: Ledger::default(),
         })
     }
 
@@ -242,7 +247,13 @@ impl OpenAiClient {
             inner: self.inner.clone(),
             cloak,
             meter,
+            ledger: Ledger::default(),
         }
+    }
+
+    /// What this piece of work's calls sent and used (see [`OpenAiClient::for_work`]).
+    pub fn ledger(&self) -> &Ledger {
+        &self.ledger
     }
 
     pub fn config(&self) -> &OpenAiConfig {

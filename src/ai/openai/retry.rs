@@ -52,7 +52,9 @@ impl OpenAiClient {
         on_piece: Option<&mut (dyn FnMut(Piece<'_>) + Send)>,
     ) -> Result<ChatAnswer, AiError> {
         if !self.cloak.is_on() {
-            return self.attempts(request, on_piece).await;
+            let answer = self.attempts(request, on_piece).await?;
+            self.ledger.note(&request.messages, answer.usage);
+            return Ok(answer);
         }
         let concealed = ChatRequest {
             messages: request
@@ -89,6 +91,7 @@ impl OpenAiClient {
             }
             None => self.attempts(&concealed, None).await?,
         };
+        self.ledger.note(&concealed.messages, answer.usage);
         answer.content = self.cloak.reveal(&answer.content, request.json_schema.is_some());
         Ok(answer)
     }

@@ -8,42 +8,52 @@
 //! `“…”`, German `„…“` and guillemets `«…»`. An opening mark must not follow a letter or digit
 //! and must be followed by a non-space (guillemets may have a space inside, as in French); a
 //! closing mark must follow a non-space and must not be followed by a letter or digit, so inch
-//! marks (`27" screen`) and stray marks do not pair up with real quotes. A quote lies within one
-//! paragraph: a blank line, a list item, a heading, a table row or a code fence ends it, and it
-//! may continue over the lines of one paragraph (blockquote `>` markers are skipped). Text in
-//! code (fenced blocks and `` `inline` `` spans) is not looked at. Only quotes of at least
+//! marks (`27" screen`) and stray marks do not pair up with real quotes. A mark that opens and
+//! is never closed quotes up to the next citation, or the paragraph's end. A quote lies within
+//! one paragraph: a blank line, a list item, a heading, a table row or a code fence ends it,
+//! and it may continue over the lines of one paragraph (blockquote `>` markers are skipped). A
+//! Markdown block quote without marks is a quote too: its words after a speaker's label
+//! (`**Anna:**`) and before an attribution (`— Anna`) and its citation. Text in code (fenced
+//! blocks and `` `inline` `` spans) is not looked at. Only quotes of at least
 //! [`MIN_QUOTE_WORDS`] words (Unicode word segmentation) are checked: shorter quoted phrases
 //! (`the "export" button`) are names and terms, not testimony, and are left alone.
 //!
-//! # When a quote is verified
+//! # When a quote holds
 //!
 //! Quote and transcripts are compared after normalisation: Unicode NFKC, lower case, typographic
 //! apostrophes and quotation marks made straight, every dash (with the spaces around it) made
 //! ` - `, zero-width characters, soft hyphens and asterisks (Markdown emphasis) dropped,
 //! whitespace collapsed. Leading and trailing punctuation, ellipses and spaces of the quote (and
-//! of each piece, below) are ignored. Punctuation and words inside the quote must match.
+//! of each piece, below) are ignored. Punctuation and words inside the quote must match, at
+//! word boundaries, in a speaker turn: one utterance, or consecutive utterances of one speaker
+//! joined by a space (transcription cues split sentences at arbitrary points).
 //!
 //! The quote's citation is the first `[record name, mm:ss]`, `[record name, h:mm:ss]` or
-//! `[record name, #id]` after the closing mark in the same paragraph (on the same line or a
-//! continuation line) and before the next quote, together with the citations right after it
-//! (`[A, 01:02] [B, 03:04]`, `[A, 01:02; B, 03:04]`). Several times for one record
-//! (`[A, 01:02, 01:30]`) and ranges (`[A, 01:02–01:30]`) are accepted; record names are
-//! compared normalised as above. The quote is verified when its text occurs, at word boundaries,
-//! in a speaker turn of a cited record: one utterance, or consecutive utterances of one speaker
-//! joined by a space (transcription cues split sentences at arbitrary points). Without a
-//! citation it must occur in a turn of any record. A citation naming no record of the report
-//! verifies nothing. The time in the citation is not checked.
+//! `[record name, #id]` after the closing mark in the same paragraph and before the next quote,
+//! with the citations right after it (`[A, 01:02] [B, 03:04]`, `[A, 01:02; B, 03:04]`, several
+//! times, ranges). The quote holds when it stands in a cited record at a cited moment: a time
+//! from the start of the first utterance holding it (to the second) to the start of the one
+//! after the last, a range that overlaps that, or the id of one of them. Found elsewhere in a
+//! cited record, its citation is corrected to the moment it was said; found in no cited record
+//! (or the citation names no record of the material), it is removed. Without a citation it
+//! must stand in some record.
+//!
+//! When the text around it gives the quote to someone (the sentence before it, since the
+//! previous quote, and what comes between it and its citation, or a dash after the citation),
+//! naming a speaker (whole name or first name) or a role (`interviewer`, `respondent`...),
+//! the words must be one of those speakers'. Citations in that text are not names.
 //!
 //! An ellipsis inside a quote (`…`, `...`, `[…]`, `(...)`) that the transcript has too is matched
 //! as it stands. Otherwise it marks left-out words: the pieces between ellipses must occur in
-//! order in the same turn, and each piece must have at least [`MIN_PIECE_WORDS`] words, so that a
-//! "quote" cannot be stitched together from single words.
+//! order in one utterance, and each piece must have at least [`MIN_PIECE_WORDS`] words, so that
+//! a "quote" cannot be stitched together from single words or from several moments.
 //!
 //! # What happens to the others
 //!
-//! An unverified quote (its marks included) is replaced by [`REMOVED`]; the rest of the line (the
-//! speaker, the citation, the sentence around it) stays, and everything that is not a quote is
-//! returned byte for byte. [`CheckedMarkdown`] counts the verified and the removed quotes.
+//! A quote that does not hold (its marks included) is replaced by [`REMOVED`]; the rest of the
+//! line (the speaker, the citation, the sentence around it) stays, and everything that is not a
+//! quote or a corrected citation is returned byte for byte. [`CheckedMarkdown`] counts the
+//! verified, corrected and removed quotes. [`resolve_citations`] lists what an answer cites.
 
 mod markdown;
 

@@ -173,7 +173,13 @@ async fn persona_of(app: &AppState, record: &Record, public: bool) -> ApiResult<
         response
     };
     Ok(match persona::current(app, record, public).await? {
-        persona::Current::Written(report) => Json(*report).into_response(),
+        persona::Current::Written(mut report) => {
+            // The instructions sent are the team's, not the public's.
+            if public {
+                report.provenance = None;
+            }
+            Json(*report).into_response()
+        }
         persona::Current::Pending => retry_after(
             (
                 StatusCode::ACCEPTED,

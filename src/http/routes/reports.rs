@@ -18,7 +18,9 @@ use crate::accounts::access;
 use crate::accounts::audit::Actor;
 use crate::domain::insight::Insight;
 use crate::domain::patch::Patch;
-use crate::domain::report::{Generation, ReasoningMode, Report, ReportCreateFields, ReportStatus, TokenUsage};
+use crate::domain::report::{
+    Generation, ReasoningMode, Report, ReportCreateFields, ReportStatus, ReportVersion, TokenUsage,
+};
 use crate::domain::usage::Estimate;
 use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult};
@@ -303,7 +305,50 @@ async fn get_generation(
             prompt_tokens: row.gen_prompt_tokens,
             completion_tokens: row.gen_completion_tokens,
         },
+        provenance: row.gen_provenance.map(|p| p.0),
     }))
+}
+
+/// The report as each of its generations wrote it, newest first, each with what wrote it
+/// and what changed from the one before: a regenerated report compared with its previous
+/// version.
+#[utoipa::path(get, path = "/projects/{project_id}/reports/{report_id}/versions", tag = "project_reports",
+    security(("bearer" = [])),
+    params(("project_id" = Uuid, Path, description = "The project"), ("report_id" = Uuid, Path, description = "The report")),
+    responses((status = 200, description = "The versions, newest first", body = Vec<ReportVersion>),
+        (status = 404, description = "No such report in the user's workspaces", body = crate::error::ErrorBody)))]
+async fn report_versions(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    Ids(ids): Ids<2>,
+) -> ApiResult<Json<Vec<ReportVersion>>> {
+    let [project_id, report_id] = ids;
+    app.store
+        .generation(user.id, project_id, report_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Report"))?;
+    let rows = app.store.report_versions(report_id).await?;
+    let versions = rows
+        .iter()
+        .enumerate()
+        .map(|(n, row)| ReportVersion {
+            version: row.version,
+            generated_at: row.generated_at,
+            content: row.content.clone(),
+            provenance: row.provenance.as_ref().map(|p| p.0.clone()),
+            changes: rows.get(n + 1).map(|before| {
+                similar::TextDiff::from_lines(&before.content, &row.content)
+                    .unified_diff()
+                    .context_radius(2)
+                    .header(
+                        &format!("version {}", before.version),
+                        &format!("version {}", row.version),
+                    )
+                    .to_string()
+            }),
+        })
+        .collect();
+    Ok(Json(versions))
 }
 
 /// The insights the report includes, in the order they were added; its content shows them
@@ -371,6 +416,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(regenerate_report))
         .routes(routes!(cancel_report))
         .routes(routes!(get_generation))
+        .routes(routes!(report_versions))
         .routes(routes!(get_public_report))
         .routes(routes!(list_report_insights))
         .routes(routes!(include_insight, exclude_insight))

@@ -352,6 +352,7 @@ async fn fill(
                     status: HighlightStatus::Ok,
                     tag_ids: &tag_ids,
                     created_by: Some(user_id),
+                    provenance: None,
                 })
                 .await?;
             summary.highlights += 1;

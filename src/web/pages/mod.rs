@@ -7,6 +7,7 @@ pub mod chat;
 pub mod interviews;
 pub mod library;
 pub mod projects;
+pub mod provenance;
 pub mod records;
 pub mod reports;
 pub mod repository;

@@ -284,17 +284,23 @@ struct PersonaPage {
     pending: bool,
     message: Option<String>,
     html: String,
+    provenance: Option<super::provenance::ProvenanceView>,
 }
 
 /// The record's persona, written from its transcript (and waited for while it is being
 /// written); its quotes link to the moments they come from.
 async fn persona(State(services): State<Services>, visitor: Visitor, Path(record_id): Path<Uuid>) -> PageResult {
     let (_, record, project_name) = record_for(&services, &visitor, record_id, Need::Read).await?;
+    let mut provenance = None;
     let (pending, message, html) = match crate::persona::current(&services, &record, false).await {
         Ok(Current::Written(report)) => {
             let utterances = services.store.utterances(record_id).await?;
             let mut index = CitationIndex::default();
             index.add(record_id, &record.name, utterances.iter().map(|u| (u.id, u.start_ms)));
+            if let Some(written) = &report.provenance {
+                let currency = super::provenance::currency(&services, record.project_id).await?;
+                provenance = Some(super::provenance::ProvenanceView::new(written, &currency));
+            }
             (false, None, render(&report.markdown, &index))
         }
         Ok(Current::Pending) => (true, None, String::new()),
@@ -313,6 +319,7 @@ async fn persona(State(services): State<Services>, visitor: Visitor, Path(record
         pending,
         message,
         html,
+        provenance,
     };
     Ok(page(StatusCode::OK, super::render(&html)))
 }

@@ -105,6 +105,7 @@ struct ReportPage {
     public_link: String,
     can_write: bool,
     csrf: String,
+    provenance: Option<super::provenance::ProvenanceView>,
 }
 
 async fn show(
@@ -131,6 +132,13 @@ async fn show(
         .await?;
     let busy = matches!(report.status, ReportStatus::Queued | ReportStatus::Generating);
     let html = rendered(&services, &report, report.content.as_deref().unwrap_or_default()).await?;
+    let provenance = match generation.as_ref().and_then(|g| g.gen_provenance.as_ref()) {
+        Some(provenance) => Some(super::provenance::ProvenanceView::new(
+            &provenance.0,
+            &super::provenance::currency(&services, project_id).await?,
+        )),
+        None => None,
+    };
     let page_html = ReportPage {
         shell: Shell::of(&visitor),
         project_name: report.project_name.clone().unwrap_or_default(),
@@ -148,6 +156,7 @@ async fn show(
         ),
         can_write: role.allows(Need::Write),
         csrf: visitor.csrf.clone(),
+        provenance,
         report,
     };
     Ok(page(StatusCode::OK, super::render(&page_html)))
@@ -361,6 +370,10 @@ pub fn routes() -> Router<Services> {
         .route("/p/{project_id}/reports/{report_id}", get(show))
         .route("/p/{project_id}/reports/{report_id}/regenerate", post(regenerate))
         .route("/p/{project_id}/reports/{report_id}/cancel", post(cancel))
+        .route(
+            "/p/{project_id}/reports/{report_id}/versions",
+            get(super::provenance::versions),
+        )
         .route("/p/{project_id}/reports/{report_id}/share", post(flag))
         .route("/p/{project_id}/reports/{report_id}/archive", post(flag))
         .route("/p/{project_id}/reports/{report_id}/edit", get(edit_form).post(edit))

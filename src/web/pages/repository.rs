@@ -704,6 +704,7 @@ mod tests {
             insights: Vec::new(),
             created_at: chrono::Utc::now(),
             updated_at: chrono::Utc::now(),
+            provenance: None,
         }
     }
 

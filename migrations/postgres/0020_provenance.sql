@@ -1,0 +1,15 @@
+-- Where AI output came from: the engine, model, instructions, records and cost of a
+-- report's generation, a chat answer, a persona and a suggested highlight; and each generation's report kept
+-- as a version, so that a regenerated report can be compared with the one before.
+ALTER TABLE reports ADD COLUMN gen_provenance JSONB;
+ALTER TABLE chat_messages ADD COLUMN provenance JSONB;
+ALTER TABLE personas ADD COLUMN provenance JSONB;
+ALTER TABLE highlights ADD COLUMN provenance JSONB;
+CREATE TABLE report_versions (
+    report_id     UUID NOT NULL REFERENCES reports(id) ON DELETE CASCADE,
+    version       BIGINT NOT NULL,
+    content       TEXT NOT NULL,
+    provenance    JSONB,
+    generated_at  TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (report_id, version)
+);

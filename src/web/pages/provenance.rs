@@ -1,0 +1,151 @@
+//! What wrote a report or a persona, as the console shows it under the text: the engine and
+//! model, the instructions' version (and the instructions themselves, folded), the records
+//! read, the tokens, the cost and the time; and a report's versions, each compared with
+//! the one before.
+
+use askama::Template;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use uuid::Uuid;
+
+use super::Shell;
+use crate::accounts::access;
+use crate::domain::usage::{PromptSent, Provenance};
+use crate::domain::workspace::Need;
+use crate::error::ApiError;
+use crate::services::Services;
+use crate::store::Target;
+use crate::web::session::Visitor;
+use crate::web::{PageResult, page};
+
+/// A [`Provenance`] in words.
+pub struct ProvenanceView {
+    pub written_by: String,
+    pub prompt_version: String,
+    pub records: usize,
+    pub tokens: String,
+    pub cost: String,
+    pub duration: String,
+    /// A report's sections: title, tokens, time.
+    pub sections: Vec<(String, String, String)>,
+    pub prompts: Vec<PromptSent>,
+}
+
+impl ProvenanceView {
+    pub fn new(provenance: &Provenance, currency: &str) -> Self {
+        Self {
+            written_by: match &provenance.model {
+                Some(model) => format!("the model {model}"),
+                None => "the offline engine (no model, nothing sent anywhere)".to_owned(),
+            },
+            prompt_version: provenance.prompt_version.clone(),
+            records: provenance.records.len(),
+            tokens: tokens(&provenance.usage),
+            cost: format!("{:.4} {currency}", provenance.cost),
+            duration: seconds(provenance.duration_ms),
+            sections: provenance
+                .sections
+                .iter()
+                .map(|s| (s.title.clone(), tokens(&s.usage), seconds(s.duration_ms)))
+                .collect(),
+            prompts: provenance.prompts.clone(),
+        }
+    }
+}
+
+fn tokens(usage: &crate::domain::report::TokenUsage) -> String {
+    format!("{} in, {} out", usage.prompt_tokens, usage.completion_tokens)
+}
+
+fn seconds(ms: u64) -> String {
+    format!("{:.1} s", ms as f64 / 1000.0)
+}
+
+/// The currency of the project's workspace, for costs.
+pub async fn currency(services: &Services, project_id: Uuid) -> anyhow::Result<String> {
+    Ok(services.store.project_settings(project_id).await?.1.currency)
+}
+
+/// The lines of a unified diff from `before` to `after`, each with its kind: `add`, `del`,
+/// `hunk` (a hunk's header) or `same`.
+fn changes(before: &str, after: &str) -> Vec<(&'static str, String)> {
+    let diff = similar::TextDiff::from_lines(before, after);
+    let mut lines = Vec::new();
+    for hunk in diff.unified_diff().context_radius(2).iter_hunks() {
+        lines.push(("hunk", hunk.header().to_string()));
+        for change in hunk.iter_changes() {
+            let kind = match change.tag() {
+                similar::ChangeTag::Insert => "add",
+                similar::ChangeTag::Delete => "del",
+                similar::ChangeTag::Equal => "same",
+            };
+            lines.push((kind, change.value().trim_end_matches('\n').to_owned()));
+        }
+    }
+    lines
+}
+
+/// One version of a report as the versions page shows it.
+struct VersionView {
+    version: i64,
+    generated_at: String,
+    provenance: Option<ProvenanceView>,
+    /// The diff's lines with their kind: `add`, `del`, `hunk` or `same`.
+    changes: Vec<(&'static str, String)>,
+}
+
+#[derive(Template)]
+#[template(path = "report_versions.html")]
+struct VersionsPage {
+    shell: Shell,
+    project_id: Uuid,
+    report_id: Uuid,
+    title: String,
+    project_name: String,
+    versions: Vec<VersionView>,
+}
+
+/// A report's versions, newest first, each with what wrote it and what changed from the
+/// one before.
+pub async fn versions(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path((project_id, report_id)): Path<(Uuid, Uuid)>,
+) -> PageResult {
+    access::require(
+        &services.store,
+        visitor.user.id,
+        Target::Project(project_id),
+        Need::Read,
+    )
+    .await?;
+    let report = services
+        .store
+        .get_report(visitor.user.id, project_id, report_id)
+        .await?
+        .filter(|report| !report.is_deleted)
+        .ok_or_else(|| ApiError::not_found("Report"))?;
+    let currency = currency(&services, project_id).await?;
+    let rows = services.store.report_versions(report_id).await?;
+    let versions = rows
+        .iter()
+        .enumerate()
+        .map(|(n, row)| VersionView {
+            version: row.version,
+            generated_at: row.generated_at.format("%Y-%m-%d %H:%M UTC").to_string(),
+            provenance: row.provenance.as_ref().map(|p| ProvenanceView::new(&p.0, &currency)),
+            changes: rows
+                .get(n + 1)
+                .map_or_else(Vec::new, |before| changes(&before.content, &row.content)),
+        })
+        .collect();
+    let html = VersionsPage {
+        shell: Shell::of(&visitor),
+        project_id,
+        report_id,
+        title: report.title.clone(),
+        project_name: report.project_name.clone().unwrap_or_default(),
+        versions,
+    };
+    Ok(page(StatusCode::OK, super::render(&html)))
+}
