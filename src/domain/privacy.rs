@@ -22,3 +22,39 @@ pub struct PiiReport {
     /// Whether model calls see placeholders (`[PERSON_1]`) instead of these values.
     pub pseudonymise: bool,
 }
+
+/// Who to erase from a workspace (`POST /workspaces/{id}/erasure`).
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
+pub struct ErasureRequest {
+    /// The respondent's e-mail address, as they gave it (compared without case).
+    #[schema(min_length = 3, max_length = 320)]
+    pub email: String,
+}
+
+/// What an erasure deleted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, ToSchema)]
+pub struct ErasedCounts {
+    /// Records of the respondent's interviews, and records whose name or transcript held
+    /// the address (with their utterances, recordings and chat threads).
+    pub records: u64,
+    /// Interview rooms the respondent was invited to, with their turns.
+    pub rooms: u64,
+    /// Voice sessions' events of those rooms.
+    pub sessions: u64,
+    pub highlights: u64,
+    pub personas: u64,
+    /// Messages that held the address or cited the deleted records.
+    pub chat_messages: u64,
+    pub invitations: u64,
+    pub webhook_deliveries: u64,
+}
+
+/// The receipt of an erasure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+pub struct ErasureReceipt {
+    pub deleted: ErasedCounts,
+    /// Texts kept with the address replaced by `[erased]`: reports and their versions,
+    /// insights, theme proposals, chat thread titles, audit entries.
+    pub redacted: u64,
+    pub erased_at: chrono::DateTime<chrono::Utc>,
+}

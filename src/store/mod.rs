@@ -14,6 +14,7 @@
 //! commit (`writer.rs`), so durability does not cap throughput at one flush per write.
 
 mod chat;
+mod erasure;
 mod generation;
 mod highlights;
 mod interviews;
@@ -56,6 +57,7 @@ use std::pin::Pin;
 
 pub use audit::{AuditFilter, NewAuditEvent};
 pub use chat::{Exchange, ThreadOwner, ThreadTarget};
+pub use erasure::Erased;
 pub use generation::{GenerationRefused, GenerationRow, MaterialRow, PromptText, ReportVersionRow, ReportWork};
 pub use highlights::{HighlightFields, HighlightFilter, HighlightOrder, NewHighlight, RecordPlace, SuggestionRequest};
 pub use interviews::{NewRoom, NewTurn, PublicRoom, StoredRoom, StoredTurn, TurnRefused};

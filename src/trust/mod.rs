@@ -2,6 +2,7 @@
 //! names it counts as personal, retention, consent, budget), and the cloaks that keep
 //! personal data from the models its work calls.
 
+pub mod erasure;
 pub mod provenance;
 
 use std::sync::Arc;

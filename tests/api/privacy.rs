@@ -642,3 +642,252 @@ async fn an_admin_sets_privacy_and_a_budget_in_the_console_and_a_record_shows_it
     .then(app.stop())
     .await;
 }
+
+/// Every row of every table of the app's database as lower-case text, with its table:
+/// to look for a value anywhere.
+async fn every_row(app: &TestApp) -> Vec<(String, String)> {
+    use sqlx::Connection;
+    let mut rows = Vec::new();
+    if app.database_url.starts_with("sqlite") {
+        let mut conn = sqlx::SqliteConnection::connect(&app.database_url).await.expect("open");
+        let tables: Vec<(String,)> =
+            sqlx::query_as("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+                .fetch_all(&mut conn)
+                .await
+                .expect("tables");
+        for (table,) in tables {
+            let columns: Vec<(String,)> = sqlx::query_as("SELECT name FROM pragma_table_info($1)")
+                .bind(&table)
+                .fetch_all(&mut conn)
+                .await
+                .expect("columns");
+            let text: Vec<String> = columns
+                .iter()
+                .map(|(c, )| {
+                    format!("CASE WHEN typeof(\"{c}\") = 'blob' THEN hex(\"{c}\") ELSE COALESCE(CAST(\"{c}\" AS TEXT), '') END")
+                })
+                .collect();
+            let sql = format!("SELECT LOWER({}) FROM \"{table}\"", text.join(" || '|' || "));
+            let found: Vec<(String,)> = sqlx::query_as(&sql).fetch_all(&mut conn).await.expect("rows");
+            rows.extend(found.into_iter().map(|(row,)| (table.clone(), row)));
+        }
+    } else {
+        let mut conn = sqlx::PgConnection::connect(&app.database_url).await.expect("open");
+        let tables: Vec<(String,)> =
+            sqlx::query_as("SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema()")
+                .fetch_all(&mut conn)
+                .await
+                .expect("tables");
+        for (table,) in tables {
+            let found: Vec<(String,)> = sqlx::query_as(&format!("SELECT LOWER(CAST(t AS TEXT)) FROM \"{table}\" t"))
+                .fetch_all(&mut conn)
+                .await
+                .expect("rows");
+            rows.extend(found.into_iter().map(|(row,)| (table.clone(), row)));
+        }
+    }
+    rows
+}
+
+const DANA: &str = "Dana.Erase@Example.org";
+
+#[tokio::test]
+async fn erasing_a_respondent_leaves_no_trace_of_their_address_and_a_receipt() {
+    let app = TestApp::start().await;
+    let owner = app.user().await;
+    let workspace = owner.id.to_string();
+    let project = app.project(&owner, "Billing study").await;
+    let mut records = Vec::new();
+    for (title, text) in [
+        (
+            "Dana",
+            format!(
+                "Interviewer: How can we reach you?\nDana: Write to me at {DANA} any time.\nInterviewer: Thanks.\nDana: The invoices are always late."
+            ),
+        ),
+        (
+            "Other",
+            "Interviewer: How is billing?\nBo: Fine, the invoices arrive on time.".to_owned(),
+        ),
+    ] {
+        let (status, record) = app
+            .post(
+                &format!("/projects/{project}/records"),
+                &owner,
+                json!({ "title": title, "text": text, "language": "en" }),
+            )
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{record}");
+        let id = record["id"].as_str().expect("id").to_owned();
+        app.wait_finished(&owner, &id).await;
+        records.push(id);
+    }
+    let (dana, other) = (records[0].clone(), records[1].clone());
+    // An interview with Dana, by address.
+    let (status, made) = app
+        .post(
+            "/api/interviews/rooms",
+            &owner,
+            json!({ "project_id": project, "respondent_email": DANA }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{made}");
+    let room = made["rooms"][0].clone();
+    let token = room["access_token"].as_str().expect("token");
+    let (status, joined) = app
+        .call(
+            reqwest::Method::POST,
+            &format!("/api/interviews/join/{token}"),
+            None,
+            Some(json!({ "email": DANA.to_lowercase() })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{joined}");
+    let session = joined["session_id"].as_str().expect("session");
+    for path in ["messages", "leave"] {
+        let (status, body) = app
+            .call(
+                reqwest::Method::POST,
+                &format!("/api/interviews/join/{token}/{path}"),
+                None,
+                Some(json!({ "session_id": session, "text": "We plan every trip in a shared spreadsheet." })),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    let (_, room) = app
+        .get(
+            &format!("/api/interviews/rooms/{}", room["id"].as_str().expect("id")),
+            &owner,
+        )
+        .await;
+    let interview = room["record_id"].as_str().expect("the interview's record").to_owned();
+    app.wait_finished(&owner, &interview).await;
+    // What mentions Dana elsewhere: a highlight, a persona, chats, a report, an insight, an invitation.
+    let (status, highlight) = app
+        .post(
+            &format!("/insight/{dana}/highlights"),
+            &owner,
+            json!({ "start": { "utterance_id": 2, "offset": 0 }, "end": { "utterance_id": 2, "offset": 20 } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{highlight}");
+    let (status, kept) = app
+        .post(
+            &format!("/insight/{other}/highlights"),
+            &owner,
+            json!({ "start": { "utterance_id": 2, "offset": 0 }, "end": { "utterance_id": 2, "offset": 4 } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{kept}");
+    let (status, _) = app.get(&format!("/insight/{dana}/persona-report"), &owner).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = app
+        .post(
+            &format!("/insight/{dana}/chat/"),
+            &owner,
+            json!({ "message": format!("What did {DANA} say?") }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, assistant) = app
+        .post(
+            "/agent/chat",
+            &owner,
+            json!({ "message": format!("Summarise {DANA}"), "project_id": project }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{assistant}");
+    let report = app.report(&owner, &project).await;
+    let (status, _) = app
+        .put(
+            &format!("/projects/{project}/reports/{report}"),
+            &owner,
+            json!({ "status": "completed", "content": format!("## Contact\n\nReach {DANA} for more.") }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, insight) = app
+        .post(
+            &format!("/projects/{project}/insights"),
+            &owner,
+            json!({ "title": "Late invoices", "body": format!("As {} said.", DANA.to_uppercase()), "highlight_ids": [kept["id"]] }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{insight}");
+    let (status, invitation) = app
+        .post(
+            &format!("/workspaces/{workspace}/invitations"),
+            &owner,
+            json!({ "email": DANA, "role": "viewer" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{invitation}");
+    let email = DANA.to_lowercase();
+    assert!(
+        every_row(&app).await.iter().any(|(_, row)| row.contains(&email)),
+        "the address is there first"
+    );
+
+    // Only admins erase; an address is needed.
+    let viewer = app.user().await;
+    app.store
+        .add_member(owner.id, viewer.id, insight::domain::workspace::Role::Viewer)
+        .await
+        .expect("member");
+    let path = format!("/workspaces/{workspace}/erasure");
+    let (status, _) = app.post(&path, &viewer, json!({ "email": DANA })).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, refused) = app.post(&path, &owner, json!({ "email": "dana" })).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert_eq!(error_locs(&refused), vec![json!(["body", "email"])]);
+
+    let (status, receipt) = app.post(&path, &owner, json!({ "email": format!(" {DANA} ") })).await;
+    assert_eq!(status, StatusCode::OK, "{receipt}");
+    let deleted = &receipt["deleted"];
+    assert_eq!(deleted["records"], 2, "Dana's upload and her interview: {receipt}");
+    assert_eq!(deleted["rooms"], 1, "{receipt}");
+    assert!(deleted["personas"].as_u64() >= Some(1), "{receipt}");
+    assert_eq!(deleted["invitations"], 1, "{receipt}");
+    assert!(deleted["highlights"].as_u64() >= Some(1), "{receipt}");
+    assert!(
+        deleted["chat_messages"].as_u64() >= Some(4),
+        "both questions and answers: {receipt}"
+    );
+    assert!(
+        receipt["redacted"].as_u64() >= Some(3),
+        "the report, the insight, the assistant's title: {receipt}"
+    );
+
+    let leftovers: Vec<(String, String)> = every_row(&app)
+        .await
+        .into_iter()
+        .filter(|(_, row)| row.contains(&email))
+        .collect();
+    assert!(leftovers.is_empty(), "traces of the address: {leftovers:?}");
+    for gone in [&dana, &interview] {
+        let (status, _) = app.get(&format!("/insight/{gone}/"), &owner).await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+    }
+    let (status, _) = app.get(&format!("/insight/{other}/"), &owner).await;
+    assert_eq!(status, StatusCode::OK, "another respondent's record stays");
+    let (_, report) = app.get(&format!("/projects/{project}/reports/{report}"), &owner).await;
+    assert_eq!(report["content"], "## Contact\n\nReach [erased] for more.");
+    let (_, audit) = app
+        .get(
+            &format!("/workspaces/{workspace}/audit?action=respondent.erased"),
+            &owner,
+        )
+        .await;
+    let entry = audit["items"]
+        .as_array()
+        .or(audit.as_array())
+        .and_then(|items| items.first())
+        .cloned();
+    let entry = entry.expect("an audit entry");
+    assert_eq!(entry["detail"]["deleted"]["records"], 2, "{entry}");
+    // Again: nothing left to erase.
+    let (_, again) = app.post(&path, &owner, json!({ "email": DANA })).await;
+    assert_eq!(again["deleted"]["records"], 0, "{again}");
+    app.stop().await;
+}

@@ -463,6 +463,7 @@ fn rule(method: &Method, path: &str, f: &Fixture) -> Option<(Rule, Option<Value>
         ("GET", "/workspaces/{workspace_id}/tags") => r(Read),
         ("GET", "/workspaces/{workspace_id}/settings") => r(Read),
         ("PATCH", "/workspaces/{workspace_id}/settings") => b(Manage, json!({ "known_names": ["Zora Quist"] })),
+        ("POST", "/workspaces/{workspace_id}/erasure") => b(Manage, json!({ "email": "nobody@example.org" })),
         ("GET", "/insight/{rec_id}/pii") => r(Read),
         // The same name again is a 409, which the matrix counts as allowed (not refused).
         ("POST", "/workspaces/{workspace_id}/tags") => b(Write, json!({ "name": "Onboarding" })),

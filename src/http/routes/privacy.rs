@@ -8,7 +8,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::accounts::audit::Actor;
-use crate::domain::privacy::PiiReport;
+use crate::domain::privacy::{ErasureReceipt, ErasureRequest, PiiReport};
 use crate::domain::usage::UsageReport;
 use crate::domain::workspace::{Settings, SettingsUpdate};
 use crate::error::{ApiResult, ErrorBody};
@@ -49,6 +49,30 @@ async fn update_settings(
     ))
 }
 
+/// Erases a respondent from the workspace by their e-mail address (admins and owners): the
+/// interview rooms they were invited to and the records those became, every record whose
+/// name or transcript holds the address, with their highlights, personas and chat
+/// threads, chat messages that hold it or cite those records, invitations to it and
+/// webhook deliveries that carry it; reports, insights and audit entries keep their place
+/// with the address replaced by `[erased]`. Answers a receipt; an audit entry
+/// `respondent.erased` counts what went, without the address.
+#[utoipa::path(post, path = "/workspaces/{workspace_id}/erasure", tag = "privacy", security(("bearer" = [])),
+    params(("workspace_id" = Uuid, Path, description = "The workspace")),
+    request_body = ErasureRequest,
+    responses((status = 200, description = "What was erased", body = ErasureReceipt),
+        (status = 403, description = "Not an admin of the workspace", body = ErrorBody),
+        (status = 404, description = "No such workspace", body = ErrorBody)))]
+async fn erase_respondent(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    client: Client,
+    IdsAndJson(ids, body): IdsAndJson<1, ErasureRequest>,
+) -> ApiResult<Json<ErasureReceipt>> {
+    Ok(Json(
+        trust::erasure::erase(&app, user.id, Actor::user(&user, client.ip), ids[0], body).await?,
+    ))
+}
+
 /// The kinds of personal data the record holds and how many distinct values of each
 /// (the speakers' names among the people); model calls see these as placeholders.
 #[utoipa::path(get, path = "/insight/{rec_id}/pii", tag = "privacy", security(("bearer" = [])),
@@ -84,5 +108,6 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(get_settings, update_settings))
         .routes(routes!(record_pii))
+        .routes(routes!(erase_respondent))
         .routes(routes!(workspace_usage))
 }

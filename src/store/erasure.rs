@@ -1,0 +1,266 @@
+//! Erasing a respondent from a workspace: everything that holds their e-mail address, in
+//! one transaction.
+
+use uuid::Uuid;
+
+use super::{Store, db};
+
+/// What an erasure deleted and what it rewrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Erased {
+    pub records: u64,
+    pub rooms: u64,
+    pub sessions: u64,
+    pub highlights: u64,
+    pub personas: u64,
+    pub chat_messages: u64,
+    pub invitations: u64,
+    pub webhook_deliveries: u64,
+    /// Texts that kept their place with the address taken out: reports and their
+    /// versions, insights, theme proposals, chat thread titles, audit entries.
+    pub redacted: u64,
+    /// The deleted records' recordings, for the caller to remove from the data folder.
+    pub media_paths: Vec<String>,
+}
+
+/// `text` as a LIKE pattern that matches it anywhere, its wildcards escaped (`\`).
+fn anywhere(text: &str) -> String {
+    let mut pattern = String::with_capacity(text.len() + 2);
+    pattern.push('%');
+    for c in text.chars() {
+        if matches!(c, '\\' | '%' | '_') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    pattern
+}
+
+/// What replaces the address in texts that stay.
+pub const ERASED: &str = "[erased]";
+
+impl Store {
+    /// Erases the respondent with `email` (lower case) from the workspace: the interview
+    /// rooms they were invited to (with their turns and voice sessions) and the records
+    /// those became, every record whose name or transcript holds the address (with their
+    /// highlights, personas, chat threads), chat messages that hold it or cite those
+    /// records, invitations to it and webhook deliveries that carry it; reports, their
+    /// versions, insights, theme proposals, thread titles and audit entries keep their
+    /// place with the address replaced by [`ERASED`].
+    pub async fn erase_respondent(&self, workspace_id: Uuid, email: &str) -> anyhow::Result<Erased> {
+        let like = anywhere(email);
+        let redact = regex::RegexBuilder::new(&regex::escape(email))
+            .case_insensitive(true)
+            .build()?;
+        let in_workspace = "project_id IN (SELECT id FROM projects WHERE workspace_id = $1)";
+        Ok(db!(self, write, |conn| {
+            let mut erased = Erased::default();
+            // The rooms, and what they became.
+            let rooms: Vec<(Uuid, Option<Uuid>, String)> = sqlx::query_as(&format!(
+                "SELECT id, record_id, room_name FROM interview_rooms WHERE {in_workspace} AND \
+                 (LOWER(COALESCE(respondent_email, '')) = $2 OR id IN \
+                 (SELECT room_id FROM interview_turns WHERE LOWER(text) LIKE $3 ESCAPE '\\'))"
+            ))
+            .bind(workspace_id)
+            .bind(email)
+            .bind(&like)
+            .fetch_all(&mut *conn)
+            .await?;
+            let mut records: Vec<Uuid> = rooms.iter().filter_map(|(_, record, _)| *record).collect();
+            let named: Vec<(Uuid,)> = sqlx::query_as(&format!(
+                "SELECT id FROM records WHERE {in_workspace} AND (LOWER(name) LIKE $2 ESCAPE '\\' \
+                 OR LOWER(COALESCE(source_name, '')) LIKE $2 ESCAPE '\\' \
+                 OR LOWER(CAST(respondent_names AS TEXT)) LIKE $2 ESCAPE '\\' \
+                 OR id IN (SELECT record_id FROM utterances WHERE LOWER(text) LIKE $2 ESCAPE '\\' \
+                 OR LOWER(speaker) LIKE $2 ESCAPE '\\'))"
+            ))
+            .bind(workspace_id)
+            .bind(&like)
+            .fetch_all(&mut *conn)
+            .await?;
+            for (id,) in named {
+                if !records.contains(&id) {
+                    records.push(id);
+                }
+            }
+            // Chat messages first: those that hold the address, cite the records, or are
+            // in those records' threads.
+            let mut messages: Vec<(Uuid, i64)> = sqlx::query_as(
+                "SELECT m.id, m.thread_id FROM chat_messages m JOIN chat_threads t ON t.id = m.thread_id \
+                 WHERE (t.project_id IN (SELECT id FROM projects WHERE workspace_id = $1) \
+                 OR t.record_id IN (SELECT r.id FROM records r JOIN projects p ON p.id = r.project_id \
+                 WHERE p.workspace_id = $1)) \
+                 AND (LOWER(m.content) LIKE $2 ESCAPE '\\' OR LOWER(CAST(m.citations AS TEXT)) LIKE $2 ESCAPE '\\')",
+            )
+            .bind(workspace_id)
+            .bind(&like)
+            .fetch_all(&mut *conn)
+            .await?;
+            for record in &records {
+                let citing: Vec<(Uuid, i64)> = sqlx::query_as(
+                    "SELECT m.id, m.thread_id FROM chat_messages m JOIN chat_threads t ON t.id = m.thread_id \
+                     WHERE t.record_id = $1 OR (t.project_id IN (SELECT id FROM projects WHERE workspace_id = $2) \
+                     AND CAST(m.citations AS TEXT) LIKE $3)",
+                )
+                .bind(record)
+                .bind(workspace_id)
+                .bind(format!("%{record}%"))
+                .fetch_all(&mut *conn)
+                .await?;
+                messages.extend(citing);
+            }
+            messages.sort_unstable();
+            messages.dedup();
+            for (id, _) in &messages {
+                erased.chat_messages += sqlx::query("DELETE FROM chat_messages WHERE id = $1")
+                    .bind(id)
+                    .execute(&mut *conn)
+                    .await?
+                    .rows_affected();
+            }
+            // Highlights and personas of the records, and highlights that quote the address.
+            for record in &records {
+                erased.highlights += sqlx::query("DELETE FROM highlights WHERE record_id = $1")
+                    .bind(record)
+                    .execute(&mut *conn)
+                    .await?
+                    .rows_affected();
+                erased.personas += sqlx::query("DELETE FROM personas WHERE record_id = $1")
+                    .bind(record)
+                    .execute(&mut *conn)
+                    .await?
+                    .rows_affected();
+            }
+            erased.highlights += sqlx::query(
+                "DELETE FROM highlights WHERE record_id IN (SELECT r.id FROM records r JOIN projects p \
+                 ON p.id = r.project_id WHERE p.workspace_id = $1) \
+                 AND (LOWER(quote) LIKE $2 ESCAPE '\\' OR LOWER(note) LIKE $2 ESCAPE '\\')",
+            )
+            .bind(workspace_id)
+            .bind(&like)
+            .execute(&mut *conn)
+            .await?
+            .rows_affected();
+            for record in &records {
+                let deleted: Option<(Option<String>,)> =
+                    sqlx::query_as("DELETE FROM records WHERE id = $1 RETURNING media_path")
+                        .bind(record)
+                        .fetch_optional(&mut *conn)
+                        .await?;
+                if let Some((path,)) = deleted {
+                    erased.records += 1;
+                    erased.media_paths.extend(path);
+                }
+            }
+            // The rooms, their turns (cascade) and the voice sessions' events.
+            for (room, _, room_name) in &rooms {
+                erased.sessions +=
+                    sqlx::query("DELETE FROM livekit_events WHERE CAST(event AS TEXT) LIKE $1 ESCAPE '\\'")
+                        .bind(anywhere(room_name))
+                        .execute(&mut *conn)
+                        .await?
+                        .rows_affected();
+                erased.rooms += sqlx::query("DELETE FROM interview_rooms WHERE id = $1")
+                    .bind(room)
+                    .execute(&mut *conn)
+                    .await?
+                    .rows_affected();
+            }
+            erased.sessions +=
+                sqlx::query("DELETE FROM livekit_events WHERE LOWER(CAST(event AS TEXT)) LIKE $1 ESCAPE '\\'")
+                    .bind(&like)
+                    .execute(&mut *conn)
+                    .await?
+                    .rows_affected();
+            erased.invitations += sqlx::query("DELETE FROM invitations WHERE workspace_id = $1 AND LOWER(email) = $2")
+                .bind(workspace_id)
+                .bind(email)
+                .execute(&mut *conn)
+                .await?
+                .rows_affected();
+            erased.webhook_deliveries += sqlx::query(
+                "DELETE FROM webhook_deliveries WHERE LOWER(payload) LIKE $1 ESCAPE '\\' AND endpoint_id IN \
+                 (SELECT e.id FROM webhook_endpoints e JOIN workspace_members m ON m.user_id = e.owner_id \
+                 WHERE m.workspace_id = $2)",
+            )
+            .bind(&like)
+            .bind(workspace_id)
+            .execute(&mut *conn)
+            .await?
+            .rows_affected();
+            // Texts that stay, with the address replaced.
+            let in_reports = "report_id IN (SELECT id FROM reports WHERE project_id IN \
+                 (SELECT id FROM projects WHERE workspace_id = $1))";
+            let threads = "(project_id IN (SELECT id FROM projects WHERE workspace_id = $1) OR record_id IN \
+                 (SELECT r.id FROM records r JOIN projects p ON p.id = r.project_id WHERE p.workspace_id = $1))";
+            for (table, column, scope) in [
+                ("reports", "content", in_workspace),
+                ("reports", "title", in_workspace),
+                ("insights", "body", in_workspace),
+                ("insights", "title", in_workspace),
+                ("theme_proposals", "name", in_workspace),
+                ("theme_proposals", "description", in_workspace),
+                ("audit_events", "detail", "workspace_id = $1"),
+            ] {
+                let rows: Vec<(Uuid, String)> = sqlx::query_as(&format!(
+                    "SELECT id, {column} FROM {table} WHERE {scope} AND LOWER({column}) LIKE $2 ESCAPE '\\'"
+                ))
+                .bind(workspace_id)
+                .bind(&like)
+                .fetch_all(&mut *conn)
+                .await?;
+                for (id, text) in rows {
+                    erased.redacted += sqlx::query(&format!("UPDATE {table} SET {column} = $1 WHERE id = $2"))
+                        .bind(redact.replace_all(&text, ERASED).into_owned())
+                        .bind(id)
+                        .execute(&mut *conn)
+                        .await?
+                        .rows_affected();
+                }
+            }
+            let versions: Vec<(Uuid, i64, String)> = sqlx::query_as(&format!(
+                "SELECT report_id, version, content FROM report_versions WHERE {in_reports} \
+                 AND LOWER(content) LIKE $2 ESCAPE '\\'"
+            ))
+            .bind(workspace_id)
+            .bind(&like)
+            .fetch_all(&mut *conn)
+            .await?;
+            for (report, version, text) in versions {
+                erased.redacted +=
+                    sqlx::query("UPDATE report_versions SET content = $1 WHERE report_id = $2 AND version = $3")
+                        .bind(redact.replace_all(&text, ERASED).into_owned())
+                        .bind(report)
+                        .bind(version)
+                        .execute(&mut *conn)
+                        .await?
+                        .rows_affected();
+            }
+            let titles: Vec<(i64, String)> = sqlx::query_as(&format!(
+                "SELECT id, title FROM chat_threads WHERE {threads} AND LOWER(title) LIKE $2 ESCAPE '\\'"
+            ))
+            .bind(workspace_id)
+            .bind(&like)
+            .fetch_all(&mut *conn)
+            .await?;
+            for (id, title) in titles {
+                erased.redacted += sqlx::query("UPDATE chat_threads SET title = $1 WHERE id = $2")
+                    .bind(redact.replace_all(&title, ERASED).into_owned())
+                    .bind(id)
+                    .execute(&mut *conn)
+                    .await?
+                    .rows_affected();
+            }
+            Ok::<_, sqlx::Error>(erased)
+        })?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn like_patterns_escape_wildcards() {
+        assert_eq!(super::anywhere("a_b%c\\d@x.org"), "%a\\_b\\%c\\\\d@x.org%");
+    }
+}
