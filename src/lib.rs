@@ -79,6 +79,8 @@ impl Server {
                 }
             });
         }
+        // Records and recordings past a workspace's retention go, at start and hourly.
+        tokio::spawn(trust::retention::run(store.clone(), settings.storage.data_dir.clone()));
         let services = services::Services::build(settings.clone(), store.clone()).await?;
         let workers = jobs::Workers::start(services.clone());
         let public_rate = http::ratelimit::PublicRate::new(&settings);

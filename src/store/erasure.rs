@@ -264,3 +264,77 @@ mod tests {
         assert_eq!(super::anywhere("a_b%c\\d@x.org"), "%a\\_b\\%c\\\\d@x.org%");
     }
 }
+
+/// What a workspace's retention removed in one sweep.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Retained {
+    pub workspace_id: Uuid,
+    pub records: u64,
+    pub recordings: u64,
+    /// The recordings to remove from the data folder.
+    pub media_paths: Vec<String>,
+}
+
+impl Store {
+    /// Applies every workspace's retention as of `now`: records made longer ago than its
+    /// `retention_records_days` are deleted, and recordings of records made longer ago than
+    /// its `retention_recordings_days` (the transcripts stay). Workspaces where nothing was
+    /// due are left out.
+    pub async fn apply_retention(&self, now: chrono::DateTime<chrono::Utc>) -> anyhow::Result<Vec<Retained>> {
+        let settings: Vec<(Uuid, Option<i64>, Option<i64>)> = db!(self, read, |pool| sqlx::query_as(
+            "SELECT workspace_id, retention_records_days, retention_recordings_days FROM workspace_settings \
+             WHERE retention_records_days IS NOT NULL OR retention_recordings_days IS NOT NULL"
+        )
+        .fetch_all(pool)
+        .await)?;
+        let mut swept = Vec::new();
+        for (workspace_id, records_days, recordings_days) in settings {
+            let cutoff = |days: i64| now - chrono::Duration::days(days);
+            let retained = db!(self, write, |conn| {
+                let mut retained = Retained {
+                    workspace_id,
+                    records: 0,
+                    recordings: 0,
+                    media_paths: Vec::new(),
+                };
+                if let Some(days) = records_days {
+                    let deleted: Vec<(Option<String>,)> = sqlx::query_as(
+                        "DELETE FROM records WHERE project_id IN (SELECT id FROM projects WHERE workspace_id = $1) \
+                         AND created_at < $2 RETURNING media_path",
+                    )
+                    .bind(workspace_id)
+                    .bind(cutoff(days))
+                    .fetch_all(&mut *conn)
+                    .await?;
+                    retained.records = deleted.len() as u64;
+                    retained
+                        .media_paths
+                        .extend(deleted.into_iter().filter_map(|(path,)| path));
+                }
+                if let Some(days) = recordings_days {
+                    let due: Vec<(Uuid, String)> = sqlx::query_as(
+                        "SELECT id, media_path FROM records WHERE project_id IN \
+                         (SELECT id FROM projects WHERE workspace_id = $1) AND media_path IS NOT NULL AND created_at < $2",
+                    )
+                    .bind(workspace_id)
+                    .bind(cutoff(days))
+                    .fetch_all(&mut *conn)
+                    .await?;
+                    for (id, path) in due {
+                        sqlx::query("UPDATE records SET media_path = NULL, media_type = NULL WHERE id = $1")
+                            .bind(id)
+                            .execute(&mut *conn)
+                            .await?;
+                        retained.recordings += 1;
+                        retained.media_paths.push(path);
+                    }
+                }
+                Ok::<_, sqlx::Error>(retained)
+            })?;
+            if retained.records + retained.recordings > 0 {
+                swept.push(retained);
+            }
+        }
+        Ok(swept)
+    }
+}

@@ -57,7 +57,7 @@ use std::pin::Pin;
 
 pub use audit::{AuditFilter, NewAuditEvent};
 pub use chat::{Exchange, ThreadOwner, ThreadTarget};
-pub use erasure::Erased;
+pub use erasure::{Erased, Retained};
 pub use generation::{GenerationRefused, GenerationRow, MaterialRow, PromptText, ReportVersionRow, ReportWork};
 pub use highlights::{HighlightFields, HighlightFilter, HighlightOrder, NewHighlight, RecordPlace, SuggestionRequest};
 pub use interviews::{NewRoom, NewTurn, PublicRoom, StoredRoom, StoredTurn, TurnRefused};

@@ -891,3 +891,108 @@ async fn erasing_a_respondent_leaves_no_trace_of_their_address_and_a_receipt() {
     assert_eq!(again["deleted"]["records"], 0, "{again}");
     app.stop().await;
 }
+
+/// Sets a record's `created_at`, as if it had been made then.
+async fn made_at(app: &TestApp, record: &str, at: chrono::DateTime<chrono::Utc>) {
+    use sqlx::Connection;
+    let id = uuid::Uuid::parse_str(record).expect("record id");
+    let sql = "UPDATE records SET created_at = $1 WHERE id = $2";
+    if app.database_url.starts_with("sqlite") {
+        let mut conn = sqlx::SqliteConnection::connect(&app.database_url).await.expect("open");
+        sqlx::query(sql)
+            .bind(at)
+            .bind(id)
+            .execute(&mut conn)
+            .await
+            .expect("update");
+    } else {
+        let mut conn = sqlx::PgConnection::connect(&app.database_url).await.expect("open");
+        sqlx::query(sql)
+            .bind(at)
+            .bind(id)
+            .execute(&mut conn)
+            .await
+            .expect("update");
+    }
+}
+
+#[tokio::test]
+async fn records_and_recordings_past_the_retention_are_deleted_by_the_background_sweep() {
+    use crate::records::{stt_stub, upload, wait_for, wav};
+    let (addr, _stub) = stt_stub().await;
+    let speech = move |settings: &mut insight::config::Settings| {
+        settings.speech.stt_base_url = Some(format!("http://{addr}/v1"));
+        settings.speech.stt_api_key = Some("sk-test-stt".into());
+        settings.speech.stt_model = Some("whisper-large-v3".into());
+    };
+    let mut app = TestApp::start_with(speech).await;
+    let owner = app.user().await;
+    let workspace = owner.id.to_string();
+    let project = app.project(&owner, "Calls").await;
+    let mut calls = Vec::new();
+    for name in ["old.wav", "month.wav", "today.wav"] {
+        let (status, record) = upload(&app, &owner, &project, name, "audio/wav", wav(), None).await;
+        assert_eq!(status, StatusCode::CREATED, "{record}");
+        let id = record["id"].as_str().expect("id").to_owned();
+        let record = wait_for(&app, &owner, &id, &["Finished", "Error"]).await;
+        assert_eq!(record["status"], "Finished", "{record}");
+        calls.push(id);
+    }
+    let media = app.data_dir.join("media");
+    let recordings = |dir: &std::path::Path| std::fs::read_dir(dir).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(recordings(&media), 3);
+    let (status, settings) = app
+        .patch(
+            &format!("/workspaces/{workspace}/settings"),
+            &owner,
+            json!({ "retention_records_days": 90, "retention_recordings_days": 14 }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{settings}");
+    let now = chrono::Utc::now();
+    made_at(&app, &calls[0], now - chrono::Duration::days(91)).await;
+    made_at(&app, &calls[1], now - chrono::Duration::days(30)).await;
+
+    // The sweep runs when the service starts (and hourly).
+    app.restart(speech).await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let (status, _) = app.get(&format!("/insight/{}/", calls[0]), &owner).await;
+        if status == StatusCode::NOT_FOUND {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the old record was never deleted");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let (status, month) = app.get(&format!("/insight/{}/", calls[1]), &owner).await;
+    assert_eq!(status, StatusCode::OK, "a record within the retention stays");
+    assert!(
+        !month["utterances"].as_array().expect("utterances").is_empty(),
+        "its transcript stays"
+    );
+    let recording = |id: &str| app.store.record_media(uuid::Uuid::parse_str(id).expect("id"));
+    assert_eq!(recording(&calls[1]).await.expect("read"), None, "its recording is gone");
+    assert!(
+        recording(&calls[2]).await.expect("read").is_some(),
+        "today's recording stays"
+    );
+    assert_eq!(
+        recordings(&media),
+        1,
+        "only today's recording is left in the data folder"
+    );
+    let (_, audit) = app
+        .get(
+            &format!("/workspaces/{workspace}/audit?action=retention.applied"),
+            &owner,
+        )
+        .await;
+    let entry = audit["items"]
+        .as_array()
+        .or(audit.as_array())
+        .and_then(|items| items.first())
+        .cloned();
+    let entry = entry.expect("an audit entry");
+    assert_eq!(entry["detail"], json!({ "records": 1, "recordings": 1 }), "{entry}");
+    app.stop().await;
+}

@@ -1,0 +1,51 @@
+//! Retention: a workspace's records and recordings deleted when they are due, by a
+//! background sweep at start and every hour, each sweep that deleted something an audit
+//! entry.
+
+use std::path::Path;
+
+use crate::accounts::audit::{self, Actor};
+use crate::store::Store;
+
+/// How often the sweep looks again.
+const EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Sweeps now and every [`EVERY`] until the database is closed.
+pub async fn run(store: Store, data_dir: std::path::PathBuf) {
+    loop {
+        if let Err(error) = sweep(&store, &data_dir).await {
+            if matches!(error.downcast_ref::<sqlx::Error>(), Some(sqlx::Error::PoolClosed)) {
+                return;
+            }
+            tracing::warn!(error = %format!("{error:#}"), "applying the retention settings failed; trying again later");
+        }
+        tokio::time::sleep(EVERY).await;
+    }
+}
+
+/// One sweep: what is due is deleted, its recordings removed from the data folder, and an
+/// audit entry `retention.applied` per workspace counts them.
+pub async fn sweep(store: &Store, data_dir: &Path) -> anyhow::Result<()> {
+    for retained in store.apply_retention(crate::domain::now()).await? {
+        for path in &retained.media_paths {
+            let _ = tokio::fs::remove_file(data_dir.join(path)).await;
+        }
+        audit::record(
+            store,
+            audit::Entry {
+                workspace_id: Some(retained.workspace_id),
+                actor: Actor {
+                    id: None,
+                    email: None,
+                    ip: None,
+                },
+                action: "retention.applied",
+                target: None,
+                detail: serde_json::json!({ "records": retained.records, "recordings": retained.recordings }),
+            },
+        )
+        .await?;
+        tracing::info!(workspace = %retained.workspace_id, records = retained.records, recordings = retained.recordings, "retention applied");
+    }
+    Ok(())
+}
