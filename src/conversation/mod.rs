@@ -504,6 +504,7 @@ mod tests {
             report_language: None,
             created_at: now,
             updated_at: now,
+            needs_regeneration: None,
         }
     }
 

@@ -58,3 +58,18 @@ pub struct ErasureReceipt {
     pub redacted: u64,
     pub erased_at: chrono::DateTime<chrono::Utc>,
 }
+
+/// A record redacted for good (`POST /insight/{rec_id}/redact`, 202).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+pub struct RedactionReceipt {
+    pub record_id: uuid::Uuid,
+    /// Values of each kind now placeholders in the stored transcript.
+    pub replaced: PiiCounts,
+    /// Whether a recording was deleted.
+    pub recording_deleted: bool,
+    /// Completed reports written from the record, now marked for regeneration.
+    pub reports_marked: u64,
+    /// Highlights and chat messages rewritten with the same placeholders.
+    pub highlights: u64,
+    pub chat_messages: u64,
+}

@@ -49,6 +49,11 @@ pub struct Report {
     pub report_language: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// Why the report should be generated again (a record it was written from was
+    /// redacted since); left out while it is current.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false, nullable = false)]
+    pub needs_regeneration: Option<String>,
 }
 
 /// Tokens a report's generation used.

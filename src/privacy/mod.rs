@@ -304,6 +304,18 @@ impl Cloak {
         }
     }
 
+    /// How many distinct values of each kind have a placeholder so far.
+    pub fn counts(&self) -> HashMap<Kind, usize> {
+        let next = match &self.inner {
+            Some(inner) => inner.lock().unwrap_or_else(|e| e.into_inner()).next,
+            None => [0; 7],
+        };
+        Kind::ALL
+            .into_iter()
+            .map(|kind| (kind, next[kind as usize] as usize))
+            .collect()
+    }
+
     /// A revealer for a streamed answer.
     pub fn stream(&self) -> StreamReveal {
         StreamReveal {

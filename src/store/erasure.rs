@@ -338,3 +338,162 @@ impl Store {
         Ok(swept)
     }
 }
+
+/// A record's project, recording, file name and version.
+type RecordRow = (Uuid, Option<String>, Option<String>, chrono::DateTime<chrono::Utc>);
+
+/// What a record's redaction changed besides its transcript.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Redacted {
+    /// The recording, for the caller to remove from the data folder.
+    pub media_path: Option<String>,
+    /// Completed reports written from the record, now marked for regeneration.
+    pub reports: u64,
+    pub highlights: u64,
+    pub chat_messages: u64,
+}
+
+impl Store {
+    /// Redacts a finished record for good, in one transaction: its utterances take the
+    /// given speakers and texts (highlights follow their words), its name becomes `name`,
+    /// its recording is dropped, and `conceal` rewrites its highlights' quotes and notes and
+    /// its chat threads (titles, messages, the quotes they cite); its persona is deleted and
+    /// written again, and the completed reports written from it are marked with `reason`.
+    /// `None` when the record is not there.
+    pub async fn redact_record(
+        &self,
+        record_id: Uuid,
+        name: &str,
+        utterances: &[(i64, String, String)],
+        conceal: &(dyn Fn(&str) -> String + Sync),
+        reason: &str,
+    ) -> anyhow::Result<Option<Redacted>> {
+        use super::highlights::follow_highlights;
+        let at = crate::domain::now();
+        let redacted = db!(self, write, |conn| 'body: {
+            let record: Option<RecordRow> =
+                sqlx::query_as("SELECT project_id, media_path, source_name, updated_at FROM records WHERE id = $1")
+                    .bind(record_id)
+                    .fetch_optional(&mut *conn)
+                    .await?;
+            let Some((project_id, media_path, source_name, version)) = record else {
+                break 'body Ok(None);
+            };
+            let at = at.max(version + chrono::Duration::microseconds(1));
+            let mut redacted = Redacted {
+                media_path,
+                ..Redacted::default()
+            };
+            for (id, speaker, text) in utterances {
+                let old: Option<(String,)> =
+                    sqlx::query_as("SELECT text FROM utterances WHERE record_id = $1 AND id = $2")
+                        .bind(record_id)
+                        .bind(id)
+                        .fetch_optional(&mut *conn)
+                        .await?;
+                let Some((old_text,)) = old else { continue };
+                sqlx::query("UPDATE utterances SET speaker = $1, text = $2 WHERE record_id = $3 AND id = $4")
+                    .bind(speaker)
+                    .bind(text)
+                    .bind(record_id)
+                    .bind(id)
+                    .execute(&mut *conn)
+                    .await?;
+                if old_text != *text {
+                    follow_highlights!(conn, record_id, *id, old_text.as_str(), text.as_str(), at);
+                }
+            }
+            let highlights: Vec<(Uuid, String, String)> =
+                sqlx::query_as("SELECT id, quote, note FROM highlights WHERE record_id = $1")
+                    .bind(record_id)
+                    .fetch_all(&mut *conn)
+                    .await?;
+            for (id, quote, note) in highlights {
+                redacted.highlights += sqlx::query("UPDATE highlights SET quote = $1, note = $2 WHERE id = $3")
+                    .bind(conceal(&quote))
+                    .bind(conceal(&note))
+                    .bind(id)
+                    .execute(&mut *conn)
+                    .await?
+                    .rows_affected();
+            }
+            let threads: Vec<(i64, String)> = sqlx::query_as("SELECT id, title FROM chat_threads WHERE record_id = $1")
+                .bind(record_id)
+                .fetch_all(&mut *conn)
+                .await?;
+            for (thread, title) in threads {
+                sqlx::query("UPDATE chat_threads SET title = $1 WHERE id = $2")
+                    .bind(conceal(&title))
+                    .bind(thread)
+                    .execute(&mut *conn)
+                    .await?;
+                let messages: Vec<(Uuid, String, sqlx::types::Json<serde_json::Value>)> =
+                    sqlx::query_as("SELECT id, content, citations FROM chat_messages WHERE thread_id = $1")
+                        .bind(thread)
+                        .fetch_all(&mut *conn)
+                        .await?;
+                for (id, content, citations) in messages {
+                    let mut citations = citations.0;
+                    for citation in citations.as_array_mut().into_iter().flatten() {
+                        for field in ["quote", "speaker"] {
+                            if let Some(serde_json::Value::String(text)) = citation.get_mut(field) {
+                                *text = conceal(text);
+                            }
+                        }
+                    }
+                    redacted.chat_messages +=
+                        sqlx::query("UPDATE chat_messages SET content = $1, citations = $2 WHERE id = $3")
+                            .bind(conceal(&content))
+                            .bind(sqlx::types::Json(citations))
+                            .bind(id)
+                            .execute(&mut *conn)
+                            .await?
+                            .rows_affected();
+                }
+            }
+            let (names,): (sqlx::types::Json<Vec<String>>,) =
+                sqlx::query_as("SELECT respondent_names FROM records WHERE id = $1")
+                    .bind(record_id)
+                    .fetch_one(&mut *conn)
+                    .await?;
+            let names: Vec<String> = names.0.iter().map(|name| conceal(name)).collect();
+            sqlx::query(
+                "UPDATE records SET name = $1, source_name = $2, respondent_names = $3, media_path = NULL, \
+                 media_type = NULL, updated_at = $4 WHERE id = $5",
+            )
+            .bind(name)
+            .bind(source_name.as_deref().map(conceal))
+            .bind(sqlx::types::Json(names))
+            .bind(at)
+            .bind(record_id)
+            .execute(&mut *conn)
+            .await?;
+            sqlx::query("DELETE FROM personas WHERE record_id = $1")
+                .bind(record_id)
+                .execute(&mut *conn)
+                .await?;
+            super::personas::queue_persona!(conn, record_id, at, at);
+            let reports: Vec<(Uuid, sqlx::types::Json<Vec<Uuid>>)> = sqlx::query_as(
+                "SELECT id, records_ids FROM reports WHERE project_id = $1 AND status = 'completed' AND NOT is_deleted",
+            )
+            .bind(project_id)
+            .fetch_all(&mut *conn)
+            .await?;
+            for (report, records) in reports {
+                if records.0.is_empty() || records.0.contains(&record_id) {
+                    redacted.reports += sqlx::query("UPDATE reports SET stale_reason = $1 WHERE id = $2")
+                        .bind(reason)
+                        .bind(report)
+                        .execute(&mut *conn)
+                        .await?
+                        .rows_affected();
+                }
+            }
+            Ok::<_, sqlx::Error>(Some(redacted))
+        })?;
+        if redacted.is_some() {
+            self.job_queued(crate::domain::job::JobKind::WritePersona);
+        }
+        Ok(redacted)
+    }
+}

@@ -370,7 +370,7 @@ impl Store {
             let done = sqlx::query(
                 "UPDATE reports SET status = $1, gen_progress = 0, gen_attempts = 0, gen_error = NULL, \
                  gen_started_at = NULL, gen_finished_at = NULL, gen_prompt_tokens = 0, gen_completion_tokens = 0, \
-                 gen_provenance = NULL, updated_at = $2 WHERE id = $3 AND status = $4",
+                 gen_provenance = NULL, stale_reason = NULL, updated_at = $2 WHERE id = $3 AND status = $4",
             )
             .bind(ReportStatus::Queued.as_str())
             .bind(at)

@@ -57,7 +57,7 @@ use std::pin::Pin;
 
 pub use audit::{AuditFilter, NewAuditEvent};
 pub use chat::{Exchange, ThreadOwner, ThreadTarget};
-pub use erasure::{Erased, Retained};
+pub use erasure::{Erased, Redacted, Retained};
 pub use generation::{GenerationRefused, GenerationRow, MaterialRow, PromptText, ReportVersionRow, ReportWork};
 pub use highlights::{HighlightFields, HighlightFilter, HighlightOrder, NewHighlight, RecordPlace, SuggestionRequest};
 pub use interviews::{NewRoom, NewTurn, PublicRoom, StoredRoom, StoredTurn, TurnRefused};
@@ -220,6 +220,7 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
     migration!(18, "0018_consent"),
     migration!(19, "0019_ai_usage"),
     migration!(20, "0020_provenance"),
+    migration!(21, "0021_redaction"),
 ];
 
 #[derive(Debug)]

@@ -36,6 +36,7 @@ struct ReportRow {
     report_language: Option<String>,
     created_at: DateTime<Utc>,
     updated_at: DateTime<Utc>,
+    stale_reason: Option<String>,
 }
 
 impl From<ReportRow> for Report {
@@ -59,13 +60,14 @@ impl From<ReportRow> for Report {
             report_language: row.report_language,
             created_at: row.created_at,
             updated_at: row.updated_at,
+            needs_regeneration: row.stale_reason,
         }
     }
 }
 
 const SELECT_REPORT: &str = "SELECT r.id, r.prompts_ids, r.records_ids, r.project_id, p.name AS project_name, \
      r.category, r.title, r.context, r.context_expand, r.status, r.content, r.is_public, r.is_archived, \
-     r.is_deleted, r.preset_id, r.report_language, r.created_at, r.updated_at \
+     r.is_deleted, r.preset_id, r.report_language, r.created_at, r.updated_at, r.stale_reason \
      FROM reports r JOIN projects p ON p.id = r.project_id";
 
 /// A report to generate.
@@ -178,6 +180,7 @@ impl Store {
             report_language: report.report_language,
             created_at: at,
             updated_at: at,
+            needs_regeneration: None,
         })
     }
 
@@ -302,7 +305,7 @@ impl Store {
              RETURNING id, prompts_ids, records_ids, project_id, \
              (SELECT name FROM projects WHERE projects.id = reports.project_id) AS project_name, category, title, \
              context, context_expand, status, content, is_public, is_archived, is_deleted, preset_id, report_language, \
-             created_at, updated_at"
+             created_at, updated_at, stale_reason"
         )
         .bind(changes.prompts_ids.as_value().map(Json))
         .bind(changes.records_ids.as_value().map(Json))

@@ -4,6 +4,7 @@
 
 pub mod erasure;
 pub mod provenance;
+pub mod redaction;
 pub mod retention;
 
 use std::sync::Arc;

@@ -632,6 +632,23 @@ async fn an_admin_sets_privacy_and_a_budget_in_the_console_and_a_record_shows_it
             said.contains("2 people") && said.contains("1 e-mail address") && said.contains("placeholders"),
             "{said}"
         );
+        // Redacting it for good, from its page.
+        let href = browser
+            .script("return document.querySelector('#redact-link')?.getAttribute('href')")
+            .await;
+        assert_eq!(href, json!(format!("/r/{record}/redact")));
+        browser.go(&app.url(&format!("/r/{record}/redact"))).await;
+        until(browser, "the question", "return document.querySelector('h1')?.textContent.includes('Redact') || null").await;
+        look(browser, "record-redact").await;
+        submit(browser, "button.danger").await;
+        let said = until(
+            browser,
+            "the redacted transcript",
+            "return document.body.textContent.includes('[EMAIL_1]') ? document.body.textContent : null",
+        )
+        .await;
+        let said = said.as_str().unwrap_or_default();
+        assert!(!said.contains("maria.lopez@example.org") && !said.contains("Tom Becker"), "{said}");
         let (_, settings) = app.get(&format!("/workspaces/{}/settings", ann.id), &ann).await;
         assert_eq!(settings["known_names"], json!(["Zora Quist", "Acme's Lena"]));
         assert_eq!(settings["consent_text"], "We record this interview for research.");
@@ -994,5 +1011,154 @@ async fn records_and_recordings_past_the_retention_are_deleted_by_the_background
         .cloned();
     let entry = entry.expect("an audit entry");
     assert_eq!(entry["detail"], json!({ "records": 1, "recordings": 1 }), "{entry}");
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn a_redacted_record_keeps_placeholders_for_good_and_what_came_from_it_follows() {
+    use crate::records::{stt_stub, upload, wait_for, wav};
+    let (addr, _stub) = stt_stub().await;
+    let app = TestApp::start_with(move |settings| {
+        settings.speech.stt_base_url = Some(format!("http://{addr}/v1"));
+        settings.speech.stt_api_key = Some("sk-test-stt".into());
+        settings.speech.stt_model = Some("whisper-large-v3".into());
+    })
+    .await;
+    let owner = app.user().await;
+    let (project, record) = record(&app, &owner, MARIA).await;
+    // What came from it: a highlight, a chat, a persona, a report.
+    let (status, highlight) = app
+        .post(
+            &format!("/insight/{record}/highlights"),
+            &owner,
+            json!({ "start": { "utterance_id": 2, "offset": 0 }, "end": { "utterance_id": 2, "offset": 40 }, "note": "Maria Lopez's contact" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{highlight}");
+    let (status, answer) = app
+        .post(
+            &format!("/insight/{record}/chat/"),
+            &owner,
+            json!({ "message": "How do we reach Maria Lopez?" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let (status, _) = app.get(&format!("/insight/{record}/persona-report"), &owner).await;
+    assert_eq!(status, StatusCode::OK);
+    let report = app.report(&owner, &project).await;
+    let report_path = format!("/projects/{project}/reports/{report}");
+    let generation = crate::generation::wait_generation(&app, &owner, &report_path, &["completed", "failed"]).await;
+    assert_eq!(generation["status"], "completed");
+
+    let viewer = app.user().await;
+    app.store
+        .add_member(owner.id, viewer.id, insight::domain::workspace::Role::Viewer)
+        .await
+        .expect("member");
+    let path = format!("/insight/{record}/redact");
+    let (status, _) = app.post(&path, &viewer, json!({})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, receipt) = app.post(&path, &owner, json!({})).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{receipt}");
+    assert_eq!(receipt["record_id"], json!(record));
+    assert_eq!(
+        receipt["replaced"],
+        json!({ "email": 1, "phone": 1, "card": 1, "iban": 1, "ip": 1, "url": 1, "person": 2 }),
+        "{receipt}"
+    );
+    assert_eq!(receipt["reports_marked"], 1, "{receipt}");
+    assert_eq!(receipt["recording_deleted"], false);
+
+    // Nothing of the values is left where the record's words were.
+    let (_, detail) = app.get(&format!("/insight/{record}/"), &owner).await;
+    let (_, highlights) = app.get(&format!("/insight/{record}/highlights"), &owner).await;
+    let (_, history) = app
+        .get(
+            &format!("/insight/{record}/chat/?thread_id={}", answer["thread_id"]),
+            &owner,
+        )
+        .await;
+    let (_, threads) = app.get(&format!("/insight/{record}/chat/threads/"), &owner).await;
+    for (what, body) in [
+        ("record", &detail),
+        ("highlights", &highlights),
+        ("chat", &history),
+        ("threads", &threads),
+    ] {
+        let text = body.to_string();
+        for value in VALUES {
+            assert!(!text.contains(value), "{value} is still in the {what}: {text}");
+        }
+    }
+    let said: Vec<&str> = detail["utterances"]
+        .as_array()
+        .expect("utterances")
+        .iter()
+        .map(|u| u["text"].as_str().expect("text"))
+        .collect();
+    assert!(
+        said[1].starts_with("Write to [EMAIL_1] or call [PHONE_1]. My colleague [PERSON_2]"),
+        "{said:?}"
+    );
+    assert_eq!(detail["utterances"][1]["speaker"], "[PERSON_1]");
+    assert!(highlights.to_string().contains("[PERSON_1]'s contact"), "{highlights}");
+    // The persona is written again from the redacted words; the report is marked.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let (status, persona) = app.get(&format!("/insight/{record}/persona-report"), &owner).await;
+        if status == StatusCode::OK {
+            let text = persona.to_string();
+            assert!(
+                !text.contains("Maria Lopez") && !text.contains("maria.lopez@"),
+                "{text}"
+            );
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the persona was not written again"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let (_, marked) = app.get(&report_path, &owner).await;
+    assert!(
+        marked["needs_regeneration"]
+            .as_str()
+            .is_some_and(|r| r.contains("redacted")),
+        "{marked}"
+    );
+    let (status, _) = app.post(&format!("{report_path}/regenerate"), &owner, json!({})).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    crate::generation::wait_generation(&app, &owner, &report_path, &["completed", "failed"]).await;
+    let (_, regenerated) = app.get(&report_path, &owner).await;
+    assert!(regenerated.get("needs_regeneration").is_none(), "{regenerated}");
+    let (_, audit) = app
+        .get(
+            &format!("/workspaces/{}/audit?action=record.redacted", owner.id),
+            &owner,
+        )
+        .await;
+    let entries = audit["items"]
+        .as_array()
+        .or(audit.as_array())
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(entries.len(), 1, "{audit}");
+    assert!(!entries[0].to_string().contains("Maria"), "{audit}");
+
+    // A recording goes with the redaction.
+    let (status, call) = upload(&app, &owner, &project, "call.wav", "audio/wav", wav(), None).await;
+    assert_eq!(status, StatusCode::CREATED, "{call}");
+    let call = call["id"].as_str().expect("id").to_owned();
+    wait_for(&app, &owner, &call, &["Finished"]).await;
+    let (status, receipt) = app.post(&format!("/insight/{call}/redact"), &owner, json!({})).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{receipt}");
+    assert_eq!(receipt["recording_deleted"], true);
+    let media = app.data_dir.join("media");
+    assert_eq!(
+        std::fs::read_dir(&media).map(|d| d.count()).unwrap_or(0),
+        0,
+        "the recording's file is gone"
+    );
     app.stop().await;
 }

@@ -465,6 +465,7 @@ fn rule(method: &Method, path: &str, f: &Fixture) -> Option<(Rule, Option<Value>
         ("PATCH", "/workspaces/{workspace_id}/settings") => b(Manage, json!({ "known_names": ["Zora Quist"] })),
         ("POST", "/workspaces/{workspace_id}/erasure") => b(Manage, json!({ "email": "nobody@example.org" })),
         ("GET", "/insight/{rec_id}/pii") => r(Read),
+        ("POST", "/insight/{rec_id}/redact") => r(Write),
         // The same name again is a 409, which the matrix counts as allowed (not refused).
         ("POST", "/workspaces/{workspace_id}/tags") => b(Write, json!({ "name": "Onboarding" })),
         ("PATCH", "/tags/{tag_id}") => b(Write, json!({ "description": "What they pay, and how" })),

@@ -8,7 +8,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::accounts::audit::Actor;
-use crate::domain::privacy::{ErasureReceipt, ErasureRequest, PiiReport};
+use crate::domain::privacy::{ErasureReceipt, ErasureRequest, PiiReport, RedactionReceipt};
 use crate::domain::usage::UsageReport;
 use crate::domain::workspace::{Settings, SettingsUpdate};
 use crate::error::{ApiResult, ErrorBody};
@@ -73,6 +73,28 @@ async fn erase_respondent(
     ))
 }
 
+/// Redacts the record for good (writers): every personal value of its stored transcript,
+/// speakers and name becomes the placeholder a model would see (`[PERSON_1]`), its
+/// recording is deleted, its highlights and chat threads are rewritten alike, its persona
+/// is written again, and the completed reports written from it are marked for
+/// regeneration (`needs_regeneration`). An audit entry `record.redacted` says so. There
+/// is no undo.
+#[utoipa::path(post, path = "/insight/{rec_id}/redact", tag = "privacy", security(("bearer" = [])),
+    params(("rec_id" = Uuid, Path, description = "The record")),
+    responses((status = 202, description = "Redacted; its persona is being written again", body = RedactionReceipt),
+        (status = 403, description = "A viewer of the workspace", body = ErrorBody),
+        (status = 404, description = "No such record", body = ErrorBody),
+        (status = 409, description = "The record is still being processed", body = ErrorBody)))]
+async fn redact_record(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    client: Client,
+    Ids(ids): Ids<1>,
+) -> ApiResult<(axum::http::StatusCode, Json<RedactionReceipt>)> {
+    let receipt = trust::redaction::redact(&app, Actor::user(&user, client.ip), user.id, ids[0]).await?;
+    Ok((axum::http::StatusCode::ACCEPTED, Json(receipt)))
+}
+
 /// The kinds of personal data the record holds and how many distinct values of each
 /// (the speakers' names among the people); model calls see these as placeholders.
 #[utoipa::path(get, path = "/insight/{rec_id}/pii", tag = "privacy", security(("bearer" = [])),
@@ -109,5 +131,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_settings, update_settings))
         .routes(routes!(record_pii))
         .routes(routes!(erase_respondent))
+        .routes(routes!(redact_record))
         .routes(routes!(workspace_usage))
 }

@@ -373,6 +373,33 @@ async fn delete(
     Ok(Redirect::to(&format!("/p/{project_id}")).into_response())
 }
 
+async fn confirm_redact(State(services): State<Services>, visitor: Visitor, Path(record_id): Path<Uuid>) -> PageResult {
+    let (_, record, _) = record_for(&services, &visitor, record_id, Need::Write).await?;
+    let consequence = "Every name, e-mail address, phone number, card, IBAN, IP address and profile link in its \
+         transcript, its speakers and its name becomes a placeholder such as [PERSON_1], in the stored transcript, its \
+         highlights and its chat threads; its recording is deleted; its persona is written again, and the reports \
+         written from it are marked for regeneration. This cannot be undone.";
+    Ok(ConfirmDelete::ask(
+        &visitor,
+        format!("Redact “{}” for good?", record.name),
+        "Redact for good",
+        consequence.to_owned(),
+        format!("/r/{record_id}/redact"),
+        format!("/r/{record_id}"),
+    ))
+}
+
+async fn redact(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path(record_id): Path<Uuid>,
+    Form(form): Form<CsrfForm>,
+) -> PageResult {
+    visitor.check_change(&services, &form.csrf)?;
+    crate::trust::redaction::redact(&services, visitor.actor(), visitor.user.id, record_id).await?;
+    Ok(Redirect::to(&format!("/r/{record_id}")).into_response())
+}
+
 pub fn routes() -> Router<Services> {
     Router::new()
         .route("/p/{project_id}/records", post(paste))
@@ -383,4 +410,5 @@ pub fn routes() -> Router<Services> {
         .route("/r/{record_id}/persona", axum::routing::get(persona))
         .route("/r/{record_id}/recording", axum::routing::get(recording))
         .route("/r/{record_id}/delete", axum::routing::get(confirm_delete).post(delete))
+        .route("/r/{record_id}/redact", axum::routing::get(confirm_redact).post(redact))
 }
