@@ -56,12 +56,7 @@ pub struct Report {
     pub needs_regeneration: Option<String>,
 }
 
-/// Tokens a report's generation used.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema)]
-pub struct TokenUsage {
-    pub prompt_tokens: i64,
-    pub completion_tokens: i64,
-}
+pub use crate::domain::usage::TokenUsage;
 
 /// Where a report's generation is (`GET .../generation`).
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]

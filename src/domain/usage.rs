@@ -198,6 +198,13 @@ mod tests {
     }
 }
 
+/// Tokens a piece of AI work used (a report's generation, an answer...).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema)]
+pub struct TokenUsage {
+    pub prompt_tokens: i64,
+    pub completion_tokens: i64,
+}
+
 /// What produced a piece of AI output (a report's generation, a chat answer, a persona):
 /// the engine and model, the instructions they were given, the material and what it cost.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, ToSchema)]
@@ -214,7 +221,7 @@ pub struct Provenance {
     pub prompts: Vec<PromptSent>,
     /// The records it was written from, at the version it read.
     pub records: Vec<RecordVersion>,
-    pub usage: crate::domain::report::TokenUsage,
+    pub usage: TokenUsage,
     /// At the instance's prices when it was written, in the workspace's currency.
     pub cost: f64,
     pub duration_ms: u64,
@@ -244,7 +251,7 @@ pub struct RecordVersion {
 pub struct SectionProvenance {
     pub title: String,
     pub prompt_version: String,
-    pub usage: crate::domain::report::TokenUsage,
+    pub usage: TokenUsage,
     pub cost: f64,
     pub duration_ms: u64,
 }
