@@ -10,6 +10,7 @@ pub mod config;
 pub mod conversation;
 pub mod domain;
 pub mod error;
+pub mod exports;
 pub mod http;
 pub mod ingest;
 pub mod interview;

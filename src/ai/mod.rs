@@ -103,6 +103,7 @@ pub fn citation(source: &Source) -> String {
 }
 
 pub mod chat;
+pub mod citations;
 pub mod openai;
 pub mod persona;
 pub mod prompt;

@@ -600,6 +600,19 @@ impl QueryReader {
         parsed
     }
 
+    /// A parameter that must be given: `value` as read, and a `missing` issue when the
+    /// parameter was left out.
+    pub fn required<T>(&mut self, name: &str, value: Option<T>) -> Option<T> {
+        if value.is_none() && self.raw(name).is_none() {
+            self.issues.push(ValidationIssue::new(
+                vec![json!("query"), json!(name)],
+                "missing",
+                "Field required",
+            ));
+        }
+        value
+    }
+
     /// The 422 for every problem found, if any.
     pub fn finish(self) -> Result<(), ApiError> {
         if self.issues.is_empty() {

@@ -68,7 +68,11 @@ async fn suggestion(app: &TestApp, record: &str, utterance_id: i64, quote: &str)
 }
 
 /// Answers the status, the headers and the body of a GET.
-async fn download(app: &TestApp, user: &TestUser, path: &str) -> (StatusCode, reqwest::header::HeaderMap, Vec<u8>) {
+pub(crate) async fn download(
+    app: &TestApp,
+    user: &TestUser,
+    path: &str,
+) -> (StatusCode, reqwest::header::HeaderMap, Vec<u8>) {
     let response = app
         .client
         .get(app.url(path))

@@ -15,6 +15,7 @@ mod console_settings;
 mod conventions;
 mod evidence;
 mod exchange;
+mod exports;
 mod generation;
 mod hardening;
 mod highlights;

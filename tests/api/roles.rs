@@ -503,6 +503,8 @@ fn rule(method: &Method, path: &str, f: &Fixture) -> Option<(Rule, Option<Value>
         ("PATCH", "/insights/{insight_id}") => b(Write, json!({ "body": "Three of five said so." })),
         ("DELETE", "/insights/{insight_id}") => r(Write),
         ("GET", "/projects/{project_id}/highlights.csv" | "/projects/{project_id}/export.qdpx") => r(Read),
+        // `fill` adds the format these need.
+        ("GET", "/projects/{project_id}/reports/{report_id}/export" | "/insight/{rec_id}/export") => r(Read),
         // A JSON body is a 415 for those who may import (the matrix counts it as allowed):
         // the role is checked before the upload is read.
         ("POST", "/workspaces/{workspace_id}/import/qdpx") => b(Write, json!({})),
@@ -511,7 +513,13 @@ fn rule(method: &Method, path: &str, f: &Fixture) -> Option<(Rule, Option<Value>
 }
 
 fn fill(path: &str, f: &Fixture) -> String {
-    path.replace("{workspace_id}", &f.workspace)
+    let query = match path {
+        "/projects/{project_id}/reports/{report_id}/export" => "?format=md",
+        "/insight/{rec_id}/export" => "?format=txt",
+        _ => "",
+    };
+    format!("{path}{query}")
+        .replace("{workspace_id}", &f.workspace)
         .replace("{project_id}", &f.project)
         .replace("{rec_id}", &f.record)
         .replace("{utterance_id}", &f.utterance)

@@ -1,11 +1,12 @@
-//! Exchange (tag `exports`): a project's highlights as CSV, a project as a REFI-QDA
-//! project (`.qdpx`) for QualCoder, MAXQDA, ATLAS.ti or NVivo, and a `.qdpx` from any of
-//! them made into a new project (`crate::repository::exchange`).
+//! Exchange (tag `exports`): a report as Markdown, Word or PDF and a transcript as Word,
+//! text or subtitles (`crate::exports`); a project's highlights as CSV, a project as a
+//! REFI-QDA project (`.qdpx`) for QualCoder, MAXQDA, ATLAS.ti or NVivo, and a `.qdpx` from
+//! any of them made into a new project (`crate::repository::exchange`).
 
 use axum::Json;
 use axum::extract::{Request, State};
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_LENGTH, CONTENT_TYPE};
-use axum::http::{HeaderValue, StatusCode};
+use axum::http::{HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use utoipa::ToSchema;
@@ -17,8 +18,9 @@ use crate::accounts::audit::Actor;
 use crate::domain::exchange::QdpxImport;
 use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
+use crate::exports::{self, ReportFormat, TranscriptFormat};
 use crate::http::AppState;
-use crate::http::extract::{Client, CurrentUser, Ids, path_ids};
+use crate::http::extract::{Client, CurrentUser, Ids, QueryReader, path_ids};
 use crate::http::openapi::Conflicts;
 use crate::http::routes::records::{multipart_error, stream_to_file, too_large};
 use crate::records::intake::{TempFile, upload_path};
@@ -40,6 +42,42 @@ pub struct QdpxUpload {
 #[allow(dead_code)] // Describes the download for the API document.
 pub struct QdpxArchive(Vec<u8>);
 
+/// What a report is exported as.
+#[derive(ToSchema, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)] // Describes the parameter for the API document.
+enum ReportExportFormat {
+    Md,
+    Docx,
+    Pdf,
+}
+
+/// What a transcript is exported as.
+#[derive(ToSchema, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)] // Describes the parameter for the API document.
+enum TranscriptExportFormat {
+    Docx,
+    Txt,
+    Vtt,
+    Srt,
+}
+
+/// An exported file.
+#[derive(ToSchema)]
+#[schema(value_type = String, format = Binary)]
+#[allow(dead_code)] // Describes the download for the API document.
+pub struct ExportedFile(Vec<u8>);
+
+/// The required `format` parameter, one of `names`.
+fn format<T>(uri: &Uri, names: &[&str], parse: impl Fn(&str) -> Option<T>) -> ApiResult<T> {
+    let mut query = QueryReader::new(uri.query());
+    let format = query.choice("format", names, parse);
+    let format = query.required("format", format);
+    query.finish()?;
+    format.ok_or_else(|| ApiError::Internal(anyhow::anyhow!("a format read without an issue")))
+}
+
 fn download(file: Download) -> Response {
     let disposition = format!("attachment; filename=\"{}\"", file.filename);
     let mut response = file.bytes.into_response();
@@ -49,6 +87,69 @@ fn download(file: Download) -> Response {
         headers.insert(CONTENT_DISPOSITION, value);
     }
     response
+}
+
+/// The report as a file to share: `md` is its Markdown as written, its title the first
+/// heading; `docx` a Word document with Word's own styles (Title, Heading 1–4, Quote, List
+/// Paragraph) and `pdf` an A4 PDF with its fonts embedded, an outline of its headings and
+/// page numbers. In both, the report's citations are links to the moments they cite in the
+/// console. A report with nothing written yet is a 409. The export is written to the audit
+/// log.
+#[utoipa::path(get, path = "/projects/{project_id}/reports/{report_id}/export", tag = "exports", security(("bearer" = [])),
+    params(("project_id" = Uuid, Path, description = "The project"),
+        ("report_id" = Uuid, Path, description = "The report"),
+        ("format" = ReportExportFormat, Query, description = "The file's format")),
+    responses((status = 200, description = "The report, as an attachment", content(
+                (ExportedFile = "text/markdown"),
+                (ExportedFile = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
+                (ExportedFile = "application/pdf")),
+            headers(("Content-Disposition" = String, description = "`attachment; filename=\"<report title>.<format>\"`"))),
+        (status = 404, description = "No such project or report", body = ErrorBody),
+        (status = 409, description = "The report has nothing written yet", body = ErrorBody)))]
+async fn report_export(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    client: Client,
+    Ids(ids): Ids<2>,
+    uri: Uri,
+) -> ApiResult<Response> {
+    let format = format(&uri, &ReportFormat::NAMES, ReportFormat::parse)?;
+    let actor = Actor::user(&user, client.ip);
+    Ok(download(
+        exports::report(&app, &actor, user.id, ids[0], ids[1], format).await?,
+    ))
+}
+
+/// The record's transcript as a file: `docx` a Word document, one paragraph per utterance
+/// (the speaker in bold, the time a link to the moment in the console); `txt` one paragraph
+/// per utterance as `[hh:mm:ss.mmm - hh:mm:ss.mmm] Speaker: words`; `vtt` WebVTT with the
+/// speaker as each cue's voice (`<v Speaker>`); `srt` SubRip with a `Speaker: ` prefix. Insight
+/// reads each back to the same utterances. Subtitles need times: a transcript without any
+/// is a 409 as `vtt` or `srt`, and so is a record with no transcript yet. The export is
+/// written to the audit log.
+#[utoipa::path(get, path = "/insight/{rec_id}/export", tag = "exports", security(("bearer" = [])),
+    params(("rec_id" = Uuid, Path, description = "The record"),
+        ("format" = TranscriptExportFormat, Query, description = "The file's format")),
+    responses((status = 200, description = "The transcript, as an attachment", content(
+                (ExportedFile = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
+                (ExportedFile = "text/plain"),
+                (ExportedFile = "text/vtt"),
+                (ExportedFile = "application/x-subrip")),
+            headers(("Content-Disposition" = String, description = "`attachment; filename=\"<record name>.<format>\"`"))),
+        (status = 404, description = "No such record", body = ErrorBody),
+        (status = 409, description = "No transcript yet, or subtitles asked of one without times", body = ErrorBody)))]
+async fn transcript_export(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    client: Client,
+    Ids(ids): Ids<1>,
+    uri: Uri,
+) -> ApiResult<Response> {
+    let format = format(&uri, &TranscriptFormat::NAMES, TranscriptFormat::parse)?;
+    let actor = Actor::user(&user, client.ip);
+    Ok(download(
+        exports::transcript(&app, &actor, user.id, ids[0], format).await?,
+    ))
 }
 
 /// The project's highlights as CSV (UTF-8 with a byte order mark, one row per
@@ -197,6 +298,8 @@ async fn read_file(req: Request, content_type: &str, app: &AppState, temp: &mut 
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
+        .routes(routes!(report_export))
+        .routes(routes!(transcript_export))
         .routes(routes!(highlights_csv))
         .routes(routes!(project_qdpx))
         .routes(routes!(import_qdpx))

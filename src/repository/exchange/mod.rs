@@ -33,9 +33,9 @@ pub struct Download {
     pub bytes: Vec<u8>,
 }
 
-/// The project's name as a file name: ASCII letters and digits joined by dashes, so the
+/// A name (a project's, a report's) as a file name: ASCII letters and digits joined by dashes, so the
 /// `Content-Disposition` header needs no encoding.
-fn file_stem(name: &str) -> String {
+pub fn file_stem(name: &str) -> String {
     let mut stem = String::new();
     for c in name.chars() {
         if c.is_ascii_alphanumeric() {

@@ -124,6 +124,15 @@ struct RecordPage {
 }
 
 impl RecordPage {
+    /// The transcript's export formats and their names; subtitles only when it has times.
+    fn downloads(&self) -> Vec<(&'static str, &'static str)> {
+        let mut formats = vec![("docx", "Word"), ("txt", "Text")];
+        if self.utterances.iter().any(|turn| turn.u.start_ms.is_some()) {
+            formats.extend([("vtt", "WebVTT subtitles"), ("srt", "SubRip subtitles")]);
+        }
+        formats
+    }
+
     /// "2 people, 1 e-mail address": the kinds found, in words; empty when none.
     fn pii_summary(&self) -> String {
         let k = &self.pii.kinds;

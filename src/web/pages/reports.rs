@@ -77,18 +77,7 @@ async fn generate(
 
 /// The report's Markdown as HTML, its citations linked to the records it was made from.
 async fn rendered(services: &Services, report: &Report, markdown: &str) -> ApiResult<String> {
-    let mut index = CitationIndex::default();
-    let utterances = services.store.utterances_of(&report.records_ids).await?;
-    for record_id in &report.records_ids {
-        let Some(record) = services.store.record_by_id(*record_id).await? else {
-            continue;
-        };
-        let moments = utterances
-            .iter()
-            .filter(|u| u.record_id == *record_id)
-            .map(|u| (u.id, u.start_ms));
-        index.add(*record_id, &record.name, moments);
-    }
+    let index = crate::exports::citation_index(services, report).await?;
     Ok(render(without_title(markdown, &report.title), &index))
 }
 
