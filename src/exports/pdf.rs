@@ -283,23 +283,28 @@ impl<'f> Layout<'f> {
                     ink: RULE_INK,
                 });
             }
-            let mut at = x;
-            for piece in merge(line) {
-                let ink = if piece.link.is_some() { LINK_INK } else { set.ink };
-                let width = piece.width;
-                self.page().push(Op::Text {
-                    x: at,
-                    y: baseline,
-                    text: piece.text,
-                    style: piece.style,
-                    size: set.size,
-                    ink,
-                    link: piece.link,
-                    width,
-                });
-                at += width;
-            }
+            self.set_line(line, x, baseline, set);
             self.y += height;
+        }
+    }
+
+    /// Puts a line's pieces on the page from `x`, links in the link colour.
+    fn set_line(&mut self, line: Vec<Piece>, x: f32, baseline: f32, set: Set) {
+        let mut at = x;
+        for piece in merge(line) {
+            let ink = if piece.link.is_some() { LINK_INK } else { set.ink };
+            let width = piece.width;
+            self.page().push(Op::Text {
+                x: at,
+                y: baseline,
+                text: piece.text,
+                style: piece.style,
+                size: set.size,
+                ink,
+                link: piece.link,
+                width,
+            });
+            at += width;
         }
     }
 
@@ -421,22 +426,7 @@ impl<'f> Layout<'f> {
                 let cell_x = x + c as f32 * column + pad;
                 for (l, line) in lines.into_iter().enumerate() {
                     let baseline = top + pad + l as f32 * set.line_height() + set.size * 1.05;
-                    let mut at = cell_x;
-                    for piece in merge(line) {
-                        let ink = if piece.link.is_some() { LINK_INK } else { INK };
-                        let piece_width = piece.width;
-                        self.page().push(Op::Text {
-                            x: at,
-                            y: baseline,
-                            text: piece.text,
-                            style: piece.style,
-                            size: set.size,
-                            ink,
-                            link: piece.link,
-                            width: piece_width,
-                        });
-                        at += piece_width;
-                    }
+                    self.set_line(line, cell_x, baseline, set);
                 }
             }
             let rule = if n == 0 { 1.0 } else { 0.5 };

@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+pub use crate::domain::record::timestamp as clock;
 use crate::domain::record::{Record, Utterance};
 
 use super::document::{Block, Document, Span};
@@ -35,17 +36,6 @@ fn timings(utterances: &[Utterance]) -> Vec<(i64, i64)> {
 /// Whether the transcript has times to write subtitles with.
 pub fn has_times(utterances: &[Utterance]) -> bool {
     utterances.iter().any(|utterance| utterance.start_ms.is_some())
-}
-
-/// `h:mm:ss` or `mm:ss`, as the console shows a moment.
-pub fn clock(ms: i64) -> String {
-    let seconds = ms.max(0) / 1000;
-    let (hours, minutes, seconds) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
-    if hours > 0 {
-        format!("{hours}:{minutes:02}:{seconds:02}")
-    } else {
-        format!("{minutes:02}:{seconds:02}")
-    }
 }
 
 /// `hh:mm:ss{separator}mmm`.
