@@ -128,3 +128,33 @@ fn openapi_snapshot() {
     let doc = serde_json::to_value(insight::document()).expect("document serialises");
     insta::assert_json_snapshot!("openapi", doc);
 }
+
+/// Every `$ref` of the document names a schema it holds: a reader (schemathesis, a client
+/// generator) refuses an operation whose reference resolves to nothing.
+#[test]
+fn every_reference_resolves() {
+    fn refs<'a>(value: &'a Value, found: &mut Vec<&'a str>) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(target)) = map.get("$ref") {
+                    found.push(target);
+                }
+                map.values().for_each(|v| refs(v, found));
+            }
+            Value::Array(items) => items.iter().for_each(|v| refs(v, found)),
+            _ => {}
+        }
+    }
+    let doc = serde_json::to_value(insight::document()).expect("document serialises");
+    let mut found = Vec::new();
+    refs(&doc, &mut found);
+    assert!(!found.is_empty());
+    let unresolved: Vec<&str> = found
+        .into_iter()
+        .filter(|target| {
+            let pointer = target.trim_start_matches('#');
+            doc.pointer(pointer).is_none()
+        })
+        .collect();
+    assert!(unresolved.is_empty(), "references to nothing: {unresolved:?}");
+}

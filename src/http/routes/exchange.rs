@@ -98,7 +98,7 @@ fn download(file: Download) -> Response {
 #[utoipa::path(get, path = "/projects/{project_id}/reports/{report_id}/export", tag = "exports", security(("bearer" = [])),
     params(("project_id" = Uuid, Path, description = "The project"),
         ("report_id" = Uuid, Path, description = "The report"),
-        ("format" = ReportExportFormat, Query, description = "The file's format")),
+        ("format" = inline(ReportExportFormat), Query, description = "The file's format")),
     responses((status = 200, description = "The report, as an attachment", content(
                 (ExportedFile = "text/markdown"),
                 (ExportedFile = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
@@ -129,7 +129,7 @@ async fn report_export(
 /// written to the audit log.
 #[utoipa::path(get, path = "/insight/{rec_id}/export", tag = "exports", security(("bearer" = [])),
     params(("rec_id" = Uuid, Path, description = "The record"),
-        ("format" = TranscriptExportFormat, Query, description = "The file's format")),
+        ("format" = inline(TranscriptExportFormat), Query, description = "The file's format")),
     responses((status = 200, description = "The transcript, as an attachment", content(
                 (ExportedFile = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
                 (ExportedFile = "text/plain"),
