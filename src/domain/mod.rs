@@ -49,6 +49,9 @@ macro_rules! string_enum {
         }
 
         impl $name {
+            /// Every wire name, in the order declared.
+            pub const NAMES: &'static [&'static str] = &[$($wire),+];
+
             pub fn as_str(self) -> &'static str {
                 match self { $($name::$variant => $wire),+ }
             }

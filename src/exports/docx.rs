@@ -143,11 +143,16 @@ struct Writer {
 }
 
 impl Writer {
+    /// Adds to the document what `add` adds (docx-rs builds by value).
+    fn add(&mut self, add: impl FnOnce(Docx) -> Docx) {
+        self.docx = add(std::mem::take(&mut self.docx));
+    }
+
     fn block(&mut self, block: &Block, context: Context) {
         match block {
             Block::Heading(level, spans) => {
                 let style = format!("Heading{}", level.clamp(&1, &4));
-                self.docx = std::mem::take(&mut self.docx).add_paragraph(paragraph(&style, spans).keep_next(true));
+                self.add(|docx| docx.add_paragraph(paragraph(&style, spans).keep_next(true)));
             }
             Block::Paragraph(spans) => {
                 let mut p = match (context.list, context.quote) {
@@ -159,7 +164,7 @@ impl Writer {
                 if context.list.is_some() && context.quote {
                     p = p.italic();
                 }
-                self.docx = std::mem::take(&mut self.docx).add_paragraph(p);
+                self.add(|docx| docx.add_paragraph(p));
             }
             Block::Quote(blocks) => {
                 for block in blocks {
@@ -175,7 +180,7 @@ impl Writer {
                         .add_override(LevelOverride::new(depth).start(usize::try_from(*first).unwrap_or(1))),
                     None => Numbering::new(numbering, BULLETS),
                 };
-                self.docx = std::mem::take(&mut self.docx).add_numbering(instance);
+                self.add(|docx| docx.add_numbering(instance));
                 for item in items {
                     for (n, block) in item.iter().enumerate() {
                         // Only an item's first paragraph carries its bullet or number.
@@ -196,7 +201,7 @@ impl Writer {
                     }
                     run = run.add_text(line);
                 }
-                self.docx = std::mem::take(&mut self.docx).add_paragraph(Paragraph::new().style("Code").add_run(run));
+                self.add(|docx| docx.add_paragraph(Paragraph::new().style("Code").add_run(run)));
             }
             Block::Table(rows) => {
                 let rows = rows
@@ -217,14 +222,16 @@ impl Writer {
                         )
                     })
                     .collect();
-                self.docx = std::mem::take(&mut self.docx).add_table(Table::new(rows));
+                self.add(|docx| docx.add_table(Table::new(rows)));
             }
             Block::Rule => {
-                self.docx = std::mem::take(&mut self.docx).add_paragraph(
-                    Paragraph::new()
-                        .align(docx_rs::AlignmentType::Center)
-                        .add_run(Run::new().add_text("* * *")),
-                );
+                self.add(|docx| {
+                    docx.add_paragraph(
+                        Paragraph::new()
+                            .align(docx_rs::AlignmentType::Center)
+                            .add_run(Run::new().add_text("* * *")),
+                    )
+                });
             }
         }
     }

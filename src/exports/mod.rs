@@ -24,65 +24,14 @@ use crate::store::Target;
 
 pub use document::Document;
 
-/// What a report can be exported as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReportFormat {
-    Markdown,
-    Docx,
-    Pdf,
+crate::domain::string_enum! {
+    /// What a report is exported as.
+    ReportFormat { Markdown = "md", Docx = "docx", Pdf = "pdf" }
 }
 
-impl ReportFormat {
-    pub const NAMES: [&'static str; 3] = ["md", "docx", "pdf"];
-
-    pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "md" => Some(Self::Markdown),
-            "docx" => Some(Self::Docx),
-            "pdf" => Some(Self::Pdf),
-            _ => None,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Self::Markdown => "md",
-            Self::Docx => "docx",
-            Self::Pdf => "pdf",
-        }
-    }
-}
-
-/// What a transcript can be exported as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TranscriptFormat {
-    Docx,
-    Txt,
-    Vtt,
-    Srt,
-}
-
-impl TranscriptFormat {
-    pub const NAMES: [&'static str; 4] = ["docx", "txt", "vtt", "srt"];
-
-    pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "docx" => Some(Self::Docx),
-            "txt" => Some(Self::Txt),
-            "vtt" => Some(Self::Vtt),
-            "srt" => Some(Self::Srt),
-            _ => None,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Self::Docx => "docx",
-            Self::Txt => "txt",
-            Self::Vtt => "vtt",
-            Self::Srt => "srt",
-        }
-    }
+crate::domain::string_enum! {
+    /// What a transcript is exported as.
+    TranscriptFormat { Docx = "docx", Txt = "txt", Vtt = "vtt", Srt = "srt" }
 }
 
 const DOCX: &str = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
@@ -214,11 +163,11 @@ pub async fn report(
         actor,
         project.workspace_id,
         ("report", report.id),
-        format.name(),
+        format.as_str(),
     )
     .await?;
     Ok(Download {
-        filename: format!("{stem}.{}", format.name()),
+        filename: format!("{stem}.{}", format.as_str()),
         content_type,
         bytes,
     })
@@ -283,11 +232,11 @@ pub async fn transcript(
         actor,
         project.workspace_id,
         ("record", record.id),
-        format.name(),
+        format.as_str(),
     )
     .await?;
     Ok(Download {
-        filename: format!("{}.{}", file_stem(&record.name), format.name()),
+        filename: format!("{}.{}", file_stem(&record.name), format.as_str()),
         content_type,
         bytes,
     })

@@ -101,7 +101,7 @@ async fn import(app: &TestApp, user: &TestUser, workspace: Uuid, file: Vec<u8>) 
     (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
 }
 
-fn header<'a>(headers: &'a reqwest::header::HeaderMap, name: &str) -> &'a str {
+pub(crate) fn header<'a>(headers: &'a reqwest::header::HeaderMap, name: &str) -> &'a str {
     headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default()
 }
 
@@ -130,22 +130,11 @@ fn zip_of(files: &[(&str, &[u8])]) -> Vec<u8> {
 
 /// xmllint, or `None` (the check skipped) when it is not installed outside CI.
 fn xmllint() -> Option<PathBuf> {
-    let named = std::env::var("INSIGHT_TEST_XMLLINT")
-        .ok()
-        .filter(|path| !path.is_empty());
-    let path = PathBuf::from(named.clone().unwrap_or_else(|| "/usr/bin/xmllint".to_owned()));
-    if path.exists() {
-        return Some(path);
-    }
-    if named.is_some() || std::env::var_os("CI").is_some() {
-        panic!(
-            "xmllint is not at {} but the REFI-QDA schema check must run here: install Debian's \
-             libxml2-utils (.ci/run does) or set INSIGHT_TEST_XMLLINT",
-            path.display()
-        );
-    }
-    eprintln!("REFI-QDA schema check skipped: no xmllint (install libxml2-utils, or set INSIGHT_TEST_XMLLINT)");
-    None
+    crate::exports::tool(
+        "INSIGHT_TEST_XMLLINT",
+        Some("/usr/bin/xmllint"),
+        "install Debian's libxml2-utils",
+    )
 }
 
 /// Checks `project.qde` against the REFI-QDA project schema (Project-mrt2019.xsd).

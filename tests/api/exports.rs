@@ -15,7 +15,7 @@ use std::process::Command;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::exchange::download;
+use crate::exchange::{download, header};
 use crate::records::upload;
 use crate::support::{TestApp, TestUser, error_locs};
 
@@ -26,7 +26,7 @@ const ANNA: &str = "[00:00:05 - 00:00:09] Interviewer: How do you pay for the to
     [00:01:10 - 00:01:21] Anna: Honestly the pricing page is confusing, I could not tell what the team plan costs. Ça coûte cher.\n";
 
 /// A program for a reader, or `None` (that reader skipped) where it is not installed outside CI.
-fn tool(variable: &str, default: Option<&str>, install: &str) -> Option<PathBuf> {
+pub(crate) fn tool(variable: &str, default: Option<&str>, install: &str) -> Option<PathBuf> {
     let named = std::env::var(variable).ok().filter(|path| !path.is_empty());
     let path = named.clone().or(default.map(str::to_owned)).map(PathBuf::from);
     if let Some(path) = path.filter(|path| path.exists()) {
@@ -155,10 +155,6 @@ async fn study(app: &TestApp, user: &TestUser) -> (String, String, String) {
     let generation = crate::generation::wait_generation(app, user, &path, &["completed", "failed"]).await;
     assert_eq!(generation["status"], "completed", "{generation}");
     (project, record, report)
-}
-
-fn header<'a>(headers: &'a reqwest::header::HeaderMap, name: &str) -> &'a str {
-    headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default()
 }
 
 /// Section headings (`## x`) and quotes (`"x"`) of the report's Markdown.

@@ -42,27 +42,6 @@ pub struct QdpxUpload {
 #[allow(dead_code)] // Describes the download for the API document.
 pub struct QdpxArchive(Vec<u8>);
 
-/// What a report is exported as.
-#[derive(ToSchema, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-#[allow(dead_code)] // Describes the parameter for the API document.
-enum ReportExportFormat {
-    Md,
-    Docx,
-    Pdf,
-}
-
-/// What a transcript is exported as.
-#[derive(ToSchema, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-#[allow(dead_code)] // Describes the parameter for the API document.
-enum TranscriptExportFormat {
-    Docx,
-    Txt,
-    Vtt,
-    Srt,
-}
-
 /// An exported file.
 #[derive(ToSchema)]
 #[schema(value_type = String, format = Binary)]
@@ -98,7 +77,7 @@ fn download(file: Download) -> Response {
 #[utoipa::path(get, path = "/projects/{project_id}/reports/{report_id}/export", tag = "exports", security(("bearer" = [])),
     params(("project_id" = Uuid, Path, description = "The project"),
         ("report_id" = Uuid, Path, description = "The report"),
-        ("format" = inline(ReportExportFormat), Query, description = "The file's format")),
+        ("format" = inline(ReportFormat), Query, description = "The file's format")),
     responses((status = 200, description = "The report, as an attachment", content(
                 (ExportedFile = "text/markdown"),
                 (ExportedFile = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
@@ -113,7 +92,7 @@ async fn report_export(
     Ids(ids): Ids<2>,
     uri: Uri,
 ) -> ApiResult<Response> {
-    let format = format(&uri, &ReportFormat::NAMES, ReportFormat::parse)?;
+    let format = format(&uri, ReportFormat::NAMES, ReportFormat::parse)?;
     let actor = Actor::user(&user, client.ip);
     Ok(download(
         exports::report(&app, &actor, user.id, ids[0], ids[1], format).await?,
@@ -129,7 +108,7 @@ async fn report_export(
 /// written to the audit log.
 #[utoipa::path(get, path = "/insight/{rec_id}/export", tag = "exports", security(("bearer" = [])),
     params(("rec_id" = Uuid, Path, description = "The record"),
-        ("format" = inline(TranscriptExportFormat), Query, description = "The file's format")),
+        ("format" = inline(TranscriptFormat), Query, description = "The file's format")),
     responses((status = 200, description = "The transcript, as an attachment", content(
                 (ExportedFile = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
                 (ExportedFile = "text/plain"),
@@ -145,7 +124,7 @@ async fn transcript_export(
     Ids(ids): Ids<1>,
     uri: Uri,
 ) -> ApiResult<Response> {
-    let format = format(&uri, &TranscriptFormat::NAMES, TranscriptFormat::parse)?;
+    let format = format(&uri, TranscriptFormat::NAMES, TranscriptFormat::parse)?;
     let actor = Actor::user(&user, client.ip);
     Ok(download(
         exports::transcript(&app, &actor, user.id, ids[0], format).await?,
