@@ -17,7 +17,7 @@ use crate::domain::user::{User, normalize_email};
 use crate::error::{ApiError, ApiResult};
 use crate::secret::SecretKey;
 use crate::services::Services;
-use crate::store::{Account, SessionStart, Store};
+use crate::store::{Account, Credential, Holder, SessionStart, Store};
 
 /// The answer to wrong credentials: it never says which half was wrong.
 const WRONG: &str = "Wrong email or password";
@@ -38,6 +38,24 @@ pub struct Session {
     pub id: Uuid,
     pub value: String,
     pub user: User,
+}
+
+/// Who holds the personal API token an `Authorization: Bearer` header carries (the JSON
+/// API and the MCP server take the same tokens): a header in another scheme, a blank
+/// token and a session's value are refused as an unknown token is.
+pub async fn with_token(store: &Store, authorization: &[u8]) -> ApiResult<Holder> {
+    let token = std::str::from_utf8(authorization)
+        .ok()
+        .and_then(|value| value.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim())
+        .filter(|token| !token.is_empty())
+        .ok_or_else(ApiError::unauthorized)?;
+    store
+        .holder_of(token)
+        .await?
+        .filter(|holder| matches!(holder.credential, Credential::Token { .. }))
+        .ok_or_else(|| ApiError::Unauthorized("Invalid, expired or revoked token".into()))
 }
 
 /// The cookie's name: with `__Host-` when the service is reached over https, which makes

@@ -55,21 +55,7 @@ impl FromRequestParts<AppState> for Caller {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
         let public_url = &state.settings.server.public_url;
         let (holder, session_value) = if let Some(header) = parts.headers.get(AUTHORIZATION) {
-            let token = header
-                .to_str()
-                .ok()
-                .and_then(|value| value.split_once(' '))
-                .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-                .map(|(_, token)| token.trim())
-                .filter(|token| !token.is_empty())
-                .ok_or_else(ApiError::unauthorized)?;
-            let holder = state
-                .store
-                .holder_of(token)
-                .await?
-                .filter(|holder| matches!(holder.credential, Credential::Token { .. }))
-                .ok_or_else(|| ApiError::Unauthorized("Invalid, expired or revoked token".into()))?;
-            (holder, None)
+            (sign_in::with_token(&state.store, header.as_bytes()).await?, None)
         } else if let Some(value) = session_cookie(parts, public_url) {
             let holder = state
                 .store

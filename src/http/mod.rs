@@ -90,6 +90,7 @@ pub fn app(state: AppState) -> Router {
     let console = crate::web::router(state.services.clone());
     let router: Router = router
         .merge(console)
+        .merge(crate::mcp::router(state.services.clone()))
         .merge(routes::interview_page::router())
         .merge(SwaggerUi::new("/docs").url("/openapi.json", doc))
         .fallback(not_found)

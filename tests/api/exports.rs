@@ -20,7 +20,7 @@ use crate::records::upload;
 use crate::support::{TestApp, TestUser, error_locs};
 
 /// A transcript with times, as the text importer reads them.
-const ANNA: &str = "[00:00:05 - 00:00:09] Interviewer: How do you pay for the tool today?\n\n\
+pub(crate) const ANNA: &str = "[00:00:05 - 00:00:09] Interviewer: How do you pay for the tool today?\n\n\
     [00:00:10 - 00:00:17] Anna: The invoices arrive late and I have to chase finance every month.\n\n\
     [00:01:05 - 00:01:09] Interviewer: What would help?\n\n\
     [00:01:10 - 00:01:21] Anna: Honestly the pricing page is confusing, I could not tell what the team plan costs. Ça coûte cher.\n";

@@ -25,6 +25,7 @@ mod limits;
 mod mail;
 #[path = "../common/mail_sink.rs"]
 mod mail_sink;
+mod mcp;
 mod model;
 mod oidc;
 #[path = "../common/openai_stub.rs"]

@@ -1,0 +1,563 @@
+//! The MCP tools: each takes its arguments, calls the use case the JSON API calls for the
+//! same thing, and answers structured JSON (with the same JSON as text, for clients
+//! that read only text). Refusals are tool errors carrying the API's sentence.
+
+use std::time::Duration;
+
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam};
+use rmcp::schemars::{self, JsonSchema};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, tool, tool_router};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use super::{Caller, Insight, caller_of, refused};
+use crate::accounts::access;
+use crate::domain::chat::AgentChatCreate;
+use crate::domain::highlight::{Anchor, HighlightCreate};
+use crate::domain::page::PageRequest;
+use crate::domain::report::{ReportCreateFields, ReportStatus};
+use crate::domain::workspace::Need;
+use crate::error::{ApiError, ApiResult};
+use crate::repository::search::Query;
+use crate::search::index::Kind;
+use crate::store::Target;
+
+type ToolResult = Result<CallToolResult, ErrorData>;
+
+/// How long `create_report` waits for the report by default, and at most.
+const WAIT_DEFAULT_SECONDS: u64 = 120;
+const WAIT_MOST_SECONDS: u64 = 600;
+/// How often a waiting `create_report` looks at the report.
+const WAIT_STEP: Duration = Duration::from_millis(250);
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ProjectArgs {
+    /// The project's id (from list_projects).
+    #[schemars(with = "String")]
+    pub project_id: Uuid,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReportListArgs {
+    /// The project's id (from list_projects).
+    #[schemars(with = "String")]
+    pub project_id: Uuid,
+    /// Include archived reports. Default false.
+    #[serde(default)]
+    pub include_archived: bool,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RecordArgs {
+    /// The record's id (from list_records or search).
+    #[schemars(with = "String")]
+    pub record_id: Uuid,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReportArgs {
+    #[schemars(with = "String")]
+    pub project_id: Uuid,
+    /// The report's id (from list_reports).
+    #[schemars(with = "String")]
+    pub report_id: Uuid,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SearchArgs {
+    /// Words and "quoted phrases"; -word leaves out, OR widens. Words match in the
+    /// material's language (pricing finds prices).
+    pub query: String,
+    /// Only this workspace.
+    #[schemars(with = "Option<String>")]
+    pub workspace_id: Option<Uuid>,
+    /// Only this project.
+    #[schemars(with = "Option<String>")]
+    pub project_id: Option<Uuid>,
+    /// Only this record.
+    #[schemars(with = "Option<String>")]
+    pub record_id: Option<Uuid>,
+    /// Only what this speaker said.
+    pub speaker: Option<String>,
+    /// Only hits of this kind: utterance, highlight, report or insight.
+    pub kind: Option<String>,
+    /// How many hits, best first: 1 to 100, default 20.
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct AskArgs {
+    /// The project to answer from.
+    #[schemars(with = "String")]
+    pub project_id: Uuid,
+    /// The question, as a researcher would ask it.
+    pub question: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CreateReportArgs {
+    #[schemars(with = "String")]
+    pub project_id: Uuid,
+    /// The report's title.
+    pub title: String,
+    /// A preset (from list_presets) whose prompts write the report. With neither this
+    /// nor prompts_ids, the first preset list_presets shows.
+    #[schemars(with = "Option<String>")]
+    pub preset_id: Option<Uuid>,
+    /// Prompts to run instead of (or before) the preset's.
+    #[schemars(with = "Option<Vec<String>>")]
+    pub prompts_ids: Option<Vec<Uuid>>,
+    /// The records to write from; left out, every record of the project.
+    #[schemars(with = "Option<Vec<String>>")]
+    pub records_ids: Option<Vec<Uuid>>,
+    /// ISO 639-1 code of the report's language, e.g. en.
+    pub report_language: Option<String>,
+    /// How long to wait for the report to be written, in seconds (0 to 600, default
+    /// 120). A report still being written is answered as it stands.
+    pub wait_seconds: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct HighlightArgs {
+    /// The record (from list_records or search).
+    #[schemars(with = "String")]
+    pub record_id: Uuid,
+    /// The utterance the highlight starts in (an id read_transcript gives).
+    pub utterance_id: i64,
+    /// The exact words quoted from that utterance; left out, the whole utterance.
+    pub quote: Option<String>,
+    /// To quote several utterances whole: the last of them (the quote is then left out).
+    pub through_utterance_id: Option<i64>,
+    /// Tags of the record's workspace to file the highlight under (from list_tags).
+    #[serde(default)]
+    #[schemars(with = "Vec<String>")]
+    pub tag_ids: Vec<Uuid>,
+    /// A note on the highlight.
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct WorkspaceArgs {
+    /// The workspace (each project names its workspace_id).
+    #[schemars(with = "String")]
+    pub workspace_id: Uuid,
+}
+
+#[tool_router(vis = "pub(super)")]
+impl Insight {
+    #[tool(
+        description = "List the projects the user can see, across their workspaces.",
+        annotations(read_only_hint = true)
+    )]
+    async fn list_projects(&self, context: RequestContext<RoleServer>) -> ToolResult {
+        let caller = caller_of(&context.extensions)?;
+        let projects = self.services.store.list_projects(caller.user_id).await;
+        answer(
+            projects
+                .map_err(ApiError::from)
+                .map(|projects| json!({ "projects": projects })),
+        )
+    }
+
+    #[tool(
+        description = "List a project's records (interview transcripts and notes), newest first.",
+        annotations(read_only_hint = true)
+    )]
+    async fn list_records(
+        &self,
+        Parameters(args): Parameters<ProjectArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> ToolResult {
+        let caller = caller_of(&context.extensions)?;
+        answer(self.records(caller, args.project_id).await)
+    }
+
+    #[tool(
+        description = "Read a record's transcript: each utterance with its id, speaker, times and text, and a link to each moment in the console.",
+        annotations(read_only_hint = true)
+    )]
+    async fn read_transcript(
+        &self,
+        Parameters(args): Parameters<RecordArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> ToolResult {
+        let caller = caller_of(&context.extensions)?;
+        answer(self.transcript(caller, args.record_id).await)
+    }
+
+    #[tool(
+        description = "Search everything the user can read: transcripts (each utterance), highlights, reports and insights. Each hit links to the exact moment.",
+        annotations(read_only_hint = true)
+    )]
+    async fn search(
+        &self,
+        Parameters(args): Parameters<SearchArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> ToolResult {
+        let caller = caller_of(&context.extensions)?;
+        answer(self.find(caller, args).await)
+    }
+
+    #[tool(
+        description = "Ask a question about a project: answered from its transcripts and reports, citing the moments it quotes. The question and answer are kept as a research assistant thread.",
+        annotations(read_only_hint = false, destructive_hint = false)
+    )]
+    async fn ask_project(
+        &self,
+        Parameters(args): Parameters<AskArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> ToolResult {
+        let caller = caller_of(&context.extensions)?;
+        if let Some(refusal) = read_only(caller) {
+            return Ok(refusal);
+        }
+        answer(self.ask(caller, args).await)
+    }
+
+    #[tool(
+        description = "List a project's reports, newest first, with their status.",
+        annotations(read_only_hint = true)
+    )]
+    async fn list_reports(
+        &self,
+        Parameters(args): Parameters<ReportListArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> ToolResult {
+        let caller = caller_of(&context.extensions)?;
+        answer(self.reports(caller, args).await)
+    }
+
+    #[tool(
+        description = "Read a report: its Markdown content (findings cite their sources as [record name, mm:ss]) and status.",
+        annotations(read_only_hint = true)
+    )]
+    async fn read_report(
+        &self,
+        Parameters(args): Parameters<ReportArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> ToolResult {
+        let caller = caller_of(&context.extensions)?;
+        answer(self.report(caller, args.project_id, args.report_id).await)
+    }
+
+    #[tool(
+        description = "List the report presets the user can use (system presets first), each with its prompts.",
+        annotations(read_only_hint = true)
+    )]
+    async fn list_presets(&self, context: RequestContext<RoleServer>) -> ToolResult {
+        let caller = caller_of(&context.extensions)?;
+        let presets = self
+            .services
+            .store
+            .list_presets(caller.user_id, &PageRequest::everything())
+            .await;
+        answer(
+            presets
+                .map_err(ApiError::from)
+                .map(|page| json!({ "presets": page.items })),
+        )
+    }
+
+    #[tool(
+        description = "List a workspace's tags, for filing highlights.",
+        annotations(read_only_hint = true)
+    )]
+    async fn list_tags(
+        &self,
+        Parameters(args): Parameters<WorkspaceArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> ToolResult {
+        let caller = caller_of(&context.extensions)?;
+        answer(self.tags(caller, args.workspace_id).await)
+    }
+
+    #[tool(
+        description = "Create a report of a project from a preset (or prompts) and wait until it is written; answers the report with its Markdown. Needs a token with scope write.",
+        annotations(read_only_hint = false, destructive_hint = false)
+    )]
+    async fn create_report(
+        &self,
+        Parameters(args): Parameters<CreateReportArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> ToolResult {
+        let caller = caller_of(&context.extensions)?;
+        if let Some(refusal) = read_only(caller) {
+            return Ok(refusal);
+        }
+        answer(self.write_report(caller, args, &context).await)
+    }
+
+    #[tool(
+        description = "Add a highlight to a record: a quote of an utterance (or several whole utterances), optionally filed under tags and with a note. Needs a token with scope write.",
+        annotations(read_only_hint = false, destructive_hint = false)
+    )]
+    async fn add_highlight(
+        &self,
+        Parameters(args): Parameters<HighlightArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> ToolResult {
+        let caller = caller_of(&context.extensions)?;
+        if let Some(refusal) = read_only(caller) {
+            return Ok(refusal);
+        }
+        answer(self.highlight(caller, args).await)
+    }
+}
+
+impl Insight {
+    /// The console's address of a path, for an assistant to cite.
+    fn link(&self, path: &str) -> String {
+        format!(
+            "{}{path}",
+            self.services.settings.server.public_url.trim_end_matches('/')
+        )
+    }
+
+    async fn records(&self, caller: Caller, project_id: Uuid) -> ApiResult<Value> {
+        let store = &self.services.store;
+        access::require(store, caller.user_id, Target::Project(project_id), Need::Read).await?;
+        let records = store
+            .list_records(caller.user_id, project_id, &PageRequest::everything())
+            .await?
+            .items;
+        Ok(json!({ "records": records }))
+    }
+
+    async fn transcript(&self, caller: Caller, record_id: Uuid) -> ApiResult<Value> {
+        let detail = crate::records::detail(&self.services.store, caller.user_id, record_id).await?;
+        let mut value = serde_json::to_value(&detail).map_err(anyhow::Error::from)?;
+        if let Some(utterances) = value.get_mut("utterances").and_then(Value::as_array_mut) {
+            for utterance in utterances {
+                if let Some(id) = utterance.get("id").and_then(Value::as_i64) {
+                    let url = self.link(&crate::domain::search::moment_path(record_id, id));
+                    utterance["url"] = json!(url);
+                }
+            }
+        }
+        value["url"] = json!(self.link(&format!("/r/{record_id}")));
+        Ok(value)
+    }
+
+    async fn find(&self, caller: Caller, args: SearchArgs) -> ApiResult<Value> {
+        let kind = match args.kind.as_deref() {
+            None => None,
+            Some(kind) => Some(Kind::parse(kind).ok_or_else(|| {
+                ApiError::conflict(format!(
+                    "kind must be utterance, highlight, report or insight, not {kind:?}"
+                ))
+            })?),
+        };
+        let query = Query {
+            q: args.query,
+            workspace_id: args.workspace_id,
+            project_id: args.project_id,
+            record_id: args.record_id,
+            tag_id: None,
+            speaker: args.speaker,
+            kind,
+            from: None,
+            to: None,
+        };
+        let page = PageRequest {
+            limit: args.limit.unwrap_or(20).clamp(1, 100) as usize,
+            after: None,
+        };
+        let (mut results, _) = crate::repository::search::search(&self.services, caller.user_id, query, &page).await?;
+        for hit in &mut results.hits {
+            hit.url = self.link(&hit.url);
+        }
+        Ok(serde_json::to_value(results).map_err(anyhow::Error::from)?)
+    }
+
+    async fn ask(&self, caller: Caller, args: AskArgs) -> ApiResult<Value> {
+        let body = AgentChatCreate {
+            message: args.question,
+            thread_id: None,
+            project_id: Some(args.project_id),
+            project_ids: None,
+            workspace_id: None,
+            reasoning_mode: None,
+        };
+        let message = crate::assistant::ask(&self.services, caller.user_id, body)
+            .await?
+            .finish()
+            .await?;
+        Ok(json!({
+            "answer": message.content,
+            "citations": message.citations,
+            "thread_id": message.thread_id,
+        }))
+    }
+
+    async fn reports(&self, caller: Caller, args: ReportListArgs) -> ApiResult<Value> {
+        let store = &self.services.store;
+        access::require(store, caller.user_id, Target::Project(args.project_id), Need::Read).await?;
+        let reports = store
+            .list_reports(
+                caller.user_id,
+                args.project_id,
+                args.include_archived,
+                &PageRequest::everything(),
+            )
+            .await?
+            .items;
+        Ok(json!({ "reports": reports }))
+    }
+
+    async fn report(&self, caller: Caller, project_id: Uuid, report_id: Uuid) -> ApiResult<Value> {
+        let report = self
+            .services
+            .store
+            .get_report(caller.user_id, project_id, report_id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("Report"))?;
+        let mut value = serde_json::to_value(report).map_err(anyhow::Error::from)?;
+        value["url"] = json!(self.link(&format!("/p/{project_id}/reports/{report_id}")));
+        Ok(value)
+    }
+
+    async fn tags(&self, caller: Caller, workspace_id: Uuid) -> ApiResult<Value> {
+        let store = &self.services.store;
+        access::require(store, caller.user_id, Target::Workspace(workspace_id), Need::Read).await?;
+        Ok(json!({ "tags": store.list_tags(caller.user_id, workspace_id).await? }))
+    }
+
+    async fn write_report(
+        &self,
+        caller: Caller,
+        args: CreateReportArgs,
+        context: &RequestContext<RoleServer>,
+    ) -> ApiResult<Value> {
+        let title = args.title.trim().to_owned();
+        if title.is_empty() {
+            return Err(ApiError::validation(vec![crate::error::ValidationIssue::blank(
+                "title",
+                &args.title,
+            )]));
+        }
+        crate::error::check_lengths(&[("title", &title, 300)])?;
+        let preset_id = match (&args.preset_id, &args.prompts_ids) {
+            (None, None) => self
+                .services
+                .store
+                .list_presets(caller.user_id, &PageRequest { limit: 1, after: None })
+                .await?
+                .items
+                .first()
+                .map(|preset| preset.id),
+            _ => args.preset_id,
+        };
+        let fields = ReportCreateFields {
+            title,
+            prompts_ids: args.prompts_ids,
+            preset_id,
+            records_ids: args.records_ids,
+            category: None,
+            context: None,
+            context_expand: None,
+            report_language: args.report_language,
+            reasoning_mode: None,
+        };
+        let project_id = args.project_id;
+        let created = crate::reports::create(&self.services, caller.user_id, project_id, fields).await?;
+        let wait = Duration::from_secs(args.wait_seconds.unwrap_or(WAIT_DEFAULT_SECONDS).min(WAIT_MOST_SECONDS));
+        let deadline = tokio::time::Instant::now() + wait;
+        let progress_token = context.meta.get_progress_token();
+        let mut told = -1.0;
+        loop {
+            let generation = self
+                .services
+                .store
+                .generation(caller.user_id, project_id, created.id)
+                .await?
+                .ok_or_else(|| ApiError::not_found("Report"))?;
+            let status = ReportStatus::parse(&generation.status).unwrap_or(ReportStatus::Failed);
+            let settled = matches!(
+                status,
+                ReportStatus::Completed | ReportStatus::Failed | ReportStatus::Cancelled
+            );
+            if settled || tokio::time::Instant::now() >= deadline {
+                break;
+            }
+            if let Some(token) = &progress_token
+                && generation.gen_progress > told
+            {
+                told = generation.gen_progress;
+                let note = ProgressNotificationParam::new(token.clone(), told)
+                    .with_total(1.0)
+                    .with_message(format!("{} ({:.0}% written)", status.as_str(), told * 100.0));
+                // A client that stopped listening still gets the report at the end.
+                let _ = context.peer.notify_progress(note).await;
+            }
+            tokio::time::sleep(WAIT_STEP).await;
+        }
+        self.report(caller, project_id, created.id).await
+    }
+
+    async fn highlight(&self, caller: Caller, args: HighlightArgs) -> ApiResult<Value> {
+        let store = &self.services.store;
+        let detail = crate::records::detail(store, caller.user_id, args.record_id).await?;
+        let utterance = |id: i64| {
+            detail
+                .utterances
+                .iter()
+                .find(|utterance| utterance.id == id)
+                .ok_or_else(|| {
+                    ApiError::conflict(format!("The record has no utterance {id}; read_transcript lists them"))
+                })
+        };
+        let first = utterance(args.utterance_id)?;
+        let (start, end) = match (args.through_utterance_id, args.quote.as_deref().map(str::trim)) {
+            (Some(last), _) => {
+                let last = utterance(last)?;
+                (0, (last.id, last.text.chars().count()))
+            }
+            (None, Some(quote)) if !quote.is_empty() => {
+                let at = first.text.find(quote).ok_or_else(|| {
+                    ApiError::conflict(format!(
+                        "Utterance {} does not say {quote:?}; quote its words exactly",
+                        first.id
+                    ))
+                })?;
+                let offset = first.text[..at].chars().count();
+                (offset, (first.id, offset + quote.chars().count()))
+            }
+            (None, _) => (0, (first.id, first.text.chars().count())),
+        };
+        let body = HighlightCreate {
+            start: Anchor {
+                utterance_id: first.id,
+                offset: start as i64,
+            },
+            end: Anchor {
+                utterance_id: end.0,
+                offset: end.1 as i64,
+            },
+            tag_ids: args.tag_ids,
+            note: args.note,
+        };
+        let highlight = crate::repository::highlights::create(store, caller.user_id, args.record_id, body).await?;
+        let mut value = serde_json::to_value(highlight).map_err(anyhow::Error::from)?;
+        value["url"] = json!(self.link(&crate::domain::search::moment_path(args.record_id, first.id)));
+        Ok(value)
+    }
+}
+
+/// A write tool's answer to a `read` token.
+fn read_only(caller: Caller) -> Option<CallToolResult> {
+    (!caller.may_write).then(|| {
+        CallToolResult::error(vec![ContentBlock::text(
+            "This token may only read (scope read); use a token with scope write",
+        )])
+    })
+}
+
+fn answer(result: ApiResult<Value>) -> ToolResult {
+    Ok(match result {
+        Ok(value) => CallToolResult::structured(value),
+        Err(error) => refused(error),
+    })
+}
