@@ -11,6 +11,7 @@ pub mod conversation;
 pub mod domain;
 pub mod error;
 pub mod exports;
+pub mod files;
 pub mod http;
 pub mod ingest;
 pub mod interview;
@@ -67,10 +68,6 @@ impl Server {
         let store = store.with_session_idle(settings.accounts.session_idle());
         let settings = Arc::new(settings);
         {
-            let (store, data_dir) = (store.clone(), settings.storage.data_dir.clone());
-            tokio::spawn(async move { jobs::sweep(&store, &data_dir).await });
-        }
-        {
             // The audit log keeps INSIGHT_AUDIT_RETENTION_DAYS; the loop ends with the
             // database (a closed pool refuses the prune).
             let store = store.clone();
@@ -81,9 +78,13 @@ impl Server {
                 }
             });
         }
-        // Records and recordings past a workspace's retention go, at start and hourly.
-        tokio::spawn(trust::retention::run(store.clone(), settings.storage.data_dir.clone()));
         let services = services::Services::build(settings.clone(), store.clone()).await?;
+        {
+            let (store, data_dir, files) = (store.clone(), settings.storage.data_dir.clone(), services.files.clone());
+            tokio::spawn(async move { jobs::sweep(&store, &data_dir, &files).await });
+        }
+        // Records and recordings past a workspace's retention go, at start and hourly.
+        tokio::spawn(trust::retention::run(store.clone(), services.files.clone()));
         let workers = jobs::Workers::start(services.clone());
         let public_rate = http::ratelimit::PublicRate::new(&settings);
         {

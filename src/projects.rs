@@ -61,7 +61,7 @@ pub async fn delete(services: &Services, actor: &Actor, user_id: Uuid, project_i
         return Err(ApiError::not_found("Project"));
     }
     for path in recordings {
-        let _ = tokio::fs::remove_file(services.settings.storage.data_dir.join(path)).await;
+        services.files.delete(&path).await;
     }
     if let Some(project) = project {
         audit::record(

@@ -42,6 +42,8 @@ pub struct Services {
     pub sso: Option<Arc<crate::accounts::oidc::Sso>>,
     /// Outgoing mail (invitations, password resets), when SMTP is configured.
     pub mailer: Option<Arc<crate::accounts::mail::Mailer>>,
+    /// Where recordings are kept: the data folder or a bucket.
+    pub files: crate::files::Files,
 }
 
 impl Services {
@@ -57,6 +59,7 @@ impl Services {
             &settings.storage.data_dir,
         )?);
         let stt = SpeechToText::from_settings(&settings);
+        let files = crate::files::Files::open(&settings.storage)?;
         let engine = match settings.model.ai_kind().map_err(anyhow::Error::msg)? {
             config::AiKind::Offline => Engine::Offline,
             config::AiKind::OpenAi => Engine::OpenAi(
@@ -112,6 +115,7 @@ impl Services {
             ))),
             sso,
             mailer,
+            files,
         })
     }
 

@@ -39,7 +39,7 @@ pub use server::{ForwardedHeader, LogFormat, TrustedNetworks};
 pub use speech::SpeechSettings;
 pub use speech::SttProvider;
 pub use sso::{AllowedDomains, SsoRole, SsoSettings};
-pub use storage::{StorageSettings, parse_database_url};
+pub use storage::{StorageSettings, StorageUrl, parse_database_url};
 pub use webhooks::RetrySchedule;
 pub use webhooks::WebhooksSettings;
 

@@ -206,6 +206,23 @@ pub fn media_extension(head: &[u8]) -> &'static str {
     }
 }
 
+/// The media type of a stored recording, by the extension it was stored with.
+pub fn media_type_of(path: &str) -> Option<&'static str> {
+    let extension = path.rsplit_once('.')?.1.to_ascii_lowercase();
+    Some(match extension.as_str() {
+        "wav" => "audio/wav",
+        "ogg" | "oga" | "opus" => "audio/ogg",
+        "flac" => "audio/flac",
+        "m4a" => "audio/mp4",
+        "mp3" => "audio/mpeg",
+        "mp4" | "m4v" => "video/mp4",
+        "mov" => "video/quicktime",
+        "webm" => "video/webm",
+        "avi" => "video/x-msvideo",
+        _ => return None,
+    })
+}
+
 fn is_media(head: &[u8]) -> bool {
     let at = |offset: usize, magic: &[u8]| head.get(offset..offset + magic.len()) == Some(magic);
     at(0, b"ID3")

@@ -1,8 +1,6 @@
 //! Processing a record: transcribe a recording (text formats were read at upload), and
 //! mark the record `Finished`, or `Error` with the reason.
 
-use std::path::Path;
-
 use super::{Context, JobError};
 use crate::domain::now;
 use crate::domain::record::RecordStatus;
@@ -28,22 +26,28 @@ pub(super) async fn process(context: &Context, job: &Job) -> Result<(), JobError
     let Some(stt) = &context.stt else {
         return Err(JobError::Permanent(SETTINGS_HINT.to_owned()));
     };
-    let path = context.settings.storage.data_dir.join(media_path);
     let transcript = match stt {
         SpeechToText::OpenAi(provider) => {
             // The provider goes by the name's extension: the stored file's is the right one.
             let name = media_path.rsplit('/').next().unwrap_or(media_path);
             provider
-                .transcribe(&path, name, work.media_type.as_deref(), work.language.as_deref())
+                .transcribe(
+                    recording(context, media_path).await?,
+                    name,
+                    work.media_type.as_deref(),
+                    work.language.as_deref(),
+                )
                 .await
                 .map_err(job_error)?
         }
-        SpeechToText::AssemblyAi(provider) => match transcribe_async(context, job, &work, provider, &path).await? {
-            Some(transcript) => transcript,
-            // The job sleeps until the provider calls back or the next check.
-            None => return Ok(()),
-        },
-        SpeechToText::Deepgram(provider) => match listen(context, job, &work, provider, &path).await? {
+        SpeechToText::AssemblyAi(provider) => {
+            match transcribe_async(context, job, &work, provider, media_path).await? {
+                Some(transcript) => transcript,
+                // The job sleeps until the provider calls back or the next check.
+                None => return Ok(()),
+            }
+        }
+        SpeechToText::Deepgram(provider) => match listen(context, job, &work, provider, media_path).await? {
             Some(transcript) => transcript,
             // The job sleeps until Deepgram's callback finishes the record (and the job).
             None => return Ok(()),
@@ -75,7 +79,7 @@ async fn listen(
     job: &Job,
     work: &RecordWork,
     provider: &Deepgram,
-    path: &Path,
+    media_path: &str,
 ) -> Result<Option<Transcript>, JobError> {
     let store = &context.store;
     if let Some(request_id) = work
@@ -93,7 +97,7 @@ async fn listen(
     let callback = provider.callback_url(work.id, &token);
     let listened = provider
         .listen(
-            path,
+            recording(context, media_path).await?,
             work.media_type.as_deref(),
             work.language.as_deref(),
             callback.as_deref(),
@@ -130,7 +134,7 @@ async fn transcribe_async(
     job: &Job,
     work: &RecordWork,
     provider: &AssemblyAi,
-    path: &Path,
+    media_path: &str,
 ) -> Result<Option<Transcript>, JobError> {
     let store = &context.store;
     let poll = chrono::TimeDelta::seconds(i64::try_from(context.settings.speech.stt_poll_seconds).unwrap_or(30));
@@ -145,7 +149,11 @@ async fn transcribe_async(
             token: callback_token(&context.secret, work.id),
         });
         let transcript_id = provider
-            .submit(path, work.language.as_deref(), callback)
+            .submit(
+                recording(context, media_path).await?,
+                work.language.as_deref(),
+                callback,
+            )
             .await
             .map_err(job_error)?;
         let at = now();
@@ -183,4 +191,13 @@ fn job_error(error: SttError) -> JobError {
         SttError::Transient(message) => JobError::Transient(message),
         SttError::Permanent(message) => JobError::Permanent(message),
     }
+}
+
+/// The record's recording from the file store, to send to the provider: one that is gone
+/// fails the record, a store that does not answer is tried again.
+async fn recording(context: &Context, media_path: &str) -> Result<crate::files::Reading, JobError> {
+    context.files.read(media_path, None).await.map_err(|error| match error {
+        crate::files::FileError::Missing => JobError::Permanent("The uploaded recording is missing.".to_owned()),
+        crate::files::FileError::Unavailable(reason) => JobError::Transient(reason),
+    })
 }

@@ -81,7 +81,7 @@ pub async fn may_add(services: &Services, user_id: Uuid, project_id: Uuid) -> Ap
 /// Files an upload as a record of the project: text and documents are read now (a
 /// broken file is refused before anything is written), recordings are filed for
 /// transcription in the background.
-pub async fn intake(services: &Services, project_id: Uuid, upload: Upload, temp: &mut TempFile) -> ApiResult<Uuid> {
+pub async fn intake(services: &Services, project_id: Uuid, upload: Upload) -> ApiResult<Uuid> {
     let (format, bytes, source_name, field) = match upload.source {
         Source::Text(text) => {
             let bytes = text.into_bytes();
@@ -113,7 +113,6 @@ pub async fn intake(services: &Services, project_id: Uuid, upload: Upload, temp:
                     name,
                     content_type,
                     &head,
-                    temp,
                 )
                 .await;
             }
@@ -192,7 +191,7 @@ pub async fn file_transcript(
     Ok(id)
 }
 
-/// Moves a recording into the data folder and queues it for transcription.
+/// Moves a recording into the file store and queues it for transcription.
 #[allow(clippy::too_many_arguments)]
 async fn file_recording(
     services: &Services,
@@ -203,14 +202,10 @@ async fn file_recording(
     name: Option<String>,
     content_type: Option<String>,
     head: &[u8],
-    temp: &mut TempFile,
 ) -> ApiResult<Uuid> {
     if services.stt.is_none() {
         return Err(ApiError::Unavailable(stt::SETTINGS_HINT.to_owned()));
     }
-    let folder = services.settings.storage.data_dir.join("media");
-    std::fs::create_dir_all(&folder)
-        .map_err(|error| anyhow::anyhow!("cannot create the media folder {}: {error}", folder.display()))?;
     let extension = name
         .as_deref()
         .and_then(|name| name.rsplit_once('.'))
@@ -218,17 +213,10 @@ async fn file_recording(
         .filter(|extension| (1..=5).contains(&extension.len()) && extension.chars().all(|c| c.is_ascii_alphanumeric()))
         .unwrap_or_else(|| ingest::media_extension(head).to_owned());
     let stored = format!("media/{}.{extension}", Uuid::new_v4());
-    let target = services.settings.storage.data_dir.join(&stored);
-    tokio::fs::rename(&path, &target)
-        .await
-        .map_err(|error| anyhow::anyhow!("cannot move the upload into the media folder: {error}"))?;
-    // The rename itself must survive a crash, like the record that will point at it.
-    if let Ok(dir) = std::fs::File::open(&folder) {
-        let _ = dir.sync_all();
-    }
-    // From here the file is the record's: were this request dropped while the record
-    // commits, the file must stay (the startup sweep removes it if no record came of it).
-    temp.0 = None;
+    // Stored before the record is written, so a record always has its recording; were
+    // this request dropped while the record commits, the stored file stays (the startup
+    // sweep removes it if no record came of it).
+    services.files.keep(&path, &stored).await?;
     let created = services
         .store
         .create_record(
@@ -239,14 +227,14 @@ async fn file_recording(
                 source_format: Format::Media.as_str().to_owned(),
                 source_name: name,
                 content: RecordContent::Media {
-                    path: stored,
+                    path: stored.clone(),
                     media_type: content_type.filter(|t| t.starts_with("audio/") || t.starts_with("video/")),
                 },
             },
         )
         .await;
     if created.is_err() {
-        let _ = tokio::fs::remove_file(&target).await;
+        services.files.delete(&stored).await;
     }
     Ok(created?)
 }

@@ -33,7 +33,7 @@ pub async fn delete(services: &Services, actor: &Actor, user_id: Uuid, record_id
     )
     .await?;
     if let Some(path) = media_path {
-        let _ = tokio::fs::remove_file(services.settings.storage.data_dir.join(path)).await;
+        services.files.delete(&path).await;
     }
     Ok(record.project_id)
 }

@@ -37,7 +37,7 @@ pub async fn erase(
     }
     let erased = services.store.erase_respondent(workspace_id, &email).await?;
     for path in &erased.media_paths {
-        let _ = tokio::fs::remove_file(services.settings.storage.data_dir.join(path)).await;
+        services.files.delete(path).await;
     }
     let deleted = ErasedCounts {
         records: erased.records,

@@ -60,7 +60,7 @@ pub async fn redact(services: &Services, actor: Actor, user_id: Uuid, record_id:
         .await?
         .ok_or_else(|| ApiError::not_found("Record"))?;
     if let Some(path) = &redacted.media_path {
-        let _ = tokio::fs::remove_file(services.settings.storage.data_dir.join(path)).await;
+        services.files.delete(path).await;
     }
     let counts = cloak.counts();
     let n = |kind: Kind| counts.get(&kind).copied().unwrap_or(0) as u64;

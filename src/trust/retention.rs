@@ -2,8 +2,6 @@
 //! background sweep at start and every hour, each sweep that deleted something an audit
 //! entry.
 
-use std::path::Path;
-
 use crate::accounts::audit::{self, Actor};
 use crate::store::Store;
 
@@ -11,9 +9,9 @@ use crate::store::Store;
 const EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// Sweeps now and every [`EVERY`] until the database is closed.
-pub async fn run(store: Store, data_dir: std::path::PathBuf) {
+pub async fn run(store: Store, files: crate::files::Files) {
     loop {
-        if let Err(error) = sweep(&store, &data_dir).await {
+        if let Err(error) = sweep(&store, &files).await {
             if matches!(error.downcast_ref::<sqlx::Error>(), Some(sqlx::Error::PoolClosed)) {
                 return;
             }
@@ -23,12 +21,12 @@ pub async fn run(store: Store, data_dir: std::path::PathBuf) {
     }
 }
 
-/// One sweep: what is due is deleted, its recordings removed from the data folder, and an
+/// One sweep: what is due is deleted, its recordings removed from the file store, and an
 /// audit entry `retention.applied` per workspace counts them.
-pub async fn sweep(store: &Store, data_dir: &Path) -> anyhow::Result<()> {
+pub async fn sweep(store: &Store, files: &crate::files::Files) -> anyhow::Result<()> {
     for retained in store.apply_retention(crate::domain::now()).await? {
         for path in &retained.media_paths {
-            let _ = tokio::fs::remove_file(data_dir.join(path)).await;
+            files.delete(path).await;
         }
         audit::record(
             store,

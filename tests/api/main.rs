@@ -40,6 +40,7 @@ mod reports;
 mod roles;
 mod search;
 mod sso;
+mod storage;
 mod support;
 mod tags;
 mod transcription;

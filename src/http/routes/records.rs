@@ -193,7 +193,7 @@ async fn create_record(
             source: Source::Text(body.text),
         }
     };
-    let record_id = match intake::intake(&app, project_id, upload, &mut temp).await {
+    let record_id = match intake::intake(&app, project_id, upload).await {
         Ok(id) => id,
         // The project was deleted while the upload came in.
         Err(ApiError::Internal(_)) if !app.store.sees_project(user.id, project_id).await? => {

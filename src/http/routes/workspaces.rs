@@ -156,7 +156,7 @@ async fn delete_workspace(
         return Err(ApiError::conflict("A personal workspace cannot be deleted"));
     }
     for path in media {
-        let _ = tokio::fs::remove_file(app.settings.storage.data_dir.join(path)).await;
+        app.files.delete(&path).await;
     }
     // The workspace's own log went with it; the deletion is kept in the owner's personal log.
     audit::record(

@@ -1,12 +1,10 @@
-//! AssemblyAI's asynchronous transcription: the recording streams from disk to
+//! AssemblyAI's asynchronous transcription: the recording streams from the file store to
 //! `POST /v2/upload`, `POST /v2/transcript` starts the work (with speaker labels, and a
 //! `webhook_url` whose calls carry a secret header of ours), and `GET /v2/transcript/{id}`
 //! says whether it is done and, when it is, gives the utterances.
 
-use std::path::Path;
-
+use crate::files::Reading;
 use serde_json::{Value, json};
-use tokio_util::io::ReaderStream;
 
 use super::{SttError, describe, reachable, read_answer};
 use crate::config::Settings;
@@ -90,19 +88,16 @@ impl AssemblyAi {
     /// Uploads the recording and starts its transcription; the transcript's id.
     pub async fn submit(
         &self,
-        path: &Path,
+        recording: Reading,
         language: Option<&str>,
         callback: Option<Callback>,
     ) -> Result<String, SttError> {
-        let file = tokio::fs::File::open(path)
-            .await
-            .map_err(|error| SttError::Permanent(format!("The uploaded recording is missing ({error}).")))?;
-        let length = file.metadata().await.map(|m| m.len()).unwrap_or(0);
+        let length = recording.size;
         let response = self
             .request(reqwest::Method::POST, "/v2/upload")
             .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
             .header(reqwest::header::CONTENT_LENGTH, length)
-            .body(reqwest::Body::wrap_stream(ReaderStream::new(file)))
+            .body(reqwest::Body::wrap_stream(recording.bytes))
             .send()
             .await
             .map_err(unreachable)?;

@@ -1,14 +1,12 @@
 //! Deepgram's pre-recorded transcription, `POST /v1/listen` with the recording streamed
-//! from disk as the body. With a `callback` URL Deepgram answers `{request_id}` at once
+//! from the file store as the body. With a `callback` URL Deepgram answers `{request_id}` at once
 //! and later posts the whole result to it; Deepgram keeps no transcript to fetch, so the
 //! callback's body is the transcript. Callbacks are authenticated as Deepgram
 //! recommends: Basic credentials in the callback URL (`insight:<per-record secret>`).
 //! Without an address Deepgram can reach, the request waits for the result instead.
 
-use std::path::Path;
-
+use crate::files::Reading;
 use serde_json::Value;
-use tokio_util::io::ReaderStream;
 
 use super::{SttError, describe, reachable, read_answer};
 use crate::config::Settings;
@@ -72,15 +70,12 @@ impl Deepgram {
     /// back later; without, it answers the transcript.
     pub async fn listen(
         &self,
-        path: &Path,
+        recording: Reading,
         media_type: Option<&str>,
         language: Option<&str>,
         callback: Option<&str>,
     ) -> Result<Listened, SttError> {
-        let file = tokio::fs::File::open(path)
-            .await
-            .map_err(|error| SttError::Permanent(format!("The uploaded recording is missing ({error}).")))?;
-        let length = file.metadata().await.map(|m| m.len()).unwrap_or(0);
+        let length = recording.size;
         let mut query: Vec<(&str, String)> = vec![
             ("model", self.model.clone()),
             ("smart_format", "true".into()),
@@ -105,7 +100,7 @@ impl Deepgram {
                 media_type.unwrap_or("application/octet-stream"),
             )
             .header(reqwest::header::CONTENT_LENGTH, length)
-            .body(reqwest::Body::wrap_stream(ReaderStream::new(file)));
+            .body(reqwest::Body::wrap_stream(recording.bytes));
         if let Some(key) = &self.api_key {
             request = request.header(reqwest::header::AUTHORIZATION, format!("Token {key}"));
         }

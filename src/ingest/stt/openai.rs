@@ -1,11 +1,9 @@
 //! Speech-to-text over the OpenAI-compatible `/audio/transcriptions` API (OpenAI,
 //! Azure OpenAI, Groq, faster-whisper-server, LocalAI, whisper.cpp's server...). The
-//! recording streams from disk into the multipart request; it is never whole in memory.
+//! recording streams from the file store into the multipart request; it is never whole in memory.
 
-use std::path::Path;
-
+use crate::files::Reading;
 use reqwest::multipart::{Form, Part};
-use tokio_util::io::ReaderStream;
 
 use super::{SttError, describe, read_answer};
 use crate::config::Settings;
@@ -34,19 +32,16 @@ impl OpenAiStt {
         }
     }
 
-    /// Transcribes the recording at `path`.
+    /// Transcribes the recording.
     pub async fn transcribe(
         &self,
-        path: &Path,
+        recording: Reading,
         file_name: &str,
         media_type: Option<&str>,
         language: Option<&str>,
     ) -> Result<Transcript, SttError> {
-        let file = tokio::fs::File::open(path)
-            .await
-            .map_err(|error| SttError::Permanent(format!("The uploaded recording is missing ({error}).")))?;
-        let length = file.metadata().await.map(|m| m.len()).unwrap_or(0);
-        let body = reqwest::Body::wrap_stream(ReaderStream::new(file));
+        let length = recording.size;
+        let body = reqwest::Body::wrap_stream(recording.bytes);
         let mut part = Part::stream_with_length(body, length).file_name(file_name.to_owned());
         if let Some(media_type) = media_type {
             part = part

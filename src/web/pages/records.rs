@@ -23,7 +23,7 @@ use crate::domain::tag::Tag;
 use crate::domain::workspace::{Need, Role};
 use crate::error::ApiError;
 use crate::persona::Current;
-use crate::records::intake::{self, Source, TempFile, Upload};
+use crate::records::intake::{self, Source, Upload};
 use crate::records::{correction, removal, speakers};
 use crate::repository::{highlights, tags};
 use crate::services::Services;
@@ -74,7 +74,7 @@ async fn paste(
         language: None,
         source: Source::Text(form.text),
     };
-    intake::intake(&services, project_id, upload, &mut TempFile(None)).await?;
+    intake::intake(&services, project_id, upload).await?;
     Ok(Redirect::to(&format!("/p/{project_id}")).into_response())
 }
 
@@ -254,8 +254,8 @@ async fn respondent(
     Ok(Redirect::to(&format!("/r/{record_id}")).into_response())
 }
 
-/// The record's recording, for the player beside the transcript: streamed from the data
-/// folder with ranges (so the player can seek), to those who may read the record.
+/// The record's recording, for the player beside the transcript: streamed from the file
+/// store with ranges (so the player can seek), to those who may read the record.
 async fn recording(
     State(services): State<Services>,
     visitor: Visitor,
@@ -268,12 +268,50 @@ async fn recording(
         .record_media(record_id)
         .await?
         .ok_or_else(|| ApiError::NotFound("This record has no recording".into()))?;
-    let file = services.settings.storage.data_dir.join(path);
-    let served = tower::ServiceExt::oneshot(tower_http::services::ServeFile::new(file), request)
+    use axum::http::header::{ACCEPT_RANGES, CONTENT_LENGTH, CONTENT_RANGE, RANGE};
+    let size = services.files.size(&path).await.map_err(ApiError::from)?;
+    let asked = request
+        .headers()
+        .get(RANGE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| crate::files::byte_range(value, size));
+    let range = match asked {
+        Some(Err(())) => {
+            let mut response = StatusCode::RANGE_NOT_SATISFIABLE.into_response();
+            if let Ok(value) = axum::http::HeaderValue::from_str(&format!("bytes */{size}")) {
+                response.headers_mut().insert(CONTENT_RANGE, value);
+            }
+            return Ok(response);
+        }
+        Some(Ok(range)) => Some(range),
+        None => None,
+    };
+    let reading = services
+        .files
+        .read(&path, range.clone())
         .await
-        .map_err(|never| anyhow::anyhow!("{never}"))?;
-    let mut response = served.into_response();
+        .map_err(ApiError::from)?;
+    let length = reading.range.end - reading.range.start;
+    let status = if range.is_some() {
+        StatusCode::PARTIAL_CONTENT
+    } else {
+        StatusCode::OK
+    };
+    let mut response = (status, axum::body::Body::from_stream(reading.bytes)).into_response();
     let headers = response.headers_mut();
+    headers.insert(CONTENT_LENGTH, axum::http::HeaderValue::from(length));
+    headers.insert(ACCEPT_RANGES, axum::http::HeaderValue::from_static("bytes"));
+    if range.is_some()
+        && let Ok(value) = axum::http::HeaderValue::from_str(&format!(
+            "bytes {}-{}/{}",
+            reading.range.start,
+            reading.range.end - 1,
+            reading.size
+        ))
+    {
+        headers.insert(CONTENT_RANGE, value);
+    }
+    let media_type = media_type.or_else(|| crate::ingest::media_type_of(&path).map(str::to_owned));
     if let Some(value) = media_type.and_then(|t| axum::http::HeaderValue::from_str(&t).ok()) {
         headers.insert(axum::http::header::CONTENT_TYPE, value);
     }
