@@ -396,7 +396,20 @@ async fn hooks_and_tokens(browser: &Browser, app: &TestApp, admin: &TestUser, ho
         .script("return document.querySelectorAll('#sessions tr[data-current]').length")
         .await;
     assert_eq!(current, json!(1), "this session is marked");
+    let mcp_url = browser
+        .script("return document.querySelector('#mcp-url')?.textContent ?? null")
+        .await;
+    assert!(
+        mcp_url
+            .as_str()
+            .is_some_and(|url| url.starts_with("http") && url.ends_with("/mcp")),
+        "where to connect an assistant: {mcp_url}"
+    );
     look(browser, "settings-account").await;
+    browser
+        .script("document.getElementById('tokens-heading').scrollIntoView(); return true")
+        .await;
+    look(browser, "settings-account-tokens").await;
     let name = browser.find("#token-name").await;
     browser.type_into(&name, "Notebook").await;
     set(browser, "#token-scope", "read").await;

@@ -72,6 +72,8 @@ struct AccountPage {
     expiries: &'static [(&'static str, &'static str)],
     new_token: Option<NewToken>,
     message: Message,
+    /// The MCP server's address, for connecting an assistant with a token.
+    mcp_url: String,
 }
 
 /// A browser's user agent in a few words: the browser and the system, when they show.
@@ -163,6 +165,8 @@ async fn render_page(
         expiries: EXPIRIES,
         new_token,
         message,
+        // Where the MCP door is served (`mcp::PATH`; a door names no other door).
+        mcp_url: format!("{}/mcp", services.settings.server.public_url.trim_end_matches('/')),
     };
     Ok(page(status, render(&html)))
 }
