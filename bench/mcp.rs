@@ -90,7 +90,7 @@ async fn run(rounds: usize) -> anyhow::Result<()> {
         .args(["serve", "--addr", "127.0.0.1:0", "--database-url"])
         .arg(format!("sqlite://{}", dir.path().join("insight.db").display()))
         .env("INSIGHT_DATA_DIR", dir.path().join("data"))
-        .env("RUST_LOG", "warn");
+        .env("RUST_LOG", "info");
     let server = ServerProcess::start(command)
         .await
         .context("the server did not start")?;

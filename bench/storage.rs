@@ -100,7 +100,7 @@ async fn run(size: u64) -> anyhow::Result<()> {
         // Recordings are taken only with a speech-to-text provider; this one is never
         // reached in time to matter.
         .env("INSIGHT_STT_BASE_URL", "http://127.0.0.1:9/v1")
-        .env("RUST_LOG", "warn");
+        .env("RUST_LOG", "info");
     let server = ServerProcess::start(command)
         .await
         .context("the server did not start")?;

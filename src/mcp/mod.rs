@@ -8,6 +8,7 @@
 //! extensions, which the SDK hands to each tool. A `read` token may call the tools that
 //! change nothing; the others answer it with a tool error.
 
+mod args;
 mod resources;
 mod tools;
 

@@ -114,7 +114,7 @@ async fn an_assistant_uses_every_tool_and_resource_through_the_python_sdk() {
         call("list_projects", json!({})),
         call("list_records", json!({ "project_id": project })),
         call("read_transcript", json!({ "record_id": record })),
-        call("search", json!({ "query": "invoices", "project_id": project })),
+        call("search", json!({ "query": "invoices", "project_id": project, "kind": "utterance" })),
         call("ask_project", json!({ "project_id": project, "question": "What do people say about invoices?" })),
         call("list_presets", json!({})),
         call("list_tags", json!({ "workspace_id": workspace })),
@@ -198,6 +198,7 @@ async fn an_assistant_uses_every_tool_and_resource_through_the_python_sdk() {
     let hits = found["hits"].as_array().expect("hits");
     assert!(!hits.is_empty(), "{found}");
     assert_eq!(hits[0]["record_id"], record);
+    assert!(hits.iter().all(|hit| hit["kind"] == "utterance"), "{found}");
     assert!(
         hits[0]["snippet"].as_str().unwrap_or_default().contains("<mark>"),
         "{found}"
