@@ -3,7 +3,8 @@
 //! (`read_transcript` against `GET /insight/{rec_id}/`) and the project list
 //! (`list_projects` against `GET /projects/`). The MCP calls are what an assistant's
 //! client sends under protocol 2026-07-28: a stateless `tools/call` POST carrying its
-//! protocol metadata. One client, one request at a time, so the figures are latencies.
+//! protocol metadata (in `_meta` and in the `Mcp-*` headers). One client, one request
+//! at a time, so the figures are latencies.
 //!
 //! `cargo bench --bench mcp` (`-- --quick` for fewer rounds). A report, not a test: it
 //! fails only when a call fails.
@@ -71,6 +72,8 @@ impl Bench {
             .bearer_auth(&self.token)
             .header("accept", "application/json, text/event-stream")
             .header("mcp-protocol-version", PROTOCOL)
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", tool)
             .json(&body)
             .send()
             .await?;
@@ -115,7 +118,7 @@ async fn run(rounds: usize) -> anyhow::Result<()> {
 
     println!("MCP door against the JSON API: {rounds} calls each, alternating, one at a time (SQLite)");
     println!(
-        "{:<34} {:>9} {:>9} {:>9} {:>10}",
+        "{:<46} {:>9} {:>9} {:>9} {:>10}",
         "call", "p50 ms", "p99 ms", "max ms", "overhead"
     );
     for (name, tool, arguments, path) in [
@@ -143,12 +146,12 @@ async fn run(rounds: usize) -> anyhow::Result<()> {
         let (api50, api99, api_max) = stats::summary(api);
         let (mcp50, mcp99, mcp_max) = stats::summary(mcp);
         println!(
-            "{:<34} {api50:>9.3} {api99:>9.3} {api_max:>9.3} {:>10}",
+            "{:<46} {api50:>9.3} {api99:>9.3} {api_max:>9.3} {:>10}",
             format!("{name}, JSON API"),
             ""
         );
         println!(
-            "{:<34} {mcp50:>9.3} {mcp99:>9.3} {mcp_max:>9.3} {:>+8.3}ms",
+            "{:<46} {mcp50:>9.3} {mcp99:>9.3} {mcp_max:>9.3} {:>+8.3}ms",
             format!("{name}, MCP"),
             mcp50 - api50
         );

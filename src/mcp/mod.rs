@@ -111,14 +111,13 @@ pub fn router<S: Clone + Send + Sync + 'static>(services: Services) -> Router<S>
         .with_json_response(true)
         .disable_allowed_hosts()
         .with_sse_keep_alive(None);
-    let mcp = {
-        let services = services.clone();
-        StreamableHttpService::new(
-            move || Ok(Insight::new(services.clone())),
-            Arc::new(NeverSessionManager::default()),
-            config,
-        )
-    };
+    // One server for every request: the tools' table and their schemas are built once.
+    let server = Insight::new(services.clone());
+    let mcp = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(NeverSessionManager::default()),
+        config,
+    );
     Router::new()
         .route_service(PATH, mcp)
         .layer(axum::middleware::from_fn_with_state(services, authenticate))
