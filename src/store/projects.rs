@@ -193,6 +193,18 @@ impl Store {
 
     /// Deletes a project with its records, reports (by cascade) and their pending jobs.
     pub async fn delete_project(&self, user_id: Uuid, project_id: Uuid) -> anyhow::Result<bool> {
+        // A worker writing to the project's report while it is deleted can deadlock with
+        // the cascade on PostgreSQL, which then aborts one side: this side tries again.
+        let mut attempt = 0;
+        loop {
+            match self.delete_project_once(user_id, project_id).await {
+                Err(error) if attempt < 3 && is_deadlock(&error) => attempt += 1,
+                other => return other,
+            }
+        }
+    }
+
+    async fn delete_project_once(&self, user_id: Uuid, project_id: Uuid) -> anyhow::Result<bool> {
         let deleted = db!(self, write, |conn| {
             sqlx::query(concat!(
                 "DELETE FROM jobs WHERE subject_id IN (SELECT r.id FROM reports r JOIN projects p ON p.id = r.project_id \
@@ -233,4 +245,13 @@ impl Store {
         .await)?;
         Ok(rows.into_iter().map(|(id,)| id).collect())
     }
+}
+
+/// Whether the database aborted a transaction to end a deadlock (PostgreSQL's 40P01).
+fn is_deadlock(error: &anyhow::Error) -> bool {
+    error
+        .chain()
+        .filter_map(|cause| cause.downcast_ref::<sqlx::Error>())
+        .filter_map(sqlx::Error::as_database_error)
+        .any(|database| database.code().as_deref() == Some("40P01"))
 }
