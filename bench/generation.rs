@@ -52,24 +52,13 @@ use openai_stub::{OpenAiStub, Reply, SocketArrival};
 mod server_process;
 use server_process::ServerProcess;
 mod stats;
-use stats::percentile;
+use stats::{peak_rss_mb, percentile};
 
 fn env_number(name: &str, default: u64) -> anyhow::Result<u64> {
     match std::env::var(name) {
         Ok(value) => value.parse().with_context(|| format!("{name} must be a whole number")),
         Err(_) => Ok(default),
     }
-}
-
-/// The peak resident memory of process `pid`, in MB.
-fn peak_rss_mb(pid: &str) -> f64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
 /// The CPU time process `pid` has used, user and system, in seconds (clock ticks of 1/100 s).

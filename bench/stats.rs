@@ -19,3 +19,14 @@ pub fn summary(mut samples: Vec<f64>) -> (f64, f64, f64) {
         samples.last().copied().unwrap_or(f64::NAN),
     )
 }
+
+/// The peak resident memory of process `pid`, in MB.
+pub fn peak_rss_mb(pid: &str) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}

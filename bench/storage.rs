@@ -9,6 +9,8 @@
 
 #[path = "server_process.rs"]
 mod server_process;
+#[path = "stats.rs"]
+mod stats;
 
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
@@ -17,6 +19,7 @@ use anyhow::{Context, ensure};
 use bytes::Bytes;
 use serde_json::{Value, json};
 use server_process::{ChildGuard, ServerProcess};
+use stats::peak_rss_mb;
 
 const BUCKET: &str = "bench-recordings";
 const CHUNK: usize = 1024 * 1024;
@@ -31,18 +34,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn peak_rss_mb(pid: &str) -> f64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|status| {
-            status
-                .lines()
-                .find_map(|line| line.strip_prefix("VmHWM:"))
-                .and_then(|value| value.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        })
-        .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
 /// A WAV header and then silence, `size` bytes in all, made as it is sent.
