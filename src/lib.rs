@@ -6,6 +6,7 @@
 pub mod accounts;
 pub mod ai;
 pub mod assistant;
+pub mod backup;
 pub mod config;
 pub mod conversation;
 pub mod domain;

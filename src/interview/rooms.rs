@@ -81,13 +81,11 @@ pub async fn create(services: &Services, owner_id: Uuid, body: RoomCreate) -> Ap
     let rooms: Vec<NewRoom> = (1..=count)
         .map(|number| {
             let id = Uuid::new_v4();
-            let mut nonce = vec![0u8; NONCE_BYTES];
-            rand::rng().fill_bytes(&mut nonce);
-            let token = interview::access_token(&services.secret, id, &nonce);
+            let (token_nonce, token_hash) = new_link(services, id);
             NewRoom {
                 id,
-                token_hash: interview::token_hash(&token),
-                token_nonce: nonce,
+                token_hash,
+                token_nonce,
                 room_name: if count > 1 {
                     format!("{base_name} {number}")
                 } else {
@@ -113,6 +111,14 @@ pub async fn create(services: &Services, owner_id: Uuid, body: RoomCreate) -> Ap
         .iter()
         .map(|room| owner_view(services, &room.stored(project.id), at))
         .collect())
+}
+
+/// A new link for the room `id`: the nonce it is derived from, and the hash it is found by.
+pub fn new_link(services: &Services, id: Uuid) -> (Vec<u8>, Vec<u8>) {
+    let mut nonce = vec![0u8; NONCE_BYTES];
+    rand::rng().fill_bytes(&mut nonce);
+    let token = interview::access_token(&services.secret, id, &nonce);
+    (nonce, interview::token_hash(&token))
 }
 
 /// Changes a room nobody has joined yet.

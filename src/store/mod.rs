@@ -13,6 +13,7 @@
 //! every acknowledged commit survive a power cut; writes that arrive together share one
 //! commit (`writer.rs`), so durability does not cap throughput at one flush per write.
 
+mod backup;
 mod chat;
 mod erasure;
 mod generation;
@@ -56,6 +57,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 pub use audit::{AuditFilter, NewAuditEvent};
+pub use backup::{ProjectDump, RoomLink};
 pub use chat::{Exchange, ThreadOwner, ThreadTarget};
 pub use erasure::{Erased, Redacted, Retained};
 pub use generation::{GenerationRefused, GenerationRow, MaterialRow, PromptText, ReportVersionRow, ReportWork};

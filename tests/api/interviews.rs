@@ -29,11 +29,11 @@ async fn rooms(app: &TestApp, user: &TestUser, body: Value) -> (String, Vec<Valu
     (project, created["rooms"].as_array().expect("rooms").clone())
 }
 
-async fn public(app: &TestApp, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+pub(crate) async fn public(app: &TestApp, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
     app.call(method, path, None, body).await
 }
 
-async fn join(app: &TestApp, token: &str, email: &str) -> (StatusCode, Value) {
+pub(crate) async fn join(app: &TestApp, token: &str, email: &str) -> (StatusCode, Value) {
     public(
         app,
         Method::POST,
@@ -43,7 +43,7 @@ async fn join(app: &TestApp, token: &str, email: &str) -> (StatusCode, Value) {
     .await
 }
 
-async fn say(app: &TestApp, token: &str, session: &str, text: &str) -> (StatusCode, Value) {
+pub(crate) async fn say(app: &TestApp, token: &str, session: &str, text: &str) -> (StatusCode, Value) {
     public(
         app,
         Method::POST,

@@ -3,6 +3,7 @@
 //! (each test then creates its own fresh database next to it).
 
 mod accounts;
+mod archive;
 mod browser;
 mod chat;
 mod cli;

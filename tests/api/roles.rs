@@ -507,7 +507,10 @@ fn rule(method: &Method, path: &str, f: &Fixture) -> Option<(Rule, Option<Value>
         ("GET", "/projects/{project_id}/reports/{report_id}/export" | "/insight/{rec_id}/export") => r(Read),
         // A JSON body is a 415 for those who may import (the matrix counts it as allowed):
         // the role is checked before the upload is read.
-        ("POST", "/workspaces/{workspace_id}/import/qdpx") => b(Write, json!({})),
+        ("POST", "/workspaces/{workspace_id}/import/qdpx" | "/workspaces/{workspace_id}/import/archive") => {
+            b(Write, json!({}))
+        }
+        ("GET", "/projects/{project_id}/archive") => r(Write),
         _ => None,
     }
 }

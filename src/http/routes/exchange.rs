@@ -15,6 +15,7 @@ use utoipa_axum::routes;
 
 use crate::accounts::access;
 use crate::accounts::audit::Actor;
+use crate::backup::{self, ArchiveImport};
 use crate::domain::exchange::QdpxImport;
 use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
@@ -22,7 +23,7 @@ use crate::exports::{self, ReportFormat, TranscriptFormat};
 use crate::http::AppState;
 use crate::http::extract::{Client, CurrentUser, Ids, QueryReader, path_ids};
 use crate::http::openapi::Conflicts;
-use crate::http::routes::records::{multipart_error, stream_to_file, too_large};
+use crate::http::routes::records::{multipart_error, stream_to_file};
 use crate::records::intake::{TempFile, upload_path};
 use crate::repository::exchange::{self, Download};
 use crate::store::Target;
@@ -41,6 +42,21 @@ pub struct QdpxUpload {
 #[schema(value_type = String, format = Binary)]
 #[allow(dead_code)] // Describes the download for the API document.
 pub struct QdpxArchive(Vec<u8>);
+
+/// A project archive to import.
+#[derive(ToSchema)]
+#[allow(dead_code)] // Describes the multipart form for the API document.
+pub struct ArchiveUpload {
+    /// The archive, as `GET /projects/{project_id}/archive` wrote it.
+    #[schema(value_type = String, format = Binary)]
+    file: Vec<u8>,
+}
+
+/// A project archive: a zip of `manifest.json`, the project's rows as JSON, and `recordings/`.
+#[derive(ToSchema)]
+#[schema(value_type = String, format = Binary)]
+#[allow(dead_code)] // Describes the download for the API document.
+pub struct ProjectArchive(Vec<u8>);
 
 /// An exported file.
 #[derive(ToSchema)]
@@ -191,36 +207,8 @@ async fn import_qdpx(
     State(app): State<AppState>,
     req: Request,
 ) -> ApiResult<(StatusCode, Json<QdpxImport>)> {
-    let (parts, body) = req.into_parts();
-    let (ids, issues) = path_ids::<1>(&parts)?;
-    if !issues.is_empty() {
-        return Err(ApiError::validation(issues));
-    }
-    let [workspace_id] = ids;
-    // Refused before the upload is read.
-    access::require(&app.store, user.id, Target::Workspace(workspace_id), Need::Write).await?;
     let limit = app.settings.material.max_upload_bytes;
-    let declared = parts
-        .headers
-        .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > limit) {
-        return Err(too_large(limit));
-    }
-    let content_type = parts
-        .headers
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_owned();
-    if !content_type.to_ascii_lowercase().starts_with("multipart/form-data") {
-        return Err(ApiError::UnsupportedMediaType(
-            "Send the .qdpx file as multipart/form-data, in a part named file.".to_owned(),
-        ));
-    }
-    let mut temp = TempFile(None);
-    read_file(Request::from_parts(parts, body), &content_type, &app, &mut temp).await?;
+    let (workspace_id, temp) = receive(&app, user.id, req, limit, "INSIGHT_MAX_UPLOAD_BYTES", ".qdpx file").await?;
     let path = temp
         .0
         .clone()
@@ -229,10 +217,75 @@ async fn import_qdpx(
     Ok((StatusCode::CREATED, Json(imported)))
 }
 
-/// Streams the form's `file` to a temporary file in the data folder; other fields are
-/// ignored, as unknown fields are in JSON bodies.
-async fn read_file(req: Request, content_type: &str, app: &AppState, temp: &mut TempFile) -> ApiResult<()> {
-    let limit = app.settings.material.max_upload_bytes;
+/// Takes in a workspace's import: the writer's access checked and the declared size
+/// against `limit` (named by `setting` in a 413) before the upload is read, then the
+/// form's file streamed to a temporary file.
+async fn receive(
+    app: &AppState,
+    user_id: uuid::Uuid,
+    req: Request,
+    limit: u64,
+    setting: &str,
+    what: &str,
+) -> ApiResult<(uuid::Uuid, TempFile)> {
+    let too_large = || {
+        ApiError::PayloadTooLarge(format!(
+            "The upload is larger than the limit of {limit} bytes ({setting})."
+        ))
+    };
+    let (parts, body) = req.into_parts();
+    let (ids, issues) = path_ids::<1>(&parts)?;
+    if !issues.is_empty() {
+        return Err(ApiError::validation(issues));
+    }
+    let [workspace_id] = ids;
+    access::require(&app.store, user_id, Target::Workspace(workspace_id), Need::Write).await?;
+    let declared = parts
+        .headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit) {
+        return Err(too_large());
+    }
+    let content_type = parts
+        .headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    if !content_type.to_ascii_lowercase().starts_with("multipart/form-data") {
+        return Err(ApiError::UnsupportedMediaType(format!(
+            "Send the {what} as multipart/form-data, in a part named file."
+        )));
+    }
+    let mut temp = TempFile(None);
+    match read_file(
+        Request::from_parts(parts, body),
+        &content_type,
+        limit,
+        what,
+        app,
+        &mut temp,
+    )
+    .await
+    {
+        Err(ApiError::PayloadTooLarge(_)) => Err(too_large()),
+        Err(error) => Err(error),
+        Ok(()) => Ok((workspace_id, temp)),
+    }
+}
+
+/// Streams the form's `file` (a `what`, of at most `limit` bytes) to a temporary file in
+/// the data folder; other fields are ignored, as unknown fields are in JSON bodies.
+async fn read_file(
+    req: Request,
+    content_type: &str,
+    limit: u64,
+    what: &str,
+    app: &AppState,
+    temp: &mut TempFile,
+) -> ApiResult<()> {
     let boundary = multer::parse_boundary(content_type).map_err(|_| {
         ApiError::validation(vec![ValidationIssue::new(
             vec![json!("body")],
@@ -253,7 +306,7 @@ async fn read_file(req: Request, content_type: &str, app: &AppState, temp: &mut 
                 return Err(ApiError::validation(vec![ValidationIssue::new(
                     vec![json!("body"), json!("file")],
                     "value_error",
-                    "Send one .qdpx file per import: this form has more than one part named file.",
+                    format!("Send one {what} per import: this form has more than one part named file."),
                 )]));
             }
             Some("file") => {
@@ -275,6 +328,82 @@ async fn read_file(req: Request, content_type: &str, app: &AppState, temp: &mut 
     Ok(())
 }
 
+/// The whole project as one archive, to keep as a backup or to move to another workspace
+/// or another Insight (`POST /workspaces/{workspace_id}/import/archive`): a zip of
+/// `manifest.json` (the format, `insight-project-archive`, its version, and what it
+/// holds), the project's rows as JSON (`project.json`, `records.json` with each
+/// transcript and persona, `reports.json` with earlier versions, `tags.json`,
+/// `highlights.json`, `insights.json`, `themes.json`, `interviews.json` with each room's
+/// turns) and `recordings/`. It is streamed as it is written. Each person is named by
+/// e-mail address; interview links, chat threads (each member's own) and the workspace's
+/// usage are not in it. Needs write access to the project; the export is written to the
+/// audit log.
+#[utoipa::path(get, path = "/projects/{project_id}/archive", tag = "exports", security(("bearer" = [])),
+    params(("project_id" = Uuid, Path, description = "The project")),
+    responses((status = 200, description = "The project, as a zip attachment", content_type = "application/zip", body = ProjectArchive,
+            headers(("Content-Disposition" = String, description = "`attachment; filename=\"<project>.insight.zip\"`"))),
+        (status = 403, description = "A viewer of the project", body = ErrorBody),
+        (status = 404, description = "No such project", body = ErrorBody),
+        (status = 503, description = "The file store holding the recordings does not answer", body = ErrorBody)))]
+async fn project_archive(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    client: Client,
+    Ids(ids): Ids<1>,
+) -> ApiResult<Response> {
+    let actor = Actor::user(&user, client.ip);
+    let archive = backup::export(&app, &actor, user.id, ids[0]).await?;
+    let mut response = axum::body::Body::from_stream(archive.body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/zip"));
+    if let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"{}\"", archive.filename)) {
+        headers.insert(CONTENT_DISPOSITION, value);
+    }
+    Ok(response)
+}
+
+/// Makes a new project of the workspace from a project archive, from this Insight or
+/// another (`GET /projects/{project_id}/archive`). Everything in it is kept as it was
+/// (names, texts, times, statuses, versions, who made what, by e-mail address where that
+/// person has an account here), under new ids. Tags join the workspace's by name, without
+/// case, or are made; presets and prompts a report names are kept when the workspace has
+/// them. A record still being processed is processed again; a report still being written
+/// is failed, to be generated again; an interview room gets a new link, and one in
+/// progress is cancelled. The archive is limited by INSIGHT_MAX_ARCHIVE_BYTES, its JSON to
+/// INSIGHT_MAX_UPLOAD_BYTES unpacked. The import is written to the audit log.
+#[utoipa::path(post, path = "/workspaces/{workspace_id}/import/archive", tag = "exports", security(("bearer" = [])),
+    params(("workspace_id" = Uuid, Path, description = "The workspace")),
+    request_body(content = ArchiveUpload, content_type = "multipart/form-data"),
+    responses((status = 201, description = "The new project and what went into it", body = ArchiveImport),
+        (status = 403, description = "A viewer of the workspace", body = ErrorBody),
+        (status = 404, description = "No such workspace", body = ErrorBody),
+        (status = 413, description = "Larger than INSIGHT_MAX_ARCHIVE_BYTES", body = ErrorBody),
+        (status = 503, description = "The file store does not answer; nothing was made", body = ErrorBody)))]
+async fn import_archive(
+    CurrentUser(user): CurrentUser,
+    State(app): State<AppState>,
+    client: Client,
+    req: Request,
+) -> ApiResult<(StatusCode, Json<ArchiveImport>)> {
+    let limit = app.settings.material.max_archive_bytes;
+    let (workspace_id, temp) = receive(
+        &app,
+        user.id,
+        req,
+        limit,
+        "INSIGHT_MAX_ARCHIVE_BYTES",
+        "project archive",
+    )
+    .await?;
+    let path = temp
+        .0
+        .clone()
+        .ok_or_else(|| anyhow::anyhow!("the upload has no temporary file"))?;
+    let actor = Actor::user(&user, client.ip);
+    let imported = backup::import(&app, &actor, user.id, workspace_id, path).await?;
+    Ok((StatusCode::CREATED, Json(imported)))
+}
+
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(report_export))
@@ -282,4 +411,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(highlights_csv))
         .routes(routes!(project_qdpx))
         .routes(routes!(import_qdpx))
+        .routes(routes!(project_archive))
+        .routes(routes!(import_archive))
 }

@@ -25,6 +25,7 @@ use crate::services::Services;
 use crate::store::{HighlightFilter, HighlightOrder, Target};
 
 pub use qdpx_import::import;
+pub(crate) use qdpx_import::invalid_file;
 
 /// A file to download.
 pub struct Download {

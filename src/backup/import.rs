@@ -1,0 +1,451 @@
+//! An archive in as a new project. Everything is read and checked before anything is
+//! written; every row gets a new id (so one archive can be imported twice, or beside the
+//! project it came from), references that point at nothing the archive holds are left
+//! out, and the rows are written in one transaction after the recordings are kept.
+//! Should that fail, the recordings kept and the tags made are removed again.
+
+use std::collections::{HashMap, HashSet};
+use std::io::{Read, Seek};
+use std::path::PathBuf;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use super::{ArchiveImport, Counts, Manifest};
+use crate::accounts::access;
+use crate::accounts::audit::{self, Actor};
+use crate::domain::highlight::HighlightStatus;
+use crate::domain::interview::RoomStatus;
+use crate::domain::record::RecordStatus;
+use crate::domain::report::ReportStatus;
+use crate::domain::tag::{TagCreate, name_key};
+use crate::domain::workspace::Need;
+use crate::error::{ApiError, ApiResult};
+use crate::records::intake::{TempFile, upload_path};
+use crate::repository::exchange::invalid_file;
+use crate::services::Services;
+use crate::store::{ProjectDump, RoomLink, Target};
+
+/// What a report still being written when it was archived becomes.
+const INTERRUPTED: &str = "The report was still being written when its project was archived; generate it again.";
+
+/// The archive read: its rows, and each recording unpacked to a temporary file, by the
+/// index of its record.
+struct Parsed {
+    manifest: Manifest,
+    dump: ProjectDump,
+    recordings: Vec<(usize, TempFile)>,
+}
+
+/// An entry of the archive, read within what is left of `budget`.
+fn entry<R: Read + Seek>(zip: &mut zip::ZipArchive<R>, name: &str, budget: &mut u64) -> Result<Vec<u8>, String> {
+    let file = zip
+        .by_name(name)
+        .map_err(|_| format!("The archive has no {name}: it is not a whole Insight project archive."))?;
+    let mut bytes = Vec::new();
+    file.take(budget.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|_| format!("The archive is damaged: {name} cannot be unpacked."))?;
+    let read = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+    if read > *budget {
+        return Err(format!(
+            "The archive's {name} unpacks to more than Insight reads (INSIGHT_MAX_UPLOAD_BYTES for the project's \
+             text); it may be a zip bomb."
+        ));
+    }
+    *budget -= read;
+    Ok(bytes)
+}
+
+fn json_entry<T: DeserializeOwned, R: Read + Seek>(
+    zip: &mut zip::ZipArchive<R>,
+    name: &str,
+    budget: &mut u64,
+) -> Result<T, String> {
+    let bytes = entry(zip, name, budget)?;
+    serde_json::from_slice(&bytes).map_err(|error| format!("The archive's {name} is not what Insight writes: {error}."))
+}
+
+/// Reads the archive at `path` (blocking: call off the async threads). `text_budget`
+/// bounds what its JSON unpacks to, `file_budget` its recordings.
+fn parse(path: PathBuf, data_dir: PathBuf, text_budget: u64, file_budget: u64) -> Result<Parsed, String> {
+    let file = std::fs::File::open(&path).map_err(|error| format!("The upload could not be read back: {error}."))?;
+    let mut zip = zip::ZipArchive::new(std::io::BufReader::new(file))
+        .map_err(|_| "The file is not an Insight project archive: it is not a zip archive (or it is damaged).")?;
+    let mut budget = text_budget;
+    let manifest: Manifest = json_entry(&mut zip, super::MANIFEST, &mut budget)?;
+    if manifest.format != super::FORMAT {
+        return Err(format!(
+            "The archive's manifest names the format “{}”; Insight reads “{}”.",
+            manifest.format,
+            super::FORMAT
+        ));
+    }
+    if manifest.version > super::VERSION || manifest.version == 0 {
+        return Err(format!(
+            "The archive is of version {} of the format, written by {}; this Insight reads versions up to {}. \
+             Upgrade this Insight to import it.",
+            manifest.version,
+            manifest.generator,
+            super::VERSION
+        ));
+    }
+    let dump = ProjectDump {
+        project: json_entry(&mut zip, super::PROJECT, &mut budget)?,
+        records: json_entry(&mut zip, super::RECORDS, &mut budget)?,
+        reports: json_entry(&mut zip, super::REPORTS, &mut budget)?,
+        tags: json_entry(&mut zip, super::TAGS, &mut budget)?,
+        highlights: json_entry(&mut zip, super::HIGHLIGHTS, &mut budget)?,
+        insights: json_entry(&mut zip, super::INSIGHTS, &mut budget)?,
+        themes: json_entry(&mut zip, super::THEMES, &mut budget)?,
+        interviews: json_entry(&mut zip, super::INTERVIEWS, &mut budget)?,
+    };
+    let mut recordings = Vec::new();
+    let mut budget = file_budget;
+    for (index, record) in dump.records.iter().enumerate() {
+        let Some(name) = &record.recording else {
+            continue;
+        };
+        if !name.starts_with(super::RECORDINGS) || name.contains("..") {
+            return Err(format!(
+                "records.json names the recording “{name}”, outside the recordings folder."
+            ));
+        }
+        let target = upload_path(&data_dir).map_err(|_| "The data folder cannot hold the recordings.".to_owned())?;
+        let temp = TempFile(Some(target.clone()));
+        let mut file = zip
+            .by_name(name)
+            .map_err(|_| format!("records.json names the recording {name}, which is not in the archive."))?;
+        let mut out =
+            std::fs::File::create(&target).map_err(|error| format!("A recording cannot be unpacked: {error}."))?;
+        let copied = std::io::copy(&mut (&mut file).take(budget.saturating_add(1)), &mut out)
+            .map_err(|_| format!("The archive is damaged: {name} cannot be unpacked."))?;
+        if copied > budget {
+            return Err("The archive's recordings unpack to more than INSIGHT_MAX_ARCHIVE_BYTES.".to_owned());
+        }
+        out.sync_all()
+            .map_err(|error| format!("A recording cannot be unpacked: {error}."))?;
+        budget -= copied;
+        recordings.push((index, temp));
+    }
+    Ok(Parsed {
+        manifest,
+        dump,
+        recordings,
+    })
+}
+
+/// Old ids to new ones.
+#[derive(Default)]
+struct Ids(HashMap<Uuid, Uuid>);
+
+impl Ids {
+    /// A new id for `old`; a row whose id came before in `entry` is refused, as the
+    /// store would refuse it.
+    fn new_for(&mut self, old: Uuid, entry: &str) -> ApiResult<Uuid> {
+        let new = Uuid::new_v4();
+        if self.0.insert(old, new).is_some() {
+            return Err(invalid_file(format!("The archive's {entry} has the id {old} twice.")));
+        }
+        Ok(new)
+    }
+
+    fn get(&self, old: &Uuid) -> Option<Uuid> {
+        self.0.get(old).copied()
+    }
+
+    /// `olds` that are known, mapped, each once, in order.
+    fn map_all(&self, olds: &[Uuid]) -> Vec<Uuid> {
+        let mut seen = HashSet::new();
+        olds.iter()
+            .filter_map(|old| self.get(old))
+            .filter(|new| seen.insert(*new))
+            .collect()
+    }
+}
+
+/// Provenance names the records a text came from (`records: [{id, version}]`).
+fn remap_provenance(value: &mut Option<sqlx::types::Json<Value>>, records: &Ids) {
+    let Some(Value::Array(sources)) = value.as_mut().and_then(|json| json.0.get_mut("records")) else {
+        return;
+    };
+    for source in sources {
+        let old = source
+            .get("id")
+            .and_then(Value::as_str)
+            .and_then(|id| Uuid::parse_str(id).ok());
+        if let (Some(new), Some(object)) = (old.and_then(|old| records.get(&old)), source.as_object_mut()) {
+            object.insert("id".to_owned(), json!(new));
+        }
+    }
+}
+
+fn refuse_status(entry: &str, status: &str) -> ApiError {
+    invalid_file(format!(
+        "The archive's {entry} has a status Insight does not know: “{status}”."
+    ))
+}
+
+/// Makes a new project of the workspace from an archive (at `path`).
+pub async fn import(
+    services: &Services,
+    actor: &Actor,
+    user_id: Uuid,
+    workspace_id: Uuid,
+    path: PathBuf,
+) -> ApiResult<ArchiveImport> {
+    access::require(&services.store, user_id, Target::Workspace(workspace_id), Need::Write).await?;
+    let data_dir = services.settings.storage.data_dir.clone();
+    let text_budget = services.settings.material.max_upload_bytes;
+    let file_budget = services.settings.material.max_archive_bytes;
+    let parsed = match tokio::task::spawn_blocking(move || parse(path, data_dir, text_budget, file_budget)).await {
+        Ok(parsed) => parsed.map_err(invalid_file)?,
+        Err(error) if error.is_panic() => {
+            return Err(invalid_file("The archive could not be read; it may be damaged."));
+        }
+        Err(error) => return Err(anyhow::anyhow!("reading the archive failed: {error}").into()),
+    };
+    let Parsed {
+        manifest,
+        mut dump,
+        recordings,
+    } = parsed;
+    let tags = Tags::resolve(services, user_id, workspace_id, &dump).await?;
+    let restored = restore(services, user_id, workspace_id, &mut dump, &tags, recordings).await;
+    let kept = match restored {
+        Ok(kept) => kept,
+        Err(error) => {
+            tags.remove_made(services, user_id).await;
+            return Err(error);
+        }
+    };
+    let imported = Counts {
+        records: dump.records.len(),
+        recordings: kept,
+        reports: dump.reports.len(),
+        tags: tags.of_archive.values().collect::<HashSet<_>>().len(),
+        highlights: dump.highlights.len(),
+        insights: dump.insights.len(),
+        themes: dump.themes.len(),
+        interviews: dump.interviews.len(),
+    };
+    audit::record(
+        &services.store,
+        audit::Entry {
+            workspace_id: Some(workspace_id),
+            actor: actor.clone(),
+            action: "project.imported",
+            target: Some(("project", dump.project.id.to_string())),
+            detail: json!({
+                "format": "archive",
+                "from": { "project_id": manifest.project_id, "generator": manifest.generator, "exported_at": manifest.exported_at },
+                "imported": imported,
+            }),
+        },
+    )
+    .await?;
+    Ok(ArchiveImport {
+        project_id: dump.project.id,
+        imported,
+    })
+}
+
+/// The archive's tags as the workspace's: found by name, or made (groups first).
+struct Tags {
+    of_archive: HashMap<Uuid, Uuid>,
+    made: Vec<Uuid>,
+}
+
+impl Tags {
+    async fn resolve(services: &Services, user_id: Uuid, workspace_id: Uuid, dump: &ProjectDump) -> ApiResult<Self> {
+        let existing = services.store.list_tags(user_id, workspace_id).await?;
+        let mut by_name: HashMap<String, (Uuid, bool)> = existing
+            .iter()
+            .map(|tag| (name_key(&tag.name), (tag.id, tag.parent_id.is_some())))
+            .collect();
+        let mut tags = Self {
+            of_archive: HashMap::new(),
+            made: Vec::new(),
+        };
+        let mut ordered: Vec<_> = dump.tags.iter().collect();
+        ordered.sort_by_key(|tag| tag.parent_id.is_some());
+        for tag in ordered {
+            if let Some((id, _)) = by_name.get(&name_key(&tag.name)) {
+                tags.of_archive.insert(tag.id, *id);
+                continue;
+            }
+            // Only a tag outside any group can hold others.
+            let parent_id = tag
+                .parent_id
+                .and_then(|parent| tags.of_archive.get(&parent).copied())
+                .filter(|parent| by_name.values().any(|(id, grouped)| id == parent && !grouped));
+            let body = TagCreate {
+                name: tag.name.clone(),
+                color: Some(tag.color.clone()),
+                description: Some(tag.description.clone()),
+                parent_id,
+            };
+            let made = match crate::repository::tags::create(&services.store, user_id, workspace_id, body).await {
+                Ok(made) => made,
+                Err(error) => {
+                    tags.remove_made(services, user_id).await;
+                    return Err(match error {
+                        ApiError::Validation(_) => {
+                            invalid_file(format!("The archive's tag “{}” is not one Insight can make.", tag.name))
+                        }
+                        error => error,
+                    });
+                }
+            };
+            by_name.insert(name_key(&made.name), (made.id, made.parent_id.is_some()));
+            tags.of_archive.insert(tag.id, made.id);
+            tags.made.push(made.id);
+        }
+        Ok(tags)
+    }
+
+    async fn remove_made(&self, services: &Services, user_id: Uuid) {
+        for id in &self.made {
+            if let Err(error) = services.store.delete_tag(user_id, *id).await {
+                tracing::warn!(tag = %id, error = %error, "a tag a failed import made could not be removed");
+            }
+        }
+    }
+}
+
+/// Gives every row a new id, drops references to nothing, checks what the store would
+/// refuse, keeps the recordings and writes the rows; how many recordings were kept.
+async fn restore(
+    services: &Services,
+    user_id: Uuid,
+    workspace_id: Uuid,
+    dump: &mut ProjectDump,
+    tags: &Tags,
+    recordings: Vec<(usize, TempFile)>,
+) -> ApiResult<usize> {
+    let limit = services.settings.material.max_utterances;
+    dump.project.id = Uuid::new_v4();
+    let mut records = Ids::default();
+    for record in &mut dump.records {
+        record.id = records.new_for(record.id, "records.json")?;
+        let status =
+            RecordStatus::parse(&record.status).ok_or_else(|| refuse_status("records.json", &record.status))?;
+        if matches!(status, RecordStatus::Uploaded | RecordStatus::InProgress) {
+            // Processing starts again here, as for an upload.
+            record.status = RecordStatus::InQueue.as_str().to_owned();
+        }
+        record.utterances.sort_by_key(|utterance| utterance.id);
+        record.utterances.dedup_by_key(|utterance| utterance.id);
+        if record.utterances.len() > limit {
+            return Err(invalid_file(format!(
+                "The record “{}” has {} utterances; a record may have at most {limit} (INSIGHT_MAX_UTTERANCES).",
+                record.name,
+                record.utterances.len()
+            )));
+        }
+        record.media_path = None;
+        if let Some(persona) = &mut record.persona {
+            remap_provenance(&mut persona.provenance, &records);
+        }
+    }
+    let mut highlights = Ids::default();
+    dump.highlights
+        .retain(|highlight| records.get(&highlight.record_id).is_some());
+    for highlight in &mut dump.highlights {
+        HighlightStatus::parse(&highlight.status).ok_or_else(|| refuse_status("highlights.json", &highlight.status))?;
+        highlight.id = highlights.new_for(highlight.id, "highlights.json")?;
+        highlight.record_id = records.get(&highlight.record_id).unwrap_or(highlight.record_id);
+        let mut seen = HashSet::new();
+        highlight.tag_ids = highlight
+            .tag_ids
+            .iter()
+            .filter_map(|tag| tags.of_archive.get(tag).copied())
+            .filter(|tag| seen.insert(*tag))
+            .collect();
+        remap_provenance(&mut highlight.provenance, &records);
+    }
+    let mut insights = Ids::default();
+    for insight in &mut dump.insights {
+        insight.id = insights.new_for(insight.id, "insights.json")?;
+        insight.highlight_ids = highlights.map_all(&insight.highlight_ids);
+    }
+    let (presets, prompts) = services.store.library_ids(workspace_id).await?;
+    for report in &mut dump.reports {
+        report.id = Uuid::new_v4();
+        let status =
+            ReportStatus::parse(&report.status).ok_or_else(|| refuse_status("reports.json", &report.status))?;
+        if matches!(status, ReportStatus::Queued | ReportStatus::Generating) {
+            report.status = ReportStatus::Failed.as_str().to_owned();
+            report.gen_error = Some(INTERRUPTED.to_owned());
+        }
+        report.records_ids.0 = records.map_all(&report.records_ids.0);
+        report.insight_ids = insights.map_all(&report.insight_ids);
+        report.preset_id = report.preset_id.filter(|id| presets.contains(id));
+        report.prompts_ids.0.retain(|id| prompts.contains(id));
+        report.versions.sort_by_key(|version| version.version);
+        report.versions.dedup_by_key(|version| version.version);
+        remap_provenance(&mut report.gen_provenance, &records);
+        for version in &mut report.versions {
+            remap_provenance(&mut version.provenance, &records);
+        }
+    }
+    for theme in &mut dump.themes {
+        theme.id = Uuid::new_v4();
+        theme.highlight_ids.0 = highlights.map_all(&theme.highlight_ids.0);
+    }
+    let mut links = Vec::new();
+    for room in &mut dump.interviews {
+        let status = RoomStatus::parse(&room.status).ok_or_else(|| refuse_status("interviews.json", &room.status))?;
+        if status == RoomStatus::Active {
+            // Its respondent is talking to the Insight it came from.
+            room.status = RoomStatus::Cancelled.as_str().to_owned();
+        }
+        room.id = Uuid::new_v4();
+        room.record_id = room.record_id.and_then(|id| records.get(&id));
+        room.turns.sort_by_key(|turn| turn.position);
+        room.turns.dedup_by_key(|turn| turn.position);
+        let (token_nonce, token_hash) = crate::interview::rooms::new_link(services, room.id);
+        links.push(RoomLink {
+            token_nonce,
+            token_hash,
+        });
+    }
+    let mut kept = Vec::new();
+    for (index, temp) in &recordings {
+        let (Some(record), Some(path)) = (dump.records.get_mut(*index), temp.0.as_ref()) else {
+            continue;
+        };
+        let extension = record
+            .recording
+            .as_deref()
+            .and_then(|name| name.rsplit_once('.'))
+            .map(|(_, extension)| extension.to_ascii_lowercase())
+            .filter(|extension| {
+                (1..=5).contains(&extension.len()) && extension.chars().all(|c| c.is_ascii_alphanumeric())
+            })
+            .unwrap_or_else(|| "bin".to_owned());
+        let key = format!("media/{}.{extension}", Uuid::new_v4());
+        if let Err(error) = services.files.keep(path, &key).await {
+            forget(services, &kept).await;
+            return Err(error);
+        }
+        record.media_path = Some(key.clone());
+        kept.push(key);
+    }
+    if let Err(error) = services
+        .store
+        .restore_project(workspace_id, user_id, dump, &links)
+        .await
+    {
+        forget(services, &kept).await;
+        return Err(error.into());
+    }
+    Ok(kept.len())
+}
+
+async fn forget(services: &Services, keys: &[String]) {
+    for key in keys {
+        services.files.delete(key).await;
+    }
+}
