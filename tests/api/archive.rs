@@ -15,6 +15,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
+use crate::console::{in_chromium, look, sign_in, until};
 use crate::exchange::{download, header};
 use crate::generation::wait_generation;
 use crate::highlights::finished_record;
@@ -640,4 +641,67 @@ async fn viewers_and_strangers_neither_export_nor_import() {
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(projects(&app, &owner).await, 1);
     app.stop().await;
+}
+
+#[tokio::test]
+async fn a_researcher_downloads_a_project_and_imports_it_in_the_console() {
+    let app = TestApp::start().await;
+    let ann = app.user().await;
+    crate::accounts::set_password(&app, &ann, crate::console::PASSWORD).await;
+    let project = app.project(&ann, "Checkout study").await;
+    finished_record(&app, &ann, &project, "Anna", ANNA).await;
+    let folder = tempfile::tempdir().expect("a folder");
+    let junk = folder.path().join("notes.zip");
+    std::fs::write(&junk, b"not a zip at all").expect("written");
+    in_chromium("the console's project import", async |browser| {
+        sign_in(browser, &app, &ann.email).await;
+        browser.go(&app.url(&format!("/p/{project}"))).await;
+        let link = browser
+            .script("return document.querySelector('#archive a')?.getAttribute('href') || null")
+            .await;
+        assert_eq!(link, json!(format!("/projects/{project}/archive")));
+        // The link's file, as the browser would save it.
+        let (status, _, bytes) = download(&app, &ann, &format!("/projects/{project}/archive")).await;
+        assert_eq!(status, StatusCode::OK);
+        let saved = folder.path().join("checkout-study.insight.zip");
+        std::fs::write(&saved, bytes).expect("saved");
+
+        browser.go(&app.url("/")).await;
+        let input = browser.find("#import-file").await;
+        browser.type_into(&input, junk.to_str().expect("path")).await;
+        let refused = until(
+            browser,
+            "the refusal",
+            "return document.querySelector('#import-state.error')?.textContent || null",
+        )
+        .await;
+        assert!(
+            refused.as_str().is_some_and(|text| text.contains("not a zip archive")),
+            "{refused}"
+        );
+        browser
+            .script("document.getElementById('import').scrollIntoView(); return true")
+            .await;
+        look(browser, "projects-import").await;
+
+        let input = browser.find("#import-file").await;
+        browser.type_into(&input, saved.to_str().expect("path")).await;
+        let opened = until(
+            browser,
+            "the imported project",
+            &format!(
+                "return location.pathname.startsWith('/p/') && location.pathname !== '/p/{project}' \
+                 && document.querySelector('h1')?.textContent || null"
+            ),
+        )
+        .await;
+        assert_eq!(opened, json!("Checkout study"));
+        let records = browser
+            .script("return [...document.querySelectorAll('#records tr[data-record] a')].map((a) => a.textContent)")
+            .await;
+        assert_eq!(records, json!(["Anna"]));
+    })
+    .await
+    .then(app.stop())
+    .await;
 }

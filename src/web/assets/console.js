@@ -14,6 +14,16 @@ const input = document.querySelector('input[data-upload]');
 const zone = document.getElementById('dropzone');
 const list = document.getElementById('uploads');
 
+// What the API said when it refused, in its own words.
+function refusal(request) {
+  try {
+    const body = JSON.parse(request.responseText);
+    return Array.isArray(body.detail) ? body.detail.map((d) => d.msg).join(' ') : body.detail;
+  } catch (_) {
+    return `The server answered ${request.status}.`;
+  }
+}
+
 function upload(file) {
   const item = document.createElement('li');
   const name = document.createElement('span');
@@ -40,14 +50,9 @@ function upload(file) {
       state.textContent = 'Added';
       refresh();
     } else {
-      let sentence = `The server answered ${request.status}.`;
-      try {
-        const body = JSON.parse(request.responseText);
-        sentence = Array.isArray(body.detail) ? body.detail.map((d) => d.msg).join(' ') : body.detail;
-      } catch (_) { /* not JSON: keep the status */ }
       bar.remove();
       state.className = 'error small';
-      state.textContent = sentence;
+      state.textContent = refusal(request);
     }
   });
   request.addEventListener('error', () => {
@@ -55,6 +60,45 @@ function upload(file) {
     state.textContent = 'The upload was cut off; check the connection and try again.';
   });
   request.send(form);
+}
+
+// A project archive or a REFI-QDA project, imported into the workspace; the new project
+// opens once it is made.
+const importer = document.querySelector('input[data-import]');
+const importState = document.getElementById('import-state');
+if (importer && importState) {
+  importer.addEventListener('change', () => {
+    const file = importer.files[0];
+    if (!file) return;
+    const kind = file.name.toLowerCase().endsWith('.qdpx') ? 'qdpx' : 'archive';
+    const form = new FormData();
+    form.append('file', file);
+    const request = new XMLHttpRequest();
+    request.open('POST', importer.dataset.import + kind);
+    request.setRequestHeader('X-CSRF-Token', csrf);
+    importState.className = 'small';
+    importState.textContent = `Importing ${file.name}…`;
+    request.upload.addEventListener('progress', (event) => {
+      if (event.lengthComputable) {
+        importState.textContent = `Uploading ${file.name}: ${Math.round((event.loaded / event.total) * 100)} %`;
+      }
+    });
+    request.addEventListener('load', () => {
+      if (request.status === 201) {
+        importState.textContent = `Imported ${file.name}; opening the project…`;
+        location.assign(`/p/${JSON.parse(request.responseText).project_id}`);
+        return;
+      }
+      importState.className = 'error small';
+      importState.textContent = refusal(request);
+    });
+    request.addEventListener('error', () => {
+      importState.className = 'error small';
+      importState.textContent = 'The upload was cut off; check the connection and try again.';
+    });
+    request.send(form);
+    importer.value = '';
+  });
 }
 
 if (input && zone && list) {

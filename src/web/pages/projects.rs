@@ -37,6 +37,7 @@ struct Tab {
 struct ProjectsPage {
     shell: Shell,
     workspace_name: String,
+    workspace_id: Uuid,
     tabs: Vec<Tab>,
     status: String,
     query: String,
@@ -94,6 +95,7 @@ async fn list(State(services): State<Services>, visitor: Visitor, Query(query): 
     let html = ProjectsPage {
         shell: Shell::of(&visitor),
         workspace_name: visitor.current.name.clone(),
+        workspace_id: visitor.current.id,
         tabs,
         status: wanted.map(|s| s.as_str().to_owned()).unwrap_or_default(),
         query: needle,
