@@ -146,7 +146,7 @@ async fn archive(app: &TestApp, user: &TestUser, project: &str) -> BTreeMap<Stri
     unzip(&body)
 }
 
-async fn import(app: &TestApp, user: &TestUser, workspace: Uuid, file: Vec<u8>) -> (StatusCode, Value) {
+pub(crate) async fn import(app: &TestApp, user: &TestUser, workspace: Uuid, file: Vec<u8>) -> (StatusCode, Value) {
     let form = reqwest::multipart::Form::new().part(
         "file",
         reqwest::multipart::Part::bytes(file).file_name("project.insight.zip"),

@@ -268,11 +268,32 @@ async fn recordings_live_in_the_bucket_across_a_restart_and_a_second_instance() 
     assert_eq!(moto.keys("team-a/media/").await.len(), 2);
     second.stop().await.expect("stopped");
 
+    // The project's archive carries both recordings out of the bucket, and importing it
+    // puts copies of its own back in.
+    let (status, _, archive) = crate::exchange::download(&app, &ann, &format!("/projects/{project}/archive")).await;
+    assert_eq!(status, StatusCode::OK);
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(archive.clone())).expect("a zip");
+    let mut carried = Vec::new();
+    for index in 0..zip.len() {
+        let mut entry = zip.by_index(index).expect("entry");
+        if entry.name().is_ok_and(|name| name.starts_with("recordings/")) {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut entry, &mut bytes).expect("read");
+            carried.push(bytes);
+        }
+    }
+    assert_eq!(carried, vec![audio.clone(), audio.clone()]);
+    let (status, imported) = crate::archive::import(&app, &ann, ann.id, archive).await;
+    assert_eq!(status, StatusCode::CREATED, "{imported}");
+    assert_eq!(imported["imported"]["recordings"], 2, "{imported}");
+    assert_eq!(moto.keys("team-a/media/").await.len(), 4);
+    assert!(data_files(&app.data_dir).is_empty(), "{:?}", data_files(&app.data_dir));
+
     let (status, _) = app.delete(&format!("/insight/{id}"), &ann).await;
     assert_eq!(status, StatusCode::NO_CONTENT);
     assert_eq!(
         moto.keys("team-a/media/").await.len(),
-        1,
+        3,
         "a deleted record's recording is gone"
     );
     app.stop().await;
