@@ -1,7 +1,9 @@
 //! A 1 GB recording uploaded to an instance that keeps recordings in an S3-compatible
 //! bucket (moto in server mode on loopback), and the instance's peak resident memory
 //! (VmHWM) before and after: the upload streams to the upload folder and from there to the
-//! bucket in parts, so the peak should stay far below the file (target < 100 MB).
+//! bucket in parts, so the peak should stay far below the file (target < 100 MB). Then the
+//! project is moved: its archive streamed out of the bucket and imported back in, with the
+//! peak after each (the same target).
 //!
 //! `cargo bench --bench storage` with `INSIGHT_TEST_MOTO` naming moto's `moto_server`
 //! (`pip install 'moto[server]'`); `-- --quick` uploads 200 MB. A report, not a test: it
@@ -20,6 +22,7 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use server_process::{ChildGuard, ServerProcess};
 use stats::peak_rss_mb;
+use tokio::io::AsyncWriteExt;
 
 const BUCKET: &str = "bench-recordings";
 const CHUNK: usize = 1024 * 1024;
@@ -136,5 +139,68 @@ async fn run(size: u64) -> anyhow::Result<()> {
     );
     println!("server peak RSS before: {before:.1} MB");
     println!("server peak RSS after:  {after:.1} MB (target < 100 MB)");
+
+    // The project moved: its archive streamed out of the bucket, then imported back in.
+    let archive = dir.path().join("project.insight.zip");
+    let started = Instant::now();
+    let mut response = client
+        .get(format!("{}/projects/{project}/archive", server.base))
+        .bearer_auth(&server.token)
+        .send()
+        .await?;
+    ensure!(
+        response.status().is_success(),
+        "the archive answered {}",
+        response.status()
+    );
+    let mut file = tokio::fs::File::create(&archive).await?;
+    while let Some(chunk) = response.chunk().await? {
+        file.write_all(&chunk).await?;
+    }
+    file.flush().await?;
+    let exported = started.elapsed().as_secs_f64();
+    let archived = tokio::fs::metadata(&archive).await?.len();
+    let after_export = peak_rss_mb(&server.pid());
+    let workspaces: Value = client
+        .get(format!("{}/workspaces", server.base))
+        .bearer_auth(&server.token)
+        .send()
+        .await?
+        .json()
+        .await?;
+    let workspace = workspaces["items"][0]["id"]
+        .as_str()
+        .or(workspaces[0]["id"].as_str())
+        .context("a workspace")?
+        .to_owned();
+    let body = reqwest::Body::wrap_stream(tokio_util::io::ReaderStream::new(
+        tokio::fs::File::open(&archive).await?,
+    ));
+    let part = reqwest::multipart::Part::stream_with_length(body, archived).file_name("project.insight.zip");
+    let started = Instant::now();
+    let response = client
+        .post(format!("{}/workspaces/{workspace}/import/archive", server.base))
+        .bearer_auth(&server.token)
+        .multipart(reqwest::multipart::Form::new().part("file", part))
+        .send()
+        .await?;
+    let imported = started.elapsed().as_secs_f64();
+    let status = response.status();
+    let body = response.text().await?;
+    ensure!(
+        status.as_u16() == 201,
+        "the import answered {status}: {body}\n{}",
+        server.log_tail()
+    );
+    let after_import = peak_rss_mb(&server.pid());
+    println!(
+        "project archive out of the bucket: {:.1} GB in {exported:.1} s ({:.0} MB/s); server peak RSS {after_export:.1} MB",
+        archived as f64 / 1e9,
+        archived as f64 / 1e6 / exported
+    );
+    println!(
+        "that archive imported into the bucket: {imported:.1} s ({:.0} MB/s); server peak RSS {after_import:.1} MB (target < 100 MB)",
+        archived as f64 / 1e6 / imported
+    );
     Ok(())
 }

@@ -23,6 +23,7 @@ use axum::http::{HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
+use tower_http::compression::predicate::{DefaultPredicate, NotForContentType, Predicate};
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 use utoipa::OpenApi;
@@ -97,7 +98,17 @@ pub fn app(state: AppState) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .route_layer(axum::middleware::from_fn(metrics::track))
         .layer(axum::middleware::from_fn_with_state(public_rate, ratelimit::limit))
-        .layer(CompressionLayer::new())
+        .layer(
+            CompressionLayer::new().compress_when(
+                // What is compressed already (archives, Word documents, recordings) would cost
+                // a core to gzip again for nothing.
+                DefaultPredicate::new()
+                    .and(NotForContentType::const_new("application/zip"))
+                    .and(NotForContentType::const_new("application/vnd.openxmlformats"))
+                    .and(NotForContentType::const_new("audio/"))
+                    .and(NotForContentType::const_new("video/")),
+            ),
+        )
         .layer(CatchPanicLayer::custom(|_| internal_error()))
         // Browsers must not guess a type other than the one declared, and no cache on the
         // way keeps an answer unless its handler says it may (the respondent page's

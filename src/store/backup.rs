@@ -137,7 +137,9 @@ pub struct TagRow {
     pub parent_id: Option<Uuid>,
 }
 
-/// A highlight; its author by e-mail address, found again where it is restored.
+/// A highlight; its author by e-mail address, found again where it is restored among the
+/// workspace's members (anyone else stays unnamed: an archive cannot name, or find out
+/// about, accounts outside the workspace).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, sqlx::FromRow)]
 pub struct HighlightRow {
     pub id: Uuid,
@@ -455,7 +457,7 @@ impl Store {
     }
 
     /// Writes `dump` as a new project of the workspace, created by `owner_id`, in one
-    /// transaction. Its ids are taken as given (the caller made them new), its tags are
+    /// transaction; authors are the members with their e-mail addresses. Its ids are taken as given (the caller made them new), its tags are
     /// the workspace's already, and each room comes with its new link in `links`. A record
     /// still in processing is queued again, as an upload is.
     pub async fn restore_project(
@@ -543,7 +545,9 @@ impl Store {
                 sqlx::query(
                     "INSERT INTO highlights (id, record_id, start_utterance, start_offset, end_utterance, end_offset, \
                      quote, note, status, created_by, created_at, updated_at, provenance) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, (SELECT id FROM users WHERE email = $10), $11, $12, $13)",
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, \
+                     (SELECT u.id FROM users u JOIN workspace_members m ON m.user_id = u.id \
+                      WHERE u.email = $10 AND m.workspace_id = $14), $11, $12, $13)",
                 )
                 .bind(highlight.id)
                 .bind(highlight.record_id)
@@ -558,6 +562,7 @@ impl Store {
                 .bind(highlight.created_at)
                 .bind(highlight.updated_at)
                 .bind(&highlight.provenance)
+                .bind(workspace_id)
                 .execute(&mut *conn)
                 .await?;
                 for tag_id in &highlight.tag_ids {
@@ -571,7 +576,8 @@ impl Store {
             for insight in &dump.insights {
                 sqlx::query(
                     "INSERT INTO insights (id, project_id, title, body, created_by, created_at, updated_at) \
-                     VALUES ($1, $2, $3, $4, (SELECT id FROM users WHERE email = $5), $6, $7)",
+                     VALUES ($1, $2, $3, $4, (SELECT u.id FROM users u JOIN workspace_members m \
+                     ON m.user_id = u.id WHERE u.email = $5 AND m.workspace_id = $8), $6, $7)",
                 )
                 .bind(insight.id)
                 .bind(project.id)
@@ -580,6 +586,7 @@ impl Store {
                 .bind(&insight.created_by)
                 .bind(insight.created_at)
                 .bind(insight.updated_at)
+                .bind(workspace_id)
                 .execute(&mut *conn)
                 .await?;
                 for (position, highlight_id) in insight.highlight_ids.iter().enumerate() {

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::console::{in_chromium, look, sign_in, until};
-use crate::exchange::{download, header};
+use crate::exchange::{download, header, send_file};
 use crate::generation::wait_generation;
 use crate::highlights::finished_record;
 use crate::interviews::{join, public, say};
@@ -147,21 +147,8 @@ async fn archive(app: &TestApp, user: &TestUser, project: &str) -> BTreeMap<Stri
 }
 
 pub(crate) async fn import(app: &TestApp, user: &TestUser, workspace: Uuid, file: Vec<u8>) -> (StatusCode, Value) {
-    let form = reqwest::multipart::Form::new().part(
-        "file",
-        reqwest::multipart::Part::bytes(file).file_name("project.insight.zip"),
-    );
-    let response = app
-        .client
-        .post(app.url(&format!("/workspaces/{workspace}/import/archive")))
-        .bearer_auth(&user.token)
-        .multipart(form)
-        .send()
-        .await
-        .expect("request sent");
-    let status = response.status();
-    let text = response.text().await.expect("body");
-    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    let path = format!("/workspaces/{workspace}/import/archive");
+    send_file(app, user, &path, "project.insight.zip", file).await
 }
 
 async fn ok(app: &TestApp, user: &TestUser, path: &str, body: Value) -> Value {
@@ -412,8 +399,13 @@ async fn a_project_goes_out_as_one_archive_and_comes_back_the_same_anywhere() {
     assert_eq!(log[0]["detail"]["format"], "archive", "{log}");
     assert_eq!(log[0]["detail"]["counts"], counts);
 
-    // Into another person's workspace, where none of it exists.
+    // Into another person's workspace, where none of it exists; ann is a member there, so
+    // her highlights and insight stay hers.
     let other = app.user().await;
+    app.store
+        .add_member(other.id, ann.id, insight::domain::workspace::Role::Researcher)
+        .await
+        .expect("ann joins");
     let (status, imported) = import(&app, &other, other.id, zip_of(&original)).await;
     assert_eq!(status, StatusCode::CREATED, "{imported}");
     assert_eq!(imported["imported"], counts, "{imported}");
@@ -602,6 +594,25 @@ async fn broken_foreign_and_newer_archives_are_refused_and_leave_nothing_behind(
     let (status, body) = import(&app, &other, other.id, zip_of(&dangling)).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     assert_eq!(body["imported"]["highlights"], 0, "{body}");
+    // An author who is no member of the workspace is not named there.
+    let (status, body) = import(&app, &other, other.id, zip_of(&good)).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let copy = body["project_id"].as_str().expect("id");
+    let (_, highlights) = app.get(&format!("/projects/{copy}/highlights"), &other).await;
+    let highlights = highlights["items"]
+        .as_array()
+        .or(highlights.as_array())
+        .expect("highlights")
+        .clone();
+    assert_eq!(highlights.len(), 1, "{highlights:?}");
+    assert_eq!(highlights[0]["author_email"], Value::Null, "{highlights:?}");
+    let (_, highlights) = app.get(&format!("/projects/{project}/highlights"), &ann).await;
+    let highlights = highlights["items"]
+        .as_array()
+        .or(highlights.as_array())
+        .expect("highlights")
+        .clone();
+    assert_eq!(highlights[0]["author_email"], json!(ann.email), "{highlights:?}");
     app.stop().await;
 
     // Larger than the archive limit: 413, before it is read.
@@ -626,6 +637,21 @@ async fn viewers_and_strangers_neither_export_nor_import() {
     let project = app.project(&owner, "Private study").await;
     finished_record(&app, &owner, &project, "Anna", ANNA).await;
     let good = archive(&app, &owner, &project).await;
+    // Sent as it is: a zip is not gzipped again for a browser that would take gzip.
+    let response = app
+        .client
+        .get(app.url(&format!("/projects/{project}/archive")))
+        .bearer_auth(&owner.token)
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(
+        response.headers().get("content-encoding").is_none(),
+        "{:?}",
+        response.headers()
+    );
 
     let (status, _, _) = download(&app, &viewer, &format!("/projects/{project}/archive")).await;
     assert_eq!(

@@ -86,11 +86,29 @@ pub(crate) async fn download(
 }
 
 async fn import(app: &TestApp, user: &TestUser, workspace: Uuid, file: Vec<u8>) -> (StatusCode, Value) {
+    send_file(
+        app,
+        user,
+        &format!("/workspaces/{workspace}/import/qdpx"),
+        "project.qdpx",
+        file,
+    )
+    .await
+}
+
+/// POSTs `file` as the form's `file` part; the status and the answer (JSON, or its text).
+pub(crate) async fn send_file(
+    app: &TestApp,
+    user: &TestUser,
+    path: &str,
+    name: &str,
+    file: Vec<u8>,
+) -> (StatusCode, Value) {
     let form =
-        reqwest::multipart::Form::new().part("file", reqwest::multipart::Part::bytes(file).file_name("project.qdpx"));
+        reqwest::multipart::Form::new().part("file", reqwest::multipart::Part::bytes(file).file_name(name.to_owned()));
     let response = app
         .client
-        .post(app.url(&format!("/workspaces/{workspace}/import/qdpx")))
+        .post(app.url(path))
         .bearer_auth(&user.token)
         .multipart(form)
         .send()

@@ -74,10 +74,15 @@ fn format<T>(uri: &Uri, names: &[&str], parse: impl Fn(&str) -> Option<T>) -> Ap
 }
 
 fn download(file: Download) -> Response {
-    let disposition = format!("attachment; filename=\"{}\"", file.filename);
-    let mut response = file.bytes.into_response();
+    attachment(file.bytes, file.content_type, &file.filename)
+}
+
+/// `body` as a file to save, named `filename`.
+fn attachment(body: impl IntoResponse, content_type: &'static str, filename: &str) -> Response {
+    let disposition = format!("attachment; filename=\"{filename}\"");
+    let mut response = body.into_response();
     let headers = response.headers_mut();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static(file.content_type));
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     if let Ok(value) = HeaderValue::from_str(&disposition) {
         headers.insert(CONTENT_DISPOSITION, value);
     }
@@ -353,13 +358,11 @@ async fn project_archive(
 ) -> ApiResult<Response> {
     let actor = Actor::user(&user, client.ip);
     let archive = backup::export(&app, &actor, user.id, ids[0]).await?;
-    let mut response = axum::body::Body::from_stream(archive.body).into_response();
-    let headers = response.headers_mut();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/zip"));
-    if let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"{}\"", archive.filename)) {
-        headers.insert(CONTENT_DISPOSITION, value);
-    }
-    Ok(response)
+    Ok(attachment(
+        axum::body::Body::from_stream(archive.body),
+        "application/zip",
+        &archive.filename,
+    ))
 }
 
 /// Makes a new project of the workspace from a project archive, from this Insight or
@@ -378,7 +381,8 @@ async fn project_archive(
         (status = 403, description = "A viewer of the workspace", body = ErrorBody),
         (status = 404, description = "No such workspace", body = ErrorBody),
         (status = 413, description = "Larger than INSIGHT_MAX_ARCHIVE_BYTES", body = ErrorBody),
-        (status = 503, description = "The file store does not answer; nothing was made", body = ErrorBody)))]
+        (status = 503, description = "The file store does not answer; nothing was made", body = ErrorBody),
+        Conflicts))]
 async fn import_archive(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
