@@ -22,6 +22,7 @@ use crate::domain::report::ReportStatus;
 use crate::domain::tag::{TagCreate, name_key};
 use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult};
+use crate::quota::Counted;
 use crate::records::intake::{TempFile, upload_path};
 use crate::repository::exchange::invalid_file;
 use crate::services::Services;
@@ -211,6 +212,7 @@ pub async fn import(
         mut dump,
         recordings,
     } = parsed;
+    within_quotas(services, user_id, &dump).await?;
     let tags = Tags::resolve(services, user_id, workspace_id, &dump).await?;
     let restored = restore(services, user_id, workspace_id, &mut dump, &tags, recordings).await;
     let kept = match restored {
@@ -249,6 +251,35 @@ pub async fn import(
         project_id: dump.project.id,
         imported,
     })
+}
+
+/// An imported project counts against the importer's quotas as one made by hand would:
+/// his projects, and the records and reports one project may hold.
+async fn within_quotas(services: &Services, user_id: Uuid, dump: &ProjectDump) -> ApiResult<()> {
+    services.check_quota(Counted::Projects { owner_id: user_id }).await?;
+    let quotas = &services.settings.quotas;
+    let reports = dump.reports.iter().filter(|report| !report.is_deleted).count();
+    for (count, limit, what, setting) in [
+        (
+            dump.records.len(),
+            quotas.records_per_project,
+            "records",
+            "INSIGHT_QUOTA_RECORDS_PER_PROJECT",
+        ),
+        (
+            reports,
+            quotas.reports_per_project,
+            "reports",
+            "INSIGHT_QUOTA_REPORTS_PER_PROJECT",
+        ),
+    ] {
+        if i64::try_from(count).unwrap_or(i64::MAX) > limit {
+            return Err(ApiError::Conflict(format!(
+                "The archive's project holds {count} {what}; a project may hold at most {limit} ({setting})."
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The archive's tags as the workspace's: found by name, or made (groups first).

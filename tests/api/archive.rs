@@ -615,6 +615,20 @@ async fn broken_foreign_and_newer_archives_are_refused_and_leave_nothing_behind(
     assert_eq!(highlights[0]["author_email"], json!(ann.email), "{highlights:?}");
     app.stop().await;
 
+    // Past the quota of records a project may hold: 409, nothing made.
+    let app = TestApp::start_with(|settings| settings.quotas.records_per_project = 0).await;
+    let ann = app.user().await;
+    let (status, body) = import(&app, &ann, ann.id, zip_of(&good)).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert!(
+        body["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("INSIGHT_QUOTA_RECORDS_PER_PROJECT")),
+        "{body}"
+    );
+    assert_eq!(projects(&app, &ann).await, 0);
+    app.stop().await;
+
     // Larger than the archive limit: 413, before it is read.
     let app = TestApp::start_with(|settings| settings.material.max_archive_bytes = 2048).await;
     let ann = app.user().await;
