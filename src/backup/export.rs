@@ -116,11 +116,12 @@ pub async fn export(services: &Services, actor: &Actor, user_id: Uuid, project_i
         recordings.push(Recording { entry, key, size });
     }
     let counts = counts(&dump, recordings.len());
+    let exported_at = crate::domain::now();
     let manifest = Manifest {
         format: super::FORMAT.to_owned(),
         version: super::VERSION,
         generator: format!("Insight {}", env!("CARGO_PKG_VERSION")),
-        exported_at: crate::domain::now(),
+        exported_at,
         project_id,
         project_name: dump.project.name.clone(),
         counts: counts.clone(),
@@ -155,7 +156,14 @@ pub async fn export(services: &Services, actor: &Actor, user_id: Uuid, project_i
             sender: sender.clone(),
             buffer: BytesMut::with_capacity(CHUNK_BYTES),
         };
-        if let Err(error) = write_zip(&runtime, &files, &entries, &recordings, &mut writer) {
+        if let Err(error) = write_zip(
+            &runtime,
+            &files,
+            &entries,
+            &recordings,
+            zip_time(exported_at),
+            &mut writer,
+        ) {
             if error.kind() != std::io::ErrorKind::BrokenPipe {
                 tracing::warn!(error = %error, project = %project_id, "an archive could not be written to the end");
             }
@@ -184,6 +192,27 @@ fn counts(dump: &ProjectDump, recordings: usize) -> Counts {
     }
 }
 
+/// The time the entries carry: the export's, in UTC (zip keeps no zone); a time zip
+/// cannot hold leaves its default.
+fn zip_time(at: chrono::DateTime<chrono::Utc>) -> zip::DateTime {
+    use chrono::{Datelike, Timelike};
+    let part = |value: u32| u8::try_from(value).unwrap_or_default();
+    u16::try_from(at.year())
+        .ok()
+        .and_then(|year| {
+            zip::DateTime::from_date_and_time(
+                year,
+                part(at.month()),
+                part(at.day()),
+                part(at.hour()),
+                part(at.minute()),
+                part(at.second()),
+            )
+            .ok()
+        })
+        .unwrap_or_default()
+}
+
 /// Writes the zip onto `writer` (blocking: runs on its own thread); the recordings are
 /// read from the file store through `runtime`.
 fn write_zip(
@@ -191,10 +220,13 @@ fn write_zip(
     files: &Files,
     entries: &[(String, Vec<u8>)],
     recordings: &[Recording],
+    time: zip::DateTime,
     writer: &mut ChannelWriter,
 ) -> std::io::Result<()> {
     let mut zip = zip::ZipWriter::new_stream(writer);
-    let json = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    let json = SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .last_modified_time(time);
     for (name, bytes) in entries {
         zip.start_file(name.as_str(), json)?;
         zip.write_all(bytes)?;
@@ -202,6 +234,7 @@ fn write_zip(
     for recording in recordings {
         // Recordings are compressed already: stored as they are.
         let options = SimpleFileOptions::default()
+            .last_modified_time(time)
             .compression_method(zip::CompressionMethod::Stored)
             .large_file(recording.size >= u64::from(u32::MAX));
         zip.start_file(recording.entry.as_str(), options)?;

@@ -351,6 +351,29 @@ async fn a_project_goes_out_as_one_archive_and_comes_back_the_same_anywhere() {
         counts["themes"].as_u64().is_some_and(|themes| themes >= 1),
         "{manifest}"
     );
+    // Each entry is dated as the export is (zip keeps no zone: UTC).
+    let (status, _, raw) = download(&app, &ann, &format!("/projects/{project}/archive")).await;
+    assert_eq!(status, StatusCode::OK);
+    let exported: chrono::DateTime<chrono::Utc> = entry_json(&unzip(&raw), "manifest.json")["exported_at"]
+        .as_str()
+        .expect("exported_at")
+        .parse()
+        .expect("a time");
+    let expected = exported.format("%Y-%m-%d %H:%M").to_string();
+    let mut raw = zip::ZipArchive::new(Cursor::new(raw)).expect("a zip");
+    for index in 0..raw.len() {
+        let entry = raw.by_index(index).expect("entry");
+        let dated = entry.last_modified().expect("a date");
+        let dated = format!(
+            "{:04}-{:02}-{:02} {:02}:{:02}",
+            dated.year(),
+            dated.month(),
+            dated.day(),
+            dated.hour(),
+            dated.minute()
+        );
+        assert_eq!(dated, expected, "{}", entry.name().unwrap_or_default());
+    }
     let recordings: Vec<&String> = original.keys().filter(|name| name.starts_with("recordings/")).collect();
     assert_eq!(recordings.len(), 1, "{:?}", original.keys());
     assert_eq!(original[recordings[0]], recording, "the recording, byte for byte");
