@@ -9,14 +9,14 @@
 //! leave nothing behind; viewers and strangers are refused.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::{Cursor, Read};
+use std::io::Cursor;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::console::{in_chromium, look, sign_in, until};
-use crate::exchange::{download, header, send_file};
+use crate::exchange::{download, header, send_file, unzip};
 use crate::generation::wait_generation;
 use crate::highlights::finished_record;
 use crate::interviews::{join, public, say};
@@ -38,18 +38,6 @@ const JSON_ENTRIES: [&str; 8] = [
     "themes.json",
     "interviews.json",
 ];
-
-fn unzip(bytes: &[u8]) -> BTreeMap<String, Vec<u8>> {
-    let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).expect("a zip");
-    (0..archive.len())
-        .map(|index| {
-            let mut entry = archive.by_index(index).expect("entry");
-            let mut data = Vec::new();
-            entry.read_to_end(&mut data).expect("entry read");
-            (entry.name().expect("name").to_string(), data)
-        })
-        .collect()
-}
 
 fn zip_of(files: &BTreeMap<String, Vec<u8>>) -> Vec<u8> {
     let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));

@@ -124,7 +124,7 @@ pub(crate) fn header<'a>(headers: &'a reqwest::header::HeaderMap, name: &str) ->
 }
 
 /// The entries of a zip, by name.
-fn unzip(bytes: &[u8]) -> BTreeMap<String, Vec<u8>> {
+pub(crate) fn unzip(bytes: &[u8]) -> BTreeMap<String, Vec<u8>> {
     let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).expect("a zip");
     (0..archive.len())
         .map(|index| {
