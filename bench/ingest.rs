@@ -10,6 +10,9 @@
 //! PDF part is skipped with a note. A report, not a test: it exits 0 unless the import
 //! itself fails.
 
+#[path = "stats.rs"]
+mod stats;
+
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -18,6 +21,7 @@ use insight::domain::record::transcribe;
 use insight::domain::{now, project::NewProject};
 use insight::ingest::{self, Format};
 use insight::store::{NewRecord, RecordContent};
+use stats::peak_rss_mb;
 
 const RUNS: usize = 5;
 
@@ -64,16 +68,6 @@ fn stamp(ms: u64) -> String {
     )
 }
 
-fn peak_rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(f64::NAN, |kb| kb / 1024.0)
-}
-
 /// One import as an upload does it; returns the utterance count.
 async fn import(store: &Store, project_id: uuid::Uuid, name: &str, bytes: Vec<u8>) -> anyhow::Result<usize> {
     let format = ingest::detect(&bytes[..bytes.len().min(16 * 1024)], Some(name), None)?;
@@ -110,7 +104,7 @@ async fn measure(store: &Store, project_id: uuid::Uuid, name: &str, bytes: &[u8]
         bytes.len() as f64 / 1024.0,
         ms(times[0]),
         ms(times[RUNS / 2]),
-        peak_rss_mb()
+        peak_rss_mb("self")
     );
     Ok(())
 }
@@ -140,7 +134,7 @@ async fn run() -> anyhow::Result<()> {
         now().format("%Y-%m-%d"),
         dir.path().display()
     );
-    println!("peak RSS before importing: {:.1} MB", peak_rss_mb());
+    println!("peak RSS before importing: {:.1} MB", peak_rss_mb("self"));
 
     let vtt = three_hour_vtt(2_800);
     let words = vtt

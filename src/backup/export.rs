@@ -22,7 +22,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::files::{FileError, Files};
 use crate::repository::exchange::file_stem;
 use crate::services::Services;
-use crate::store::{ProjectDump, Target};
+use crate::store::Target;
 
 /// Bytes the response holds back before it sends them, and chunks in flight.
 const CHUNK_BYTES: usize = 256 * 1024;
@@ -85,12 +85,6 @@ fn json_entry(name: &str, value: &impl Serialize) -> ApiResult<(String, Vec<u8>)
 /// does not answer is a 503 before anything is sent. The export is written to the audit log.
 pub async fn export(services: &Services, actor: &Actor, user_id: Uuid, project_id: Uuid) -> ApiResult<Streamed> {
     access::require(&services.store, user_id, Target::Project(project_id), Need::Write).await?;
-    let workspace_id = services
-        .store
-        .get_project(user_id, project_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Project"))?
-        .workspace_id;
     let mut dump = services
         .store
         .dump_project(project_id)
@@ -115,7 +109,7 @@ pub async fn export(services: &Services, actor: &Actor, user_id: Uuid, project_i
         record.recording = Some(entry.clone());
         recordings.push(Recording { entry, key, size });
     }
-    let counts = counts(&dump, recordings.len());
+    let counts = Counts::of(&dump, recordings.len());
     let exported_at = crate::domain::now();
     let manifest = Manifest {
         format: super::FORMAT.to_owned(),
@@ -140,7 +134,7 @@ pub async fn export(services: &Services, actor: &Actor, user_id: Uuid, project_i
     audit::record(
         &services.store,
         audit::Entry {
-            workspace_id: Some(workspace_id),
+            workspace_id: Some(dump.project.workspace_id),
             actor: actor.clone(),
             action: "export.created",
             target: Some(("project", project_id.to_string())),
@@ -177,19 +171,6 @@ pub async fn export(services: &Services, actor: &Actor, user_id: Uuid, project_i
         })
         .boxed(),
     })
-}
-
-fn counts(dump: &ProjectDump, recordings: usize) -> Counts {
-    Counts {
-        records: dump.records.len(),
-        recordings,
-        reports: dump.reports.len(),
-        tags: dump.tags.len(),
-        highlights: dump.highlights.len(),
-        insights: dump.insights.len(),
-        themes: dump.themes.len(),
-        interviews: dump.interviews.len(),
-    }
 }
 
 /// The time the entries carry: the export's, in UTC (zip keeps no zone); a time zip

@@ -23,7 +23,7 @@ use crate::domain::tag::{TagCreate, name_key};
 use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::quota::Counted;
-use crate::records::intake::{TempFile, upload_path};
+use crate::records::intake::{TempFile, recording_key, upload_path};
 use crate::repository::exchange::invalid_file;
 use crate::services::Services;
 use crate::store::{ProjectDump, RoomLink, Target};
@@ -223,14 +223,8 @@ pub async fn import(
         }
     };
     let imported = Counts {
-        records: dump.records.len(),
-        recordings: kept,
-        reports: dump.reports.len(),
         tags: tags.of_archive.values().collect::<HashSet<_>>().len(),
-        highlights: dump.highlights.len(),
-        insights: dump.insights.len(),
-        themes: dump.themes.len(),
-        interviews: dump.interviews.len(),
+        ..Counts::of(&dump, kept)
     };
     audit::record(
         &services.store,
@@ -447,16 +441,7 @@ async fn restore(
         let (Some(record), Some(path)) = (dump.records.get_mut(*index), temp.0.as_ref()) else {
             continue;
         };
-        let extension = record
-            .recording
-            .as_deref()
-            .and_then(|name| name.rsplit_once('.'))
-            .map(|(_, extension)| extension.to_ascii_lowercase())
-            .filter(|extension| {
-                (1..=5).contains(&extension.len()) && extension.chars().all(|c| c.is_ascii_alphanumeric())
-            })
-            .unwrap_or_else(|| "bin".to_owned());
-        let key = format!("media/{}.{extension}", Uuid::new_v4());
+        let key = recording_key(record.recording.as_deref(), "bin");
         if let Err(error) = services.files.keep(path, &key).await {
             forget(services, &kept).await;
             return Err(error);

@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::store::ProjectDump;
+
 pub use export::{Streamed, export};
 pub use import::import;
 
@@ -58,6 +60,22 @@ pub struct Counts {
     pub themes: usize,
     /// AI-led interview rooms, with their turns.
     pub interviews: usize,
+}
+
+impl Counts {
+    /// What `dump` holds, with `recordings` of its recordings.
+    pub fn of(dump: &ProjectDump, recordings: usize) -> Self {
+        Self {
+            records: dump.records.len(),
+            recordings,
+            reports: dump.reports.len(),
+            tags: dump.tags.len(),
+            highlights: dump.highlights.len(),
+            insights: dump.insights.len(),
+            themes: dump.themes.len(),
+            interviews: dump.interviews.len(),
+        }
+    }
 }
 
 /// What an import made.

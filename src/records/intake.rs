@@ -191,6 +191,18 @@ pub async fn file_transcript(
     Ok(id)
 }
 
+/// Where a new recording is kept in the file store: `media/<random>.<extension>`, the
+/// extension of the file `name` when it is a plain one (1–5 letters or digits), else
+/// `fallback`.
+pub fn recording_key(name: Option<&str>, fallback: &str) -> String {
+    let extension = name
+        .and_then(|name| name.rsplit_once('.'))
+        .map(|(_, extension)| extension.to_ascii_lowercase())
+        .filter(|extension| (1..=5).contains(&extension.len()) && extension.chars().all(|c| c.is_ascii_alphanumeric()))
+        .unwrap_or_else(|| fallback.to_owned());
+    format!("media/{}.{extension}", Uuid::new_v4())
+}
+
 /// Moves a recording into the file store and queues it for transcription.
 #[allow(clippy::too_many_arguments)]
 async fn file_recording(
@@ -206,13 +218,7 @@ async fn file_recording(
     if services.stt.is_none() {
         return Err(ApiError::Unavailable(stt::SETTINGS_HINT.to_owned()));
     }
-    let extension = name
-        .as_deref()
-        .and_then(|name| name.rsplit_once('.'))
-        .map(|(_, extension)| extension.to_ascii_lowercase())
-        .filter(|extension| (1..=5).contains(&extension.len()) && extension.chars().all(|c| c.is_ascii_alphanumeric()))
-        .unwrap_or_else(|| ingest::media_extension(head).to_owned());
-    let stored = format!("media/{}.{extension}", Uuid::new_v4());
+    let stored = recording_key(name.as_deref(), ingest::media_extension(head));
     // Stored before the record is written, so a record always has its recording; were
     // this request dropped while the record commits, the stored file stays (the startup
     // sweep removes it if no record came of it).

@@ -26,6 +26,9 @@ pub struct ProjectRow {
     pub interview_guide: String,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// The workspace it is in, for the audit log; never in the archive.
+    #[serde(skip)]
+    pub workspace_id: Uuid,
 }
 
 /// A record with its transcript and persona.
@@ -280,8 +283,8 @@ impl Store {
     pub async fn dump_project(&self, project_id: Uuid) -> anyhow::Result<Option<ProjectDump>> {
         let Some(project) = db!(self, read, |pool| {
             sqlx::query_as::<_, ProjectRow>(
-                "SELECT id, name, description, status, research_goals, interview_guide, created_at, updated_at \
-                 FROM projects WHERE id = $1",
+                "SELECT id, name, description, status, research_goals, interview_guide, created_at, updated_at, \
+                 workspace_id FROM projects WHERE id = $1",
             )
             .bind(project_id)
             .fetch_optional(pool)

@@ -248,26 +248,7 @@ async fn full_project(app: &TestApp, ann: &TestUser) -> (String, Vec<u8>) {
     let mut body = span(4, 0, 8);
     body["tag_ids"] = json!([tooling["id"]]);
     let second = ok(app, ann, &format!("/insight/{anna}/highlights"), body).await;
-    app.store
-        .create_highlight(insight::store::NewHighlight {
-            record_id: anna.parse().expect("record id"),
-            start: insight::domain::highlight::Anchor {
-                utterance_id: 4,
-                offset: 15,
-            },
-            end: insight::domain::highlight::Anchor {
-                utterance_id: 4,
-                offset: 23,
-            },
-            quote: "I retry,",
-            note: "",
-            status: insight::domain::highlight::HighlightStatus::Suggested,
-            tag_ids: &[],
-            created_by: None,
-            provenance: None,
-        })
-        .await
-        .expect("suggestion stored");
+    crate::exchange::suggestion(app, &anna, 4, "It fails;").await;
     let insight = ok(
         app,
         ann,

@@ -49,7 +49,7 @@ async fn highlight(app: &TestApp, user: &TestUser, record: &str, mut body: Value
 }
 
 /// A suggestion nobody accepted, as the suggestion job stores one.
-async fn suggestion(app: &TestApp, record: &str, utterance_id: i64, quote: &str) {
+pub(crate) async fn suggestion(app: &TestApp, record: &str, utterance_id: i64, quote: &str) {
     let anchor = |offset| insight::domain::highlight::Anchor { utterance_id, offset };
     app.store
         .create_highlight(insight::store::NewHighlight {
