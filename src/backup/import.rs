@@ -17,6 +17,7 @@ use crate::accounts::access;
 use crate::accounts::audit::{self, Actor};
 use crate::domain::highlight::HighlightStatus;
 use crate::domain::interview::RoomStatus;
+use crate::domain::project::ProjectStatus;
 use crate::domain::record::RecordStatus;
 use crate::domain::report::ReportStatus;
 use crate::domain::tag::{TagCreate, name_key};
@@ -27,6 +28,9 @@ use crate::records::intake::{TempFile, recording_key, upload_path};
 use crate::repository::exchange::invalid_file;
 use crate::services::Services;
 use crate::store::{ProjectDump, RoomLink, Target};
+
+/// The statuses a theme proposal has (`store::themes`).
+const THEME_STATUSES: [&str; 3] = ["suggested", "accepted", "rejected"];
 
 /// What a report still being written when it was archived becomes.
 const INTERRUPTED: &str = "The report was still being written when its project was archived; generate it again.";
@@ -64,7 +68,7 @@ fn json_entry<T: DeserializeOwned, R: Read + Seek>(
     name: &str,
     budget: &mut u64,
 ) -> Result<T, String> {
-    let bytes = entry(zip, name, budget)?;
+    let bytes = without_nul(entry(zip, name, budget)?);
     serde_json::from_slice(&bytes).map_err(|error| format!("The archive's {name} is not what Insight writes: {error}."))
 }
 
@@ -350,6 +354,7 @@ async fn restore(
     recordings: Vec<(usize, TempFile)>,
 ) -> ApiResult<usize> {
     let limit = services.settings.material.max_utterances;
+    ProjectStatus::parse(&dump.project.status).ok_or_else(|| refuse_status("project.json", &dump.project.status))?;
     dump.project.id = Uuid::new_v4();
     let mut records = Ids::default();
     for record in &mut dump.records {
@@ -370,6 +375,8 @@ async fn restore(
             )));
         }
         record.media_path = None;
+        // The type a recording is served with: only sound or video, as for an upload.
+        record.media_type = record.media_type.as_deref().and_then(crate::ingest::playable_type);
         if let Some(persona) = &mut record.persona {
             remap_provenance(&mut persona.provenance, &records);
         }
@@ -416,6 +423,9 @@ async fn restore(
         }
     }
     for theme in &mut dump.themes {
+        if !THEME_STATUSES.contains(&theme.status.as_str()) {
+            return Err(refuse_status("themes.json", &theme.status));
+        }
         theme.id = Uuid::new_v4();
         theme.highlight_ids.0 = highlights.map_all(&theme.highlight_ids.0);
     }
@@ -455,13 +465,78 @@ async fn restore(
         .await
     {
         forget(services, &kept).await;
-        return Err(error.into());
+        return Err(match unfit_value(&error) {
+            Some(reason) => invalid_file(format!(
+                "The archive holds a value this Insight's database cannot keep ({reason}); nothing was imported."
+            )),
+            None => error.into(),
+        });
     }
     Ok(kept.len())
+}
+
+/// PostgreSQL's reason for refusing a value the archive's JSON allowed (a date before
+/// 4713 BC, a number too large for its column): its data exceptions, SQLSTATE class 22.
+fn unfit_value(error: &anyhow::Error) -> Option<String> {
+    error
+        .chain()
+        .find_map(|cause| match cause.downcast_ref::<sqlx::Error>()? {
+            sqlx::Error::Database(database) => database
+                .code()
+                .filter(|code| code.len() == 5 && code.starts_with("22"))
+                .map(|_| database.message().to_owned()),
+            _ => None,
+        })
+}
+
+/// `json` with every escaped NUL character (`\u0000`) taken out: Insight never writes one
+/// (text comes in without them) and PostgreSQL cannot keep one.
+fn without_nul(json: Vec<u8>) -> Vec<u8> {
+    const NUL: &[u8] = b"\\u0000";
+    if !json.windows(NUL.len()).any(|window| window == NUL) {
+        return json;
+    }
+    let mut out = Vec::with_capacity(json.len());
+    let mut at = 0;
+    while at < json.len() {
+        if json[at..].starts_with(NUL) {
+            // Only an escape when the backslash is not itself escaped.
+            let backslashes = out.iter().rev().take_while(|&&b| b == b'\\').count();
+            if backslashes % 2 == 0 {
+                at += NUL.len();
+                continue;
+            }
+        }
+        out.push(json[at]);
+        at += 1;
+    }
+    out
 }
 
 async fn forget(services: &Services, keys: &[String]) {
     for key in keys {
         services.files.delete(key).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_nul;
+
+    #[test]
+    fn escaped_nul_characters_are_taken_out_and_nothing_else() {
+        let cases: [(&str, &str); 5] = [
+            (r#"{"a":"x"}"#, r#"{"a":"x"}"#),
+            (r#"{"a":"x\u0000y"}"#, r#"{"a":"xy"}"#),
+            (r#"{"a":"\u0000\u0000"}"#, r#"{"a":""}"#),
+            // A backslash, then the text u0000: kept.
+            (r#"{"a":"\\u0000"}"#, r#"{"a":"\\u0000"}"#),
+            (r#"{"a":"\\\u0000"}"#, r#"{"a":"\\"}"#),
+        ];
+        for (json, expected) in cases {
+            let out = String::from_utf8(without_nul(json.as_bytes().to_vec())).expect("utf-8");
+            assert_eq!(out, expected, "{json}");
+            let _: serde_json::Value = serde_json::from_str(&out).expect("still JSON");
+        }
     }
 }

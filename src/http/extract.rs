@@ -152,6 +152,27 @@ impl FromRequestParts<AppState> for CurrentUser {
     }
 }
 
+/// The signed-in user, with a credential that may write: what a `read` token is refused
+/// even on a `GET`, such as a whole project's archive with its recordings.
+pub struct WritingUser(pub User);
+
+impl FromRequestParts<AppState> for WritingUser {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let caller = Caller::from_request_parts(parts, state).await?;
+        if let Credential::Token {
+            scope: TokenScope::Read,
+        } = caller.holder.credential
+        {
+            return Err(ApiError::forbidden(
+                "This token may only read (scope read); a project's archive needs a token with scope write",
+            ));
+        }
+        Ok(WritingUser(caller.holder.user))
+    }
+}
+
 /// The client's address as the server sees it (see `INSIGHT_TRUSTED_PROXIES`), and what
 /// it says it is, for sessions and the audit log.
 pub struct Client {

@@ -206,6 +206,21 @@ pub fn media_extension(head: &[u8]) -> &'static str {
     }
 }
 
+/// `media_type` without its parameters when it names sound or video, and nothing else:
+/// the only types a recording is kept and served with, so a stored type can never make
+/// it a page.
+pub fn playable_type(media_type: &str) -> Option<String> {
+    let essence = media_type.split(';').next()?.trim().to_ascii_lowercase();
+    let (kind, subtype) = essence.split_once('/')?;
+    let fits = matches!(kind, "audio" | "video")
+        && !subtype.is_empty()
+        && subtype.len() <= 64
+        && subtype
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b".+-_".contains(&b));
+    fits.then_some(essence)
+}
+
 /// The media type of a stored recording, by the extension it was stored with.
 pub fn media_type_of(path: &str) -> Option<&'static str> {
     let extension = path.rsplit_once('.')?.1.to_ascii_lowercase();

@@ -234,7 +234,7 @@ async fn file_recording(
                 source_name: name,
                 content: RecordContent::Media {
                     path: stored.clone(),
-                    media_type: content_type.filter(|t| t.starts_with("audio/") || t.starts_with("video/")),
+                    media_type: content_type.as_deref().and_then(crate::ingest::playable_type),
                 },
             },
         )

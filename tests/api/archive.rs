@@ -586,6 +586,70 @@ async fn broken_foreign_and_newer_archives_are_refused_and_leave_nothing_behind(
     let (status, body) = import(&app, &other, other.id, zip_of(&dangling)).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     assert_eq!(body["imported"]["highlights"], 0, "{body}");
+    // A "recording" that is a page, typed text/html in the rows: it comes in, but is only
+    // ever served as something that cannot run on this origin.
+    let mut page = good.clone();
+    let mut records = entry_json(&good, "records.json");
+    records[0]["recording"] = json!("recordings/page.html");
+    records[0]["media_type"] = json!("text/html");
+    page.insert("records.json".into(), serde_json::to_vec(&records).expect("json"));
+    page.insert(
+        "recordings/page.html".into(),
+        b"<html><script>fetch('/me')</script></html>".to_vec(),
+    );
+    let (status, body) = import(&app, &other, other.id, zip_of(&page)).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let copy = body["project_id"].as_str().expect("id");
+    let (_, listed) = app.get(&format!("/projects/{copy}/records"), &other).await;
+    let record = listed["items"]
+        .as_array()
+        .or(listed.as_array())
+        .and_then(|records| records[0]["id"].as_str())
+        .expect("the record")
+        .to_owned();
+    let cookie = crate::console_pages::sign_in(&app, &other).await;
+    let served = app
+        .client
+        .get(app.url(&format!("/r/{record}/recording")))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(served.status(), StatusCode::OK);
+    let headers = served.headers();
+    assert_eq!(headers["content-type"], "application/octet-stream", "{headers:?}");
+    assert!(
+        headers["content-security-policy"]
+            .to_str()
+            .is_ok_and(|csp| csp.starts_with("sandbox")),
+        "{headers:?}"
+    );
+    assert_eq!(headers["x-content-type-options"], "nosniff", "{headers:?}");
+    let copied = archive(&app, &other, copy).await;
+    assert_eq!(
+        entry_json(&copied, "records.json")[0]["media_type"],
+        Value::Null,
+        "the type is not kept"
+    );
+    // A NUL character, which PostgreSQL cannot keep, is taken out; a date before any
+    // database's calendar is a 422 there, and never a 500 anywhere.
+    let mut nul = good.clone();
+    let mut records = entry_json(&good, "records.json");
+    records[0]["name"] = json!("An\u{0}na");
+    nul.insert("records.json".into(), serde_json::to_vec(&records).expect("json"));
+    let (status, body) = import(&app, &other, other.id, zip_of(&nul)).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let copy = body["project_id"].as_str().expect("id");
+    let (_, listed) = app.get(&format!("/projects/{copy}/records"), &other).await;
+    assert!(listed.to_string().contains("\"Anna\""), "{listed}");
+    let mut ancient = good.clone();
+    let mut records = entry_json(&good, "records.json");
+    records[0]["created_at"] = json!("-9999-01-01T00:00:00Z");
+    ancient.insert("records.json".into(), serde_json::to_vec(&records).expect("json"));
+    let (status, body) = import(&app, &other, other.id, zip_of(&ancient)).await;
+    if status != StatusCode::CREATED {
+        refused(status, &body, "");
+    }
     // An author who is no member of the workspace is not named there.
     let (status, body) = import(&app, &other, other.id, zip_of(&good)).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
@@ -667,6 +731,23 @@ async fn viewers_and_strangers_neither_export_nor_import() {
     );
     let (status, _, _) = download(&app, &stranger, &format!("/projects/{project}/archive")).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+    // The owner's own token of scope read reads the project, but does not carry it away.
+    let (status, created) = app
+        .post("/me/tokens", &owner, json!({ "name": "dashboard", "scope": "read" }))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let reader = TestUser {
+        token: created["token"].as_str().expect("the token").to_owned(),
+        ..owner.clone()
+    };
+    assert_eq!(
+        app.get(&format!("/projects/{project}"), &reader).await.0,
+        StatusCode::OK
+    );
+    let (status, _, body) = download(&app, &reader, &format!("/projects/{project}/archive")).await;
+    let body = String::from_utf8_lossy(&body);
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert!(body.contains("scope write"), "{body}");
     let (status, _) = import(&app, &viewer, owner.id, zip_of(&good)).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     let (status, _) = import(&app, &stranger, owner.id, zip_of(&good)).await;

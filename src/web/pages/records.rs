@@ -311,10 +311,23 @@ async fn recording(
     {
         headers.insert(CONTENT_RANGE, value);
     }
-    let media_type = media_type.or_else(|| crate::ingest::media_type_of(&path).map(str::to_owned));
-    if let Some(value) = media_type.and_then(|t| axum::http::HeaderValue::from_str(&t).ok()) {
+    let media_type = media_type
+        .as_deref()
+        .and_then(crate::ingest::playable_type)
+        .or_else(|| crate::ingest::media_type_of(&path).map(str::to_owned))
+        .unwrap_or_else(|| "application/octet-stream".to_owned());
+    if let Ok(value) = axum::http::HeaderValue::from_str(&media_type) {
         headers.insert(axum::http::header::CONTENT_TYPE, value);
     }
+    // Whatever the file holds, it is never run as a page of this origin.
+    headers.insert(
+        axum::http::header::CONTENT_SECURITY_POLICY,
+        axum::http::HeaderValue::from_static("sandbox; default-src 'none'; media-src 'self'"),
+    );
+    headers.insert(
+        axum::http::header::X_CONTENT_TYPE_OPTIONS,
+        axum::http::HeaderValue::from_static("nosniff"),
+    );
     headers.insert(
         axum::http::header::CACHE_CONTROL,
         axum::http::HeaderValue::from_static("private, max-age=3600"),
