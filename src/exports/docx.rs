@@ -11,6 +11,7 @@ use docx_rs::{
 };
 
 use super::document::{Block, Document, Span};
+use crate::repository::exchange::xml_safe;
 
 const BULLETS: usize = 1;
 const DECIMAL: usize = 2;
@@ -199,7 +200,7 @@ impl Writer {
                     if n > 0 {
                         run = run.add_break(docx_rs::BreakType::TextWrapping);
                     }
-                    run = run.add_text(line);
+                    run = run.add_text(xml_safe(line));
                 }
                 self.add(|docx| docx.add_paragraph(Paragraph::new().style("Code").add_run(run)));
             }
@@ -243,7 +244,9 @@ fn paragraph(style: &str, spans: &[Span]) -> Paragraph {
     for span in spans {
         let run = run(span);
         p = match &span.link {
-            Some(url) => p.add_hyperlink(Hyperlink::new(url, HyperlinkType::External).add_run(run.style("Hyperlink"))),
+            Some(url) => {
+                p.add_hyperlink(Hyperlink::new(xml_safe(url), HyperlinkType::External).add_run(run.style("Hyperlink")))
+            }
             None => p.add_run(run),
         };
     }
@@ -256,7 +259,7 @@ fn run(span: &Span) -> Run {
         if n > 0 {
             run = run.add_break(docx_rs::BreakType::TextWrapping);
         }
-        run = run.add_text(line);
+        run = run.add_text(xml_safe(line));
     }
     if span.bold {
         run = run.bold();

@@ -51,7 +51,8 @@ struct Face {
 
 impl Face {
     fn load(bytes: &'static [u8]) -> Option<Self> {
-        let font_ref = FontRef::new(bytes).ok()?;
+        // The first font of a collection (`.ttc`), or the font.
+        let font_ref = FontRef::from_index(bytes, 0).ok()?;
         let metrics = font_ref.glyph_metrics(Size::unscaled(), LocationRef::default());
         let units_per_em = font_ref.metrics(Size::unscaled(), LocationRef::default()).units_per_em;
         Some(Self {
@@ -64,16 +65,37 @@ impl Face {
 
     /// Width of `text` at `size` points (kerning aside: what is drawn is never wider).
     fn width(&self, text: &str, size: f32) -> f32 {
-        let units: f32 = text
-            .chars()
-            .map(|c| {
-                let glyph = self.charmap.map(c).unwrap_or_default();
-                self.metrics.advance_width(glyph).unwrap_or(0.0)
-            })
-            .sum();
-        units * size / self.units_per_em
+        text.chars().map(|c| self.char_width(c, size)).sum()
+    }
+
+    fn char_width(&self, c: char, size: f32) -> f32 {
+        let glyph = self.charmap.map(c).unwrap_or_default();
+        self.metrics.advance_width(glyph).unwrap_or(0.0) * size / self.units_per_em
+    }
+
+    fn draws(&self, c: char) -> bool {
+        c.is_whitespace() || c.is_control() || self.charmap.map(c).is_some()
     }
 }
+
+/// System fonts for what DejaVu does not draw (Chinese, Japanese, Korean...): the first
+/// installed of Noto Sans CJK (Debian's and Ubuntu's fonts-noto-cjk, Fedora's, Arch's) and
+/// Droid Sans Fallback (fonts-droid-fallback).
+const FALLBACK_FONTS: [&str; 5] = [
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/google-noto-sans-cjk-fonts/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+    "/usr/share/fonts/google-droid-sans-fonts/DroidSansFallbackFull.ttf",
+];
+
+/// The fallback face, read once, when a document first needs it.
+static FALLBACK: LazyLock<Option<Face>> = LazyLock::new(|| {
+    FALLBACK_FONTS.iter().find_map(|path| {
+        let bytes = std::fs::read(path).ok()?;
+        Face::load(Box::leak(bytes.into_boxed_slice()))
+    })
+});
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 enum Style {
@@ -106,6 +128,60 @@ impl Faces {
         // Every style is loaded, or FACES is None.
         &self.0[&style]
     }
+
+    /// The face that draws `c` in `style`: the style's, else the fallback's where it has
+    /// the glyph (`true`).
+    fn pick(&self, style: Style, c: char) -> (&Face, bool) {
+        let face = self.get(style);
+        if !face.draws(c)
+            && let Some(fallback) = FALLBACK.as_ref()
+            && fallback.draws(c)
+        {
+            return (fallback, true);
+        }
+        (face, false)
+    }
+
+    fn face(&self, style: Style, fallback: bool) -> &Face {
+        match FALLBACK.as_ref() {
+            Some(face) if fallback => face,
+            _ => self.get(style),
+        }
+    }
+
+    /// Width of `text` in `style` at `size`, each character in the face that draws it.
+    fn width(&self, style: Style, text: &str, size: f32) -> f32 {
+        text.chars().map(|c| self.pick(style, c).0.char_width(c, size)).sum()
+    }
+
+    /// `text` in runs of one face: (whether it is the fallback, the run).
+    fn runs<'t>(&self, style: Style, text: &'t str) -> Vec<(bool, &'t str)> {
+        let mut runs: Vec<(bool, &str)> = Vec::new();
+        let mut start = 0;
+        let mut current = None;
+        for (at, c) in text.char_indices() {
+            // Spaces go with the run they are in.
+            let fallback = if c.is_whitespace() {
+                current.unwrap_or(false)
+            } else {
+                self.pick(style, c).1
+            };
+            if current.is_some_and(|run| run != fallback) {
+                runs.push((current.unwrap_or(false), &text[start..at]));
+                start = at;
+            }
+            current = Some(fallback);
+        }
+        if start < text.len() {
+            runs.push((current.unwrap_or(false), &text[start..]));
+        }
+        runs
+    }
+
+    /// Whether some character of `text` has a glyph in no face.
+    fn lacks_glyphs(&self, text: &str) -> bool {
+        text.chars().any(|c| !self.pick(Style::Regular, c).0.draws(c))
+    }
 }
 
 fn style_of(span: &Span, bold: bool) -> Style {
@@ -126,6 +202,8 @@ enum Op {
         y: f32,
         text: String,
         style: Style,
+        /// Drawn in the fallback face.
+        fallback: bool,
         size: f32,
         ink: (u8, u8, u8),
         link: Option<String>,
@@ -145,6 +223,7 @@ enum Op {
 struct Piece {
     text: String,
     style: Style,
+    fallback: bool,
     link: Option<String>,
     width: f32,
 }
@@ -214,16 +293,17 @@ impl<'f> Layout<'f> {
         let mut line_width = 0.0;
         for span in spans {
             let style = style_of(span, set.bold);
-            let face = self.faces.get(style);
+            let faces = self.faces;
+            let measure = |text: &str| faces.width(style, text, set.size);
             for (n, hard_line) in span.text.split('\n').enumerate() {
                 if n > 0 {
                     lines.push(Vec::new());
                     line_width = 0.0;
                 }
                 for word in words(hard_line) {
-                    let word_width = face.width(word, set.size);
+                    let word_width = measure(word);
                     let blank = word.trim().is_empty();
-                    if line_width + face.width(word.trim_end(), set.size) > width && line_width > 0.0 && !blank {
+                    if line_width + measure(word.trim_end()) > width && line_width > 0.0 && !blank {
                         lines.push(Vec::new());
                         line_width = 0.0;
                     }
@@ -232,16 +312,16 @@ impl<'f> Layout<'f> {
                     }
                     if word_width > width {
                         // A word longer than the line (an address): cut where it fills one.
-                        for part in cut(word, width, |s| face.width(s, set.size)) {
+                        for part in cut(word, width, measure) {
                             if line_width > 0.0 {
                                 lines.push(Vec::new());
                             }
-                            line_width = face.width(&part, set.size);
-                            push_piece(lines.last_mut(), part, style, span, line_width);
+                            line_width = measure(&part);
+                            push_pieces(faces, lines.last_mut(), &part, style, span, set.size);
                         }
                         continue;
                     }
-                    push_piece(lines.last_mut(), word.to_owned(), style, span, word_width);
+                    push_pieces(faces, lines.last_mut(), word, style, span, set.size);
                     line_width += word_width;
                 }
             }
@@ -267,6 +347,7 @@ impl<'f> Layout<'f> {
                     y: baseline,
                     text: marker.to_owned(),
                     style: Style::Regular,
+                    fallback: false,
                     size: set.size,
                     ink: set.ink,
                     link: None,
@@ -299,6 +380,7 @@ impl<'f> Layout<'f> {
                 y: baseline,
                 text: piece.text,
                 style: piece.style,
+                fallback: piece.fallback,
                 size: set.size,
                 ink,
                 link: piece.link,
@@ -470,14 +552,18 @@ fn cut(word: &str, width: f32, measure: impl Fn(&str) -> f32) -> Vec<String> {
     parts
 }
 
-fn push_piece(line: Option<&mut Vec<Piece>>, text: String, style: Style, span: &Span, width: f32) {
+/// `text` onto the line as pieces, one for each run of a face.
+fn push_pieces(faces: &Faces, line: Option<&mut Vec<Piece>>, text: &str, style: Style, span: &Span, size: f32) {
     if let Some(line) = line {
-        line.push(Piece {
-            text,
-            style,
-            link: span.link.clone(),
-            width,
-        });
+        for (fallback, run) in faces.runs(style, text) {
+            line.push(Piece {
+                text: run.to_owned(),
+                style,
+                fallback,
+                link: span.link.clone(),
+                width: faces.width(style, run, size),
+            });
+        }
     }
 }
 
@@ -487,7 +573,7 @@ fn merge(line: Vec<Piece>) -> Vec<Piece> {
     let mut merged: Vec<Piece> = Vec::new();
     for piece in line {
         match merged.last_mut() {
-            Some(last) if last.style == piece.style && last.link == piece.link => {
+            Some(last) if last.style == piece.style && last.fallback == piece.fallback && last.link == piece.link => {
                 last.text.push_str(&piece.text);
                 last.width += piece.width;
             }
@@ -499,6 +585,30 @@ fn merge(line: Vec<Piece>) -> Vec<Piece> {
         last.text.truncate(trimmed);
     }
     merged
+}
+
+/// What a PDF says when some of its characters have no glyph in any font it has.
+pub const NO_GLYPHS: &str = "Some characters of this document cannot be drawn with the fonts on this server; \
+                             they show as blank boxes. The Word and Markdown exports hold them all.";
+
+/// Every text of the document, to check the fonts against.
+fn all_text(document: &Document) -> String {
+    fn collect(blocks: &[Block], out: &mut String) {
+        for block in blocks {
+            match block {
+                Block::Heading(_, spans) | Block::Paragraph(spans) => out.push_str(&plain_text(spans)),
+                Block::Quote(inner) => collect(inner, out),
+                Block::List(_, items) => items.iter().for_each(|item| collect(item, out)),
+                Block::Code(code) => out.push_str(code),
+                Block::Table(rows) => rows.iter().flatten().for_each(|cell| out.push_str(&plain_text(cell))),
+                Block::Rule => {}
+            }
+        }
+    }
+    let mut out = document.title.clone();
+    document.byline.iter().for_each(|line| out.push_str(line));
+    collect(&document.blocks, &mut out);
+    out
 }
 
 /// The document as the bytes of a PDF file.
@@ -521,12 +631,15 @@ pub fn write_counted(document: &Document) -> anyhow::Result<(Vec<u8>, usize)> {
     let width = PAGE_WIDTH - 2.0 * MARGIN_X;
     layout.paragraph(&title, MARGIN_X, width, title_set, None, None);
     layout.y += 4.0;
+    let quiet = Set {
+        ink: QUIET_INK,
+        ..Set::BODY
+    };
     for line in &document.byline {
-        let set = Set {
-            ink: QUIET_INK,
-            ..Set::BODY
-        };
-        layout.paragraph(&[Span::plain(line)], MARGIN_X, width, set, None, None);
+        layout.paragraph(&[Span::plain(line)], MARGIN_X, width, quiet, None, None);
+    }
+    if faces.lacks_glyphs(&all_text(document)) {
+        layout.paragraph(&[Span::plain(NO_GLYPHS)], MARGIN_X, width, quiet, None, None);
     }
     layout.y += BODY;
     layout.blocks(&document.blocks, MARGIN_X, width, None);
@@ -550,13 +663,14 @@ fn paint(faces: &Faces, document: &Document, layout: Layout<'_>) -> anyhow::Resu
                         y,
                         text,
                         style,
+                        fallback,
                         size,
                         ink,
                         link,
                         width,
                     } => {
                         surface.set_fill(Some(fill(ink)));
-                        let font = faces.get(style).font.clone();
+                        let font = faces.face(style, fallback).font.clone();
                         surface.draw_text(Point::from_xy(x, y), font, size, &text, false, TextDirection::Auto);
                         if let Some(url) = link {
                             let rect = Rect::from_xywh(x, y - size, width.max(1.0), size * 1.3);
@@ -575,19 +689,22 @@ fn paint(faces: &Faces, document: &Document, layout: Layout<'_>) -> anyhow::Resu
                 }
             }
             let footer = format!("{} · {} / {count}", document.title, n + 1);
-            let face = faces.get(Style::Regular);
             let size = 8.0;
-            let footer = shorten(&footer, PAGE_WIDTH - 2.0 * MARGIN_X, |s| face.width(s, size));
-            let footer_width = face.width(&footer, size);
+            let measure = |s: &str| faces.width(Style::Regular, s, size);
+            let footer = shorten(&footer, PAGE_WIDTH - 2.0 * MARGIN_X, measure);
+            let mut x = (PAGE_WIDTH - measure(&footer)) / 2.0;
             surface.set_fill(Some(fill(QUIET_INK)));
-            surface.draw_text(
-                Point::from_xy((PAGE_WIDTH - footer_width) / 2.0, PAGE_HEIGHT - MARGIN_BOTTOM / 2.0),
-                face.font.clone(),
-                size,
-                &footer,
-                false,
-                TextDirection::Auto,
-            );
+            for (fallback, run) in faces.runs(Style::Regular, &footer) {
+                surface.draw_text(
+                    Point::from_xy(x, PAGE_HEIGHT - MARGIN_BOTTOM / 2.0),
+                    faces.face(Style::Regular, fallback).font.clone(),
+                    size,
+                    run,
+                    false,
+                    TextDirection::Auto,
+                );
+                x += measure(run);
+            }
             surface.finish();
         }
         for (rect, url) in links {

@@ -367,6 +367,88 @@ async fn a_transcript_exports_as_word_text_and_subtitles_that_come_back_the_same
 }
 
 #[tokio::test]
+async fn a_pdf_draws_japanese_with_a_system_font_and_says_when_a_character_has_none() {
+    // The font the PDF falls back on for what DejaVu lacks (.ci/run installs Debian's
+    // fonts-droid-fallback).
+    if tool(
+        "INSIGHT_TEST_CJK_FONT",
+        Some("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf"),
+        "install Debian's fonts-droid-fallback",
+    )
+    .is_none()
+    {
+        return;
+    }
+    let app = TestApp::start().await;
+    let user = app.user().await;
+    let (project, _, _) = study(&app, &user).await;
+    let preset = app.system_preset_id(&user).await;
+    let mut pdfs = Vec::new();
+    for title in ["請求書の悩み Billing", "Hieroglyphs 𓀀 Billing"] {
+        let (status, report) = app
+            .post(
+                &format!("/projects/{project}/reports"),
+                &user,
+                json!({ "title": title, "preset_id": preset }),
+            )
+            .await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{report}");
+        let path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
+        crate::generation::wait_generation(&app, &user, &path, &["completed"]).await;
+        let (status, headers, pdf) = download(&app, &user, &format!("{path}/export?format=pdf")).await;
+        assert_eq!(status, StatusCode::OK);
+        pdfs.push((header(&headers, "content-disposition").to_owned(), pdf));
+    }
+    // The name is kept too, encoded, with its ASCII letters for older clients.
+    assert_eq!(
+        pdfs[0].0,
+        "attachment; filename=\"billing.pdf\"; filename*=UTF-8''%E8%AB%8B%E6%B1%82%E6%9B%B8%E3%81%AE%E6%82%A9%E3%81%BF%2Dbilling%2Epdf"
+    );
+    keep("japanese.pdf", &pdfs[0].1);
+    if let Some((text, _)) = read_pdf(&pdfs[0].1) {
+        assert!(
+            text.contains("請求書の悩み"),
+            "the Japanese is drawn and extracted: {text}"
+        );
+        assert!(!text.contains("cannot be drawn"), "{text}");
+    }
+    if let Some((text, _)) = read_pdf(&pdfs[1].1) {
+        assert!(
+            flat(&text).contains("cannot be drawn with the fonts on this server"),
+            "{text}"
+        );
+    }
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn a_transcript_holding_control_characters_still_opens_in_word() {
+    let app = TestApp::start().await;
+    let user = app.user().await;
+    let project = app.project(&user, "Pasted notes").await;
+    // Text pasted from a terminal or an old document can carry a bell or a vertical tab,
+    // which XML (and so Word) cannot hold.
+    let (status, record) = app
+        .post(
+            &format!("/projects/{project}/records"),
+            &user,
+            json!({ "title": "Bell\u{7} notes", "text": "Anna: The bell\u{7} rang twice\u{b} then stopped.\n" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    let record = record["id"].as_str().expect("id").to_owned();
+    app.wait_finished(&user, &record).await;
+    let (status, _, docx) = download(&app, &user, &format!("/insight/{record}/export?format=docx")).await;
+    assert_eq!(status, StatusCode::OK);
+    if let Some((paragraphs, _)) = read_docx(&docx) {
+        let text: String = paragraphs.iter().map(|(_, text)| format!("{text}\n")).collect();
+        assert!(text.contains("The bell") && text.contains("rang twice"), "{text}");
+        assert!(!text.contains('\u{7}') && !text.contains('\u{b}'), "{text:?}");
+    }
+    app.stop().await;
+}
+
+#[tokio::test]
 async fn exports_refuse_bad_formats_unwritten_reports_untimed_subtitles_and_strangers() {
     // Without report workers, a report stays queued: written by nobody yet.
     let app = TestApp::start_with(|settings| settings.jobs.report_workers = Some(0)).await;

@@ -21,7 +21,7 @@ use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
 use crate::exports::{self, ReportFormat, TranscriptFormat};
 use crate::http::AppState;
-use crate::http::extract::{Client, CurrentUser, Ids, QueryReader, path_ids};
+use crate::http::extract::{Client, CurrentUser, Ids, QueryReader, WritingUser, path_ids};
 use crate::http::openapi::Conflicts;
 use crate::http::routes::records::{multipart_error, stream_to_file};
 use crate::records::intake::{TempFile, upload_path};
@@ -79,7 +79,7 @@ fn download(file: Download) -> Response {
 
 /// `body` as a file to save, named `filename`.
 fn attachment(body: impl IntoResponse, content_type: &'static str, filename: &str) -> Response {
-    let disposition = format!("attachment; filename=\"{filename}\"");
+    let disposition = exchange::content_disposition(filename);
     let mut response = body.into_response();
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
@@ -341,17 +341,17 @@ async fn read_file(
 /// `highlights.json`, `insights.json`, `themes.json`, `interviews.json` with each room's
 /// turns) and `recordings/`. It is streamed as it is written. Each person is named by
 /// e-mail address; interview links, chat threads (each member's own) and the workspace's
-/// usage are not in it. Needs write access to the project; the export is written to the
-/// audit log.
+/// usage are not in it. Needs write access to the project (and, with a token, one of
+/// scope `write`); the export is written to the audit log.
 #[utoipa::path(get, path = "/projects/{project_id}/archive", tag = "exports", security(("bearer" = [])),
     params(("project_id" = Uuid, Path, description = "The project")),
     responses((status = 200, description = "The project, as a zip attachment", content_type = "application/zip", body = ProjectArchive,
             headers(("Content-Disposition" = String, description = "`attachment; filename=\"<project>.insight.zip\"`"))),
-        (status = 403, description = "A viewer of the project", body = ErrorBody),
+        (status = 403, description = "A viewer of the project, or a token with scope read", body = ErrorBody),
         (status = 404, description = "No such project", body = ErrorBody),
         (status = 503, description = "The file store holding the recordings does not answer", body = ErrorBody)))]
 async fn project_archive(
-    CurrentUser(user): CurrentUser,
+    WritingUser(user): WritingUser,
     State(app): State<AppState>,
     client: Client,
     Ids(ids): Ids<1>,

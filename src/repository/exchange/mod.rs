@@ -34,17 +34,17 @@ pub struct Download {
     pub bytes: Vec<u8>,
 }
 
-/// A name (a project's, a report's) as a file name: ASCII letters and digits joined by dashes, so the
-/// `Content-Disposition` header needs no encoding.
+/// A name (a project's, a report's) as a file name: its letters and digits, in lower
+/// case, joined by dashes (`Content-Disposition` carries one beyond ASCII encoded).
 pub fn file_stem(name: &str) -> String {
     let mut stem = String::new();
     for c in name.chars() {
-        if c.is_ascii_alphanumeric() {
-            stem.push(c.to_ascii_lowercase());
+        if c.is_alphanumeric() {
+            stem.extend(c.to_lowercase());
         } else if !stem.is_empty() && !stem.ends_with('-') {
             stem.push('-');
         }
-        if stem.len() >= 60 {
+        if stem.chars().count() >= 60 {
             break;
         }
     }
@@ -54,6 +54,28 @@ pub fn file_stem(name: &str) -> String {
     } else {
         stem.to_owned()
     }
+}
+
+/// The `Content-Disposition` of a download named `filename`: a name beyond ASCII goes in
+/// `filename*` (RFC 6266), with its ASCII letters as the name for older clients.
+pub fn content_disposition(filename: &str) -> String {
+    if filename.is_ascii() {
+        return format!("attachment; filename=\"{filename}\"");
+    }
+    let (stem, extension) = filename.split_once('.').unwrap_or((filename, ""));
+    let ascii: String = stem
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .collect();
+    let ascii = ascii.trim_matches('-');
+    let fallback = match (ascii.is_empty(), extension.is_empty()) {
+        (true, true) => "download".to_owned(),
+        (true, false) => format!("download.{extension}"),
+        (false, true) => ascii.to_owned(),
+        (false, false) => format!("{ascii}.{extension}"),
+    };
+    let encoded = percent_encoding::utf8_percent_encode(filename, percent_encoding::NON_ALPHANUMERIC);
+    format!("attachment; filename=\"{fallback}\"; filename*=UTF-8''{encoded}")
 }
 
 /// The project, for a member who may read it.
@@ -140,15 +162,42 @@ pub async fn project_qdpx(services: &Services, actor: &Actor, user_id: Uuid, pro
     })
 }
 
+/// `text` with the control characters XML 1.0 cannot hold (all but tab and line
+/// breaks) made spaces: Word and QDA programs refuse a file holding one.
+pub fn xml_safe(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && !matches!(c, '\t' | '\n' | '\r') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn file_names_are_plain_ascii() {
-        assert_eq!(file_stem("Invoices: Q3 / Ça coûte"), "invoices-q3-a-co-te");
-        assert_eq!(file_stem("Études"), "tudes");
-        assert_eq!(file_stem("日本"), "project");
-        assert!(file_stem(&"a b ".repeat(100)).len() <= 60);
+    fn file_names_keep_their_letters_and_are_encoded_beyond_ascii() {
+        assert_eq!(
+            content_disposition("billing-pains.docx"),
+            "attachment; filename=\"billing-pains.docx\""
+        );
+        assert_eq!(
+            content_disposition("ça-coûte.insight.zip"),
+            "attachment; filename=\"a-cote.insight.zip\"; filename*=UTF-8''%C3%A7a%2Dco%C3%BBte%2Einsight%2Ezip"
+        );
+        assert_eq!(
+            content_disposition("日本.pdf"),
+            "attachment; filename=\"download.pdf\"; filename*=UTF-8''%E6%97%A5%E6%9C%AC%2Epdf"
+        );
+        assert_eq!(file_stem("Invoices: Q3 / Ça coûte"), "invoices-q3-ça-coûte");
+        assert_eq!(file_stem("Études"), "études");
+        assert_eq!(file_stem("日本の調査"), "日本の調査");
+        assert_eq!(file_stem("\"; /?"), "project");
+        assert!(file_stem(&"a b ".repeat(100)).chars().count() <= 60);
     }
 }

@@ -10,6 +10,8 @@ use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use quick_xml::{NsReader, XmlVersion};
 
+use super::xml_safe;
+
 pub const NAMESPACE: &str = "urn:QDA-XML:project:1.0";
 
 /// A code of the codebook, with the codes under it.
@@ -68,19 +70,6 @@ pub struct Project {
     pub sources: Vec<TextSource>,
     /// Sources of other kinds (PDF, picture, audio, video), which Insight does not read.
     pub other_sources: usize,
-}
-
-/// XML 1.0 holds no control characters but tab and line breaks.
-fn xml_safe(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() && !matches!(c, '\t' | '\n' | '\r') {
-                ' '
-            } else {
-                c
-            }
-        })
-        .collect()
 }
 
 struct Out(Writer<Vec<u8>>);
