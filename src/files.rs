@@ -13,13 +13,13 @@ use std::time::Duration;
 use anyhow::Context;
 use bytes::Bytes;
 use futures_util::stream::{BoxStream, StreamExt, TryStreamExt};
-use object_store::aws::AmazonS3Builder;
-use object_store::buffered::BufWriter;
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::local::LocalFileSystem;
 use object_store::path::Path as Key;
 use object_store::prefix::PrefixStore;
-use object_store::{ClientOptions, GetOptions, GetRange, ObjectStore, ObjectStoreExt, RetryConfig};
-use tokio::io::AsyncWriteExt;
+use object_store::{
+    ClientConfigKey, GetOptions, GetRange, MultipartUpload, ObjectStore, ObjectStoreExt, PutPayload, RetryConfig,
+};
 
 use crate::config::{StorageSettings, StorageUrl};
 use crate::error::ApiError;
@@ -33,6 +33,8 @@ const PARTS_AT_ONCE: usize = 2;
 #[derive(Clone)]
 pub struct Files {
     store: Arc<dyn ObjectStore>,
+    /// The same store, for reading recordings out (which may take long).
+    reader: Arc<dyn ObjectStore>,
     /// The folder, when the store is one: a recording is renamed into it, not copied.
     folder: Option<PathBuf>,
     /// Where the store is, for messages (never a credential).
@@ -79,7 +81,9 @@ impl Files {
             Some(StorageUrl::S3 { bucket, prefix }) => {
                 let mut builder = AmazonS3Builder::from_env().with_bucket_name(bucket);
                 if let Some(endpoint) = &settings.s3_endpoint {
-                    builder = builder.with_endpoint(endpoint);
+                    // S3-compatible servers (MinIO, moto, Ceph) answer at the endpoint's own
+                    // host, with the bucket in the path.
+                    builder = builder.with_endpoint(endpoint).with_virtual_hosted_style_request(false);
                 }
                 if let Some(region) = &settings.s3_region {
                     builder = builder.with_region(region);
@@ -90,10 +94,14 @@ impl Files {
                 if let Some(secret) = &settings.s3_secret_access_key {
                     builder = builder.with_secret_access_key(secret.expose());
                 }
-                if settings.s3_endpoint.is_some() {
-                    // S3-compatible servers (MinIO, moto, Ceph) answer at the endpoint's own
-                    // host, with the bucket in the path.
-                    builder = builder.with_virtual_hosted_style_request(false);
+                // An endpoint of plain http (a server on the same host or network), whether
+                // it came from INSIGHT_S3_ENDPOINT or AWS_ENDPOINT_URL; AWS_ALLOW_HTTP is
+                // otherwise left as the environment says.
+                if builder
+                    .get_config_value(&AmazonS3ConfigKey::Endpoint)
+                    .is_some_and(|endpoint| endpoint.starts_with("http://"))
+                {
+                    builder = builder.with_allow_http(true);
                 }
                 // A bucket that does not answer fails an upload within seconds (a 503 to the
                 // uploader), rather than holding it for minutes of retries.
@@ -102,26 +110,30 @@ impl Files {
                     retry_timeout: Duration::from_secs(10),
                     ..RetryConfig::default()
                 };
-                let plain_http = settings
-                    .s3_endpoint
-                    .as_deref()
-                    .is_some_and(|e| e.starts_with("http://"));
-                let client = ClientOptions::new()
-                    .with_allow_http(plain_http)
-                    .with_connect_timeout(Duration::from_secs(5))
-                    .with_timeout(Duration::from_secs(300));
-                let s3 = builder
+                let builder = builder
                     .with_retry(retry)
-                    .with_client_options(client)
-                    .build()
-                    .with_context(|| format!("cannot use the bucket {bucket} (INSIGHT_STORAGE_URL)"))?;
-                let store: Arc<dyn ObjectStore> = if prefix.is_empty() {
-                    Arc::new(s3)
+                    .with_config(AmazonS3ConfigKey::Client(ClientConfigKey::ConnectTimeout), "5s");
+                let open = |timeout: &str| {
+                    builder
+                        .clone()
+                        .with_config(AmazonS3ConfigKey::Client(ClientConfigKey::Timeout), timeout)
+                        .build()
+                        .with_context(|| format!("cannot use the bucket {bucket} (INSIGHT_STORAGE_URL)"))
+                };
+                // The timeout covers a whole request, body included: a part sent is bounded
+                // tightly, while a recording read out to a slow listener or provider may take long.
+                let (writes, reads) = (open("300s")?, open("6h")?);
+                let (store, reader): (Arc<dyn ObjectStore>, Arc<dyn ObjectStore>) = if prefix.is_empty() {
+                    (Arc::new(writes), Arc::new(reads))
                 } else {
-                    Arc::new(PrefixStore::new(s3, prefix.as_str()))
+                    (
+                        Arc::new(PrefixStore::new(writes, prefix.as_str())),
+                        Arc::new(PrefixStore::new(reads, prefix.as_str())),
+                    )
                 };
                 Ok(Self {
                     store,
+                    reader,
                     folder: None,
                     place: format!("s3://{bucket}/{prefix}"),
                 })
@@ -135,8 +147,10 @@ impl Files {
             .with_context(|| format!("cannot create the data folder {}", folder.display()))?;
         let store = LocalFileSystem::new_with_prefix(folder)
             .with_context(|| format!("cannot use the folder {}", folder.display()))?;
+        let store: Arc<dyn ObjectStore> = Arc::new(store);
         Ok(Self {
-            store: Arc::new(store),
+            reader: store.clone(),
+            store,
             folder: Some(folder.to_path_buf()),
             place: folder.display().to_string(),
         })
@@ -148,43 +162,45 @@ impl Files {
     }
 
     /// Moves the local file at `path` (an upload) into the store as `key`. Either the
-    /// whole file is there afterwards or nothing is: a failed multipart upload is aborted.
+    /// whole file is there afterwards or nothing is: a multipart upload that fails, or
+    /// whose request is dropped, is aborted.
     pub async fn keep(&self, path: &Path, key: &str) -> Result<(), ApiError> {
         if let Some(folder) = &self.folder {
-            let target = folder.join(key);
-            if let Some(parent) = target.parent() {
-                tokio::fs::create_dir_all(parent)
-                    .await
-                    .with_context(|| format!("cannot create the folder {}", parent.display()))?;
-            }
-            tokio::fs::rename(path, &target)
-                .await
-                .with_context(|| format!("cannot move the upload into {}", target.display()))?;
-            // The rename itself must survive a crash, like the record that will point at it.
-            if let Some(parent) = target.parent()
-                && let Ok(dir) = std::fs::File::open(parent)
-            {
-                let _ = dir.sync_all();
-            }
-            return Ok(());
+            return Ok(move_into(path, &folder.join(key)).await?);
         }
+        let stored = self.send(path, &Key::from(key)).await;
+        stored.map_err(|error| {
+            tracing::warn!(error = %format!("{error:#}"), store = %self.place, "a recording could not be stored");
+            self.unavailable()
+        })
+    }
+
+    /// Sends the file at `path` to the bucket: in one request when it fits in a part, else
+    /// as a multipart upload of `PARTS_AT_ONCE` parts at a time.
+    async fn send(&self, path: &Path, key: &Key) -> anyhow::Result<()> {
         let mut file = tokio::fs::File::open(path)
             .await
             .context("cannot read the upload back")?;
-        let mut writer = BufWriter::with_capacity(self.store.clone(), Key::from(key), PART_BYTES)
-            .with_max_concurrency(PARTS_AT_ONCE);
-        let stored = match tokio::io::copy(&mut file, &mut writer).await {
-            // Finishing completes the upload, or aborts it when it fails.
-            Ok(_) => writer.shutdown().await,
-            Err(error) => {
-                let _ = writer.abort().await;
-                Err(error)
-            }
+        let first = next_part(&mut file).await?;
+        if first.len() < PART_BYTES {
+            self.store.put(key, PutPayload::from(first)).await?;
+            return Ok(());
+        }
+        let mut upload = Unfinished(Some(self.store.put_multipart(key).await?));
+        let sent = match upload.0.as_mut() {
+            Some(parts) => send_parts(parts.as_mut(), &mut file, first).await,
+            None => Ok(()),
         };
-        stored.map_err(|error| {
-            tracing::warn!(error = %error, store = %self.place, "a recording could not be stored");
-            self.unavailable()
-        })
+        let Some(mut parts) = upload.0.take() else {
+            return sent;
+        };
+        if sent.is_err() {
+            // Awaited here, so that the failure answered leaves nothing behind.
+            if let Err(error) = parts.abort().await {
+                tracing::warn!(error = %error, "an unfinished upload could not be aborted");
+            }
+        }
+        sent
     }
 
     fn unavailable(&self) -> ApiError {
@@ -198,7 +214,7 @@ impl Files {
             ..GetOptions::default()
         };
         let got = self
-            .store
+            .reader
             .get_opts(&Key::from(key), options)
             .await
             .map_err(|error| self.read_error(error))?;
@@ -250,6 +266,90 @@ impl Files {
         }
         Ok(found)
     }
+}
+
+/// A multipart upload not yet completed: aborted when dropped (it failed, or the request
+/// that made it went away), so that no parts are left in the bucket unseen.
+struct Unfinished(Option<Box<dyn MultipartUpload>>);
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        if let Some(mut upload) = self.0.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move {
+                if let Err(error) = upload.abort().await {
+                    tracing::warn!(error = %error, "an unfinished upload could not be aborted");
+                }
+            });
+        }
+    }
+}
+
+/// The parts of a multipart upload, `first` and the rest of `file`, `PARTS_AT_ONCE` at a
+/// time, then the upload completed.
+async fn send_parts(
+    upload: &mut dyn MultipartUpload,
+    file: &mut tokio::fs::File,
+    first: Vec<u8>,
+) -> anyhow::Result<()> {
+    let mut sending = futures_util::stream::FuturesUnordered::new();
+    let mut part = first;
+    while !part.is_empty() {
+        sending.push(upload.put_part(PutPayload::from(part)));
+        while sending.len() >= PARTS_AT_ONCE {
+            sending.next().await.transpose()?;
+        }
+        part = next_part(file).await?;
+    }
+    while let Some(sent) = sending.next().await {
+        sent?;
+    }
+    upload.complete().await?;
+    Ok(())
+}
+
+/// The next part of `file`: `PART_BYTES`, or what is left (nothing at its end).
+async fn next_part(file: &mut tokio::fs::File) -> anyhow::Result<Vec<u8>> {
+    use tokio::io::AsyncReadExt;
+    let mut part = Vec::with_capacity(PART_BYTES);
+    file.take(PART_BYTES as u64)
+        .read_to_end(&mut part)
+        .await
+        .context("cannot read the upload back")?;
+    Ok(part)
+}
+
+/// Moves the file at `from` to `to`, durably: renamed, or copied where the two are on
+/// different file systems (a shared folder mounted elsewhere).
+async fn move_into(from: &Path, to: &Path) -> anyhow::Result<()> {
+    let parent = to.parent().context("a file's place has a folder")?;
+    tokio::fs::create_dir_all(parent)
+        .await
+        .with_context(|| format!("cannot create the folder {}", parent.display()))?;
+    match tokio::fs::rename(from, to).await {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::CrossesDevices => {
+            // Copied beside its place first, so that the file appears there whole or not at all.
+            let beside = parent.join(format!(".{}.part", uuid::Uuid::new_v4()));
+            let copied = async {
+                tokio::fs::copy(from, &beside).await?;
+                tokio::fs::File::open(&beside).await?.sync_all().await?;
+                tokio::fs::rename(&beside, to).await
+            };
+            if let Err(error) = copied.await {
+                let _ = tokio::fs::remove_file(&beside).await;
+                return Err(error).with_context(|| format!("cannot copy the upload into {}", to.display()));
+            }
+            let _ = tokio::fs::remove_file(from).await;
+        }
+        Err(error) => return Err(error).with_context(|| format!("cannot move the upload into {}", to.display())),
+    }
+    // The move itself must survive a crash, like the record that will point at it.
+    if let Ok(dir) = std::fs::File::open(parent) {
+        let _ = dir.sync_all();
+    }
+    Ok(())
 }
 
 /// The one byte range a `Range` header asks of a file of `size` bytes: `None` to send it

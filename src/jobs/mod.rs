@@ -32,6 +32,9 @@ pub enum JobError {
     Transient(String),
     /// Will not get better by trying again.
     Permanent(String),
+    /// Something of the service's own (the file store) does not answer: a record's job
+    /// waits for it without using up an attempt, however long it is down.
+    Waiting(String),
 }
 
 impl From<anyhow::Error> for JobError {
@@ -208,12 +211,19 @@ async fn run(context: &Context, job: Job, report: Option<ReportWork>, lease: chr
     let record_job = job.kind == JobKind::ProcessRecord;
     let result = match &outcome {
         Ok(()) => "done",
-        Err(JobError::Transient(_)) if job.attempts < max_attempts => "retried",
+        Err(JobError::Waiting(_)) if record_job => "waiting",
+        Err(JobError::Transient(_) | JobError::Waiting(_)) if job.attempts < max_attempts => "retried",
         Err(_) => "failed",
     };
     let settled = match outcome {
         Ok(()) => Ok(true),
-        Err(JobError::Transient(reason)) if job.attempts < max_attempts => {
+        Err(JobError::Waiting(reason)) if record_job => {
+            let delay = backoff(context.settings.jobs.job_retry_base_seconds, 1);
+            tracing::warn!(job = %job.id, kind = %job.kind, %reason, retry_in = ?delay, "job waits for the file store");
+            let run_at = crate::domain::now() + chrono::Duration::from_std(delay).unwrap_or_default();
+            context.store.wait_record_job(&job, run_at).await
+        }
+        Err(JobError::Transient(reason) | JobError::Waiting(reason)) if job.attempts < max_attempts => {
             let delay = backoff(context.settings.jobs.job_retry_base_seconds, job.attempts);
             tracing::warn!(job = %job.id, kind = %job.kind, attempt = job.attempts, %reason, retry_in = ?delay, "job failed; will retry");
             let run_at = crate::domain::now() + chrono::Duration::from_std(delay).unwrap_or_default();
@@ -225,7 +235,7 @@ async fn run(context: &Context, job: Job, report: Option<ReportWork>, lease: chr
                 context.store.retry_job(&job, run_at, &reason).await
             }
         }
-        Err(JobError::Transient(reason) | JobError::Permanent(reason)) => {
+        Err(JobError::Transient(reason) | JobError::Permanent(reason) | JobError::Waiting(reason)) => {
             tracing::warn!(job = %job.id, kind = %job.kind, attempt = job.attempts, %reason, "job failed for good");
             if record_job {
                 context.store.fail_record_job(&job, &reason).await

@@ -194,10 +194,10 @@ fn job_error(error: SttError) -> JobError {
 }
 
 /// The record's recording from the file store, to send to the provider: one that is gone
-/// fails the record, a store that does not answer is tried again.
+/// fails the record; while the store does not answer, the record waits for it.
 async fn recording(context: &Context, media_path: &str) -> Result<crate::files::Reading, JobError> {
     context.files.read(media_path, None).await.map_err(|error| match error {
         crate::files::FileError::Missing => JobError::Permanent("The uploaded recording is missing.".to_owned()),
-        crate::files::FileError::Unavailable(reason) => JobError::Transient(reason),
+        crate::files::FileError::Unavailable(reason) => JobError::Waiting(reason),
     })
 }

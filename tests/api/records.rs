@@ -825,7 +825,13 @@ async fn deleting_a_record_removes_it_and_strangers_never_see_it() {
 /// `verbose_json` transcript of two segments.
 pub(crate) async fn stt_stub() -> (SocketAddr, OpenAiStub) {
     let (addr, stub) = OpenAiStub::start().await;
-    stub.answer(Reply::body(json!({
+    stub.answer(stt_reply());
+    (addr, stub)
+}
+
+/// The stub's transcript of two segments.
+pub(crate) fn stt_reply() -> Reply {
+    Reply::body(json!({
         "task": "transcribe",
         "language": "english",
         "duration": 9.5,
@@ -834,8 +840,7 @@ pub(crate) async fn stt_stub() -> (SocketAddr, OpenAiStub) {
             { "id": 0, "seek": 0, "start": 0.0, "end": 2.4, "text": " How did onboarding go?", "tokens": [1], "temperature": 0.0, "avg_logprob": -0.2, "compression_ratio": 1.1, "no_speech_prob": 0.01 },
             { "id": 1, "seek": 0, "start": 2.9, "end": 9.5, "text": " It was confusing at first.", "tokens": [2], "temperature": 0.0, "avg_logprob": -0.2, "compression_ratio": 1.1, "no_speech_prob": 0.01 }
         ]
-    })));
-    (addr, stub)
+    }))
 }
 
 /// A short but real WAV file: 16 kHz mono, 0.1 s of silence.

@@ -8,18 +8,20 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use insight::config::StorageUrl;
 use reqwest::StatusCode;
 use reqwest::header::{COOKIE, RANGE};
 use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::console_pages::sign_in;
 use crate::exports::tool;
-use crate::records::{stt_stub, upload, wait_for, wav};
+use crate::openai_stub::Reply;
+use crate::records::{stt_reply, stt_stub, upload, wait_for, wav};
 use crate::support::TestApp;
 
 const BUCKET: &str = "insight-recordings";
@@ -75,6 +77,20 @@ impl Moto {
             .collect()
     }
 
+    /// The multipart uploads begun and neither completed nor aborted (ListMultipartUploads).
+    async fn unfinished_uploads(&self) -> Vec<String> {
+        let xml = reqwest::get(format!("http://{}/{BUCKET}?uploads", self.addr))
+            .await
+            .expect("list")
+            .text()
+            .await
+            .expect("xml");
+        xml.split("<UploadId>")
+            .skip(1)
+            .filter_map(|rest| rest.split_once("</UploadId>").map(|(id, _)| id.to_owned()))
+            .collect()
+    }
+
     /// An object's bytes, read as another client of the bucket would (signed).
     async fn object(&self, key: &str) -> Vec<u8> {
         let mut settings = insight::Settings::for_database("sqlite://unused.db");
@@ -90,12 +106,16 @@ impl Moto {
 }
 
 /// A switch on the line to the bucket: a TCP relay that, when off, refuses new
-/// connections and cuts the ones open, as a bucket that went away does.
+/// connections and cuts the ones open, as a bucket that went away does. With a limit, it
+/// cuts each connection that sends more than that many bytes up (a line that drops
+/// every large request, while small ones get through).
 #[derive(Clone)]
 struct Switch {
     addr: SocketAddr,
     on: Arc<AtomicBool>,
     generation: Arc<tokio::sync::watch::Sender<u64>>,
+    /// The most a connection may send up; 0 for no limit.
+    limit: Arc<AtomicU64>,
 }
 
 impl Switch {
@@ -108,6 +128,7 @@ impl Switch {
             addr,
             on,
             generation: Arc::new(generation),
+            limit: Arc::new(AtomicU64::new(0)),
         };
         let relay = switch.clone();
         tokio::spawn(async move {
@@ -117,12 +138,30 @@ impl Switch {
                     continue;
                 }
                 let mut cut = relay.generation.subscribe();
+                let limit = relay.limit.load(Ordering::SeqCst);
                 tokio::spawn(async move {
                     let Ok(mut outbound) = TcpStream::connect(target).await else {
                         return;
                     };
+                    let (mut from_client, mut to_client) = inbound.split();
+                    let (mut from_bucket, mut to_bucket) = outbound.split();
+                    let up = async {
+                        let mut sent = 0u64;
+                        let mut buffer = vec![0u8; 64 * 1024];
+                        loop {
+                            let n = from_client.read(&mut buffer).await.unwrap_or(0);
+                            sent += n as u64;
+                            if n == 0 || (limit > 0 && sent > limit) {
+                                return;
+                            }
+                            if to_bucket.write_all(&buffer[..n]).await.is_err() {
+                                return;
+                            }
+                        }
+                    };
                     tokio::select! {
-                        _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                        () = up => {}
+                        _ = tokio::io::copy(&mut from_bucket, &mut to_client) => {}
                         _ = cut.changed() => {}
                     }
                 });
@@ -136,6 +175,11 @@ impl Switch {
         if !on {
             self.generation.send_modify(|n| *n += 1);
         }
+    }
+
+    /// From now on, cuts each new connection once it has sent more than `bytes` up.
+    fn limit_requests(&self, bytes: u64) {
+        self.limit.store(bytes, Ordering::SeqCst);
     }
 }
 
@@ -344,5 +388,93 @@ async fn a_bucket_that_does_not_answer_makes_an_upload_a_503_that_leaves_nothing
     let id = record["id"].as_str().expect("id");
     wait_for(&app, &ann, id, &["Finished"]).await;
     assert_eq!(moto.keys("media/").await.len(), 1);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn a_transcription_waits_for_a_bucket_that_went_away_however_long_it_is_gone() {
+    let Some(moto) = Moto::start().await else { return };
+    let switch = Switch::to(moto.addr).await;
+    let (stt, stub) = stt_stub().await;
+    // The provider's first answer is a hiccup, and the bucket goes away with it: the retry
+    // finds the recording unreadable.
+    let calls = Arc::new(AtomicUsize::new(0));
+    let (cut, counted) = (switch.clone(), calls.clone());
+    stub.respond(move |_| {
+        if counted.fetch_add(1, Ordering::SeqCst) == 0 {
+            cut.set(false);
+            Reply::status(503)
+        } else {
+            stt_reply()
+        }
+    });
+    let app = TestApp::start_with(|settings| {
+        in_bucket(settings, switch.addr, "");
+        settings.speech.stt_base_url = Some(format!("http://{stt}/v1"));
+        // One more attempt only: a wait for the bucket must not use attempts up.
+        settings.jobs.job_max_attempts = 2;
+        settings.jobs.job_retry_base_seconds = 0.2;
+    })
+    .await;
+    let ann = app.user().await;
+    let project = app.project(&ann, "Calls").await;
+    let (status, record) = upload(&app, &ann, &project, "call.wav", "audio/wav", wav(), None).await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    let id = record["id"].as_str().expect("id").to_owned();
+    // Long enough for many more reads than attempts allow, each finding no bucket.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let (_, read) = app.get(&format!("/insight/{id}/"), &ann).await;
+    assert_ne!(read["status"], "Error", "{read}");
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        1,
+        "nothing is sent while the bucket is away"
+    );
+    switch.set(true);
+    wait_for(&app, &ann, &id, &["Finished"]).await;
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+    app.stop().await;
+}
+
+/// A WAV of `seconds` of silence: 16 kHz mono, 32 000 bytes a second.
+fn long_wav(seconds: u32) -> Vec<u8> {
+    let mut bytes = wav();
+    let samples = 16_000 * seconds;
+    bytes[4..8].copy_from_slice(&(36 + samples * 2).to_le_bytes());
+    bytes[40..44].copy_from_slice(&(samples * 2).to_le_bytes());
+    bytes.resize(44 + samples as usize * 2, 0);
+    bytes
+}
+
+#[tokio::test]
+async fn a_large_recording_goes_up_in_parts_and_a_failed_upload_leaves_no_parts_behind() {
+    let Some(moto) = Moto::start().await else { return };
+    let switch = Switch::to(moto.addr).await;
+    let (stt, _stub) = stt_stub().await;
+    let app = TestApp::start_with(|settings| {
+        in_bucket(settings, switch.addr, "");
+        settings.speech.stt_base_url = Some(format!("http://{stt}/v1"));
+    })
+    .await;
+    let ann = app.user().await;
+    let project = app.project(&ann, "Long calls").await;
+    // Three parts of a multipart upload: 8 MiB, 8 MiB and the rest.
+    let audio = long_wav(560);
+    assert!(audio.len() > 17 * 1024 * 1024);
+    let (status, record) = upload(&app, &ann, &project, "long.wav", "audio/wav", audio.clone(), None).await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    let keys = moto.keys("media/").await;
+    assert_eq!(keys.len(), 1, "{keys:?}");
+    assert!(moto.object(&keys[0]).await == audio, "the recording, byte for byte");
+    assert!(moto.unfinished_uploads().await.is_empty());
+
+    // The line drops every request carrying a part: the upload fails, is aborted, and
+    // the bucket holds neither an object nor parts.
+    switch.limit_requests(1024 * 1024);
+    let (status, body) = upload(&app, &ann, &project, "again.wav", "audio/wav", audio, None).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert_eq!(moto.keys("media/").await.len(), 1);
+    let unfinished = moto.unfinished_uploads().await;
+    assert!(unfinished.is_empty(), "parts left behind: {unfinished:?}");
     app.stop().await;
 }
