@@ -1,6 +1,7 @@
 //! Project reports: what a report is made from, and its generation's life (queued,
 //! regenerated, cancelled); the writing itself is `jobs::reports`.
 
+use serde_json::json;
 use uuid::Uuid;
 
 use crate::accounts::access;
@@ -11,7 +12,7 @@ use crate::domain::patch::Patch;
 use crate::domain::report::{ReasoningMode, Report, ReportCreateFields, ReportStatus};
 use crate::domain::usage::Estimate;
 use crate::domain::workspace::Need;
-use crate::error::{ApiError, ApiResult, UnknownReferences};
+use crate::error::{ApiError, ApiResult, UnknownReferences, ValidationIssue};
 use crate::quota::Counted;
 use crate::services::Services;
 use crate::store::{GenerationRefused, MaterialRow, NewReport, ReportChanges, Store, Target};
@@ -57,6 +58,18 @@ pub async fn create(
     // while the rest are checked. The write is left out: creations that reach it
     // together share a commit.
     access::require(&services.store, owner_id, Target::Project(project_id), Need::Write).await?;
+    // The JSON door's schema says this too; the console and MCP doors have none.
+    if let Some(language) = &body.report_language
+        && !(language.len() == 2 && language.bytes().all(|b| b.is_ascii_lowercase()))
+    {
+        return Err(ApiError::validation(vec![
+            ValidationIssue::value_error(
+                vec![json!("body"), json!("report_language")],
+                "a report's language is a two-letter ISO 639-1 code in lower case, such as en",
+            )
+            .with_input(json!(language)),
+        ]));
+    }
     crate::trust::require_project_budget(services, project_id).await?;
     let intake = services.report_intake.acquire().await.map_err(anyhow::Error::from)?;
     let Some(project_name) = services.store.project_name(owner_id, project_id).await? else {

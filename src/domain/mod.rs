@@ -63,3 +63,16 @@ macro_rules! string_enum {
     };
 }
 pub(crate) use string_enum;
+
+/// NUL characters leave a body's strings, at every door: no database stores one in text
+/// (PostgreSQL refuses it), and it means nothing there. The JSON door drops them after
+/// its schema's checks, which count them as the document says.
+pub fn drop_nul(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::String(text) if text.contains('\0') => text.retain(|c| c != '\0'),
+        Value::Array(items) => items.iter_mut().for_each(drop_nul),
+        Value::Object(fields) => fields.values_mut().for_each(drop_nul),
+        _ => {}
+    }
+}

@@ -69,7 +69,7 @@ pub struct Wire {
 }
 
 /// Serves `app` on `listener` until `shutdown` completes, then waits for the requests in
-/// flight.
+/// flight, for `SHUTDOWN_GRACE` at most.
 pub async fn serve(listener: TcpListener, app: Router, wire: Wire, shutdown: impl Future<Output = ()>) {
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new()).header_read_timeout(HEAD_TIMEOUT);
@@ -100,8 +100,15 @@ pub async fn serve(listener: TcpListener, app: Router, wire: Wire, shutdown: imp
         });
     }
     drop(listener);
-    graceful.shutdown().await;
+    // A request that would keep the service up for long (a stream, an MCP call waiting for
+    // its report) is cut after the grace; its work goes on after the restart.
+    if tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown()).await.is_err() {
+        tracing::warn!(grace = ?SHUTDOWN_GRACE, "requests still open at shutdown were cut");
+    }
 }
+
+/// How long a stopping service waits for the requests in flight.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// The router for one connection's requests, each told the peer's and the client's
 /// address, with its body paced.

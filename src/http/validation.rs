@@ -56,7 +56,7 @@ where
     if !issues.is_empty() {
         return Err(ApiError::validation(issues));
     }
-    drop_nul(&mut value);
+    crate::domain::drop_nul(&mut value);
     // The schema has passed; what serde still refuses (a number beyond 64 bits where no
     // bound is documented) is told at its place.
     serde_path_to_error::deserialize(value).map_err(|error| {
@@ -91,18 +91,6 @@ fn whole_numbers(value: &mut Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(whole_numbers),
         Value::Object(fields) => fields.values_mut().for_each(whole_numbers),
-        _ => {}
-    }
-}
-
-/// NUL characters leave a valid body's strings: no database stores one in text
-/// (PostgreSQL refuses it), and it means nothing there. They are dropped after the
-/// schema's checks, which count them as the document says.
-fn drop_nul(value: &mut Value) {
-    match value {
-        Value::String(text) if text.contains('\0') => text.retain(|c| c != '\0'),
-        Value::Array(items) => items.iter_mut().for_each(drop_nul),
-        Value::Object(fields) => fields.values_mut().for_each(drop_nul),
         _ => {}
     }
 }
@@ -424,7 +412,7 @@ mod tests {
     fn nul_characters_are_dropped_and_whole_numbers_are_integers() {
         let mut value = json!({"title": "a\0b", "tags": ["ok", "x\0"], "n": 1, "w": 3.0, "f": 1.5, "big": 1e30});
         whole_numbers(&mut value);
-        drop_nul(&mut value);
+        crate::domain::drop_nul(&mut value);
         assert_eq!(
             value,
             json!({"title": "ab", "tags": ["ok", "x"], "n": 1, "w": 3, "f": 1.5, "big": 1e30})

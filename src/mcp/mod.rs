@@ -142,7 +142,33 @@ async fn authenticate(State(services): State<Services>, mut request: Request, ne
         user_id: holder.user.id,
         may_write,
     });
-    next.run(request).await
+    let (parts, body) = request.into_parts();
+    let body = match axum::body::to_bytes(body, BODY_LIMIT).await {
+        Ok(bytes) => without_nul(bytes),
+        Err(_) => {
+            return ApiError::PayloadTooLarge(format!("An MCP message may be at most {BODY_LIMIT} bytes."))
+                .into_response();
+        }
+    };
+    next.run(Request::from_parts(parts, axum::body::Body::from(body))).await
+}
+
+/// The most an MCP message may hold, as the SDK allows.
+const BODY_LIMIT: usize = 4 * 1024 * 1024;
+
+/// A message with the NUL characters dropped from its strings, as the JSON API drops them
+/// from a body: no database keeps one in text.
+fn without_nul(bytes: axum::body::Bytes) -> axum::body::Bytes {
+    if !bytes.windows(6).any(|window| window == b"\\u0000") {
+        return bytes;
+    }
+    match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(mut message) => {
+            crate::domain::drop_nul(&mut message);
+            serde_json::to_vec(&message).map_or(bytes, axum::body::Bytes::from)
+        }
+        Err(_) => bytes,
+    }
 }
 
 /// The caller the token check put in the HTTP request the SDK hands on.

@@ -316,7 +316,9 @@ impl Insight {
             )]));
         }
         crate::error::check_lengths(&[("title", &title, 300)])?;
-        let preset_id = match (&args.preset_id, &args.prompts_ids) {
+        // An empty list of prompts means none chosen, as the JSON door's schema would say.
+        let prompts_ids = args.prompts_ids.filter(|ids| !ids.is_empty());
+        let preset_id = match (&args.preset_id, &prompts_ids) {
             (None, None) => self
                 .services
                 .store
@@ -329,7 +331,7 @@ impl Insight {
         };
         let fields = ReportCreateFields {
             title,
-            prompts_ids: args.prompts_ids,
+            prompts_ids,
             preset_id,
             records_ids: args.records_ids,
             category: None,
@@ -369,7 +371,12 @@ impl Insight {
                 // A client that stopped listening still gets the report at the end.
                 let _ = context.peer.notify_progress(note).await;
             }
-            tokio::time::sleep(WAIT_STEP).await;
+            // A client that went away (or a server stopping) ends the wait; the report is
+            // written all the same.
+            tokio::select! {
+                () = tokio::time::sleep(WAIT_STEP) => {}
+                () = context.ct.cancelled() => break,
+            }
         }
         self.report(caller, project_id, created.id).await
     }
