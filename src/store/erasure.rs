@@ -357,8 +357,10 @@ impl Store {
     /// Redacts a finished record for good, in one transaction: its utterances take the
     /// given speakers and texts (highlights follow their words), its name becomes `name`,
     /// its recording is dropped, and `conceal` rewrites its highlights' quotes and notes and
-    /// its chat threads (titles, messages, the quotes they cite); its persona is deleted and
-    /// written again, and the completed reports written from it are marked with `reason`.
+    /// its chat threads (titles, messages, the quotes they cite), the completed reports
+    /// written from it (marked with `reason`) with their earlier versions, and the turns of
+    /// the interview it came from (whose respondent's address is dropped); its persona is
+    /// deleted and written again.
     /// `None` when the record is not there.
     pub async fn redact_record(
         &self,
@@ -481,13 +483,57 @@ impl Store {
             .await?;
             for (report, records) in reports {
                 if records.0.is_empty() || records.0.contains(&record_id) {
-                    redacted.reports += sqlx::query("UPDATE reports SET stale_reason = $1 WHERE id = $2")
+                    // Marked for regeneration, and meanwhile concealed as the chats are: an
+                    // export or an archive of it names nobody the record no longer names.
+                    let (content,): (String,) = sqlx::query_as("SELECT content FROM reports WHERE id = $1")
+                        .bind(report)
+                        .fetch_one(&mut *conn)
+                        .await?;
+                    redacted.reports += sqlx::query("UPDATE reports SET stale_reason = $1, content = $2 WHERE id = $3")
                         .bind(reason)
+                        .bind(conceal(&content))
                         .bind(report)
                         .execute(&mut *conn)
                         .await?
                         .rows_affected();
+                    let versions: Vec<(i64, String)> =
+                        sqlx::query_as("SELECT version, content FROM report_versions WHERE report_id = $1")
+                            .bind(report)
+                            .fetch_all(&mut *conn)
+                            .await?;
+                    for (version, content) in versions {
+                        sqlx::query("UPDATE report_versions SET content = $1 WHERE report_id = $2 AND version = $3")
+                            .bind(conceal(&content))
+                            .bind(report)
+                            .bind(version)
+                            .execute(&mut *conn)
+                            .await?;
+                    }
                 }
+            }
+            // The AI-led interview the record came from: its turns are the same words.
+            let rooms: Vec<(Uuid,)> = sqlx::query_as("SELECT id FROM interview_rooms WHERE record_id = $1")
+                .bind(record_id)
+                .fetch_all(&mut *conn)
+                .await?;
+            for (room,) in rooms {
+                let turns: Vec<(i64, String)> =
+                    sqlx::query_as("SELECT position, text FROM interview_turns WHERE room_id = $1")
+                        .bind(room)
+                        .fetch_all(&mut *conn)
+                        .await?;
+                for (position, text) in turns {
+                    sqlx::query("UPDATE interview_turns SET text = $1 WHERE room_id = $2 AND position = $3")
+                        .bind(conceal(&text))
+                        .bind(room)
+                        .bind(position)
+                        .execute(&mut *conn)
+                        .await?;
+                }
+                sqlx::query("UPDATE interview_rooms SET respondent_email = NULL WHERE id = $1")
+                    .bind(room)
+                    .execute(&mut *conn)
+                    .await?;
             }
             Ok::<_, sqlx::Error>(Some(redacted))
         })?;

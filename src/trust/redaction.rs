@@ -21,9 +21,10 @@ const REASON: &str = "A record it was written from was redacted; generate it aga
 
 /// Redacts the record (writers): every personal value of its transcript, speakers and
 /// name becomes a placeholder (`[PERSON_1]`, numbered as model calls number them), its
-/// recording is deleted, its highlights and chat threads are rewritten alike, its persona
-/// is written again and the completed reports written from it are marked for
-/// regeneration. A record still being processed is a 409.
+/// recording is deleted, its highlights, chat threads and the turns of the AI-led
+/// interview it came from are rewritten alike, its persona is written again, and the
+/// completed reports written from it are rewritten alike (earlier versions too) and marked
+/// for regeneration. A record still being processed is a 409.
 pub async fn redact(services: &Services, actor: Actor, user_id: Uuid, record_id: Uuid) -> ApiResult<RedactionReceipt> {
     access::require(&services.store, user_id, Target::Record(record_id), Need::Write).await?;
     let store = &services.store;

@@ -1045,10 +1045,32 @@ async fn a_redacted_record_keeps_placeholders_for_good_and_what_came_from_it_fol
     assert_eq!(status, StatusCode::OK, "{answer}");
     let (status, _) = app.get(&format!("/insight/{record}/persona-report"), &owner).await;
     assert_eq!(status, StatusCode::OK);
-    let report = app.report(&owner, &project).await;
-    let report_path = format!("/projects/{project}/reports/{report}");
+    // A report on what the record talks of, so that it quotes the record.
+    let (status, prompt) = app
+        .post(
+            "/prompts/",
+            &owner,
+            json!({ "title": "Billing", "text": "What do customers say about invoices, cards and billing?" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{prompt}");
+    let (status, report) = app
+        .post(
+            &format!("/projects/{project}/reports"),
+            &owner,
+            json!({ "title": "Billing", "prompts_ids": [prompt["id"]] }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{report}");
+    let report_path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
     let generation = crate::generation::wait_generation(&app, &owner, &report_path, &["completed", "failed"]).await;
     assert_eq!(generation["status"], "completed");
+
+    let (_, written) = app.get(&report_path, &owner).await;
+    assert!(
+        VALUES.iter().any(|value| written.to_string().contains(value)),
+        "the report quotes the record: {written}"
+    );
 
     let viewer = app.user().await;
     app.store
@@ -1127,6 +1149,18 @@ async fn a_redacted_record_keeps_placeholders_for_good_and_what_came_from_it_fol
             .is_some_and(|r| r.contains("redacted")),
         "{marked}"
     );
+    // Until then, the report (and so its exports) names nobody the record no longer names.
+    let (status, _, markdown) =
+        crate::exchange::download(&app, &owner, &format!("{report_path}/export?format=md")).await;
+    assert_eq!(status, StatusCode::OK);
+    let markdown = String::from_utf8_lossy(&markdown);
+    for value in VALUES {
+        assert!(
+            !marked.to_string().contains(value),
+            "{value} is still in the report: {marked}"
+        );
+        assert!(!markdown.contains(value), "{value} is still in its export: {markdown}");
+    }
     let (status, _) = app.post(&format!("{report_path}/regenerate"), &owner, json!({})).await;
     assert_eq!(status, StatusCode::ACCEPTED);
     crate::generation::wait_generation(&app, &owner, &report_path, &["completed", "failed"]).await;
