@@ -4,7 +4,9 @@
 //! bucket and played back in ranges; it survives a restart; a second instance with a data
 //! folder of its own serves and transcribes what the first took in; the bucket cut off
 //! (a switch between Insight and moto) makes an upload a 503 that leaves nothing behind,
-//! and uploads work again once it answers.
+//! and uploads work again once it answers; a large recording goes up in parts, and a
+//! failed multipart upload is aborted; a queued transcription waits for the bucket. A
+//! folder on another file system than the data folder (`/dev/shm`) takes recordings too.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -476,5 +478,43 @@ async fn a_large_recording_goes_up_in_parts_and_a_failed_upload_leaves_no_parts_
     assert_eq!(moto.keys("media/").await.len(), 1);
     let unfinished = moto.unfinished_uploads().await;
     assert!(unfinished.is_empty(), "parts left behind: {unfinished:?}");
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn recordings_kept_in_a_folder_on_another_file_system_arrive_whole() {
+    use std::os::unix::fs::MetadataExt;
+    // /dev/shm is a tmpfs: another file system than the test's data folder, as a network
+    // share mounted for INSIGHT_STORAGE_URL would be.
+    let Ok(shared) = tempfile::tempdir_in("/dev/shm") else {
+        eprintln!("SKIPPED: no /dev/shm to keep recordings on another file system");
+        return;
+    };
+    let (stt, _stub) = stt_stub().await;
+    let folder = shared.path().to_path_buf();
+    let app = TestApp::start_with(|settings| {
+        settings.storage.storage_url = Some(StorageUrl::Folder(folder.clone()));
+        settings.speech.stt_base_url = Some(format!("http://{stt}/v1"));
+    })
+    .await;
+    let device = |path: &std::path::Path| std::fs::metadata(path).expect("metadata").dev();
+    if device(&app.data_dir) == device(&folder) {
+        eprintln!("SKIPPED: the data folder is on /dev/shm's file system");
+        app.stop().await;
+        return;
+    }
+    let ann = app.user().await;
+    let project = app.project(&ann, "Calls").await;
+    let audio = wav();
+    let (status, record) = upload(&app, &ann, &project, "call.wav", "audio/wav", audio.clone(), None).await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    wait_for(&app, &ann, record["id"].as_str().expect("id"), &["Finished"]).await;
+    let kept: Vec<_> = std::fs::read_dir(folder.join("media"))
+        .expect("the media folder")
+        .map(|entry| entry.expect("entry").path())
+        .collect();
+    assert_eq!(kept.len(), 1, "one recording, no copy left beside it: {kept:?}");
+    assert_eq!(std::fs::read(&kept[0]).expect("read"), audio);
+    assert!(data_files(&app.data_dir).is_empty(), "{:?}", data_files(&app.data_dir));
     app.stop().await;
 }
