@@ -22,7 +22,7 @@ use tokio::net::{TcpListener, TcpStream};
 
 use crate::console_pages::sign_in;
 use crate::exports::tool;
-use crate::openai_stub::Reply;
+use crate::openai_stub::{OpenAiStub, Reply};
 use crate::records::{stt_reply, stt_stub, upload, wait_for, wav};
 use crate::support::TestApp;
 
@@ -345,16 +345,28 @@ async fn recordings_live_in_the_bucket_across_a_restart_and_a_second_instance() 
     app.stop().await;
 }
 
-#[tokio::test]
-async fn a_bucket_that_does_not_answer_makes_an_upload_a_503_that_leaves_nothing_and_then_recovers() {
-    let Some(moto) = Moto::start().await else { return };
+/// moto behind a switch, and an instance keeping its recordings there (configured
+/// further by `configure`), transcribed by the stub; `None` where moto is not installed.
+async fn behind_a_switch(
+    configure: impl FnOnce(&mut insight::Settings),
+) -> Option<(Moto, Switch, OpenAiStub, TestApp)> {
+    let moto = Moto::start().await?;
     let switch = Switch::to(moto.addr).await;
-    let (stt, _stub) = stt_stub().await;
+    let (stt, stub) = stt_stub().await;
     let app = TestApp::start_with(|settings| {
         in_bucket(settings, switch.addr, "");
         settings.speech.stt_base_url = Some(format!("http://{stt}/v1"));
+        configure(settings);
     })
     .await;
+    Some((moto, switch, stub, app))
+}
+
+#[tokio::test]
+async fn a_bucket_that_does_not_answer_makes_an_upload_a_503_that_leaves_nothing_and_then_recovers() {
+    let Some((moto, switch, _stub, app)) = behind_a_switch(|_| {}).await else {
+        return;
+    };
     let ann = app.user().await;
     let project = app.project(&ann, "Calls").await;
     let audio = wav();
@@ -395,9 +407,15 @@ async fn a_bucket_that_does_not_answer_makes_an_upload_a_503_that_leaves_nothing
 
 #[tokio::test]
 async fn a_transcription_waits_for_a_bucket_that_went_away_however_long_it_is_gone() {
-    let Some(moto) = Moto::start().await else { return };
-    let switch = Switch::to(moto.addr).await;
-    let (stt, stub) = stt_stub().await;
+    let Some((_moto, switch, stub, app)) = behind_a_switch(|settings| {
+        // One more attempt only: a wait for the bucket must not use attempts up.
+        settings.jobs.job_max_attempts = 2;
+        settings.jobs.job_retry_base_seconds = 0.2;
+    })
+    .await
+    else {
+        return;
+    };
     // The provider's first answer is a hiccup, and the bucket goes away with it: the retry
     // finds the recording unreadable.
     let calls = Arc::new(AtomicUsize::new(0));
@@ -410,14 +428,6 @@ async fn a_transcription_waits_for_a_bucket_that_went_away_however_long_it_is_go
             stt_reply()
         }
     });
-    let app = TestApp::start_with(|settings| {
-        in_bucket(settings, switch.addr, "");
-        settings.speech.stt_base_url = Some(format!("http://{stt}/v1"));
-        // One more attempt only: a wait for the bucket must not use attempts up.
-        settings.jobs.job_max_attempts = 2;
-        settings.jobs.job_retry_base_seconds = 0.2;
-    })
-    .await;
     let ann = app.user().await;
     let project = app.project(&ann, "Calls").await;
     let (status, record) = upload(&app, &ann, &project, "call.wav", "audio/wav", wav(), None).await;
@@ -450,14 +460,9 @@ fn long_wav(seconds: u32) -> Vec<u8> {
 
 #[tokio::test]
 async fn a_large_recording_goes_up_in_parts_and_a_failed_upload_leaves_no_parts_behind() {
-    let Some(moto) = Moto::start().await else { return };
-    let switch = Switch::to(moto.addr).await;
-    let (stt, _stub) = stt_stub().await;
-    let app = TestApp::start_with(|settings| {
-        in_bucket(settings, switch.addr, "");
-        settings.speech.stt_base_url = Some(format!("http://{stt}/v1"));
-    })
-    .await;
+    let Some((moto, switch, _stub, app)) = behind_a_switch(|_| {}).await else {
+        return;
+    };
     let ann = app.user().await;
     let project = app.project(&ann, "Long calls").await;
     // Three parts of a multipart upload: 8 MiB, 8 MiB and the rest.
