@@ -82,7 +82,7 @@ impl Server {
         let services = services::Services::build(settings.clone(), store.clone()).await?;
         {
             let (store, data_dir, files) = (store.clone(), settings.storage.data_dir.clone(), services.files.clone());
-            tokio::spawn(async move { jobs::sweep(&store, &data_dir, &files).await });
+            tokio::spawn(jobs::run_sweeps(store, data_dir, files));
         }
         // Records and recordings past a workspace's retention go, at start and hourly.
         tokio::spawn(trust::retention::run(store.clone(), services.files.clone()));

@@ -12,7 +12,7 @@ mod suggestions;
 mod sweep;
 mod themes;
 
-pub use sweep::sweep;
+pub use sweep::{run as run_sweeps, sweep};
 
 use std::time::Duration;
 

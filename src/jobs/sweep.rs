@@ -1,15 +1,32 @@
 //! Files no record owns: uploads cut off mid-way (`uploads/*.part`) and recordings whose
 //! record never came to be (the request was dropped before its record committed).
-//! Removed at start once a day old: younger ones may belong to an upload in progress on
-//! another instance sharing the folder. The search outbox's oldest rows go at the same time.
+//! Removed at start and every six hours once a day old: younger ones may belong to an
+//! upload in progress on another instance sharing the folder. The search outbox's oldest
+//! rows go at the same time.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use crate::files::Files;
 use crate::store::Store;
 
 const AGE: Duration = Duration::from_secs(24 * 3600);
+const EVERY: Duration = Duration::from_secs(6 * 3600);
+
+/// Sweeps at start and every `EVERY`, until the store is closed.
+pub async fn run(store: Store, data_dir: PathBuf, files: Files) {
+    repeat(store, data_dir, files, EVERY).await;
+}
+
+async fn repeat(store: Store, data_dir: PathBuf, files: Files, every: Duration) {
+    loop {
+        sweep(&store, &data_dir, &files).await;
+        tokio::time::sleep(every).await;
+        if !store.is_open().await {
+            return;
+        }
+    }
+}
 
 /// Removes the orphans of the upload folder and the file store; returns how many went.
 pub async fn sweep(store: &Store, data_dir: &Path, files: &Files) -> usize {
@@ -48,4 +65,34 @@ pub async fn sweep(store: &Store, data_dir: &Path, files: &Files) -> usize {
         tracing::warn!(error = %format!("{error:#}"), "pruning the search outbox failed");
     }
     removed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sweeps repeat, and end with the store.
+    #[tokio::test]
+    async fn sweeps_repeat_until_the_store_is_closed() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let url = format!("sqlite://{}", dir.path().join("insight.db").display());
+        let store = Store::connect(&url, 2).await?;
+        let files = Files::in_folder(&dir.path().join("data"))?;
+        let uploads = dir.path().join("uploads");
+        std::fs::create_dir_all(&uploads)?;
+        let every = Duration::from_millis(20);
+        let sweeps = tokio::spawn(repeat(store.clone(), dir.path().to_path_buf(), files, every));
+        tokio::time::sleep(every * 5).await;
+        // A part two days old, left after the first sweep: the next one takes it.
+        let part = uploads.join("cut-off.part");
+        std::fs::File::create(&part)?.set_modified(SystemTime::now() - 2 * AGE)?;
+        tokio::time::sleep(every * 5).await;
+        assert!(!part.exists(), "a later sweep removed it");
+        assert!(!sweeps.is_finished(), "it sweeps again while the store is open");
+        assert!(store.is_open().await);
+        store.close().await;
+        assert!(!store.is_open().await);
+        tokio::time::timeout(Duration::from_secs(5), sweeps).await??;
+        Ok(())
+    }
 }

@@ -335,6 +335,16 @@ impl Store {
         .is_ok()
     }
 
+    /// Whether the store is still open: not [`Self::close`]d. (`ping` tells whether the
+    /// database answers, which it may not for a while.)
+    pub async fn is_open(&self) -> bool {
+        let probe = db!(self, read, |pool| sqlx::query("SELECT 1")
+            .execute(pool)
+            .await
+            .map(|done| done.rows_affected()));
+        !matches!(probe, Err(sqlx::Error::PoolClosed))
+    }
+
     pub async fn close(&self) {
         match &self.db {
             Db::Sqlite { read, write } => {
