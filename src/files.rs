@@ -309,14 +309,23 @@ async fn send_parts(
     Ok(())
 }
 
-/// The next part of `file`: `PART_BYTES`, or what is left (nothing at its end).
+/// The next part of `file`: `PART_BYTES`, or what is left (nothing at its end), in a
+/// buffer of exactly that size (reading to the end would double it).
 async fn next_part(file: &mut tokio::fs::File) -> anyhow::Result<Vec<u8>> {
     use tokio::io::AsyncReadExt;
-    let mut part = Vec::with_capacity(PART_BYTES);
-    file.take(PART_BYTES as u64)
-        .read_to_end(&mut part)
-        .await
-        .context("cannot read the upload back")?;
+    let mut part = vec![0u8; PART_BYTES];
+    let mut filled = 0;
+    while filled < PART_BYTES {
+        let read = file
+            .read(&mut part[filled..])
+            .await
+            .context("cannot read the upload back")?;
+        if read == 0 {
+            break;
+        }
+        filled += read;
+    }
+    part.truncate(filled);
     Ok(part)
 }
 
