@@ -22,6 +22,23 @@ static URL: LazyLock<Regex> = LazyLock::new(|| {
     .expect("the URL pattern")
 });
 
+/// An address written so that a machine would not read it: `a.jove (at) gill (dot) com`,
+/// `anna at example dot org`, `anna[at]example[dot]org`. The `at` and the `dot` must both
+/// be there, the last part a top-level domain's shape, so that "meet at noon" is left.
+static OBFUSCATED_EMAIL: LazyLock<Regex> = LazyLock::new(|| {
+    let at = r"(?:\s*[\(\[\{<]\s*(?:at|@)\s*[\)\]\}>]\s*|\s+(?:at|AT)\s+)";
+    let dot = r"(?:\s*[\(\[\{<]\s*(?:dot|\.)\s*[\)\]\}>]\s*|\s+(?:dot|DOT)\s+|\.)";
+    Regex::new(&format!(
+        r"(?i)(?-u:\b)[a-z0-9][a-z0-9._%+\-]*{at}[a-z0-9][a-z0-9\-]*(?:{dot}[a-z0-9][a-z0-9\-]*)*{dot}(?:com|org|net|edu|gov|io|co|de|fr|es|it|nl|uk|br|in|pt|ch|at|be|eu|info|biz|me|dev|app|ai)(?:{dot}[a-z]{{2}})?(?-u:\b)"
+    ))
+    .expect("the obfuscated e-mail pattern")
+});
+
+/// What an obfuscated address needs somewhere in the text, cheap to look for first.
+static OBFUSCATED_HINT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)[\s\(\[\{<]dot[\s\)\]\}>]|[\(\[\{<]\s*at\s*[\)\]\}>]").expect("the obfuscation hint")
+});
+
 /// Digits in groups separated by a space or a dash: a card's shape.
 static CARD: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?-u:\b)[0-9](?:[ \-]?[0-9]){12,18}(?-u:\b)").expect("the card pattern"));
@@ -105,6 +122,14 @@ pub(super) fn find(text: &str, out: &mut Vec<Finding>) {
     if at {
         for found in EMAIL.find_iter(text) {
             out.push(Finding::new(Kind::Email, found.start(), found.end()));
+        }
+    }
+    if OBFUSCATED_HINT.is_match(text) {
+        for found in OBFUSCATED_EMAIL.find_iter(text) {
+            // One whose `at` is a plain `@` and dots are plain was found above.
+            if !EMAIL.is_match(found.as_str()) || found.as_str().contains(char::is_whitespace) {
+                out.push(Finding::new(Kind::Email, found.start(), found.end()));
+            }
         }
     }
     if slash {
@@ -519,6 +544,21 @@ mod tests {
             kinds("Write to anna.k+news@mail.example.org now."),
             vec![(Kind::Email, "anna.k+news@mail.example.org".to_owned())]
         );
+        for (said, address) in [
+            (
+                "mail a.jove (at) gill (dot) com.br please",
+                "a.jove (at) gill (dot) com.br",
+            ),
+            ("it's anna at example dot org, thanks", "anna at example dot org"),
+            (
+                "ANNA [AT] EXAMPLE [DOT] CO [DOT] UK",
+                "ANNA [AT] EXAMPLE [DOT] CO [DOT] UK",
+            ),
+            ("write bob(at)mail.example.de today", "bob(at)mail.example.de"),
+        ] {
+            assert_eq!(kinds(said), vec![(Kind::Email, address.to_owned())], "{said}");
+        }
+        assert!(kinds("we met at noon and the dot on the map").is_empty());
         assert_eq!(
             kinds("Card 4111 1111 1111 1111."),
             vec![(Kind::Card, "4111 1111 1111 1111".to_owned())]
