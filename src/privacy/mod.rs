@@ -138,6 +138,9 @@ impl Detector {
 pub fn counts(detector: &Detector, texts: &[&str]) -> HashMap<Kind, usize> {
     let mut pseudonyms = Pseudonyms::new(detector.clone());
     for text in texts {
+        pseudonyms.learn(text);
+    }
+    for text in texts {
         pseudonyms.conceal(text);
     }
     Kind::ALL
@@ -164,9 +167,25 @@ impl Pseudonyms {
         }
     }
 
-    /// The text with every personal value in it replaced by its placeholder.
+    /// Reads a text for the names in it, so that each of their other forms is found
+    /// wherever it comes later (a name said whole once, then by its parts).
+    pub fn learn(&mut self, text: &str) {
+        for finding in self.detector.find(text) {
+            if finding.kind == Kind::Person {
+                self.detector.known.learn(&text[finding.start..finding.end]);
+            }
+        }
+    }
+
+    /// The text with every personal value in it replaced by its placeholder; the names
+    /// found in it are remembered as [`Pseudonyms::learn`] does.
     pub fn conceal(&mut self, text: &str) -> String {
         let found = self.detector.find(text);
+        for finding in &found {
+            if finding.kind == Kind::Person {
+                self.detector.known.learn(&text[finding.start..finding.end]);
+            }
+        }
         if found.is_empty() {
             return text.to_owned();
         }
@@ -260,10 +279,23 @@ fn next_placeholder(text: &str, from: usize) -> Option<(usize, usize, String)> {
     None
 }
 
+/// Text as a model may see it: concealed by the workspace's pseudonymisation (or sent as
+/// it is where the workspace turned that off). Only a [`Cloak`] makes one, and the model
+/// client sends nothing else, so no feature can hand a model raw material by mistake.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(transparent)]
+pub struct Cloaked(String);
+
+impl Cloaked {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
 /// Pseudonyms shared by the model calls of one piece of work (a report's sections, a
 /// chat turn), so that a value keeps its placeholder across them. `None` inside when
 /// the workspace turned pseudonymisation off.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Cloak {
     inner: Option<Arc<Mutex<Pseudonyms>>>,
 }
@@ -273,6 +305,10 @@ impl Cloak {
     /// that the numbering is the material's own whatever part of it a call sends.
     pub fn new(known: Known, seed: &[&str]) -> Self {
         let mut pseudonyms = Pseudonyms::new(Detector::new(known));
+        // Twice: a name said whole late in the material is found by its parts early too.
+        for text in seed {
+            pseudonyms.learn(text);
+        }
         for text in seed {
             pseudonyms.conceal(text);
         }
@@ -281,7 +317,13 @@ impl Cloak {
         }
     }
 
-    /// Sends everything as it is.
+    /// Conceals what the shapes and the name lists find, with no names known: the cloak of
+    /// a model call that no workspace's settings speak for.
+    pub fn unknown() -> Self {
+        Self::new(Known::default(), &[])
+    }
+
+    /// Sends everything as it is: only for a workspace that turned pseudonymisation off.
     pub fn off() -> Self {
         Self { inner: None }
     }
@@ -295,6 +337,11 @@ impl Cloak {
             Some(inner) => inner.lock().unwrap_or_else(|e| e.into_inner()).conceal(text),
             None => text.to_owned(),
         }
+    }
+
+    /// The text as a model may see it (see [`Cloaked`]).
+    pub fn seal(&self, text: &str) -> Cloaked {
+        Cloaked(self.conceal(text))
     }
 
     pub fn reveal(&self, text: &str, json: bool) -> String {
