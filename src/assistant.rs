@@ -277,6 +277,7 @@ pub async fn ask(services: &Services, user_id: Uuid, body: AgentChatCreate) -> A
             speakers: question.passages.iter().map(|p| p.speaker.as_str()).collect(),
             labels: transcripts.iter().map(|(_, name)| name.as_str()).collect(),
             texts: question.passages.iter().map(|p| p.text.as_str()).collect(),
+            ..Default::default()
         },
     )
     .await?;

@@ -197,6 +197,7 @@ pub async fn ask(services: &Services, user_id: Uuid, record_id: Uuid, body: Chat
                 .collect(),
             labels: transcripts.iter().map(|(_, name)| name.as_str()).collect(),
             texts: question.passages.iter().map(|p| p.text.as_str()).collect(),
+            ..Default::default()
         },
     )
     .await?;

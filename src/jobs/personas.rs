@@ -26,6 +26,7 @@ pub async fn write(context: &Context, job: &Job) -> Result<(), JobError> {
             speakers: utterances.iter().map(|u| u.speaker.as_str()).collect(),
             labels: vec![record.name.as_str()],
             texts: utterances.iter().map(|u| u.text.as_str()).collect(),
+            ..Default::default()
         },
     )
     .await?;

@@ -52,6 +52,7 @@ pub(super) async fn generate(context: &Context, job: &Job, claimed: Option<Repor
             speakers: sources.iter().map(|s| s.speaker.as_str()).collect(),
             labels: sources.iter().map(|s| s.record_name.as_str()).collect(),
             texts: sources.iter().map(|s| s.text.as_str()).collect(),
+            ..Default::default()
         },
     )
     .await?;

@@ -37,6 +37,7 @@ pub async fn suggest(context: &Context, job: &Job) -> Result<(), JobError> {
                 speakers: utterances.iter().map(|u| u.speaker.as_str()).collect(),
                 labels: vec![record.name.as_str()],
                 texts: utterances.iter().map(|u| u.text.as_str()).collect(),
+                ..Default::default()
             },
         )
         .await?;

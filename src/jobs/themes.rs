@@ -33,6 +33,7 @@ pub async fn propose(context: &Context, job: &Job) -> Result<(), JobError> {
                 speakers: speakers.iter().map(String::as_str).collect(),
                 labels: Vec::new(),
                 texts: texts.iter().map(String::as_str).collect(),
+                ..Default::default()
             },
         )
         .await?

@@ -103,6 +103,30 @@ impl Store {
         .await)?)
     }
 
+    /// The people a workspace knows of, whose names are personal wherever they come up:
+    /// its records' respondents (at most 5,000 records, the newest), and the addresses of
+    /// its members and invitees.
+    pub async fn workspace_people(&self, workspace_id: Uuid) -> anyhow::Result<(Vec<String>, Vec<String>)> {
+        let respondents = db!(self, read, |pool| sqlx::query_scalar::<_, Json<Vec<String>>>(
+            "SELECT r.respondent_names FROM records r JOIN projects p ON p.id = r.project_id \
+             WHERE p.workspace_id = $1 ORDER BY r.created_at DESC LIMIT 5000"
+        )
+        .bind(workspace_id)
+        .fetch_all(pool)
+        .await)?;
+        let mut names: Vec<String> = respondents.into_iter().flat_map(|names| names.0).collect();
+        names.sort();
+        names.dedup();
+        let addresses = db!(self, read, |pool| sqlx::query_scalar::<_, String>(
+            "SELECT u.email FROM workspace_members m JOIN users u ON u.id = m.user_id WHERE m.workspace_id = $1 \
+             UNION SELECT email FROM invitations WHERE workspace_id = $1"
+        )
+        .bind(workspace_id)
+        .fetch_all(pool)
+        .await)?;
+        Ok((names, addresses))
+    }
+
     /// Stores the workspace's settings whole; the consent's version counts up when its
     /// text changed.
     pub async fn save_workspace_settings(&self, workspace_id: Uuid, settings: &Settings) -> anyhow::Result<Settings> {

@@ -173,6 +173,10 @@ fn nullable<T>(patch: Patch<T>, field: &mut Option<T>) {
 /// (the records' names, which citations carry), and the texts, in order.
 #[derive(Debug, Clone, Default)]
 pub struct Material<'a> {
+    /// Names known to be personal beyond the speakers: the workspace's respondents.
+    pub people: Vec<String>,
+    /// Addresses whose local parts spell names: the workspace's members and invitees.
+    pub addresses: Vec<String>,
     pub speakers: Vec<&'a str>,
     pub labels: Vec<&'a str>,
     pub texts: Vec<&'a str>,
@@ -182,8 +186,11 @@ pub struct Material<'a> {
 /// labels.
 pub fn known_names(settings: &Settings, material: &Material<'_>) -> Known {
     let mut known = Known::default();
-    for name in &settings.known_names {
+    for name in settings.known_names.iter().chain(&material.people) {
         known.add(name);
+    }
+    for address in &material.addresses {
+        known.add_from_address(address);
     }
     for speaker in &material.speakers {
         known.add_speaker(speaker);
@@ -249,9 +256,29 @@ async fn engine_for(
         within_budget(services, workspace_id, &settings).await?;
     }
     let meter = workspace_id.map(|workspace_id| meter(services, workspace_id, Some(project_id), kind));
+    let material = with_people(services, workspace_id.as_slice(), &settings, material).await?;
     Ok(services
         .engine
-        .for_work(cloak_off_thread(settings, material).await?, meter))
+        .for_work(cloak_off_thread(settings, &material).await?, meter))
+}
+
+/// The material with the people its workspaces know of, whose names are personal in any
+/// record (a respondent of one interview named in another, a member by name).
+async fn with_people<'a>(
+    services: &Services,
+    workspace_ids: &[Uuid],
+    settings: &Settings,
+    material: &Material<'a>,
+) -> anyhow::Result<Material<'a>> {
+    let mut material = material.clone();
+    if settings.pseudonymise {
+        for &workspace_id in workspace_ids {
+            let (people, addresses) = services.store.workspace_people(workspace_id).await?;
+            material.people.extend(people);
+            material.addresses.extend(addresses);
+        }
+    }
+    Ok(material)
 }
 
 /// Material larger than this is read for personal data off the async threads.
@@ -265,6 +292,7 @@ async fn cloak_off_thread(settings: Settings, material: &Material<'_>) -> anyhow
     }
     let owned: [Vec<String>; 3] = [&material.speakers, &material.labels, &material.texts]
         .map(|part| part.iter().map(|t| (*t).to_owned()).collect());
+    let (people, addresses) = (material.people.clone(), material.addresses.clone());
     tokio::task::spawn_blocking(move || {
         let [speakers, labels, texts] = &owned;
         fn view(part: &[String]) -> Vec<&str> {
@@ -273,6 +301,8 @@ async fn cloak_off_thread(settings: Settings, material: &Material<'_>) -> anyhow
         cloak(
             &settings,
             &Material {
+                people,
+                addresses,
                 speakers: view(speakers),
                 labels: view(labels),
                 texts: view(texts),
@@ -308,9 +338,10 @@ pub async fn engine_for_workspaces(
     let meter = workspace_ids
         .first()
         .map(|&workspace_id| meter(services, workspace_id, project_id, kind));
+    let material = with_people(services, workspace_ids, &merged, material).await?;
     Ok(services
         .engine
-        .for_work(cloak_off_thread(merged, material).await?, meter))
+        .for_work(cloak_off_thread(merged, &material).await?, meter))
 }
 
 /// Charges model calls to a workspace at the instance's prices.

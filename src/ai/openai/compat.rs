@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Map, Value, json};
 
-use super::{ChatRequest, OpenAiClient};
+use super::{ChatRequest, OpenAiClient, SealedMessage};
 
 /// Parameters this server refused, learnt from its 400s.
 #[derive(Default)]
@@ -20,11 +20,12 @@ pub(super) struct Compat {
 
 impl OpenAiClient {
     /// The JSON body of a request, as this server takes it.
-    pub(super) fn body(&self, request: &ChatRequest, stream: bool) -> Value {
+    /// The request's body: its options from `request`, its messages only as `sealed`.
+    pub(super) fn body(&self, request: &ChatRequest, sealed: &[SealedMessage], stream: bool) -> Value {
         let compat = &self.inner.compat;
         let mut body = Map::new();
         body.insert("model".into(), json!(self.inner.config.model));
-        body.insert("messages".into(), json!(request.messages));
+        body.insert("messages".into(), json!(sealed));
         if let Some(max_tokens) = request.max_tokens {
             let key = if compat.max_completion_tokens.load(Ordering::Relaxed) {
                 "max_completion_tokens"

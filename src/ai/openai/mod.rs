@@ -123,6 +123,13 @@ impl Message {
     }
 }
 
+/// A message as it goes on the wire: its text sealed by the client's cloak.
+#[derive(Debug, Clone, Serialize)]
+pub(super) struct SealedMessage {
+    role: Role,
+    content: crate::privacy::Cloaked,
+}
+
 /// What a streamed answer delivers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Piece<'a> {
@@ -233,7 +240,8 @@ impl OpenAiClient {
                 permits,
                 compat: Compat::default(),
             }),
-            cloak: Cloak::off(),
+            // Until a piece of work says what its workspace allows, conceal.
+            cloak: Cloak::unknown(),
             meter: None,
             ledger: Ledger::default(),
         })

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::{ChatAnswer, ChatRequest, Message, OpenAiClient, Piece};
+use super::{ChatAnswer, ChatRequest, Message, OpenAiClient, Piece, SealedMessage};
 use crate::ai::AiError;
 use crate::provider::backoff;
 
@@ -51,18 +51,21 @@ impl OpenAiClient {
         request: &ChatRequest,
         on_piece: Option<&mut (dyn FnMut(Piece<'_>) + Send)>,
     ) -> Result<ChatAnswer, AiError> {
-        if !self.cloak.is_on() {
-            let answer = self.attempts(request, on_piece).await?;
-            self.ledger.note(&request.messages, answer.usage);
-            return Ok(answer);
-        }
+        // What goes on the wire is only ever the sealed messages.
+        let sealed: Vec<SealedMessage> = request
+            .messages
+            .iter()
+            .map(|message| SealedMessage {
+                role: message.role,
+                content: self.cloak.seal(&message.content),
+            })
+            .collect();
         let concealed = ChatRequest {
-            messages: request
-                .messages
+            messages: sealed
                 .iter()
                 .map(|message| Message {
                     role: message.role,
-                    content: self.cloak.conceal(&message.content),
+                    content: message.content.as_str().to_owned(),
                 })
                 .collect(),
             ..request.clone()
@@ -82,14 +85,14 @@ impl OpenAiClient {
                         on_piece(Piece::Restart);
                     }
                 };
-                let answer = self.attempts(&concealed, Some(&mut revealed)).await?;
+                let answer = self.attempts(&concealed, &sealed, Some(&mut revealed)).await?;
                 let rest = stream.finish();
                 if !rest.is_empty() {
                     on_piece(Piece::Text(&rest));
                 }
                 answer
             }
-            None => self.attempts(&concealed, None).await?,
+            None => self.attempts(&concealed, &sealed, None).await?,
         };
         self.ledger.note(&concealed.messages, answer.usage);
         answer.content = self.cloak.reveal(&answer.content, request.json_schema.is_some());
@@ -99,13 +102,14 @@ impl OpenAiClient {
     async fn attempts(
         &self,
         request: &ChatRequest,
+        sealed: &[SealedMessage],
         mut on_piece: Option<&mut (dyn FnMut(Piece<'_>) + Send)>,
     ) -> Result<ChatAnswer, AiError> {
         let attempts = self.inner.config.max_attempts.max(1);
         let mut attempt = 1;
         let mut adaptations = 0;
         loop {
-            let body = self.body(request, on_piece.is_some());
+            let body = self.body(request, sealed, on_piece.is_some());
             let outcome = match on_piece.as_deref_mut() {
                 Some(on_piece) => {
                     self.stream_attempt(request, &body, &mut |text: &str| on_piece(Piece::Text(text)))
