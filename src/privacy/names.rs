@@ -687,6 +687,9 @@ pub struct Known {
     firsts: HashSet<String>,
     /// Single words (parts of the whole names, and one-word names).
     parts: HashSet<String>,
+    /// The parts of the names a workspace lists: found in every casing even where they
+    /// are ordinary words too, since someone said they are names here.
+    listed: HashSet<String>,
 }
 
 impl Known {
@@ -700,6 +703,17 @@ impl Known {
             }
         }
         self.add_whole(words);
+    }
+
+    /// Adds a name a workspace lists as personal: as [`Known::add`], and its parts found
+    /// whatever their case, ordinary words or not.
+    pub fn add_listed(&mut self, name: &str) {
+        self.add(name);
+        for word in words_of(name).map(fold) {
+            if word.chars().count() >= 2 && !LISTS.particles.contains(&word) {
+                self.listed.insert(word);
+            }
+        }
     }
 
     fn add_whole(&mut self, words: Vec<String>) {
@@ -1168,7 +1182,9 @@ fn start_of_name(words: &[Word], i: usize, known: &Known, cue: Cue) -> Option<bo
     let word = &words[i];
     if known.parts.contains(&word.key) {
         // A known part that is an ordinary word (Will, Rose) must look like a name.
-        return Some(!ordinary(&word.key) || word.caps == Caps::Yes || cue == Cue::Strong);
+        return Some(
+            known.listed.contains(&word.key) || !ordinary(&word.key) || word.caps == Caps::Yes || cue == Cue::Strong,
+        );
     }
     let next = words.get(i + 1).filter(|n| !n.after_break && !n.starts_sentence);
     if lists.particles.contains(&word.key) {

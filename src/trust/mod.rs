@@ -186,7 +186,10 @@ pub struct Material<'a> {
 /// labels.
 pub fn known_names(settings: &Settings, material: &Material<'_>) -> Known {
     let mut known = Known::default();
-    for name in settings.known_names.iter().chain(&material.people) {
+    for name in &settings.known_names {
+        known.add_listed(name);
+    }
+    for name in &material.people {
         known.add(name);
     }
     for address in &material.addresses {
