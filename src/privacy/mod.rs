@@ -66,6 +66,20 @@ impl Kind {
         }
     }
 
+    /// What an answer shows for a placeholder of this kind that stands for nothing (one
+    /// the model made up): never the placeholder itself.
+    pub fn stand_in(self) -> &'static str {
+        match self {
+            Kind::Person => "someone",
+            Kind::Email => "an e-mail address",
+            Kind::Phone => "a phone number",
+            Kind::Card => "a card number",
+            Kind::Iban => "a bank account",
+            Kind::Ip => "an IP address",
+            Kind::Url => "a link",
+        }
+    }
+
     fn from_tag(tag: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|kind| kind.tag().eq_ignore_ascii_case(tag))
     }
@@ -180,6 +194,7 @@ impl Pseudonyms {
     /// The text with every personal value in it replaced by its placeholder; the names
     /// found in it are remembered as [`Pseudonyms::learn`] does.
     pub fn conceal(&mut self, text: &str) -> String {
+        self.reserve(text);
         let found = self.detector.find(text);
         for finding in &found {
             if finding.kind == Kind::Person {
@@ -200,6 +215,34 @@ impl Pseudonyms {
         out
     }
 
+    /// Placeholders the text already holds (a redacted record's) keep their number and
+    /// stand for themselves, so that no value found later takes one of them.
+    fn reserve(&mut self, text: &str) {
+        if !text.contains('_') {
+            return;
+        }
+        let mut search = 0;
+        while let Some((start, end, placeholder)) = next_placeholder(text, search) {
+            search = end;
+            if self.values.contains_key(&placeholder) {
+                continue;
+            }
+            let number = placeholder
+                .trim_end_matches(']')
+                .rsplit('_')
+                .next()
+                .and_then(|n| n.parse::<u32>().ok());
+            let kind = Kind::ALL
+                .into_iter()
+                .find(|k| placeholder.starts_with(&format!("[{}_", k.tag())));
+            if let (Some(number), Some(kind)) = (number, kind) {
+                let next = &mut self.next[kind as usize];
+                *next = (*next).max(number);
+                self.values.insert(placeholder, text[start..end].to_owned());
+            }
+        }
+    }
+
     fn placeholder(&mut self, kind: Kind, value: &str) -> String {
         if let Some(placeholder) = self.placeholders.get(&(kind, value.to_owned())) {
             return placeholder.clone();
@@ -218,26 +261,32 @@ impl Pseudonyms {
     }
 
     /// The text with the placeholders it holds mapped back to their values. A model may
-    /// write one as `[PERSON_1]`, `[Person 1]` or `PERSON_1`; an unknown one stays.
+    /// write one as `[PERSON_1]`, `[Person 1]` or `PERSON_1`; one that stands for nothing
+    /// (the model made it up) becomes its kind's [stand-in](Kind::stand_in).
     /// With `json`, the values are escaped as JSON string content.
     pub fn reveal(&self, text: &str, json: bool) -> String {
-        if self.values.is_empty() {
+        if !text.contains('_') && !text.contains('[') {
             return text.to_owned();
         }
         let mut out = String::with_capacity(text.len());
         let mut at = 0;
         let mut search = 0;
         while let Some((start, end, placeholder)) = next_placeholder(text, search) {
-            if let Some(value) = self.values.get(&placeholder) {
-                out.push_str(&text[at..start]);
-                if json {
-                    let quoted = serde_json::to_string(value).unwrap_or_default();
-                    out.push_str(&quoted[1..quoted.len() - 1]);
-                } else {
-                    out.push_str(value);
-                }
-                at = end;
+            let value = match self.values.get(&placeholder) {
+                Some(value) => value.as_str(),
+                None => Kind::ALL
+                    .into_iter()
+                    .find(|k| placeholder.starts_with(&format!("[{}_", k.tag())))
+                    .map_or("", Kind::stand_in),
+            };
+            out.push_str(&text[at..start]);
+            if json {
+                let quoted = serde_json::to_string(value).unwrap_or_default();
+                out.push_str(&quoted[1..quoted.len() - 1]);
+            } else {
+                out.push_str(value);
             }
+            at = end;
             search = end;
         }
         out.push_str(&text[at..]);
@@ -454,7 +503,7 @@ mod tests {
                 "[PHONE_1], then PERSON_1 and [Person_1]; [EMAIL_1] [EMAIL_1] [URL_9]",
                 false
             ),
-            "+44 20 7946 0958, then Anna Schmidt and Anna Schmidt; anna@example.org anna@example.org [URL_9]"
+            "+44 20 7946 0958, then Anna Schmidt and Anna Schmidt; anna@example.org anna@example.org a link"
         );
         assert_eq!(
             cloak.reveal("{\"q\": \"[PERSON_1]\"}", true),
@@ -474,5 +523,23 @@ mod tests {
         }
         shown.push_str(&stream.finish());
         assert_eq!(shown, "Said by Anna to bob@example.org. Anna done [x]");
+    }
+
+    #[test]
+    fn placeholders_in_the_material_keep_their_meaning() {
+        // A redacted record already says [PERSON_1]: a name found later is not given it.
+        let cloak = cloak(&["Tom Becker"]);
+        let sent = cloak.conceal("[PERSON_1] said Tom Becker would call [PERSON_2].");
+        assert_eq!(sent, "[PERSON_1] said [PERSON_3] would call [PERSON_2].");
+        assert_eq!(
+            cloak.reveal("[PERSON_3] and [PERSON_1]", false),
+            "Tom Becker and [PERSON_1]"
+        );
+        // One the model made up is never shown as a placeholder.
+        assert_eq!(
+            cloak.reveal("ask [PERSON_7] at [EMAIL_4]", false),
+            "ask someone at an e-mail address"
+        );
+        assert_eq!(cloak.reveal("no placeholders here", false), "no placeholders here");
     }
 }
