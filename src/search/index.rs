@@ -413,6 +413,43 @@ impl SearchIndex {
         Ok(())
     }
 
+    /// Rewrites the segments that hold deleted documents without them, and removes the
+    /// files they were in (blocking). A deleted or replaced document is only marked as such:
+    /// its words stay in its segment's files until a merge rewrites the segment, which after
+    /// an erasure or a redaction cannot wait for the merge policy.
+    pub fn purge_deleted(&self) -> anyhow::Result<()> {
+        const ATTEMPTS: usize = 5;
+        let mut writer = self
+            .writer
+            .lock()
+            .map_err(|_| anyhow::anyhow!("the search writer is poisoned"))?;
+        for attempt in 1..=ATTEMPTS {
+            let holding: Vec<_> = self
+                .index
+                .searchable_segment_metas()?
+                .iter()
+                .filter(|segment| segment.has_deletes())
+                .map(|segment| segment.id())
+                .collect();
+            if holding.is_empty() {
+                break;
+            }
+            match writer.merge(&holding).wait() {
+                Ok(_) => {}
+                // A merge the merge policy began on the same segments ended first: look again.
+                Err(_) if attempt < ATTEMPTS => std::thread::sleep(std::time::Duration::from_millis(50)),
+                Err(error) => return Err(error).context("cannot rewrite the search index without deleted documents"),
+            }
+        }
+        // The reader lets go of the old segments first: files a searcher holds are kept.
+        self.reader.reload()?;
+        writer
+            .garbage_collect_files()
+            .wait()
+            .context("cannot remove the search index's old files")?;
+        Ok(())
+    }
+
     /// Removes every document (before a build; blocking).
     pub fn clear(&self) -> anyhow::Result<()> {
         let mut writer = self
@@ -625,6 +662,64 @@ mod tests {
             ..Request::default()
         };
         index.search(&request).expect("search").0
+    }
+
+    /// Whether any file under `dir` holds `needle`.
+    fn on_disk(dir: &Path, needle: &str) -> bool {
+        let mut folders = vec![dir.to_path_buf()];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).expect("read the folder").flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    folders.push(path);
+                } else if let Ok(bytes) = std::fs::read(&path)
+                    && bytes.windows(needle.len()).any(|window| window == needle.as_bytes())
+                {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    #[test]
+    fn a_purge_leaves_no_word_of_deleted_documents_in_the_files() {
+        let dir = tempfile::tempdir().expect("dir");
+        let (index, _) = SearchIndex::open(dir.path()).expect("index");
+        let workspace = Uuid::new_v4();
+        let (erased, kept) = (Uuid::new_v4(), Uuid::new_v4());
+        let address = "zorblax.quinn@example.org";
+        let said = format!("Write to {address} any time.");
+        index
+            .apply(
+                &[],
+                &[
+                    utterance(workspace, erased, 1, "Zorblax Quinn", &said, Some("en")),
+                    utterance(workspace, kept, 1, "Bo", "The invoices arrive late.", Some("en")),
+                ],
+                None,
+            )
+            .expect("apply");
+        // One segment for both (each indexing thread writes its own): the deletion then
+        // leaves a segment that still has a document.
+        let segments = index.index.searchable_segment_ids().expect("segments");
+        if segments.len() > 1 {
+            let mut writer = index.writer.lock().expect("writer");
+            writer.merge(&segments).wait().expect("merge");
+        }
+        index.reader.reload().expect("reload");
+        assert!(on_disk(dir.path(), address), "the files hold the words first");
+        index.apply(&[key(Kind::Utterance, erased)], &[], None).expect("delete");
+        assert!(ask(&index, &[workspace], "write").is_empty());
+        assert!(
+            on_disk(dir.path(), address),
+            "a deletion alone leaves the words in the segment"
+        );
+        index.purge_deleted().expect("purge");
+        for gone in [address, "Zorblax Quinn", "zorblax quinn"] {
+            assert!(!on_disk(dir.path(), gone), "{gone} is still in the files");
+        }
+        assert_eq!(ask(&index, &[workspace], "invoices").len(), 1, "the rest is found");
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! change to the outbox (`search_outbox`); the indexer applies the rows after the last it
 //! applied by reading each item again (so a row only says "look again"), and commits the
 //! point it reached with the index. A new or stale index (further behind than the outbox
-//! keeps) is built from the tables.
+//! keeps) is built from the tables. A `purge` row (`store::SEARCH_PURGE`, written by an
+//! erasure or a redaction) asks every instance to rewrite its index without the documents
+//! deleted so far, so that their words leave its files too.
 //!
 //! On PostgreSQL a row with a lower number can commit after a higher one, so the point
 //! reached only moves over rows seen; a number missing for [`GAP_PATIENCE`] belongs to a
@@ -12,6 +14,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -19,7 +22,7 @@ use tokio::sync::watch;
 use uuid::Uuid;
 
 use super::index::{Entry, Found, Kind, Request, SearchIndex, key};
-use crate::store::{OutboxEntry, Store};
+use crate::store::{OutboxEntry, SEARCH_PURGE, Store};
 
 /// How often the outbox is read: changes made on this instance or another are found
 /// within this (plus the commit).
@@ -28,6 +31,8 @@ const BATCH: i64 = 500;
 /// Records read at once during a build.
 const BUILD_BATCH: usize = 50;
 const GAP_PATIENCE: Duration = Duration::from_secs(10);
+/// How long an erasure or a redaction waits for this instance's index to be purged.
+const PURGE_PATIENCE: Duration = Duration::from_secs(10);
 
 #[derive(Debug, Default)]
 struct Progress {
@@ -69,6 +74,8 @@ pub struct Search {
     /// When the last complete pass over the outbox began: every change committed before
     /// then is searchable.
     passed: Mutex<Option<chrono::DateTime<chrono::Utc>>>,
+    /// A purge was asked for and has not succeeded yet.
+    purge_wanted: AtomicBool,
 }
 
 /// How far the clocks of instances sharing a database may drift apart.
@@ -97,6 +104,7 @@ impl Search {
             }),
             applied: watch::channel(watermark).0,
             passed: Mutex::new(None),
+            purge_wanted: AtomicBool::new(false),
         }))
     }
 
@@ -124,6 +132,18 @@ impl Search {
         Ok(matches!(reached, Ok(Ok(_))))
     }
 
+    /// Waits (at most [`PURGE_PATIENCE`]) until this instance's index has applied every
+    /// change committed before the call, the purge an erasure or a redaction asked for
+    /// included, so that its answer comes once the words are gone from the index's files
+    /// here. Other instances purge theirs when they reach the same outbox row.
+    pub async fn purged(&self) {
+        match self.caught_up(PURGE_PATIENCE).await {
+            Ok(true) => {}
+            Ok(false) => tracing::warn!("the search index was not purged in time; it will be when it catches up"),
+            Err(error) => tracing::warn!(error = %format!("{error:#}"), "waiting for the search index's purge failed"),
+        }
+    }
+
     /// Builds the index when it is new or too far behind, then follows the outbox until
     /// `stopped`.
     pub async fn run(self: Arc<Self>, mut stopped: watch::Receiver<bool>) {
@@ -147,6 +167,8 @@ impl Search {
         } else {
             while self.catch_up().await? {}
         }
+        // A purge that failed before is tried again.
+        self.purge().await?;
         if let Ok(mut passed) = self.passed.lock() {
             *passed = Some(began);
         }
@@ -218,6 +240,10 @@ impl Search {
         let mut removed = Vec::new();
         let mut entries = Vec::new();
         for row in &fresh {
+            if row.kind == SEARCH_PURGE {
+                self.purge_wanted.store(true, Ordering::SeqCst);
+                continue;
+            }
             if !seen.insert((row.kind.clone(), row.item_id)) {
                 continue;
             }
@@ -237,6 +263,11 @@ impl Search {
             progress.watermark
         };
         self.write(removed, entries, Some(payload(reached))).await?;
+        // Before the rows count as applied, so that whoever waits for them (the erasure)
+        // finds the files purged. A failure is tried again at the next step.
+        if let Err(error) = self.purge().await {
+            tracing::warn!(error = %format!("{error:#}"), "the search index could not be purged; trying again");
+        }
         // Every row visible when this batch was read is applied now (a row missing from the
         // sequence is not committed yet, or never will be).
         let highest = fresh.iter().map(|row| row.seq).max().unwrap_or(reached);
@@ -246,6 +277,22 @@ impl Search {
             changed
         });
         Ok(full)
+    }
+
+    /// Rewrites the index without its deleted documents, when a purge is wanted.
+    async fn purge(&self) -> anyhow::Result<()> {
+        if !self.purge_wanted.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        let started = Instant::now();
+        let index = self.index.clone();
+        tokio::task::spawn_blocking(move || index.purge_deleted()).await??;
+        self.purge_wanted.store(false, Ordering::SeqCst);
+        tracing::info!(
+            seconds = started.elapsed().as_secs_f64(),
+            "search index rewritten without deleted documents"
+        );
+        Ok(())
     }
 
     async fn write(&self, removed: Vec<String>, entries: Vec<Entry>, payload: Option<String>) -> anyhow::Result<()> {

@@ -1,9 +1,64 @@
 //! Erasing a respondent from a workspace: everything that holds their e-mail address, in
 //! one transaction.
+//!
+//! A row deleted or rewritten is not gone from the disk when the transaction commits, so
+//! erasures and redactions end by scrubbing ([`Store::scrub`]): on SQLite, which zeroes what
+//! it deletes (`secure_delete`), the write-ahead log still holds the pages as they were,
+//! until a checkpoint empties it; on PostgreSQL the old row versions stay in the tables
+//! until a VACUUM. Each also asks the search index of every instance to purge the
+//! documents it deleted (a `purge` row in its outbox).
+
+use std::time::Duration;
 
 use uuid::Uuid;
 
-use super::{Store, db};
+use super::{Db, Store, db};
+
+/// The kind of the search outbox row that asks every instance's index to purge what it
+/// deleted (`search::indexer`); its item is the workspace erased from or the record redacted.
+pub const SEARCH_PURGE: &str = "purge";
+
+/// The tables an erasure deletes from or rewrites (with those the deletions cascade to).
+const ERASURE_TABLES: &[&str] = &[
+    "records",
+    "utterances",
+    "highlights",
+    "highlight_tags",
+    "personas",
+    "suggestion_requests",
+    "chat_threads",
+    "chat_messages",
+    "interview_rooms",
+    "interview_turns",
+    "livekit_events",
+    "invitations",
+    "webhook_deliveries",
+    "reports",
+    "report_versions",
+    "insights",
+    "theme_proposals",
+    "audit_events",
+];
+
+/// The tables a redaction rewrites.
+const REDACTION_TABLES: &[&str] = &[
+    "records",
+    "utterances",
+    "highlights",
+    "personas",
+    "chat_threads",
+    "chat_messages",
+    "reports",
+    "report_versions",
+    "interview_rooms",
+    "interview_turns",
+];
+
+/// How long an erasure's answer waits for its scrubbing: a checkpoint waiting for readers,
+/// a VACUUM of large tables (which then goes on by itself).
+const SCRUB_PATIENCE: Duration = Duration::from_secs(5);
+/// How long a checkpoint that readers held up is tried again in the background.
+const SCRUB_LATER: Duration = Duration::from_secs(600);
 
 /// What an erasure deleted and what it rewrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -54,7 +109,7 @@ impl Store {
             .case_insensitive(true)
             .build()?;
         let in_workspace = "project_id IN (SELECT id FROM projects WHERE workspace_id = $1)";
-        Ok(db!(self, write, |conn| {
+        let erased = db!(self, write, |conn| {
             let mut erased = Erased::default();
             // The rooms, and what they became.
             let rooms: Vec<(Uuid, Option<Uuid>, String)> = sqlx::query_as(&format!(
@@ -252,8 +307,66 @@ impl Store {
                     .await?
                     .rows_affected();
             }
+            // Last, so that the index has taken the deletions above when it purges.
+            sqlx::query("INSERT INTO search_outbox (kind, item_id) VALUES ($1, $2)")
+                .bind(SEARCH_PURGE)
+                .bind(workspace_id)
+                .execute(&mut *conn)
+                .await?;
             Ok::<_, sqlx::Error>(erased)
-        })?)
+        })?;
+        self.scrub(ERASURE_TABLES).await;
+        Ok(erased)
+    }
+
+    /// Makes what the last writes deleted or rewrote leave the database's files, as far as
+    /// the database lets us; a failure is logged (the data is deleted, only its traces
+    /// remain a while longer). On SQLite: a checkpoint that empties the write-ahead log,
+    /// most pages copied first without holding up the writes, tried again in the background
+    /// while readers keep it from finishing. On PostgreSQL: a VACUUM of `tables`, which
+    /// removes the old row versions and their index entries but does not overwrite the
+    /// space they took. Either goes on by itself after [`SCRUB_PATIENCE`].
+    async fn scrub(&self, tables: &'static [&'static str]) {
+        match &self.db {
+            Db::Sqlite { read, write } => {
+                if let Ok(mut reader) = read.acquire().await {
+                    let _ = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+                        .execute(&mut *reader)
+                        .await;
+                }
+                match write.checkpoint(SCRUB_PATIENCE).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        let write = write.clone();
+                        tokio::spawn(async move {
+                            match write.checkpoint(SCRUB_LATER).await {
+                                Ok(true) => tracing::info!("the write-ahead log is emptied, later than the erasure"),
+                                Ok(false) => tracing::warn!(
+                                    "readers kept the write-ahead log from being emptied after an erasure; \
+                                     it still holds pages from before it"
+                                ),
+                                Err(error) => tracing::warn!(error = %error, "emptying the write-ahead log failed"),
+                            }
+                        });
+                    }
+                    Err(error) => tracing::warn!(error = %error, "emptying the write-ahead log failed"),
+                }
+            }
+            Db::Postgres(pool) => {
+                let pool = pool.clone();
+                let vacuum = tokio::spawn(async move {
+                    // Not in a transaction (VACUUM refuses one): a plain statement on the pool.
+                    let sql = format!("VACUUM (INDEX_CLEANUP ON) {}", tables.join(", "));
+                    let vacuumed = sqlx::Executor::execute(&pool, sql.as_str()).await;
+                    if let Err(error) = &vacuumed {
+                        tracing::warn!(error = %error, "vacuuming the tables of an erasure failed");
+                    }
+                });
+                if tokio::time::timeout(SCRUB_PATIENCE, vacuum).await.is_err() {
+                    tracing::info!("vacuuming the tables of an erasure goes on in the background");
+                }
+            }
+        }
     }
 }
 
@@ -535,10 +648,16 @@ impl Store {
                     .execute(&mut *conn)
                     .await?;
             }
+            sqlx::query("INSERT INTO search_outbox (kind, item_id) VALUES ($1, $2)")
+                .bind(SEARCH_PURGE)
+                .bind(record_id)
+                .execute(&mut *conn)
+                .await?;
             Ok::<_, sqlx::Error>(Some(redacted))
         })?;
         if redacted.is_some() {
             self.job_queued(crate::domain::job::JobKind::WritePersona);
+            self.scrub(REDACTION_TABLES).await;
         }
         Ok(redacted)
     }

@@ -12,6 +12,8 @@
 //! database lock, and WAL lets reads proceed during a write. `synchronous=FULL` makes
 //! every acknowledged commit survive a power cut; writes that arrive together share one
 //! commit (`writer.rs`), so durability does not cap throughput at one flush per write.
+//! `secure_delete` makes SQLite overwrite what it deletes with zeros, so that an erased
+//! value does not live on in a page's free space (see `erasure.rs` for the rest).
 
 mod backup;
 mod chat;
@@ -59,7 +61,7 @@ use std::pin::Pin;
 pub use audit::{AuditFilter, NewAuditEvent};
 pub use backup::{ProjectDump, RoomLink};
 pub use chat::{Exchange, ThreadOwner, ThreadTarget};
-pub use erasure::{Erased, Redacted, Retained};
+pub use erasure::{Erased, Redacted, Retained, SEARCH_PURGE};
 pub use generation::{GenerationRefused, GenerationRow, MaterialRow, PromptText, ReportVersionRow, ReportWork};
 pub use highlights::{HighlightFields, HighlightFilter, HighlightOrder, NewHighlight, RecordPlace, SuggestionRequest};
 pub use interviews::{NewRoom, NewTurn, PublicRoom, StoredRoom, StoredTurn, TurnRefused};
@@ -258,7 +260,8 @@ impl Store {
                 .journal_mode(SqliteJournalMode::Wal)
                 .synchronous(SqliteSynchronous::Full)
                 .foreign_keys(true)
-                .busy_timeout(Duration::from_secs(10));
+                .busy_timeout(Duration::from_secs(10))
+                .pragma("secure_delete", "ON");
             let write = writer::Writer::start(
                 SqlitePoolOptions::new()
                     .max_connections(1)

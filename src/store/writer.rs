@@ -35,10 +35,17 @@
 //! Transactions are plain SQL on a connection this module owns (not sqlx's
 //! `Transaction`, whose bookkeeping goes wrong when SQLite itself ends a transaction
 //! after a failed commit), so write bodies must not open transactions of their own.
+//!
+//! A checkpoint that empties the write-ahead log (after an erasure: the log still holds
+//! the pages as they were before) runs here too, between two batches: it cannot run
+//! inside a transaction, and on any other connection it would wait for the batch's write
+//! lock and then hold the next batch up while it waits for readers. Here it never waits
+//! for readers while it holds the batch: it tries, lets the writes through, and tries again.
 
 use std::sync::Arc;
 #[cfg(test)]
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use sqlx::pool::PoolConnection;
 use sqlx::sqlite::{Sqlite, SqliteConnection, SqlitePool};
@@ -240,6 +247,55 @@ impl Writer {
         self.inner.commit_wanted.notify_one();
         self.inner.urgent_commit_wanted.notify_one();
         self.inner.pool.close().await;
+    }
+
+    /// Copies every committed page into the database file and truncates the write-ahead
+    /// log to nothing (`wal_checkpoint(TRUNCATE)`), so that no page image from before is
+    /// left in it; tries again until `patience` has passed while readers still read from the
+    /// log. Whether the log was emptied.
+    pub(crate) async fn checkpoint(&self, patience: Duration) -> Result<bool, sqlx::Error> {
+        let deadline = Instant::now() + patience;
+        loop {
+            if self.try_checkpoint().await? {
+                return Ok(true);
+            }
+            if Instant::now() >= deadline {
+                return Ok(false);
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// One checkpoint between two batches: queued as an ordinary write, it commits the
+    /// batch it finds open (its writes are answered as by the committer), then checkpoints
+    /// without a busy timeout, so that a reader still on an older snapshot makes it give up
+    /// (`false`) rather than hold the writes up.
+    async fn try_checkpoint(&self) -> Result<bool, sqlx::Error> {
+        let gate = self.inner.gate.lock().await;
+        let mut batch = self.inner.batch.lock().await;
+        drop(gate);
+        if batch.closed {
+            return Err(sqlx::Error::PoolClosed);
+        }
+        batch
+            .commit()
+            .await
+            .map_err(|reason| sqlx::Error::Io(std::io::Error::other(reason)))?;
+        if batch.conn.is_none() {
+            batch.conn = Some(self.inner.pool.acquire().await?);
+        }
+        let conn = batch.connection()?;
+        let (timeout,): (i64,) = sqlx::query_as("PRAGMA busy_timeout").fetch_one(&mut *conn).await?;
+        (&mut *conn).execute("PRAGMA busy_timeout = 0").await?;
+        let checkpointed: Result<(i64, i64, i64), sqlx::Error> = sqlx::query_as("PRAGMA wal_checkpoint(TRUNCATE)")
+            .fetch_one(&mut *conn)
+            .await;
+        // Restored whatever the checkpoint did: other writes wait for a busy database.
+        (&mut *conn)
+            .execute(format!("PRAGMA busy_timeout = {timeout}").as_str())
+            .await?;
+        let (busy, _, _) = checkpointed?;
+        Ok(busy == 0)
     }
 
     /// How many transactions have been committed.
@@ -444,7 +500,8 @@ mod tests {
         let options = SqliteConnectOptions::from_str(&format!("sqlite://{}", path.display()))?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Full);
+            .synchronous(SqliteSynchronous::Full)
+            .pragma("secure_delete", "ON");
         let write = SqlitePoolOptions::new()
             .max_connections(1)
             .connect_with(options.clone())
@@ -699,6 +756,42 @@ mod tests {
         insert(&writer, 2, Statements::Many).await?;
         insert(&writer, 3, Statements::One).await?;
         assert_eq!(ids(&read).await?, [2, 3, 1002]);
+        Ok(())
+    }
+
+    /// A checkpoint empties the log; while a reader still reads from it, the checkpoint
+    /// keeps trying without holding the writes up, and gives up when its patience ends.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_checkpoint_empties_the_log_and_lets_writes_through_while_a_reader_holds_it()
+    -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let (writer, read) = writer(&dir).await?;
+        for id in 0..20 {
+            insert(&writer, id, Statements::Many).await?;
+        }
+        let wal = dir.path().join("writer.db-wal");
+        assert!(std::fs::metadata(&wal)?.len() > 0, "the writes are in the log");
+        let mut reader = read.acquire().await?;
+        sqlx::query("BEGIN").execute(&mut *reader).await?;
+        sqlx::query("SELECT COUNT(*) FROM notes")
+            .fetch_one(&mut *reader)
+            .await?;
+        let checkpoint = {
+            let writer = writer.clone();
+            tokio::spawn(async move { writer.checkpoint(Duration::from_secs(3)).await })
+        };
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        insert(&writer, 100, Statements::One).await?;
+        assert!(
+            !checkpoint.is_finished(),
+            "a write went through while the checkpoint waited for the reader"
+        );
+        assert!(!checkpoint.await??, "the reader kept the log from being emptied");
+        sqlx::query("COMMIT").execute(&mut *reader).await?;
+        drop(reader);
+        assert!(writer.checkpoint(Duration::from_secs(3)).await?);
+        assert_eq!(std::fs::metadata(&wal)?.len(), 0, "the log is empty");
+        assert_eq!(ids(&read).await?.len(), 41, "nothing was lost");
         Ok(())
     }
 

@@ -39,6 +39,8 @@ pub async fn erase(
     for path in &erased.media_paths {
         services.files.delete(path).await;
     }
+    // The answer comes once the index's files here hold nothing of the deleted either.
+    services.search.purged().await;
     let deleted = ErasedCounts {
         records: erased.records,
         rooms: erased.rooms,

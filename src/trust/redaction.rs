@@ -43,6 +43,7 @@ pub async fn redact(services: &Services, actor: Actor, user_id: Uuid, record_id:
         speakers: utterances.iter().map(|u| u.speaker.as_str()).collect(),
         labels: vec![record.name.as_str()],
         texts: utterances.iter().map(|u| u.text.as_str()).collect(),
+        ..Default::default()
     };
     // Redaction conceals whatever the workspace sends models.
     let forced = Settings {
@@ -63,6 +64,8 @@ pub async fn redact(services: &Services, actor: Actor, user_id: Uuid, record_id:
     if let Some(path) = &redacted.media_path {
         services.files.delete(path).await;
     }
+    // The answer comes once the index's files here hold nothing of the old words either.
+    services.search.purged().await;
     let counts = cloak.counts();
     let n = |kind: Kind| counts.get(&kind).copied().unwrap_or(0) as u64;
     let replaced = PiiCounts {

@@ -14,6 +14,7 @@ mod console_pages;
 mod console_repository;
 mod console_settings;
 mod conventions;
+mod erasure_files;
 mod evidence;
 mod exchange;
 mod exports;
