@@ -124,6 +124,16 @@ impl Detector {
         Self { known }
     }
 
+    /// Reads a text for the names in it, so that each of their other forms is found
+    /// wherever it comes later (a name said whole once, then by its parts).
+    pub fn learn(&mut self, text: &str) {
+        for finding in self.find(text) {
+            if finding.kind == Kind::Person {
+                self.known.learn(&text[finding.start..finding.end]);
+            }
+        }
+    }
+
     /// The personal values of `text`, in order, none overlapping.
     pub fn find(&self, text: &str) -> Vec<Finding> {
         let mut found = Vec::new();
@@ -184,11 +194,7 @@ impl Pseudonyms {
     /// Reads a text for the names in it, so that each of their other forms is found
     /// wherever it comes later (a name said whole once, then by its parts).
     pub fn learn(&mut self, text: &str) {
-        for finding in self.detector.find(text) {
-            if finding.kind == Kind::Person {
-                self.detector.known.learn(&text[finding.start..finding.end]);
-            }
-        }
+        self.detector.learn(text);
     }
 
     /// The text with every personal value in it replaced by its placeholder; the names

@@ -80,10 +80,13 @@ struct Lists {
     given_ambiguous: HashSet<String>,
     family_ambiguous: HashSet<String>,
     never: HashSet<String>,
+    business: HashSet<String>,
     titles: HashSet<String>,
     particles: HashSet<String>,
     roles: HashSet<String>,
     common: HashSet<String>,
+    /// English's ordinary words (lower case): a capitalised one is a title's or a product's.
+    english: HashSet<&'static str>,
 }
 
 impl Lists {
@@ -139,11 +142,16 @@ static LISTS: LazyLock<Lists> = LazyLock::new(|| {
         more_family,
         given_ambiguous,
         family_ambiguous,
-        never: folded(NEVER),
+        never: NEVER.iter().chain(BUSINESS).map(|w| fold(w)).collect(),
+        business: folded(BUSINESS),
         titles: folded(TITLES),
         particles: folded(PARTICLES),
         roles: folded(ROLE_WORDS),
         common,
+        english: include_str!("english_words.txt")
+            .lines()
+            .filter(|line| !line.starts_with('#'))
+            .collect(),
     }
 });
 
@@ -565,7 +573,11 @@ const NEVER: &[&str] = &[
     "Q2",
     "Q3",
     "Q4",
-    // Words of a company's name: "from Acme Corp" is no person.
+];
+
+/// Words of a business's or a brand's name: never a person's, and what follows them is
+/// their name's too ("from Acme Corp", Kingfisher Care, Padaria Pão Dourado, Microsoft Teams).
+const BUSINESS: &[&str] = &[
     "Corp",
     "Inc",
     "Ltd",
@@ -590,6 +602,54 @@ const NEVER: &[&str] = &[
     "Tier",
     "Edition",
     "App",
+    "Homes",
+    "Care",
+    "Analytics",
+    "Reisen",
+    "Logistik",
+    "Immobilien",
+    "Medien",
+    "Books",
+    "Health",
+    "Studio",
+    "Studios",
+    "Digital",
+    "Media",
+    "Consulting",
+    "Services",
+    "Foods",
+    "Coffee",
+    "Bakery",
+    "Clinic",
+    "Clínica",
+    "Grupo",
+    "Transportes",
+    "Padaria",
+    "Ópticas",
+    "Ótica",
+    "Óptica",
+    "Boulangeries",
+    "Boulangerie",
+    "Vignobles",
+    "Hotel",
+    "Hotels",
+    "Capital",
+    "Ventures",
+    "Logistics",
+    "Travel",
+    "Insurance",
+    "Dental",
+    "Pharma",
+    "Tech",
+    "Holdings",
+    "Industries",
+    "Company",
+    "Co",
+    "Agency",
+    "Agentur",
+    "Verlag",
+    "Werke",
+    "Olha",
     // Capitalised at a sentence's start in German, French and Spanish: never a name.
     "Im",
     "Am",
@@ -626,6 +686,17 @@ const NEVER: &[&str] = &[
     "Sin",
     "Del",
     "Al",
+    "Google",
+    "Microsoft",
+    "Amazon",
+    "Salesforce",
+    "HubSpot",
+    "Zoom",
+    "Shopify",
+    "Stripe",
+    "PayPal",
+    "SAP",
+    "Oracle",
 ];
 
 /// Speaker labels that name a role, not a person.
@@ -908,7 +979,7 @@ fn caps_of(word: &str, casing: Casing) -> Caps {
     }
 }
 
-fn words<'a>(text: &'a str, taken: &[(usize, usize)]) -> Vec<Word> {
+fn words(text: &str, taken: &[(usize, usize)]) -> Vec<Word> {
     let mut out = Vec::new();
     let mut start = None;
     let mut sentence = true;
@@ -994,6 +1065,7 @@ fn words<'a>(text: &'a str, taken: &[(usize, usize)]) -> Vec<Word> {
 fn ordinary(key: &str) -> bool {
     let lists = &*LISTS;
     lists.common.contains(key)
+        || lists.english.contains(key)
         || matches!(lists.listed(key), Some(Listed::Ambiguous { .. }))
         || key.chars().count() <= 1
 }
@@ -1078,6 +1150,17 @@ pub(super) fn find(text: &str, known: &Known, taken: &[(usize, usize)], out: &mu
             i += 1;
             continue;
         }
+        // The words after a business's or a brand's word are its name's (Padaria Pão
+        // Dourado, Microsoft Teams), not a person's.
+        if i > 0
+            && !word.after_break
+            && words[i - 1].caps != Caps::No
+            && lists.business.contains(&words[i - 1].key)
+            && !known.parts.contains(&word.key)
+        {
+            i += 1;
+            continue;
+        }
         // A title is not part of the name it introduces (Don Andrés, Herr von Bülow).
         if lists.titles.contains(&word.key) && words.get(i + 1).is_some_and(|next| !next.after_break) {
             i += 1;
@@ -1087,6 +1170,13 @@ pub(super) fn find(text: &str, known: &Known, taken: &[(usize, usize)], out: &mu
             cue_before(text, &words, i)
         } else {
             Cue::None
+        };
+        // Two capitalised words that no list holds and no language calls ordinary, inside
+        // a sentence: a name (Sempre Wiremu Ngata e…), as a cue would say.
+        let cue = if cue == Cue::None && unlisted_pair(&words, i, known) {
+            Cue::Loose
+        } else {
+            cue
         };
         let Some(sure) = start_of_name(&words, i, known, cue) else {
             i += 1;
@@ -1127,10 +1217,53 @@ pub(super) fn find(text: &str, known: &Known, taken: &[(usize, usize)], out: &mu
     }
 }
 
+/// Whether words `i` and `i + 1` are two capitalised words that read as a name no list
+/// holds: neither ordinary nor a business's, after a word that is no part of a heading.
+fn unlisted_pair(words: &[Word], i: usize, known: &Known) -> bool {
+    let lists = &*LISTS;
+    let odd = |w: &Word| {
+        w.caps == Caps::Yes
+            && lists.listed(&w.key).is_none()
+            && !ordinary(&w.key)
+            && !lists.never.contains(&w.key)
+            && !lists.titles.contains(&w.key)
+            && !known.parts.contains(&w.key)
+            && w.key.chars().count() >= 2
+    };
+    let Some(next) = words.get(i + 1) else {
+        return false;
+    };
+    if !odd(&words[i]) || !odd(next) || next.after_break || next.after_newline || next.starts_sentence {
+        return false;
+    }
+    // In a heading every word is capitalised; in speech the word before is not, or
+    // opens the sentence.
+    i == 0
+        || words[i].after_break
+        || words[i].starts_sentence
+        || words[i - 1].caps != Caps::Yes
+        || words[i - 1].starts_sentence
+}
+
+/// Whether an unlisted word in a text without capitals reads as a verb, an adverb or a
+/// role rather than a family name (anna wants, priya quickly, talk to support).
+fn verb_like(key: &str) -> bool {
+    key.len() < 3
+        || ["s", "ed", "ing", "ly"]
+            .iter()
+            .any(|end| key.ends_with(end) && !key.ends_with("ss"))
+        || LISTS.roles.contains(key)
+        || [
+            "support", "sales", "team", "everyone", "someone", "anyone", "them", "us", "legal", "billing", "finance",
+        ]
+        .contains(&key)
+}
+
 /// Words before a name that make it a thing's (the Denver plan, our Marvin), and words
 /// after it that say what thing (Vienna tier, Atlas app).
 const THING_BEFORE: &[&str] = &[
-    "the", "our", "your", "their", "its", "der", "die", "das", "el", "los", "las", "les",
+    "the", "our", "your", "their", "its", "der", "die", "das", "el", "los", "las", "les", "in", "near", "em", "nach",
+    "outgrew", "do", "du", "en", "plan", "plano", "tarif",
 ];
 const THING_AFTER: &[&str] = &[
     "plan",
@@ -1183,7 +1316,11 @@ fn start_of_name(words: &[Word], i: usize, known: &Known, cue: Cue) -> Option<bo
     if known.parts.contains(&word.key) {
         // A known part that is an ordinary word (Will, Rose) must look like a name.
         return Some(
-            known.listed.contains(&word.key) || !ordinary(&word.key) || word.caps == Caps::Yes || cue == Cue::Strong,
+            known.listed.contains(&word.key)
+                || lists.listed(&word.key).is_some_and(Listed::sure)
+                || !ordinary(&word.key)
+                || word.caps == Caps::Yes
+                || cue == Cue::Strong,
         );
     }
     let next = words.get(i + 1).filter(|n| !n.after_break && !n.starts_sentence);
@@ -1209,8 +1346,14 @@ fn start_of_name(words: &[Word], i: usize, known: &Known, cue: Cue) -> Option<bo
         (Some(Listed::Family), Caps::Yes) => Some(!word.starts_sentence || cue > Cue::None),
         (Some(Listed::Family), Caps::Unknown) => Some(true),
         (Some(Listed::MoreFamily), Caps::Yes | Caps::Unknown) => Some(cue >= Cue::Weak),
+        (Some(Listed::Given), Caps::No) if cue < Cue::Weak => next
+            .is_some_and(|n| n.caps == Caps::No && lists.listed(&n.key).is_some_and(Listed::family))
+            .then_some(false),
         (Some(Listed::Given | Listed::Family | Listed::MoreFamily), Caps::No) => Some(cue >= Cue::Weak),
         (Some(Listed::Ambiguous { .. }), Caps::Yes | Caps::Unknown) if cue == Cue::Strong => Some(true),
+        // Capitalised inside a sentence of a text that capitalises, a name that is also an
+        // ordinary word is the name (Só que Carol adoraria, which Regina had cancelled).
+        (Some(Listed::Ambiguous { family: false }), Caps::Yes) if !word.starts_sentence => Some(true),
         (Some(Listed::Ambiguous { .. }), Caps::Yes | Caps::Unknown) => before_family.then_some(false),
         (Some(Listed::Ambiguous { .. }), Caps::No) => None,
         (None, Caps::Yes) => match cue {
@@ -1219,7 +1362,9 @@ fn start_of_name(words: &[Word], i: usize, known: &Known, cue: Cue) -> Option<bo
             Cue::Weak | Cue::Loose => Some(false),
             Cue::None => None,
         },
-        (None, Caps::Unknown) => (cue == Cue::Strong && word.key.chars().count() >= 2).then_some(true),
+        (None, Caps::Unknown) => {
+            (cue >= Cue::Weak && word.key.chars().count() >= 3 && !verb_like(&word.key)).then_some(true)
+        }
         (None, Caps::No) => None,
     }
 }
@@ -1239,8 +1384,16 @@ fn extend(words: &[Word], first: usize, mut last: usize, known: &Known, cue: Cue
         }
         let listed = lists.listed(&next.key);
         let knows = known.parts.contains(&next.key);
-        // A line break inside a name only between parts the lists or the caller know.
-        if next.after_newline && !(knows || listed.is_some_and(Listed::sure)) {
+        let after_given = lists.listed(&words[last].key) == Some(Listed::Given)
+            || known.parts.contains(&words[last].key)
+            || (last == first && cue > Cue::None);
+        // A line break inside a name only between parts the lists or the caller know, or
+        // after a given name before a capitalised word.
+        if next.after_newline
+            && !(knows
+                || listed.is_some_and(Listed::sure)
+                || (after_given && next.caps == Caps::Yes && !ordinary(&next.key)))
+        {
             break;
         }
         // van der Berg, García y Pérez, Ó Dhomhnaill: a particle joins what looks like a name.
@@ -1263,10 +1416,22 @@ fn extend(words: &[Word], first: usize, mut last: usize, known: &Known, cue: Cue
             _ if knows => next.caps != Caps::No || !ordinary(&next.key),
             (Some(Listed::Given | Listed::Family | Listed::MoreFamily), Caps::Yes | Caps::Unknown) => true,
             (Some(Listed::Ambiguous { .. }), Caps::Yes) => true,
+            // michael bass, lisa baker: after a given name, a family name that is a word too.
+            (Some(Listed::Ambiguous { family: true }), Caps::Unknown) => {
+                after_given && !lists.common.contains(&next.key)
+            }
+            // wendy flynn, in a text that capitalises but not this name.
+            (Some(listed), Caps::No) => {
+                words[first].caps == Caps::No && listed.family() && after_given && !lists.common.contains(&next.key)
+            }
+            // hi! kevin sarma here: after a cue, one more word of a text without capitals.
+            (None, Caps::Unknown) => {
+                let fits =
+                    unlisted == 0 && last == first && cue >= Cue::Weak && !ordinary(&next.key) && !verb_like(&next.key);
+                unlisted += usize::from(fits);
+                fits
+            }
             (None, Caps::Yes) => {
-                let after_given = lists.listed(&words[last].key) == Some(Listed::Given)
-                    || known.parts.contains(&words[last].key)
-                    || (last == first && cue > Cue::None);
                 let fits = unlisted == 0 && after_given && !ordinary(&next.key);
                 unlisted += usize::from(fits);
                 fits

@@ -26,17 +26,18 @@ static URL: LazyLock<Regex> = LazyLock::new(|| {
 /// `anna at example dot org`, `anna[at]example[dot]org`. The `at` and the `dot` must both
 /// be there, the last part a top-level domain's shape, so that "meet at noon" is left.
 static OBFUSCATED_EMAIL: LazyLock<Regex> = LazyLock::new(|| {
-    let at = r"(?:\s*[\(\[\{<]\s*(?:at|@)\s*[\)\]\}>]\s*|\s+(?:at|AT)\s+)";
-    let dot = r"(?:\s*[\(\[\{<]\s*(?:dot|\.)\s*[\)\]\}>]\s*|\s+(?:dot|DOT)\s+|\.)";
+    let at = r"(?:\s*[\(\[\{<]\s*(?:at|@|arroba)\s*[\)\]\}>]\s*|\s+(?:at|arroba|arobase|chez|bei)\s+)";
+    let dot = r"(?:\s*[\(\[\{<]\s*(?:dot|\.|punto|punkt|point|ponto)\s*[\)\]\}>]\s*|\s+(?:dot|punto|punkt|point|ponto)\s+|\.)";
+    let joint = r"(?:\s+(?:underscore|dash|hyphen|guion|guión|unterstrich)\s+)";
     Regex::new(&format!(
-        r"(?i)(?-u:\b)[a-z0-9][a-z0-9._%+\-]*{at}[a-z0-9][a-z0-9\-]*(?:{dot}[a-z0-9][a-z0-9\-]*)*{dot}(?:com|org|net|edu|gov|io|co|de|fr|es|it|nl|uk|br|in|pt|ch|at|be|eu|info|biz|me|dev|app|ai)(?:{dot}[a-z]{{2}})?(?-u:\b)"
+        r"(?i)(?-u:\b)[a-z0-9][a-z0-9._%+\-]*(?:(?:{dot}|{joint})[a-z0-9][a-z0-9._%+\-]*)*{at}[a-z0-9][a-z0-9\-]*(?:{dot}[a-z0-9][a-z0-9\-]*)*{dot}(?:com|org|net|edu|gov|io|co|de|fr|es|it|nl|uk|br|in|pt|ch|at|be|eu|info|biz|me|dev|app|ai|mx|ar|cl|pl|ie|nz|au|ca)(?:{dot}[a-z]{{2}})?(?-u:\b)"
     ))
     .expect("the obfuscated e-mail pattern")
 });
 
 /// What an obfuscated address needs somewhere in the text, cheap to look for first.
 static OBFUSCATED_HINT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)[\s\(\[\{<]dot[\s\)\]\}>]|[\(\[\{<]\s*at\s*[\)\]\}>]").expect("the obfuscation hint")
+    Regex::new(r"(?i)[\s\(\[\{<](?:dot|punto|punkt|point|ponto)[\s\)\]\}>]|[\(\[\{<]\s*(?:at|arroba)\s*[\)\]\}>]|\s(?:at|arroba|arobase)\s+[a-z0-9\-]+\.[a-z]").expect("the obfuscation hint")
 });
 
 /// Digits in groups separated by a space or a dash: a card's shape.
@@ -51,7 +52,7 @@ static IPV6: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)[0-9a-f:]*:[0-9a-f]*:[0-9a-f:.]*").expect("the IPv6 pattern"));
 
 /// An IBAN's start: a country code and two check digits.
-static IBAN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?-u:\b)[A-Z]{2}[0-9]{2}").expect("the IBAN pattern"));
+static IBAN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?-u:\b)[A-Za-z]{2}[0-9]{2}").expect("the IBAN pattern"));
 
 /// Phone numbers: international (`+` or `00`), national with a trunk `0`, North American
 /// (3-3-4) and Spanish (nine digits from 6 to 9) shapes.
@@ -62,6 +63,10 @@ static PHONE: LazyLock<Regex> = LazyLock::new(|| {
         r"|(?:\([0-9]{3}\) ?|(?-u:\b)[0-9]{3}[\-. ])[0-9]{3}[\-. ][0-9]{4}(?-u:\b)",
         r"|(?-u:\b)[6789][0-9]{2}(?: [0-9]{3} [0-9]{3}| [0-9]{2} [0-9]{2} [0-9]{2})(?-u:\b)",
         r"|(?-u:\b)[89][0-9] [0-9]{3} [0-9]{2} [0-9]{2}(?-u:\b)",
+        // Brazil without its parentheses (42 6307-4077), and ten digits in one run, as
+        // Indian and North American numbers are often said.
+        r"|(?-u:\b)[1-9][0-9] 9?[2-9][0-9]{3}-[0-9]{4}(?-u:\b)",
+        r"|(?-u:\b)[2-9][0-9]{9}(?-u:\b)",
     ))
     .expect("the phone pattern")
 });
@@ -158,7 +163,7 @@ pub(super) fn find(text: &str, out: &mut Vec<Finding>) {
         // 1.2.3.4.5 is a version, not an address.
         let version = before.ends_with('.') && before[..before.len() - 1].ends_with(|c: char| c.is_ascii_digit())
             || after.starts_with('.') && after[1..].starts_with(|c: char| c.is_ascii_digit());
-        if !version && found.as_str().parse::<Ipv4Addr>().is_ok() {
+        if !version && !after_version_word(before) && found.as_str().parse::<Ipv4Addr>().is_ok() {
             out.push(Finding::new(Kind::Ip, found.start(), found.end()));
         }
     }
@@ -169,6 +174,24 @@ pub(super) fn find(text: &str, out: &mut Vec<Finding>) {
             out.push(Finding::new(Kind::Phone, found.start(), found.start() + number.len()));
         }
     }
+}
+
+/// Whether the words just before a dotted number say it is a version: "version 1.2.3.4",
+/// "we're on 7.14.8.6", "wir waren auf 2.6.4.11".
+fn after_version_word(before: &str) -> bool {
+    let tail = before.trim_end();
+    let from = (tail.len().saturating_sub(24)..=tail.len())
+        .find(|&at| tail.is_char_boundary(at))
+        .unwrap_or(tail.len());
+    let tail = tail[from..].to_lowercase();
+    let last = tail.rsplit(|c: char| !c.is_alphanumeric()).next().unwrap_or("");
+    [
+        "version", "versión", "versão", "v", "build", "release", "firmware", "on", "auf", "en", "na", "la", "sur",
+    ]
+    .contains(&last)
+        || tail.contains("version")
+        || tail.contains("versión")
+        || tail.contains("versão")
 }
 
 fn find_ipv6(text: &str, out: &mut Vec<Finding>) {
@@ -294,7 +317,7 @@ fn iban_length(country: &str) -> Option<usize> {
 /// whose check digits hold (ISO 13616: mod 97 = 1).
 fn find_ibans(text: &str, out: &mut Vec<Finding>) {
     for start in IBAN.find_iter(text) {
-        let Some(length) = iban_length(&start.as_str()[..2]) else {
+        let Some(length) = iban_length(&start.as_str()[..2].to_ascii_uppercase()) else {
             continue;
         };
         let mut code = String::with_capacity(length);

@@ -63,6 +63,18 @@ def ordinary_words():
     return words
 
 
+def english_words():
+    """English's ordinary words, lower case: what a capitalised word in a title or a
+    product's name usually is (Pricing Page, Single Sign-on) rather than a name."""
+    words = set()
+    for name in ["american-english", "british-english"]:
+        for line in (Path("/usr/share/dict") / name).read_text(encoding="utf-8", errors="replace").splitlines():
+            word = line.strip()
+            if word and word[0].islower() and not word.endswith("'s"):
+                words.add(fold(word))
+    return sorted(words)
+
+
 def census(path):
     """Names of a Census list, capitalised (MCDONALD -> Mcdonald)."""
     names = []
@@ -104,6 +116,14 @@ def main():
         "# They count as part of a name, or alone after a cue; those after \"# ambiguous\" are also ordinary words.",
     ]
     write(HERE / "more_surnames.txt", header, more, more_ambiguous)
+    words = english_words()
+    (HERE / "english_words.txt").write_text(
+        "# English's ordinary words in lower case, from Debian's wamerican and wbritish (SCOWL); made by lists/make_lists.py.\n"
+        + "\n".join(words)
+        + "\n",
+        encoding="utf-8",
+    )
+    print(f"english_words.txt: {len(words)} words")
     print(f"more_surnames.txt: {len(more)} names, {len(more_ambiguous)} also ordinary words")
 
 
