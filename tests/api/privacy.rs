@@ -1198,3 +1198,155 @@ async fn a_redacted_record_keeps_placeholders_for_good_and_what_came_from_it_fol
     );
     app.stop().await;
 }
+
+/// The labelled interviews (`tests/fixtures/pii/interviews.jsonl`) as records, and every
+/// kind of model call on them (record chat, a report across them, the research assistant,
+/// the persona written in the background): what the model received is read back for
+/// each labelled value, in any casing.
+#[tokio::test]
+async fn the_labelled_interviews_reach_the_model_only_as_placeholders() {
+    let (addr, model) = OpenAiStub::start().await;
+    // The model names back placeholders it saw, and one it made up.
+    model.respond(|call| {
+        let seen = placeholders(&call.body);
+        Reply::text(&format!("Mentioned: {} and [PERSON_999].", seen.join(", ")))
+    });
+    let app = crate::chat::model_app(addr).await;
+    let ann = app.user().await;
+    let project = app.project(&ann, "Billing study").await;
+    let corpus = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/pii/interviews.jsonl"
+    ))
+    .expect("read the corpus");
+    let interviews: Vec<Value> = corpus
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("an interview"))
+        .collect();
+    // One of each locale, two written in lower case and one in upper case among them.
+    let chosen: Vec<&Value> = [
+        "iv-01", "iv-02", "iv-03", "iv-06", "iv-11", "iv-13", "iv-20", "iv-26", "iv-38", "iv-46",
+    ]
+    .iter()
+    .map(|id| interviews.iter().find(|i| i["id"] == *id).expect("the interview"))
+    .collect();
+    let unmark = |text: &str, values: &mut Vec<(String, String)>| {
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(open) = rest.find('⟦') {
+            out.push_str(&rest[..open]);
+            let after = &rest[open + '⟦'.len_utf8()..];
+            let close = after.find('⟧').expect("a closed mark");
+            let (mark, value) = after[..close].split_once(':').expect("a kind");
+            if !mark.starts_with("WORD") {
+                values.push((mark.to_owned(), value.to_owned()));
+            }
+            out.push_str(value);
+            rest = &after[close + '⟧'.len_utf8()..];
+        }
+        out + rest
+    };
+    let mut values: Vec<(String, String)> = Vec::new();
+    let mut records = Vec::new();
+    for interview in &chosen {
+        let title = unmark(interview["title"].as_str().expect("title"), &mut values);
+        let text: Vec<String> = interview["utterances"]
+            .as_array()
+            .expect("utterances")
+            .iter()
+            .map(|u| {
+                let speaker = unmark(u["speaker"].as_str().expect("speaker"), &mut values);
+                let said = unmark(u["text"].as_str().expect("text"), &mut values);
+                format!("{speaker}: {}", said.replace('\n', " "))
+            })
+            .collect();
+        let (status, record) = app
+            .post(
+                &format!("/projects/{project}/records"),
+                &ann,
+                json!({ "title": title, "text": text.join("\n"), "language": interview["language"] }),
+            )
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{record}");
+        records.push(record["id"].as_str().expect("id").to_owned());
+    }
+    for record in &records {
+        app.wait_finished(&ann, record).await;
+    }
+
+    let (status, answer) = app
+        .post(
+            &format!("/insight/{}/chat/", records[0]),
+            &ann,
+            json!({ "message": "Who handles invoices, and how do we reach Franziska Hiller?",
+                "search_settings": { "use_web": false, "search_scope": "transcript" } }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let content = answer["content"].as_str().expect("content");
+    assert!(!content.contains("PERSON_") && content.contains("someone"), "{content}");
+    let (status, answer) = app
+        .post(
+            "/agent/chat",
+            &ann,
+            json!({ "message": "What do they say about billing? Ask Raju and Elliott Gray.", "project_id": project }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let (_, presets) = app.get("/presets/system/", &ann).await;
+    let prompt = presets[0]["prompt_ids"][0].as_str().expect("prompt").to_owned();
+    let (status, report) = app
+        .post(
+            &format!("/projects/{project}/reports"),
+            &ann,
+            json!({ "title": "Billing", "prompts_ids": [prompt] }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{report}");
+    let path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
+    crate::generation::wait_generation(&app, &ann, &path, &["completed", "failed"]).await;
+    let _ = app.get(&format!("/insight/{}/persona-report", records[1]), &ann).await;
+
+    let calls = model.calls();
+    assert!(calls.len() >= 3, "{} model calls", calls.len());
+    let sent: String = calls
+        .iter()
+        .flat_map(|c| c.body["messages"].as_array().cloned().unwrap_or_default())
+        .map(|m| m["content"].as_str().unwrap_or_default().to_lowercase())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let reached = |value: &str| {
+        let value = value.to_lowercase().replace('\n', " ");
+        sent.match_indices(&value).any(|(at, _)| {
+            let before = sent[..at].chars().next_back();
+            let after = sent[at + value.len()..].chars().next();
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+        })
+    };
+    let mut leaked: Vec<&(String, String)> = Vec::new();
+    let mut names = 0;
+    for pair in &values {
+        let (mark, value) = pair;
+        if value.chars().count() < 3 {
+            continue;
+        }
+        names += usize::from(mark.starts_with("PERSON"));
+        if reached(value) {
+            leaked.push(pair);
+        }
+    }
+    // No speaker, no title's name, no value with a shape ever; other names as the
+    // detector's benchmark says (docs/benchmarks.md), guarded against a collapse.
+    let never: Vec<_> = leaked
+        .iter()
+        .filter(|(mark, _)| !mark.starts_with("PERSON") || mark == "PERSON.speaker" || mark == "PERSON.title")
+        .collect();
+    assert!(never.is_empty(), "reached the model: {never:?}");
+    let people = leaked.iter().filter(|(mark, _)| mark.starts_with("PERSON")).count();
+    assert!(
+        people * 100 <= names * 15,
+        "{people} of {names} names reached the model: {leaked:?}"
+    );
+    app.stop().await;
+}

@@ -384,7 +384,8 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
     let arrived = Instant::now();
     let in_flight = InFlight::new(&shared);
     let (call, unreadable) = read_call(request, arrived).await;
-    let leaks = if call.is_chat() && !shared.allow_personal_data.load(Ordering::SeqCst) {
+    // Every call that carries messages, whatever its endpoint.
+    let leaks = if !shared.allow_personal_data.load(Ordering::SeqCst) {
         personal_values_in(&call.body)
     } else {
         Vec::new()
