@@ -39,11 +39,17 @@ pub async fn redact(services: &Services, actor: Actor, user_id: Uuid, record_id:
     }
     let (workspace_id, settings) = store.project_settings(record.project_id).await?;
     let utterances = store.utterances(record_id).await?;
+    // The workspace's people too: a respondent of another interview named in this one.
+    let (people, addresses) = match workspace_id {
+        Some(workspace_id) => store.workspace_people(workspace_id).await?,
+        None => Default::default(),
+    };
     let material = Material {
+        people,
+        addresses,
         speakers: utterances.iter().map(|u| u.speaker.as_str()).collect(),
         labels: vec![record.name.as_str()],
         texts: utterances.iter().map(|u| u.text.as_str()).collect(),
-        ..Default::default()
     };
     // Redaction conceals whatever the workspace sends models.
     let forced = Settings {
