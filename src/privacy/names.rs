@@ -13,7 +13,8 @@
 //! name or after a title or a cue, and a known name's part that is an ordinary word only
 //! where it is capitalised or beside another part.
 
-use std::collections::HashSet;
+use foldhash::HashSet;
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use unicode_normalization::UnicodeNormalization;
@@ -112,8 +113,8 @@ impl Lists {
 
 /// A word list's entries, folded: those before the line `# ambiguous` and after it.
 fn list(text: &'static str) -> (HashSet<String>, HashSet<String>) {
-    let mut plain = HashSet::new();
-    let mut ambiguous = HashSet::new();
+    let mut plain = HashSet::default();
+    let mut ambiguous = HashSet::default();
     let mut after = false;
     for line in text.lines().map(str::trim) {
         if line.eq_ignore_ascii_case("# ambiguous") {
@@ -131,7 +132,7 @@ static LISTS: LazyLock<Lists> = LazyLock::new(|| {
     let (more_family, more_ambiguous) = list(include_str!("more_surnames.txt"));
     family_ambiguous.extend(more_ambiguous);
     let folded = |words: &[&str]| words.iter().map(|w| fold(w)).collect::<HashSet<String>>();
-    let mut common = HashSet::new();
+    let mut common = HashSet::default();
     for code in ["en", "de", "fr", "es", "it", "nl", "pt"] {
         common.extend(stop_words::lookup(code).unwrap_or_default().iter().map(|w| fold(w)));
     }
@@ -910,13 +911,18 @@ fn casing(line: &str) -> Casing {
     let (mut cased, mut upper, mut capital_starts, mut lower_starts, mut capitals) = (0, 0, 0, 0, 0);
     let mut sentence_start = true;
     for word in body.split_whitespace() {
-        let letters: Vec<char> = word.chars().filter(|c| c.is_alphabetic()).collect();
-        let Some(&first) = letters.first() else {
+        let mut letters = word.chars().filter(|c| c.is_alphabetic());
+        let Some(first) = letters.next() else {
             continue;
         };
         if first.is_uppercase() || first.is_lowercase() {
             cased += 1;
-            if letters.len() >= 2 && letters.iter().all(|c| !c.is_lowercase()) {
+            let (mut more, mut lower) = (false, first.is_lowercase());
+            for c in letters {
+                more = true;
+                lower |= c.is_lowercase();
+            }
+            if more && !lower {
                 upper += 1;
             }
             if first.is_uppercase() {
@@ -945,10 +951,18 @@ fn casing(line: &str) -> Casing {
     }
 }
 
+/// What lies between two words.
+#[derive(Debug, Clone, Copy, Default)]
+struct Gap {
+    broken: bool,
+    newline: bool,
+}
+
 /// A word of the text with where it is.
 #[derive(Debug, Clone)]
-struct Word {
-    key: String,
+struct Word<'a> {
+    /// The word folded (see [`fold`]); borrowed from the text when it is so already.
+    key: Cow<'a, str>,
     start: usize,
     end: usize,
     caps: Caps,
@@ -979,14 +993,16 @@ fn caps_of(word: &str, casing: Casing) -> Caps {
     }
 }
 
-fn words(text: &str, taken: &[(usize, usize)]) -> Vec<Word> {
+fn words<'a>(text: &'a str, taken: &[(usize, usize)]) -> Vec<Word<'a>> {
     let mut out = Vec::new();
     let mut start = None;
     let mut sentence = true;
-    let mut gap = String::new();
+    // What lies between the last word and the next: something other than white space,
+    // and a line break.
+    let mut gap = Gap::default();
     let mut line_casing = casing(text.split('\n').next().unwrap_or(""));
     let push =
-        |out: &mut Vec<Word>, from: usize, raw_end: usize, sentence: &mut bool, gap: &mut String, casing: Casing| {
+        |out: &mut Vec<Word<'a>>, from: usize, raw_end: usize, sentence: &mut bool, gap: &mut Gap, casing: Casing| {
             let raw = &text[from..raw_end];
             // A possessive is not part of the name (Takeshi's), nor an honorific (Nishimura-san).
             let mut word = raw
@@ -1007,20 +1023,26 @@ fn words(text: &str, taken: &[(usize, usize)]) -> Vec<Word> {
             let inside_taken = taken.iter().any(|&(s, e)| from < e && to > s);
             if !word.is_empty() && !inside_taken {
                 out.push(Word {
-                    key: fold(word),
+                    key: if word.bytes().all(|b| b.is_ascii_lowercase() || b == b'\'' || b == b'-') {
+                        Cow::Borrowed(word)
+                    } else {
+                        Cow::Owned(fold(word))
+                    },
                     start: from,
                     end: to,
                     caps: caps_of(word, casing),
                     starts_sentence: *sentence,
-                    after_break: gap.chars().any(|c| !c.is_whitespace()),
-                    after_newline: gap.contains('\n'),
+                    after_break: gap.broken,
+                    after_newline: gap.newline,
                     honorific,
                 });
             }
             *sentence = false;
             // What was cut off the word (a possessive) lies between it and the next.
-            gap.clear();
-            gap.push_str(&text[to..raw_end]);
+            *gap = Gap {
+                broken: raw_end > to,
+                newline: false,
+            };
         };
     for (i, c) in text.char_indices() {
         let in_word =
@@ -1041,7 +1063,7 @@ fn words(text: &str, taken: &[(usize, usize)]) -> Vec<Word> {
             push(&mut out, from, word_end, &mut sentence, &mut gap, line_casing);
             if ends {
                 sentence = true;
-                gap.push('.');
+                gap.broken = true;
             }
         }
         if matches!(c, '.' | '!' | '?' | ':' | '\n' | '…' | '¿' | '¡') {
@@ -1050,7 +1072,8 @@ fn words(text: &str, taken: &[(usize, usize)]) -> Vec<Word> {
         if c == '\n' {
             line_casing = casing(text[i + 1..].split('\n').next().unwrap_or(""));
         }
-        gap.push(c);
+        gap.broken |= !c.is_whitespace();
+        gap.newline |= c == '\n';
     }
     if let Some(from) = start {
         let raw = &text[from..];
@@ -1079,8 +1102,25 @@ enum Cue {
     Strong,
 }
 
-fn cue_before(text: &str, words: &[Word], i: usize) -> Cue {
-    if i > 0 && !words[i].after_break && LISTS.titles.contains(&words[i - 1].key) {
+/// The last words of the cues, so that most words need no look at the text before them.
+static CUE_ENDS: LazyLock<HashSet<String>> = LazyLock::new(|| {
+    CUES.iter()
+        .chain(WEAK_CUES)
+        .chain(LOOSE_CUES)
+        .filter_map(|cue| cue.rsplit(' ').next())
+        .map(|last| fold(last.trim_end_matches("'s")))
+        .collect()
+});
+
+fn cue_before(text: &str, words: &[Word<'_>], i: usize) -> Cue {
+    if i == 0 || !CUE_ENDS.contains(&*words[i - 1].key) {
+        return if i > 0 && !words[i].after_break && LISTS.titles.contains(&*words[i - 1].key) || words[i].honorific {
+            Cue::Strong
+        } else {
+            Cue::None
+        };
+    }
+    if i > 0 && !words[i].after_break && LISTS.titles.contains(&*words[i - 1].key) {
         return Cue::Strong;
     }
     if words[i].honorific {
@@ -1121,7 +1161,7 @@ pub(super) fn find(text: &str, known: &Known, taken: &[(usize, usize)], out: &mu
     while i < words.len() {
         let word = &words[i];
         // A known whole name, word by word, in any casing.
-        if known.firsts.contains(&word.key)
+        if known.firsts.contains(&*word.key)
             && let Some(len) = known.whole.iter().find_map(|whole| {
                 let fits = whole.len() <= words.len() - i
                     && whole.iter().zip(&words[i..]).all(|(a, b)| *a == b.key)
@@ -1134,7 +1174,7 @@ pub(super) fn find(text: &str, known: &Known, taken: &[(usize, usize)], out: &mu
             i = last + 1;
             continue;
         }
-        if word.caps == Caps::No && !known.parts.contains(&word.key) && !lists.particles.contains(&word.key) {
+        if word.caps == Caps::No && !known.parts.contains(&*word.key) && !lists.particles.contains(&*word.key) {
             // Most words are lower case in a text that capitalises, and start nothing;
             // but a list's name after a cue does (talk to priya).
             let listed = matches!(
@@ -1146,7 +1186,7 @@ pub(super) fn find(text: &str, known: &Known, taken: &[(usize, usize)], out: &mu
                 continue;
             }
         }
-        if lists.never.contains(&word.key) && !known.parts.contains(&word.key) {
+        if lists.never.contains(&*word.key) && !known.parts.contains(&*word.key) {
             i += 1;
             continue;
         }
@@ -1155,14 +1195,14 @@ pub(super) fn find(text: &str, known: &Known, taken: &[(usize, usize)], out: &mu
         if i > 0
             && !word.after_break
             && words[i - 1].caps != Caps::No
-            && lists.business.contains(&words[i - 1].key)
-            && !known.parts.contains(&word.key)
+            && lists.business.contains(&*words[i - 1].key)
+            && !known.parts.contains(&*word.key)
         {
             i += 1;
             continue;
         }
         // A title is not part of the name it introduces (Don Andrés, Herr von Bülow).
-        if lists.titles.contains(&word.key) && words.get(i + 1).is_some_and(|next| !next.after_break) {
+        if lists.titles.contains(&*word.key) && words.get(i + 1).is_some_and(|next| !next.after_break) {
             i += 1;
             continue;
         }
@@ -1191,9 +1231,9 @@ pub(super) fn find(text: &str, known: &Known, taken: &[(usize, usize)], out: &mu
         {
             let before = &words[i - 1];
             if before.caps == Caps::Yes
-                && !lists.never.contains(&before.key)
+                && !lists.never.contains(&*before.key)
                 && !ordinary(&before.key)
-                && !lists.titles.contains(&before.key)
+                && !lists.titles.contains(&*before.key)
                 && out.last().is_none_or(|f: &Finding| f.end < before.start)
             {
                 first = i - 1;
@@ -1201,14 +1241,14 @@ pub(super) fn find(text: &str, known: &Known, taken: &[(usize, usize)], out: &mu
         }
         let last = extend(&words, i, i, known, cue);
         let whole = last > i || first < i;
-        if !whole && cue < Cue::Strong && !known.parts.contains(&word.key) && named_thing(&words, i) {
+        if !whole && cue < Cue::Strong && !known.parts.contains(&*word.key) && named_thing(&words, i) {
             i += 1;
             continue;
         }
         if sure || whole {
             // A lone word that merely starts a sentence needs the list to be sure of it.
             let lone_sentence_start =
-                !whole && word.starts_sentence && !known.parts.contains(&word.key) && cue == Cue::None;
+                !whole && word.starts_sentence && !known.parts.contains(&*word.key) && cue == Cue::None;
             if !lone_sentence_start || lists.listed(&word.key) == Some(Listed::Given) {
                 out.push(Finding::new(Kind::Person, words[first].start, words[last].end));
             }
@@ -1219,15 +1259,15 @@ pub(super) fn find(text: &str, known: &Known, taken: &[(usize, usize)], out: &mu
 
 /// Whether words `i` and `i + 1` are two capitalised words that read as a name no list
 /// holds: neither ordinary nor a business's, after a word that is no part of a heading.
-fn unlisted_pair(words: &[Word], i: usize, known: &Known) -> bool {
+fn unlisted_pair(words: &[Word<'_>], i: usize, known: &Known) -> bool {
     let lists = &*LISTS;
-    let odd = |w: &Word| {
+    let odd = |w: &Word<'_>| {
         w.caps == Caps::Yes
             && lists.listed(&w.key).is_none()
             && !ordinary(&w.key)
-            && !lists.never.contains(&w.key)
-            && !lists.titles.contains(&w.key)
-            && !known.parts.contains(&w.key)
+            && !lists.never.contains(&*w.key)
+            && !lists.titles.contains(&*w.key)
+            && !known.parts.contains(&*w.key)
             && w.key.chars().count() >= 2
     };
     let Some(next) = words.get(i + 1) else {
@@ -1301,22 +1341,22 @@ const THING_AFTER: &[&str] = &[
 ];
 
 /// Whether the lone name-like word `i` names a thing rather than a person.
-fn named_thing(words: &[Word], i: usize) -> bool {
+fn named_thing(words: &[Word<'_>], i: usize) -> bool {
     let before = i.checked_sub(1).map(|b| &words[b]).filter(|_| !words[i].after_break);
     let after = words.get(i + 1).filter(|a| !a.after_break);
-    before.is_some_and(|b| THING_BEFORE.contains(&b.key.as_str()))
-        || after.is_some_and(|a| THING_AFTER.contains(&a.key.as_str()))
+    before.is_some_and(|b| THING_BEFORE.contains(&b.key.as_ref()))
+        || after.is_some_and(|a| THING_AFTER.contains(&a.key.as_ref()))
 }
 
 /// Whether word `i` may start a name: `Some(true)` when it is one alone, `Some(false)`
 /// when it is one only with another part of a name after it, `None` when it is not.
-fn start_of_name(words: &[Word], i: usize, known: &Known, cue: Cue) -> Option<bool> {
+fn start_of_name(words: &[Word<'_>], i: usize, known: &Known, cue: Cue) -> Option<bool> {
     let lists = &*LISTS;
     let word = &words[i];
-    if known.parts.contains(&word.key) {
+    if known.parts.contains(&*word.key) {
         // A known part that is an ordinary word (Will, Rose) must look like a name.
         return Some(
-            known.listed.contains(&word.key)
+            known.listed.contains(&*word.key)
                 || lists.listed(&word.key).is_some_and(Listed::sure)
                 || !ordinary(&word.key)
                 || word.caps == Caps::Yes
@@ -1324,12 +1364,12 @@ fn start_of_name(words: &[Word], i: usize, known: &Known, cue: Cue) -> Option<bo
         );
     }
     let next = words.get(i + 1).filter(|n| !n.after_break && !n.starts_sentence);
-    if lists.particles.contains(&word.key) {
+    if lists.particles.contains(&*word.key) {
         // van der Berg after a title, or Ó Dhomhnaill.
         let named_after = next.is_some_and(|n| n.caps == Caps::Yes || lists.listed(&n.key).is_some());
         return (named_after && (cue == Cue::Strong || word.caps == Caps::Yes)).then_some(false);
     }
-    if lists.common.contains(&word.key) {
+    if lists.common.contains(&*word.key) {
         return None;
     }
     // An ordinary word that is also a name starts one only before a family name (Rose
@@ -1346,9 +1386,6 @@ fn start_of_name(words: &[Word], i: usize, known: &Known, cue: Cue) -> Option<bo
         (Some(Listed::Family), Caps::Yes) => Some(!word.starts_sentence || cue > Cue::None),
         (Some(Listed::Family), Caps::Unknown) => Some(true),
         (Some(Listed::MoreFamily), Caps::Yes | Caps::Unknown) => Some(cue >= Cue::Weak),
-        (Some(Listed::Given), Caps::No) if cue < Cue::Weak => next
-            .is_some_and(|n| n.caps == Caps::No && lists.listed(&n.key).is_some_and(Listed::family))
-            .then_some(false),
         (Some(Listed::Given | Listed::Family | Listed::MoreFamily), Caps::No) => Some(cue >= Cue::Weak),
         (Some(Listed::Ambiguous { .. }), Caps::Yes | Caps::Unknown) if cue == Cue::Strong => Some(true),
         // Capitalised inside a sentence of a text that capitalises, a name that is also an
@@ -1373,7 +1410,7 @@ fn start_of_name(words: &[Word], i: usize, known: &Known, cue: Cue) -> Option<bo
 /// the parts of names (and the particles between them); after a given name, a known part
 /// or a cue, through one more capitalised word that is no ordinary word (a family name no
 /// list holds).
-fn extend(words: &[Word], first: usize, mut last: usize, known: &Known, cue: Cue) -> usize {
+fn extend(words: &[Word<'_>], first: usize, mut last: usize, known: &Known, cue: Cue) -> usize {
     let lists = &*LISTS;
     let mut j = last + 1;
     let mut unlisted = 0;
@@ -1383,9 +1420,9 @@ fn extend(words: &[Word], first: usize, mut last: usize, known: &Known, cue: Cue
             break;
         }
         let listed = lists.listed(&next.key);
-        let knows = known.parts.contains(&next.key);
+        let knows = known.parts.contains(&*next.key);
         let after_given = lists.listed(&words[last].key) == Some(Listed::Given)
-            || known.parts.contains(&words[last].key)
+            || known.parts.contains(&*words[last].key)
             || (last == first && cue > Cue::None);
         // A line break inside a name only between parts the lists or the caller know, or
         // after a given name before a capitalised word.
@@ -1397,7 +1434,7 @@ fn extend(words: &[Word], first: usize, mut last: usize, known: &Known, cue: Cue
             break;
         }
         // van der Berg, García y Pérez, Ó Dhomhnaill: a particle joins what looks like a name.
-        if lists.particles.contains(&next.key)
+        if lists.particles.contains(&*next.key)
             && words.get(j + 1).is_some_and(|after| {
                 !after.after_break
                     && match lists.listed(&after.key) {
@@ -1409,7 +1446,7 @@ fn extend(words: &[Word], first: usize, mut last: usize, known: &Known, cue: Cue
             j += 1;
             continue;
         }
-        if lists.never.contains(&next.key) && !knows {
+        if lists.never.contains(&*next.key) && !knows {
             break;
         }
         let fits = match (listed, next.caps) {
@@ -1418,11 +1455,11 @@ fn extend(words: &[Word], first: usize, mut last: usize, known: &Known, cue: Cue
             (Some(Listed::Ambiguous { .. }), Caps::Yes) => true,
             // michael bass, lisa baker: after a given name, a family name that is a word too.
             (Some(Listed::Ambiguous { family: true }), Caps::Unknown) => {
-                after_given && !lists.common.contains(&next.key)
+                after_given && !lists.common.contains(&*next.key)
             }
             // wendy flynn, in a text that capitalises but not this name.
             (Some(listed), Caps::No) => {
-                words[first].caps == Caps::No && listed.family() && after_given && !lists.common.contains(&next.key)
+                words[first].caps == Caps::No && listed.family() && after_given && !lists.common.contains(&*next.key)
             }
             // hi! kevin sarma here: after a cue, one more word of a text without capitals.
             (None, Caps::Unknown) => {
