@@ -132,7 +132,9 @@ pub(super) fn find(text: &str, out: &mut Vec<Finding>) {
     if OBFUSCATED_HINT.is_match(text) {
         for found in OBFUSCATED_EMAIL.find_iter(text) {
             // One whose `at` is a plain `@` and dots are plain was found above.
-            if !EMAIL.is_match(found.as_str()) || found.as_str().contains(char::is_whitespace) {
+            // "the article at help.example.com/export" is a page, not an address.
+            let a_page = text[found.end()..].starts_with('/');
+            if !a_page && (!EMAIL.is_match(found.as_str()) || found.as_str().contains(char::is_whitespace)) {
                 out.push(Finding::new(Kind::Email, found.start(), found.end()));
             }
         }
@@ -582,6 +584,7 @@ mod tests {
             assert_eq!(kinds(said), vec![(Kind::Email, address.to_owned())], "{said}");
         }
         assert!(kinds("we met at noon and the dot on the map").is_empty());
+        assert!(!kinds("the article at help.example.com/export is old").iter().any(|(k, _)| *k == Kind::Email));
         assert_eq!(
             kinds("Card 4111 1111 1111 1111."),
             vec![(Kind::Card, "4111 1111 1111 1111".to_owned())]
