@@ -584,7 +584,11 @@ mod tests {
             assert_eq!(kinds(said), vec![(Kind::Email, address.to_owned())], "{said}");
         }
         assert!(kinds("we met at noon and the dot on the map").is_empty());
-        assert!(!kinds("the article at help.example.com/export is old").iter().any(|(k, _)| *k == Kind::Email));
+        assert!(
+            !kinds("the article at help.example.com/export is old")
+                .iter()
+                .any(|(k, _)| *k == Kind::Email)
+        );
         assert_eq!(
             kinds("Card 4111 1111 1111 1111."),
             vec![(Kind::Card, "4111 1111 1111 1111".to_owned())]
