@@ -127,11 +127,8 @@ impl Detector {
     /// Reads a text for the names in it, so that each of their other forms is found
     /// wherever it comes later (a name said whole once, then by its parts).
     pub fn learn(&mut self, text: &str) {
-        for finding in self.find(text) {
-            if finding.kind == Kind::Person {
-                self.known.learn(&text[finding.start..finding.end]);
-            }
-        }
+        let found = self.find(text);
+        self.known.learn_found(text, &found);
     }
 
     /// The personal values of `text`, in order, none overlapping.
@@ -202,11 +199,7 @@ impl Pseudonyms {
     pub fn conceal(&mut self, text: &str) -> String {
         self.reserve(text);
         let found = self.detector.find(text);
-        for finding in &found {
-            if finding.kind == Kind::Person {
-                self.detector.known.learn(&text[finding.start..finding.end]);
-            }
-        }
+        self.detector.known.learn_found(text, &found);
         if found.is_empty() {
             return text.to_owned();
         }
@@ -228,23 +221,15 @@ impl Pseudonyms {
             return;
         }
         let mut search = 0;
-        while let Some((start, end, placeholder)) = next_placeholder(text, search) {
-            search = end;
-            if self.values.contains_key(&placeholder) {
-                continue;
-            }
-            let number = placeholder
-                .trim_end_matches(']')
-                .rsplit('_')
-                .next()
-                .and_then(|n| n.parse::<u32>().ok());
-            let kind = Kind::ALL
-                .into_iter()
-                .find(|k| placeholder.starts_with(&format!("[{}_", k.tag())));
-            if let (Some(number), Some(kind)) = (number, kind) {
-                let next = &mut self.next[kind as usize];
+        while let Some(written) = next_placeholder(text, search) {
+            search = written.end;
+            if let Some(number) = written.number
+                && !self.values.contains_key(&written.canonical)
+            {
+                let next = &mut self.next[written.kind as usize];
                 *next = (*next).max(number);
-                self.values.insert(placeholder, text[start..end].to_owned());
+                let literal = text[written.start..written.end].to_owned();
+                self.values.insert(written.canonical, literal);
             }
         }
     }
@@ -277,14 +262,15 @@ impl Pseudonyms {
         let mut out = String::with_capacity(text.len());
         let mut at = 0;
         let mut search = 0;
-        while let Some((start, end, placeholder)) = next_placeholder(text, search) {
-            let value = match self.values.get(&placeholder) {
-                Some(value) => value.as_str(),
-                None => Kind::ALL
-                    .into_iter()
-                    .find(|k| placeholder.starts_with(&format!("[{}_", k.tag())))
-                    .map_or("", Kind::stand_in),
-            };
+        while let Some(Written {
+            start,
+            end,
+            kind,
+            canonical,
+            ..
+        }) = next_placeholder(text, search)
+        {
+            let value = self.values.get(&canonical).map_or(kind.stand_in(), String::as_str);
             out.push_str(&text[at..start]);
             if json {
                 let quoted = serde_json::to_string(value).unwrap_or_default();
@@ -300,8 +286,18 @@ impl Pseudonyms {
     }
 }
 
-/// The next placeholder-like word at or after `from`: its range and its canonical form.
-fn next_placeholder(text: &str, from: usize) -> Option<(usize, usize, String)> {
+/// A placeholder as a text writes it: where, of what kind and number, and its canonical
+/// form (`[PERSON_1]`).
+struct Written {
+    start: usize,
+    end: usize,
+    kind: Kind,
+    number: Option<u32>,
+    canonical: String,
+}
+
+/// The next placeholder-like word at or after `from`.
+fn next_placeholder(text: &str, from: usize) -> Option<Written> {
     let bytes = text.as_bytes();
     let mut i = from;
     while i < bytes.len() {
@@ -321,7 +317,13 @@ fn next_placeholder(text: &str, from: usize) -> Option<(usize, usize, String)> {
                         // `Person 1` alone is too likely to be prose; brackets or `_` say it is ours.
                         if bracketed || underscore {
                             let (start, end) = if bracketed { (i - 1, after + 1) } else { (i, after) };
-                            return Some((start, end, format!("[{}_{}]", kind.tag(), number)));
+                            return Some(Written {
+                                start,
+                                end,
+                                kind,
+                                number: number.parse().ok(),
+                                canonical: format!("[{}_{}]", kind.tag(), number),
+                            });
                         }
                     }
                 }

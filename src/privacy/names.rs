@@ -852,6 +852,13 @@ impl Known {
         new
     }
 
+    /// Remembers the names among these findings of `text`.
+    pub(super) fn learn_found(&mut self, text: &str, found: &[Finding]) {
+        for finding in found.iter().filter(|f| f.kind == Kind::Person) {
+            self.learn(&text[finding.start..finding.end]);
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.parts.is_empty() && self.whole.is_empty()
     }
