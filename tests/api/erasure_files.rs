@@ -64,6 +64,21 @@ fn signed_wav() -> Vec<u8> {
 }
 
 /// A text record, once finished.
+/// The call in which he gives his name and address.
+async fn his_call(app: &TestApp, user: &TestUser, project: &str) -> String {
+    text_record(
+        app,
+        user,
+        project,
+        &format!("Call with {NAME}"),
+        &format!(
+            "Interviewer: How can we reach you?\n{NAME}: Write to {EMAIL}, or ask for {NAME} at the desk.\n\
+             Interviewer: Thanks.\n{NAME}: The invoices are always late."
+        ),
+    )
+    .await
+}
+
 async fn text_record(app: &TestApp, user: &TestUser, project: &str, title: &str, text: &str) -> String {
     let (status, record) = app
         .post(
@@ -277,17 +292,7 @@ async fn an_erased_respondent_leaves_no_trace_in_any_file() {
     let (app, _stub) = start().await;
     let owner = app.user().await;
     let project = app.project(&owner, "Billing study").await;
-    let said = text_record(
-        &app,
-        &owner,
-        &project,
-        &format!("Call with {NAME}"),
-        &format!(
-            "Interviewer: How can we reach you?\n{NAME}: Write to {EMAIL}, or ask for {NAME} at the desk.\n\
-             Interviewer: Thanks.\n{NAME}: The invoices are always late."
-        ),
-    )
-    .await;
+    let said = his_call(&app, &owner, &project).await;
     let recorded = recording(&app, &owner, &project).await;
     let other = text_record(
         &app,
@@ -327,17 +332,7 @@ async fn a_redacted_record_leaves_no_trace_of_what_it_said_in_any_file() {
     let (app, _stub) = start().await;
     let owner = app.user().await;
     let project = app.project(&owner, "Billing study").await;
-    let said = text_record(
-        &app,
-        &owner,
-        &project,
-        &format!("Call with {NAME}"),
-        &format!(
-            "Interviewer: How can we reach you?\n{NAME}: Write to {EMAIL}, or ask for {NAME} at the desk.\n\
-             Interviewer: Thanks.\n{NAME}: The invoices are always late."
-        ),
-    )
-    .await;
+    let said = his_call(&app, &owner, &project).await;
     // Indexed with it, likely in the same segments: those then keep a live document.
     let other = text_record(
         &app,

@@ -169,6 +169,25 @@ async fn a_record_shows_what_personal_data_it_holds() {
     app.stop().await;
 }
 
+/// A report of the first system preset's first prompt over the project, generated: its
+/// path and its last generation.
+async fn billing_report(app: &TestApp, user: &TestUser, project: &str) -> (String, Value) {
+    let (status, presets) = app.get("/presets/system/", user).await;
+    assert_eq!(status, StatusCode::OK);
+    let prompt = presets[0]["prompt_ids"][0].as_str().expect("prompt").to_owned();
+    let (status, report) = app
+        .post(
+            &format!("/projects/{project}/reports"),
+            user,
+            json!({ "title": "Billing", "prompts_ids": [prompt] }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{report}");
+    let path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
+    let generation = crate::generation::wait_generation(app, user, &path, &["completed", "failed"]).await;
+    (path, generation)
+}
+
 /// The placeholders of a request's last message, in order of first appearance.
 fn placeholders(call_body: &Value) -> Vec<String> {
     let last = call_body["messages"]
@@ -258,19 +277,7 @@ async fn the_model_sees_placeholders_and_the_researcher_sees_the_values() {
     }
 
     // A report: the section's placeholders are the material's own numbering.
-    let (status, presets) = app.get("/presets/system/", &ann).await;
-    assert_eq!(status, StatusCode::OK);
-    let prompt = presets[0]["prompt_ids"][0].as_str().expect("prompt").to_owned();
-    let (status, report) = app
-        .post(
-            &format!("/projects/{project}/reports"),
-            &ann,
-            json!({ "title": "Billing", "prompts_ids": [prompt] }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{report}");
-    let path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
-    let generation = crate::generation::wait_generation(&app, &ann, &path, &["completed", "failed"]).await;
+    let (path, generation) = billing_report(&app, &ann, &project).await;
     assert_eq!(generation["status"], "completed", "{generation}");
     let (_, report) = app.get(&path, &ann).await;
     let content = report["content"].as_str().expect("content");
@@ -1294,18 +1301,7 @@ async fn the_labelled_interviews_reach_the_model_only_as_placeholders() {
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{answer}");
-    let (_, presets) = app.get("/presets/system/", &ann).await;
-    let prompt = presets[0]["prompt_ids"][0].as_str().expect("prompt").to_owned();
-    let (status, report) = app
-        .post(
-            &format!("/projects/{project}/reports"),
-            &ann,
-            json!({ "title": "Billing", "prompts_ids": [prompt] }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{report}");
-    let path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
-    crate::generation::wait_generation(&app, &ann, &path, &["completed", "failed"]).await;
+    billing_report(&app, &ann, &project).await;
     let _ = app.get(&format!("/insight/{}/persona-report", records[1]), &ann).await;
 
     let calls = model.calls();
