@@ -93,6 +93,12 @@ struct Lists {
 }
 
 impl Lists {
+    /// Whether the hand-kept family-name list holds the word, whatever else holds it
+    /// (Harris, Anderson and Thomas are given names too).
+    fn family_name(&self, key: &str) -> bool {
+        self.family.contains(key) || self.family_ambiguous.contains(key)
+    }
+
     fn listed(&self, key: &str) -> Option<Listed> {
         let common = self.common.contains(key);
         if !common && self.given.contains(key) {
@@ -326,6 +332,26 @@ const CUES: &[&str] = &[
 /// lists, or two capitalised words that are no ordinary words ("This is Adebukola
 /// Aderibigbe", "I took over from Iwo Parzonka", "cc Priya").
 const WEAK_CUES: &[&str] = &[
+    "pergunta pra",
+    "pergunte pra",
+    "say hi to",
+    "saludos a",
+    "grüße an",
+    "dis bonjour à",
+    "i'd ask",
+    "i would ask",
+    "parlez-en à",
+    "fale com",
+    "habla con",
+    "sprich mit",
+    "reden sie mit",
+    "me and",
+    "vor allem",
+    "surtout",
+    "mostly",
+    "sobre todo",
+    "principalmente",
+    "setzen sie",
     "this is",
     "it's",
     "it is",
@@ -493,6 +519,10 @@ const CONJUNCTIONS: &[&str] = &["and", "or", "und", "oder", "et", "ou", "y", "e"
 const PRONOUNS: &[&str] = &["he", "she", "él", "ella", "ele", "ela"];
 const FRENCH_PRONOUNS: &[&str] = &["il", "elle"];
 const GERMAN_PRONOUNS: &[&str] = &["er", "sie"];
+
+/// Particles that are no ordinary word of any language we read: between two capitalised
+/// words they make a name (Ruairí Ó Floinn, Gruffudd ap Rhys).
+const NAME_PARTICLES: &[&str] = &["Ó", "Ní", "Nic", "Mac", "Mc", "ap", "bin", "ibn", "bint", "abu", "Ua"];
 
 /// Honorifics written after a name with a hyphen (Nishimura-san, Patel-ji): the name is
 /// the word before.
@@ -805,6 +835,98 @@ const BUSINESS: &[&str] = &[
     "Verlag",
     "Werke",
     "Olha",
+    "Clinics",
+    "Clinique",
+    "Klinik",
+    "Praxis",
+    "Lettings",
+    "Estates",
+    "Properties",
+    "Realty",
+    "Construtora",
+    "Constructora",
+    "Construction",
+    "Constructions",
+    "Bau",
+    "Optique",
+    "Optik",
+    "Opticians",
+    "Café",
+    "Cafés",
+    "Cafe",
+    "Kaffee",
+    "Restaurant",
+    "Restaurante",
+    "Bäckerei",
+    "Panadería",
+    "Pâtisserie",
+    "Confeitaria",
+    "Farmacia",
+    "Farmácia",
+    "Pharmacie",
+    "Apotheke",
+    "Pharmacy",
+    "Kanzlei",
+    "Legal",
+    "Law",
+    "Associates",
+    "Advogados",
+    "Abogados",
+    "Avocats",
+    "Seguros",
+    "Assurances",
+    "Versicherung",
+    "Versicherungen",
+    "Imports",
+    "Exports",
+    "Supplies",
+    "Motors",
+    "Autos",
+    "Garage",
+    "Energie",
+    "Energy",
+    "Energía",
+    "Solar",
+    "Transporte",
+    "Transport",
+    "Logística",
+    "Logistique",
+    "Distribuidora",
+    "Comercial",
+    "Atelier",
+    "Boutique",
+    "Maison",
+    "Librería",
+    "Livraria",
+    "Buchhandlung",
+    "Brauerei",
+    "Weingut",
+    "Domaine",
+    "Bodegas",
+    "Viñedos",
+    "Escola",
+    "Escuela",
+    "École",
+    "Schule",
+    "Academy",
+    "Akademie",
+    "Institut",
+    "Instituto",
+    "Institute",
+    "Stadtwerke",
+    "Marketing",
+    "Design",
+    "Print",
+    "Druck",
+    "Farms",
+    "Fitness",
+    "Salon",
+    "Ltda",
+    "SARL",
+    "SAS",
+    "KG",
+    "PLC",
+    "LLP",
     "Google",
     "Microsoft",
     "Amazon",
@@ -1383,7 +1505,7 @@ pub(super) fn find(text: &str, known: &Known, taken: &[(usize, usize)], out: &mu
         };
         // Two capitalised words that no language calls ordinary, inside a sentence: a
         // name (Sempre Wiremu Ngata e…), as a cue would say.
-        cue = cue.max(pair(&words, i, known));
+        cue = cue.max(pair(text, &words, i, known));
         // In a text without capitals, two words that no language calls ordinary after a
         // loose cue (i took over from tāne waititi).
         if cue == Cue::Loose
@@ -1429,13 +1551,39 @@ pub(super) fn find(text: &str, known: &Known, taken: &[(usize, usize)], out: &mu
             // A lone word that merely starts a sentence needs the list to be sure of it.
             let lone_sentence_start =
                 !whole && word.starts_sentence && !known.parts.contains(&*word.key) && cue == Cue::None;
-            if !lone_sentence_start || lists.listed(&word.key) == Some(Listed::Given) {
-                out.push(Finding::new(Kind::Person, words[first].start, words[last].end));
+            if (!lone_sentence_start || lists.listed(&word.key) == Some(Listed::Given))
+                && let Some(end) = before_business(text, &words, first, last, known)
+            {
+                out.push(Finding::new(Kind::Person, words[first].start, words[end].end));
             }
         }
         i = last + 1;
     }
     joined_before(&words, out);
+}
+
+/// Where the name of words `first..=last` ends when a business's word follows it (Summit
+/// Ridge Clinics, Heidemarie Gröttner von Elbstrand Immobilien): before a particle that
+/// leads to the business's name, at `last` when a list or the caller knows a part of it
+/// as a name (Anna Schmidt Consulting still names her), or nowhere.
+fn before_business(text: &str, words: &[Word<'_>], first: usize, last: usize, known: &Known) -> Option<usize> {
+    let lists = &*LISTS;
+    let business_after = words.get(last + 1).is_some_and(|next| {
+        close(text, words, last + 1) && next.caps != Caps::No && lists.business.contains(&*next.key)
+    });
+    if !business_after {
+        return Some(last);
+    }
+    if let Some(particle) = (first + 1..=last)
+        .rev()
+        .find(|&k| lists.particles.contains(&*words[k].key))
+    {
+        return Some(particle - 1);
+    }
+    words[first..=last]
+        .iter()
+        .any(|w| known.parts.contains(&*w.key) || lists.listed(&w.key).is_some_and(Listed::sure))
+        .then_some(last)
 }
 
 /// Names joined by a conjunction to a name found after them (Immer Bram van 't Hek und
@@ -1638,7 +1786,7 @@ fn pronoun_after(text: &str, words: &[Word<'_>], i: usize, listed: Option<Listed
 /// when neither is an ordinary word, a business's or a title, after a word that is no
 /// part of a heading: a name no list holds (Sempre Wiremu Ngata e…) as a loose cue would
 /// say, or, when a list holds one as a family name, as a weak one (Dionisio Romeu Vélez).
-fn pair(words: &[Word<'_>], i: usize, known: &Known) -> Cue {
+fn pair(text: &str, words: &[Word<'_>], i: usize, known: &Known) -> Cue {
     let lists = &*LISTS;
     let odd = |w: &Word<'_>| {
         w.caps == Caps::Yes
@@ -1663,7 +1811,7 @@ fn pair(words: &[Word<'_>], i: usize, known: &Known) -> Cue {
         && next.caps == Caps::No
         && !apart(next)
         && let Some(after) = words.get(i + 2)
-        && (listed(&words[i]) || listed(after))
+        && (listed(&words[i]) || listed(after) || NAME_PARTICLES.contains(&&text[next.start..next.end]))
     {
         next = after;
     }
@@ -1705,9 +1853,67 @@ fn verb_like(key: &str) -> bool {
 /// Words before a name that make it a thing's (the Denver plan, our Marvin), and words
 /// after it that say what thing (Vienna tier, Atlas app).
 const THING_BEFORE: &[&str] = &[
-    "the", "our", "your", "their", "its", "der", "die", "das", "el", "los", "las", "les", "in", "near", "em", "nach",
-    "outgrew", "do", "du", "en", "plan", "plano", "tarif",
+    "the",
+    "our",
+    "your",
+    "their",
+    "its",
+    "der",
+    "die",
+    "das",
+    "el",
+    "los",
+    "las",
+    "les",
+    "in",
+    "near",
+    "em",
+    "nach",
+    "outgrew",
+    "do",
+    "du",
+    "en",
+    "plan",
+    "plano",
+    "tarif",
+    "use",
+    "uses",
+    "using",
+    "used",
+    "nutzen",
+    "nutzt",
+    "verwenden",
+    "usa",
+    "usamos",
+    "usam",
+    "usan",
+    "utilise",
+    "utilisons",
+    "utilisez",
+    "usar",
+    "migrated",
+    "switched",
 ];
+
+/// Verbs of using a thing, before an article and the thing (a gente usa o Iris).
+const USING: &[&str] = &[
+    "use",
+    "uses",
+    "using",
+    "used",
+    "nutzen",
+    "nutzt",
+    "verwenden",
+    "usa",
+    "usamos",
+    "usam",
+    "usan",
+    "utilise",
+    "utilisons",
+    "utilisez",
+    "usar",
+];
+const ARTICLES: &[&str] = &["o", "a", "the", "el", "la", "le", "l", "den", "das", "die"];
 const THING_AFTER: &[&str] = &[
     "plan",
     "plans",
@@ -1747,7 +1953,10 @@ const THING_AFTER: &[&str] = &[
 fn named_thing(words: &[Word<'_>], i: usize) -> bool {
     let before = i.checked_sub(1).map(|b| &words[b]).filter(|_| !words[i].after_break);
     let after = words.get(i + 1).filter(|a| !a.after_break);
-    before.is_some_and(|b| THING_BEFORE.contains(&b.key.as_ref()))
+    let used = i >= 2
+        && before.is_some_and(|b| ARTICLES.contains(&b.key.as_ref()) && !b.after_break)
+        && USING.contains(&words[i - 2].key.as_ref());
+    used || before.is_some_and(|b| THING_BEFORE.contains(&b.key.as_ref()))
         || after.is_some_and(|a| THING_AFTER.contains(&a.key.as_ref()))
 }
 
@@ -1766,7 +1975,10 @@ fn start_of_name(words: &[Word<'_>], i: usize, known: &Known, cue: Cue) -> Optio
                 || cue == Cue::Strong,
         );
     }
-    let next = words.get(i + 1).filter(|n| !n.after_break && !n.starts_sentence);
+    // A bare line break may split a name (Jay⏎Thomas).
+    let next = words
+        .get(i + 1)
+        .filter(|n| !n.after_break && (!n.starts_sentence || n.after_newline));
     if lists.particles.contains(&*word.key) {
         // van der Berg after a title, or Ó Dhomhnaill.
         let named_after = next.is_some_and(|n| n.caps == Caps::Yes || lists.listed(&n.key).is_some());
@@ -1794,7 +2006,10 @@ fn start_of_name(words: &[Word<'_>], i: usize, known: &Known, cue: Cue) -> Optio
         !n.honorific
             && match lists.listed(&n.key) {
                 // After a weak cue, before any name (Hi, I'm Holly Alexander).
-                Some(listed) => (listed.family() || cue >= Cue::Weak && listed.sure()) && n.caps != Caps::No,
+                Some(listed) => {
+                    (listed.family() || lists.family_name(&n.key) || cue >= Cue::Weak && listed.sure())
+                        && n.caps != Caps::No
+                }
                 None => n.caps == Caps::Yes && !ordinary(&n.key),
             }
     });
@@ -1812,8 +2027,10 @@ fn start_of_name(words: &[Word<'_>], i: usize, known: &Known, cue: Cue) -> Optio
         (Some(Listed::Ambiguous { .. }), Caps::No) => None,
         (None, Caps::Yes) => match cue {
             Cue::Strong => Some(true),
-            // After a weaker cue, a name no list holds needs a second capitalised word.
-            Cue::Weak | Cue::Loose => Some(false),
+            // After a weaker cue, a name no list holds needs a second capitalised word; after
+            // a loose one it must be no ordinary word itself (from Summit Ridge Clinics).
+            Cue::Weak => Some(false),
+            Cue::Loose => (!ordinary(&word.key)).then_some(false),
             Cue::None => None,
         },
         (None, Caps::Unknown) => {
@@ -1865,7 +2082,11 @@ fn extend(text: &str, words: &[Word<'_>], first: usize, mut last: usize, known: 
             && words.get(j + particles).is_some_and(|after| {
                 !lists.particles.contains(&*after.key)
                     && match lists.listed(&after.key) {
-                        Some(listed) => listed.family() || listed == Listed::Given && after.caps == Caps::Yes,
+                        Some(listed) => {
+                            listed.family()
+                                || lists.family_name(&after.key)
+                                || listed == Listed::Given && after.caps == Caps::Yes
+                        }
                         None => after.caps != Caps::No && !ordinary(&after.key),
                     }
             })

@@ -260,7 +260,16 @@ fn is_phone(number: &str, before: &str, after: &str) -> bool {
         .unwrap_or("")
         .to_lowercase();
     let previous = previous.trim_end_matches('.');
-    if before.trim_end().ends_with('#') || NOT_A_PHONE.contains(&previous) {
+    // "no" is a number sign after what is numbered (order no), but Portuguese's "in the"
+    // elsewhere (me liga no 96 3167-1628).
+    let numbered = previous != "no" || {
+        let mut words = before.rsplit(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty());
+        words.next();
+        words
+            .next()
+            .is_some_and(|w| NOT_A_PHONE.contains(&w.to_lowercase().as_str()))
+    };
+    if before.trim_end().ends_with('#') || (NOT_A_PHONE.contains(&previous) && numbered) {
         return false;
     }
     true
@@ -620,6 +629,11 @@ mod tests {
             kinds("ring (020) 7946 0958"),
             vec![(Kind::Phone, "(020) 7946 0958".to_owned())]
         );
+        assert_eq!(
+            kinds("ou me liga no 96 3167-1628"),
+            vec![(Kind::Phone, "96 3167-1628".to_owned())]
+        );
+        assert!(kinds("order no 0612345678 shipped").is_empty());
         assert_eq!(
             kinds("call 555-123-4567"),
             vec![(Kind::Phone, "555-123-4567".to_owned())]
