@@ -419,7 +419,13 @@ impl Store {
     /// workspace's row is locked first: changes of one workspace's members take turns,
     /// and each statement, started after the lock, sees the change before it. SQLite has
     /// one writer, which takes them in turn anyway.
-    async fn owners_change(&self, workspace_id: Uuid, sql: &str, user_id: Uuid, role: Option<Role>) -> anyhow::Result<u64> {
+    async fn owners_change(
+        &self,
+        workspace_id: Uuid,
+        sql: &str,
+        user_id: Uuid,
+        role: Option<Role>,
+    ) -> anyhow::Result<u64> {
         let lock = self.backend() == Backend::Postgres;
         Ok(db!(self, write, |conn| {
             if lock {

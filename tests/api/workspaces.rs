@@ -44,7 +44,13 @@ enum Change {
     Remove,
 }
 
-async fn change(app: &TestApp, by: &TestUser, workspace: &str, member: &TestUser, change: Change) -> (StatusCode, Value) {
+async fn change(
+    app: &TestApp,
+    by: &TestUser,
+    workspace: &str,
+    member: &TestUser,
+    change: Change,
+) -> (StatusCode, Value) {
     let path = format!("/workspaces/{workspace}/members/{}", member.id);
     match change {
         Change::Demote => {
@@ -57,7 +63,12 @@ async fn change(app: &TestApp, by: &TestUser, workspace: &str, member: &TestUser
 
 /// Runs both changes at the same instant and checks that exactly one went through and
 /// that the workspace kept an owner.
-async fn race(app: &TestApp, round: usize, first: (&TestUser, &TestUser, Change), second: (&TestUser, &TestUser, Change)) {
+async fn race(
+    app: &TestApp,
+    round: usize,
+    first: (&TestUser, &TestUser, Change),
+    second: (&TestUser, &TestUser, Change),
+) {
     let (ann, bob) = (first.0, second.0);
     let workspace = two_owners(app, ann, bob, round).await;
     let ((a, a_body), (b, b_body)) = tokio::join!(
