@@ -5,6 +5,7 @@
 mod accounts;
 mod archive;
 mod browser;
+mod budgets;
 mod chat;
 mod cli;
 mod console;
