@@ -257,17 +257,17 @@ pub async fn ask(services: &Services, user_id: Uuid, body: AgentChatCreate) -> A
         thinking: body.reasoning_mode == Some(AgentMode::Thinking),
         language: None,
     };
+    // Every workspace whose material the answer reads is checked and charged (see
+    // `engine_for_workspaces`); with no material, the workspace asked over, else the
+    // asker's own (its id is his), so that no call goes unpaid.
     let mut workspace_ids: Vec<Uuid> = match (&scope, &project) {
-        (Some(projects), _) => projects.iter().map(|p| p.workspace_id).collect(),
+        (Some(projects), _) if !projects.is_empty() => projects.iter().map(|p| p.workspace_id).collect(),
+        (Some(_), _) => vec![body.workspace_id.unwrap_or(user_id)],
         (None, Some(project)) => vec![project.workspace_id],
-        // No material: the asker's own workspace decides (its id is his).
         (None, None) => vec![user_id],
     };
     workspace_ids.sort_unstable();
     workspace_ids.dedup();
-    if let Some(&home) = workspace_ids.first() {
-        crate::trust::require_budget(services, home).await?;
-    }
     let engine = crate::trust::engine_for_workspaces(
         services,
         &workspace_ids,

@@ -135,6 +135,29 @@ pub fn offline_next(brief: &Brief, turns: &[StoredTurn]) -> Next {
     }
 }
 
+/// The offline interviewer's last turn, whatever is left of the guide: how an interview
+/// ends politely when the model may no longer be called (its workspace's budget is spent).
+pub fn offline_closing(brief: &Brief, turns: &[StoredTurn]) -> Next {
+    let phrases = phrases(&brief.language);
+    let step = turns
+        .iter()
+        .rev()
+        .find(|turn| !turn.from_respondent)
+        .and_then(|turn| turn.step)
+        .unwrap_or(0);
+    Next {
+        text: if brief.minutes_left > 0 {
+            phrases.closing
+        } else {
+            phrases.time_up
+        }
+        .to_owned(),
+        step: step + 1,
+        follow_up: false,
+        done: true,
+    }
+}
+
 /// The model's instructions for this interview.
 pub fn system_prompt(brief: &Brief) -> String {
     let or_none = |text: &str| {

@@ -240,7 +240,23 @@ async fn interviewer_turn(
             services.engine.for_work(cloak, None)
         }
     };
-    let next = match interviewer::next(&engine, &brief(room, at), turns, &mut on_piece).await {
+    // Past the workspace's budget the model is not called again: the offline interviewer
+    // closes the interview in its own words, and the transcript is kept as always.
+    let over_budget = match crate::trust::project_budget_spent(services, room.room.project_id).await {
+        Ok(spent) => spent.is_some(),
+        Err(error) => {
+            tracing::warn!(error = %format!("{error:#}"), "reading the workspace's budget failed; asking the interviewer");
+            false
+        }
+    };
+    let next = if over_budget {
+        let next = interviewer::offline_closing(&brief(room, at), turns);
+        on_piece(Piece::Text(&next.text));
+        Ok(next)
+    } else {
+        interviewer::next(&engine, &brief(room, at), turns, &mut on_piece).await
+    };
+    let next = match next {
         Ok(next) => next,
         Err(error) => {
             tracing::warn!(room = %room.room.id, %error, "the interviewer could not answer");

@@ -108,6 +108,19 @@ async fn session_room(services: &Services, token: &str, session_id: &str) -> Api
     Ok(room)
 }
 
+/// Why a new interview cannot start, in words for the respondent, who is told nothing
+/// of the workspace's affairs.
+const NOT_AVAILABLE: &str = "This interview is not available just now; please try again later.";
+
+/// Whether a room not started yet waits: its workspace spent its budget for AI work, so
+/// no new interview starts (one under way closes at its next turn) until the budget is
+/// raised or the month turns.
+pub async fn not_available(services: &Services, room: &PublicRoom) -> ApiResult<bool> {
+    Ok(crate::trust::project_budget_spent(services, room.room.project_id)
+        .await?
+        .is_some())
+}
+
 /// Joins the room behind `token` as the respondent `email`: starts a pending interview
 /// (the interviewer opens it), or rejoins the same respondent's active one where it was.
 pub async fn join(services: &Services, token: &str, email: &str, consent: Option<bool>) -> ApiResult<JoinAnswer> {
@@ -132,6 +145,9 @@ pub async fn join(services: &Services, token: &str, email: &str, consent: Option
     match room_status(&room.room, at) {
         RoomStatus::Pending => {
             let accepted = accepted?;
+            if not_available(services, &room).await? {
+                return Err(ApiError::conflict(NOT_AVAILABLE));
+            }
             if !services.store.start_room(room.room.id, &email, accepted, at).await? {
                 // Someone joined (or it expired) a moment ago: judge it as it is now.
                 room = room_by_token(&services.store, token).await?;

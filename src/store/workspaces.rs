@@ -8,7 +8,7 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use super::{CreatedKey, Store, db};
+use super::{Backend, CreatedKey, Store, db};
 use crate::domain::now;
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::workspace::{Member, Membership, Role, Workspace};
@@ -380,38 +380,69 @@ impl Store {
         Ok(added == 1)
     }
 
-    /// Changes a member's role, unless that leaves the workspace without an owner. The
-    /// check and the change are one statement, so two admins demoting the last two owners
-    /// at once cannot both succeed.
+    /// Changes a member's role, unless that leaves the workspace without an owner.
     pub async fn set_member_role(&self, workspace_id: Uuid, user_id: Uuid, role: Role) -> anyhow::Result<MemberChange> {
-        let changed = db!(self, write_one, |conn| sqlx::query(
-            "UPDATE workspace_members SET role = $1 WHERE workspace_id = $2 AND user_id = $3 \
-             AND ($1 = 'owner' OR role <> 'owner' OR EXISTS (SELECT 1 FROM workspace_members o \
-                  WHERE o.workspace_id = $2 AND o.role = 'owner' AND o.user_id <> $3))"
-        )
-        .bind(role.as_str())
-        .bind(workspace_id)
-        .bind(user_id)
-        .execute(&mut *conn)
-        .await
-        .map(|done| done.rows_affected()))?;
+        let changed = self
+            .owners_change(
+                workspace_id,
+                "UPDATE workspace_members SET role = $3 WHERE workspace_id = $1 AND user_id = $2 \
+                 AND ($3 = 'owner' OR role <> 'owner' OR EXISTS (SELECT 1 FROM workspace_members o \
+                      WHERE o.workspace_id = $1 AND o.role = 'owner' AND o.user_id <> $2))",
+                user_id,
+                Some(role),
+            )
+            .await?;
         self.member_change(changed, workspace_id, user_id).await
     }
 
     /// Removes a member (and ends his sessions' access at once: access is read from
     /// membership on every request), unless he is the last owner.
     pub async fn remove_member(&self, workspace_id: Uuid, user_id: Uuid) -> anyhow::Result<MemberChange> {
-        let removed = db!(self, write_one, |conn| sqlx::query(
-            "DELETE FROM workspace_members WHERE workspace_id = $1 AND user_id = $2 \
-             AND (role <> 'owner' OR EXISTS (SELECT 1 FROM workspace_members o \
-                  WHERE o.workspace_id = $1 AND o.role = 'owner' AND o.user_id <> $2))"
-        )
-        .bind(workspace_id)
-        .bind(user_id)
-        .execute(&mut *conn)
-        .await
-        .map(|done| done.rows_affected()))?;
+        let removed = self
+            .owners_change(
+                workspace_id,
+                "DELETE FROM workspace_members WHERE workspace_id = $1 AND user_id = $2 \
+                 AND (role <> 'owner' OR EXISTS (SELECT 1 FROM workspace_members o \
+                      WHERE o.workspace_id = $1 AND o.role = 'owner' AND o.user_id <> $2))",
+                user_id,
+                None,
+            )
+            .await?;
         self.member_change(removed, workspace_id, user_id).await
+    }
+
+    /// Runs a membership change whose statement checks that an owner stays (`$1` the
+    /// workspace, `$2` the member, `$3` the new role if any); the rows it changed.
+    ///
+    /// The check is in the statement, but on PostgreSQL (read committed) two such
+    /// statements at once each see the other owner still there, and both pass. So the
+    /// workspace's row is locked first: changes of one workspace's members take turns,
+    /// and each statement, started after the lock, sees the change before it. SQLite has
+    /// one writer, which takes them in turn anyway.
+    async fn owners_change(
+        &self,
+        workspace_id: Uuid,
+        sql: &str,
+        user_id: Uuid,
+        role: Option<Role>,
+    ) -> anyhow::Result<u64> {
+        let lock = self.backend() == Backend::Postgres;
+        Ok(db!(self, write, |conn| {
+            if lock {
+                sqlx::query("SELECT id FROM workspaces WHERE id = $1 FOR UPDATE")
+                    .bind(workspace_id)
+                    .fetch_optional(&mut *conn)
+                    .await?;
+            }
+            let query = sqlx::query(sql).bind(workspace_id).bind(user_id);
+            match role {
+                Some(role) => query.bind(role.as_str()),
+                None => query,
+            }
+            .execute(&mut *conn)
+            .await
+            .map(|done| done.rows_affected())
+        })?)
     }
 
     async fn member_change(&self, rows: u64, workspace_id: Uuid, user_id: Uuid) -> anyhow::Result<MemberChange> {

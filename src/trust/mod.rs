@@ -316,16 +316,20 @@ async fn cloak_off_thread(settings: Settings, material: &Material<'_>) -> anyhow
     .map_err(|error| anyhow::anyhow!("reading the material for personal data stopped: {error}"))
 }
 
-/// The engine for work across workspaces (the research assistant over several
-/// projects): cloaked if any of them pseudonymises, with all their names known; charged
-/// to the first.
+/// The engine for new work across workspaces (the research assistant over several
+/// projects): cloaked if any of them pseudonymises, with all their names known; refused
+/// with 402 when any of them spent its budget, and each charged the calls' full cost.
+///
+/// Every workspace whose material a call reads pays for the whole call, rather than a
+/// share: simple to explain, and no choice of which projects to ask over makes a
+/// workspace's material cheaper to read than asking over it alone.
 pub async fn engine_for_workspaces(
     services: &Services,
     workspace_ids: &[Uuid],
     project_id: Option<Uuid>,
     kind: UsageKind,
     material: &Material<'_>,
-) -> anyhow::Result<Engine> {
+) -> ApiResult<Engine> {
     if matches!(services.engine, Engine::Offline) {
         return Ok(Engine::Offline);
     }
@@ -333,57 +337,95 @@ pub async fn engine_for_workspaces(
         pseudonymise: workspace_ids.is_empty(),
         ..Settings::default()
     };
+    let mut each = Vec::with_capacity(workspace_ids.len());
     for &workspace_id in workspace_ids {
         let settings = services.store.workspace_settings(workspace_id).await?;
         merged.pseudonymise |= settings.pseudonymise;
-        merged.known_names.extend(settings.known_names);
+        merged.known_names.extend(settings.known_names.iter().cloned());
+        each.push((workspace_id, settings));
     }
-    let meter = workspace_ids
-        .first()
-        .map(|&workspace_id| meter(services, workspace_id, project_id, kind));
+    for (workspace_id, settings) in &each {
+        // Among several, the sentence names the workspace, so that the asker knows which.
+        let who = match services.store.workspace_name(*workspace_id).await? {
+            Some(name) if each.len() > 1 => format!("The workspace \u{201c}{name}\u{201d}"),
+            _ => "This workspace".to_owned(),
+        };
+        if let Some(sentence) = spent(services, *workspace_id, settings, &who).await? {
+            return Err(ApiError::PaymentRequired(sentence));
+        }
+    }
+    // A line names the project only in the workspace that holds it.
+    let home = match project_id {
+        Some(project_id) => services
+            .store
+            .project_workspace(project_id)
+            .await?
+            .map(|workspace_id| (workspace_id, project_id)),
+        None => None,
+    };
+    let payers: Vec<(Uuid, Option<Uuid>)> = workspace_ids
+        .iter()
+        .map(|&workspace_id| {
+            let project = home
+                .filter(|(home, _)| *home == workspace_id)
+                .map(|(_, project)| project);
+            (workspace_id, project)
+        })
+        .collect();
+    let meter = (!payers.is_empty()).then(|| meter_for(services, payers, kind));
     let material = with_people(services, workspace_ids, &merged, material).await?;
     Ok(services
         .engine
         .for_work(cloak_off_thread(merged, &material).await?, meter))
 }
 
-/// Charges model calls to a workspace at the instance's prices.
+/// Charges model calls at the instance's prices to each workspace it names (with the
+/// project, if any, that the call's line names in that workspace).
 struct WorkspaceMeter {
     store: Store,
     prices: crate::domain::usage::Prices,
-    workspace_id: Uuid,
-    project_id: Option<Uuid>,
+    payers: Vec<(Uuid, Option<Uuid>)>,
     kind: UsageKind,
 }
 
 fn meter(services: &Services, workspace_id: Uuid, project_id: Option<Uuid>, kind: UsageKind) -> Arc<dyn Meter> {
+    meter_for(services, vec![(workspace_id, project_id)], kind)
+}
+
+fn meter_for(services: &Services, payers: Vec<(Uuid, Option<Uuid>)>, kind: UsageKind) -> Arc<dyn Meter> {
     Arc::new(WorkspaceMeter {
         store: services.store.clone(),
         prices: services.settings.model.llm_prices.clone(),
-        workspace_id,
-        project_id,
+        payers,
         kind,
     })
 }
 
 impl Meter for WorkspaceMeter {
     fn charge(&self, model: &str, usage: Usage, duration: std::time::Duration) {
-        let charge = Charge {
-            workspace_id: self.workspace_id,
-            project_id: self.project_id,
-            kind: self.kind,
-            model: model.to_owned(),
-            prompt_tokens: usage.prompt_tokens,
-            completion_tokens: usage.completion_tokens,
-            cost: self.prices.of(model).cost(usage.prompt_tokens, usage.completion_tokens),
-            duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
-            at: now(),
-        };
+        let at = now();
+        let charges: Vec<Charge> = self
+            .payers
+            .iter()
+            .map(|&(workspace_id, project_id)| Charge {
+                workspace_id,
+                project_id,
+                kind: self.kind,
+                model: model.to_owned(),
+                prompt_tokens: usage.prompt_tokens,
+                completion_tokens: usage.completion_tokens,
+                cost: self.prices.of(model).cost(usage.prompt_tokens, usage.completion_tokens),
+                duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
+                at,
+            })
+            .collect();
         let store = self.store.clone();
-        // The call is answered already; its charge is written beside what comes next.
+        // The call is answered already; its charges are written beside what comes next.
         tokio::spawn(async move {
-            if let Err(error) = store.charge(&charge).await {
-                tracing::warn!(error = %format!("{error:#}"), workspace = %charge.workspace_id, "charging a model call failed");
+            for charge in charges {
+                if let Err(error) = store.charge(&charge).await {
+                    tracing::warn!(error = %format!("{error:#}"), workspace = %charge.workspace_id, "charging a model call failed");
+                }
             }
         });
     }
@@ -416,19 +458,45 @@ pub async fn require_budget(services: &Services, workspace_id: Uuid) -> ApiResul
 
 /// The 402 of [`require_budget`], with the workspace's settings at hand.
 async fn within_budget(services: &Services, workspace_id: Uuid, settings: &Settings) -> ApiResult<()> {
+    match spent(services, workspace_id, settings, "This workspace").await? {
+        Some(sentence) => Err(ApiError::PaymentRequired(sentence)),
+        None => Ok(()),
+    }
+}
+
+/// The sentence saying that the workspace (called `who` in it) spent its monthly
+/// budget, if it did.
+async fn spent(
+    services: &Services,
+    workspace_id: Uuid,
+    settings: &Settings,
+    who: &str,
+) -> anyhow::Result<Option<String>> {
     let Some(budget) = settings.monthly_budget else {
-        return Ok(());
+        return Ok(None);
     };
     let (from, _) = month_bounds(now());
     let spent = services.store.spent_since(workspace_id, from).await?;
-    if spent >= budget {
-        return Err(ApiError::PaymentRequired(format!(
-            "This workspace spent its monthly budget for AI work ({spent:.2} of {budget:.2} {}); new work \
+    Ok((spent >= budget).then(|| {
+        format!(
+            "{who} spent its monthly budget for AI work ({spent:.2} of {budget:.2} {}); new work \
              starts again next month, or when an admin raises the budget.",
             settings.currency
-        )));
+        )
+    }))
+}
+
+/// Whether the workspace a project belongs to spent its monthly budget: the sentence
+/// saying so, for the workspace's own people (never with the offline engine, which
+/// costs nothing).
+pub async fn project_budget_spent(services: &Services, project_id: Uuid) -> anyhow::Result<Option<String>> {
+    if matches!(services.engine, Engine::Offline) {
+        return Ok(None);
     }
-    Ok(())
+    match services.store.project_settings(project_id).await? {
+        (Some(workspace_id), settings) => spent(services, workspace_id, &settings, "This workspace").await,
+        (None, _) => Ok(None),
+    }
 }
 
 /// [`require_budget`] for the workspace a project belongs to.

@@ -5,6 +5,7 @@
 mod accounts;
 mod archive;
 mod browser;
+mod budgets;
 mod chat;
 mod cli;
 mod console;
@@ -48,3 +49,4 @@ mod tags;
 mod transcription;
 mod voice;
 mod webhooks;
+mod workspaces;

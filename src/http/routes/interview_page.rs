@@ -10,6 +10,7 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
+use crate::domain::interview::RoomStatus;
 use crate::domain::now;
 use crate::error::ApiError;
 use crate::http::AppState;
@@ -55,11 +56,17 @@ async fn respondent_page(
     match found {
         Ok(Some(room)) => {
             let info = interview::respondent::room_info(&room, now());
+            // A link whose interview cannot start now (its workspace's budget is spent)
+            // shows the page's "not available" rather than a form that would be refused.
+            let waits = info.status == RoomStatus::Pending
+                && interview::respondent::not_available(&app.services, &room)
+                    .await
+                    .unwrap_or(false);
             let html = page::render(&page::PageRoom {
                 token: &token,
                 room_name: &info.room_name,
                 project_name: &info.project_name,
-                status: info.status.as_str(),
+                status: if waits { "unavailable" } else { info.status.as_str() },
                 language: &info.language,
                 topics_for_respondent: &info.topics_for_respondent,
                 max_duration_minutes: info.max_duration_minutes,

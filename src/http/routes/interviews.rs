@@ -118,8 +118,8 @@ async fn join_info(State(app): State<AppState>, PathText(token): PathText) -> Ap
     responses(
         (status = 200, description = "The session and the conversation so far: for a new interview, the \
          interviewer's opening; the same address rejoins an active interview and continues", body = JoinAnswer),
-        (status = 409, description = "Someone else is taking this interview, or it is complete or cancelled",
-         body = ErrorBody),
+        (status = 409, description = "Someone else is taking this interview, it is complete or cancelled, or a \
+         new interview is not available just now (its workspace spent its budget for AI work)", body = ErrorBody),
         (status = 410, description = "The link has expired", body = ErrorBody),
         (status = 429, description = "Too many requests from this address; wait `Retry-After` seconds",
          body = ErrorBody),

@@ -159,6 +159,8 @@ struct InterviewsPage {
     languages: &'static [(&'static str, &'static str)],
     can_write: bool,
     csrf: String,
+    /// Why new interviews wait: the workspace spent its budget for AI work.
+    budget_spent: Option<String>,
 }
 
 impl InterviewsPage {
@@ -195,6 +197,7 @@ async fn interviews_page(
     let rooms = rooms::list(services, visitor.user.id, Some(project_id), &shown)
         .await?
         .items;
+    let budget_spent = crate::trust::project_budget_spent(services, project_id).await?;
     let status = if errors.is_empty() {
         StatusCode::OK
     } else {
@@ -211,6 +214,7 @@ async fn interviews_page(
         languages: LANGUAGES,
         can_write: role.allows(Need::Write),
         csrf: visitor.csrf.clone(),
+        budget_spent,
     };
     Ok(page(status, super::render(&html)))
 }
