@@ -262,6 +262,13 @@ const TITLES: &[&str] = &[
 /// Phrases after which a word is a name if it looks like one (lower case): a capitalised
 /// word in a text that capitalises, a word of the name lists in one that does not.
 const CUES: &[&str] = &[
+    "say hi to",
+    "saludos a",
+    "grüße an",
+    "dis bonjour à",
+    "moi c'est",
+    "soy",
+    "eu sou",
     "interview with",
     "call with",
     "meeting with",
@@ -334,10 +341,6 @@ const CUES: &[&str] = &[
 const WEAK_CUES: &[&str] = &[
     "pergunta pra",
     "pergunte pra",
-    "say hi to",
-    "saludos a",
-    "grüße an",
-    "dis bonjour à",
     "i'd ask",
     "i would ask",
     "parlez-en à",
@@ -383,9 +386,7 @@ const WEAK_CUES: &[&str] = &[
     "olá",
     "ciao",
     "namaste",
-    "soy",
     "sou",
-    "eu sou",
     "that was",
     "this was",
     "it was",
@@ -1413,7 +1414,7 @@ fn cue_before(text: &str, words: &[Word<'_>], i: usize) -> Cue {
         .find(|&at| text.is_char_boundary(at))
         .unwrap_or(start);
     let before = text[from..start]
-        .trim_end_matches([' ', ',', '\t'])
+        .trim_end_matches([' ', ',', '!', '\t'])
         .to_lowercase()
         .replace('’', "'");
     let ends_with = |cue: &&str| {
@@ -1542,6 +1543,23 @@ pub(super) fn find(text: &str, known: &Known, taken: &[(usize, usize)], out: &mu
             }
         }
         let last = extend(text, &words, i, i, known, cue);
+        // A capitalised word no list holds and no language calls ordinary, inside a
+        // sentence before a name of two words or more, is its first (with Severo Álvaro
+        // Barroso).
+        if first == i && last > i && i > 0 && !word.after_break {
+            let before = &words[i - 1];
+            if before.caps == Caps::Yes
+                && !before.starts_sentence
+                && lists.listed(&before.key).is_none()
+                && !ordinary(&before.key)
+                && !lists.never.contains(&*before.key)
+                && !lists.titles.contains(&*before.key)
+                && !lists.role_nouns.contains(&*before.key)
+                && out.last().is_none_or(|f: &Finding| f.end < before.start)
+            {
+                first = i - 1;
+            }
+        }
         let whole = last > i || first < i;
         if !whole && cue < Cue::Strong && !known.parts.contains(&*word.key) && named_thing(&words, i) {
             i += 1;
@@ -1670,7 +1688,7 @@ fn known_context(text: &str, words: &[Word<'_>], i: usize, known: &Known, last: 
         && !words[i - 1].after_break
         && CONJUNCTIONS.contains(&&*words[i - 1].key)
         && last.is_some_and(|f| f.kind == Kind::Person && f.end == words[i - 2].end);
-    if joined && (plain || (word.caps == Caps::Yes && listed.is_some())) {
+    if joined && (plain || listed.is_some() || (word.caps == Caps::Yes && odd_after(words, i))) {
         return true;
     }
     beside_role(text, words, i) || pronoun_after(text, words, i, listed, plain)
@@ -1949,6 +1967,18 @@ const THING_AFTER: &[&str] = &[
     "forfait",
 ];
 
+/// Whether the word after `i` is a capitalised one that no language calls ordinary nor a
+/// business's (von Davit Gelashvili, not from Summit Ridge Clinics).
+fn odd_after(words: &[Word<'_>], i: usize) -> bool {
+    words.get(i + 1).is_some_and(|next| {
+        !next.after_break
+            && !next.starts_sentence
+            && next.caps == Caps::Yes
+            && !ordinary(&next.key)
+            && !LISTS.never.contains(&*next.key)
+    })
+}
+
 /// Whether the lone name-like word `i` names a thing rather than a person.
 fn named_thing(words: &[Word<'_>], i: usize) -> bool {
     let before = i.checked_sub(1).map(|b| &words[b]).filter(|_| !words[i].after_break);
@@ -2030,7 +2060,7 @@ fn start_of_name(words: &[Word<'_>], i: usize, known: &Known, cue: Cue) -> Optio
             // After a weaker cue, a name no list holds needs a second capitalised word; after
             // a loose one it must be no ordinary word itself (from Summit Ridge Clinics).
             Cue::Weak => Some(false),
-            Cue::Loose => (!ordinary(&word.key)).then_some(false),
+            Cue::Loose => (!ordinary(&word.key) || odd_after(words, i)).then_some(false),
             Cue::None => None,
         },
         (None, Caps::Unknown) => {
@@ -2072,10 +2102,14 @@ fn extend(text: &str, words: &[Word<'_>], first: usize, mut last: usize, known: 
         }
         // van der Berg, García y Pérez, Ó Dhomhnaill, op de Beeck: particles join what
         // looks like a name.
+        // Dutch "in 't" is a particle too (Maarten in 't Veld), "in" alone is not.
         let particles = words[j..]
             .iter()
+            .enumerate()
             .take(3)
-            .take_while(|w| lists.particles.contains(&*w.key))
+            .take_while(|(n, w)| {
+                lists.particles.contains(&*w.key) || w.key == "in" && words.get(j + n + 1).is_some_and(|t| t.key == "t")
+            })
             .count();
         if particles > 0
             && (j + 1..=j + particles).all(|k| k < words.len() && close(text, words, k))
