@@ -295,17 +295,16 @@ pub async fn change_role(
 /// Removes a member (or lets a member leave). His access to the workspace ends with the
 /// next request he makes, whatever session or token he uses.
 pub async fn remove(store: &Store, actor: &Actor, by: Uuid, workspace_id: Uuid, member: Uuid) -> ApiResult<()> {
+    // The caller's access first: looking the member up before it would tell an outsider
+    // (or a viewer) who belongs to the workspace by the answer's sentence.
+    let need = if by == member { Need::Read } else { Need::Manage };
+    let my_role = access::require(store, by, Target::Workspace(workspace_id), need).await?;
     let current = store
         .member(workspace_id, member)
         .await?
         .ok_or_else(|| ApiError::not_found("Member"))?;
-    if by != member {
-        let my_role = access::require(store, by, Target::Workspace(workspace_id), Need::Manage).await?;
-        if !my_role.may_assign(current.role) {
-            return Err(ApiError::forbidden("Only an owner may remove an owner"));
-        }
-    } else {
-        access::require(store, by, Target::Workspace(workspace_id), Need::Read).await?;
+    if by != member && !my_role.may_assign(current.role) {
+        return Err(ApiError::forbidden("Only an owner may remove an owner"));
     }
     match store.remove_member(workspace_id, member).await? {
         MemberChange::Done => {}

@@ -48,3 +48,4 @@ mod tags;
 mod transcription;
 mod voice;
 mod webhooks;
+mod workspaces;
