@@ -28,6 +28,7 @@ mod mail;
 #[path = "../common/mail_sink.rs"]
 mod mail_sink;
 mod mcp;
+mod mcp_transport;
 mod model;
 mod oidc;
 #[path = "../common/openai_stub.rs"]
