@@ -190,7 +190,10 @@ pub enum Accepter<'a> {
 }
 
 /// Accepts an invitation. A new person gets an account (with the invitation's address) and
-/// a session; an existing account must be signed in. The link works once.
+/// a session; an existing account must be signed in, and as the address the invitation
+/// was sent to (compared without case): the link is a way in for that person, not for
+/// whoever holds it. A member already in the workspace keeps the higher of his role and
+/// the invited one. The link works once; the answer is the role the person holds now.
 pub async fn accept(
     services: &Services,
     token: &str,
@@ -207,7 +210,12 @@ pub async fn accept(
         return Err(ApiError::Gone("This invitation has expired: ask for a new one".into()));
     }
     let (user, new_session) = match accepter {
-        Accepter::SignedIn(user) => (user, false),
+        Accepter::SignedIn(user) => {
+            if !same_address(&user.email, &invitation.email) {
+                return Err(not_the_addressee(&invitation.email, &user.email));
+            }
+            (user, false)
+        }
         Accepter::New {
             password: new_password,
             name,
@@ -232,8 +240,12 @@ pub async fn accept(
             (user, true)
         }
     };
-    let (workspace_id, role) = match store.accept_invitation(&hash, user.id).await? {
-        Accepted::Joined { workspace_id, role } => (workspace_id, role),
+    let (workspace_id, role, invited) = match store.accept_invitation(&hash, user.id).await? {
+        Accepted::Joined {
+            workspace_id,
+            role,
+            invited,
+        } => (workspace_id, role, invited),
         Accepted::Expired => return Err(ApiError::Gone("This invitation has expired: ask for a new one".into())),
         Accepted::Unknown => return Err(ApiError::not_found("Invitation")),
     };
@@ -244,7 +256,7 @@ pub async fn accept(
             actor: Actor::user(&user, from.ip),
             action: "invitation.accepted",
             target: Some(("invitation", invitation.id.to_string())),
-            detail: serde_json::json!({ "email": user.email, "role": role.as_str() }),
+            detail: serde_json::json!({ "email": user.email, "role": role.as_str(), "invited_role": invited.as_str() }),
         },
     )
     .await?;
@@ -254,6 +266,22 @@ pub async fn accept(
         None
     };
     Ok((workspace_id, role, session))
+}
+
+/// Whether an account's address is the one an invitation was sent to. Addresses are kept
+/// lower-cased when they come through the API, but an account made otherwise (the CLI, an
+/// identity provider) may spell its address with capitals.
+pub fn same_address(account: &str, invited: &str) -> bool {
+    account.trim().to_lowercase() == invited.trim().to_lowercase()
+}
+
+/// The refusal of an invitation to someone signed in with another address. The link's
+/// page shows the invited address already, so naming it here tells the holder nothing new.
+pub fn not_the_addressee(invited: &str, signed_in: &str) -> ApiError {
+    ApiError::forbidden(format!(
+        "This invitation was sent to {invited}, and you are signed in as {signed_in}: \
+         sign in with the invited address to accept it, or ask for an invitation to yours"
+    ))
 }
 
 /// Changes a member's role: an admin manages everyone but owners, an owner everyone; the
@@ -295,17 +323,16 @@ pub async fn change_role(
 /// Removes a member (or lets a member leave). His access to the workspace ends with the
 /// next request he makes, whatever session or token he uses.
 pub async fn remove(store: &Store, actor: &Actor, by: Uuid, workspace_id: Uuid, member: Uuid) -> ApiResult<()> {
+    // The caller's access first: looking the member up before it would tell an outsider
+    // (or a viewer) who belongs to the workspace by the answer's sentence.
+    let need = if by == member { Need::Read } else { Need::Manage };
+    let my_role = access::require(store, by, Target::Workspace(workspace_id), need).await?;
     let current = store
         .member(workspace_id, member)
         .await?
         .ok_or_else(|| ApiError::not_found("Member"))?;
-    if by != member {
-        let my_role = access::require(store, by, Target::Workspace(workspace_id), Need::Manage).await?;
-        if !my_role.may_assign(current.role) {
-            return Err(ApiError::forbidden("Only an owner may remove an owner"));
-        }
-    } else {
-        access::require(store, by, Target::Workspace(workspace_id), Need::Read).await?;
+    if by != member && !my_role.may_assign(current.role) {
+        return Err(ApiError::forbidden("Only an owner may remove an owner"));
     }
     match store.remove_member(workspace_id, member).await? {
         MemberChange::Done => {}

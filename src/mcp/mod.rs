@@ -6,11 +6,14 @@
 //! Authorisation is a personal API token as a bearer, checked in front of the SDK's
 //! service exactly as the JSON API checks it; the caller travels in the request's
 //! extensions, which the SDK hands to each tool. A `read` token may call the tools that
-//! change nothing; the others answer it with a tool error.
+//! change nothing; the others answer it with a tool error. In front of both, the request's
+//! `Origin` is checked and a message that is not JSON-RPC is refused in JSON-RPC
+//! (`transport`).
 
 mod args;
 mod resources;
 mod tools;
+mod transport;
 
 use std::sync::Arc;
 
@@ -103,9 +106,9 @@ impl rmcp::ServerHandler for Insight {
 
 /// The door's routes: `/mcp`, behind the token check.
 pub fn router<S: Clone + Send + Sync + 'static>(services: Services) -> Router<S> {
-    // Hosts and origins are not checked: they guard a server that trusts whoever reaches
-    // it (DNS rebinding against a local server), and this one trusts only a bearer token,
-    // which a page on another site cannot send.
+    // Hosts are not checked: behind a proxy the Host is whatever the proxy sends, and a
+    // foreign page is kept out by its Origin (`transport::check_origin`), which this door
+    // checks itself so that the refusal is JSON-RPC and comes before the token check.
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)
@@ -118,9 +121,12 @@ pub fn router<S: Clone + Send + Sync + 'static>(services: Services) -> Router<S>
         Arc::new(NeverSessionManager::default()),
         config,
     );
+    let origins = transport::AllowedOrigins::of_public_url(&services.settings.server.public_url);
     Router::new()
         .route_service(PATH, mcp)
+        .layer(axum::middleware::map_response(transport::in_json_rpc))
         .layer(axum::middleware::from_fn_with_state(services, authenticate))
+        .layer(axum::middleware::from_fn_with_state(origins, transport::check_origin))
 }
 
 /// Lets through a request with a personal API token, the caller in its extensions.
@@ -144,12 +150,16 @@ async fn authenticate(State(services): State<Services>, mut request: Request, ne
     });
     let (parts, body) = request.into_parts();
     let body = match axum::body::to_bytes(body, BODY_LIMIT).await {
-        Ok(bytes) => without_nul(bytes),
+        Ok(bytes) => bytes,
         Err(_) => {
             return ApiError::PayloadTooLarge(format!("An MCP message may be at most {BODY_LIMIT} bytes."))
                 .into_response();
         }
     };
+    if let Some(refusal) = transport::refusal(&parts.method, &parts.headers, &body) {
+        return refusal;
+    }
+    let body = without_nul(body);
     next.run(Request::from_parts(parts, axum::body::Body::from(body))).await
 }
 

@@ -44,10 +44,12 @@ pub struct NewInvitation<'a> {
 /// What accepting an invitation came to.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Accepted {
-    /// The user joined (or already was a member, whose role is left as it was).
+    /// The user joined, or was a member already and keeps the higher of his role and
+    /// the invited one: `role` is the one he holds now, `invited` the invitation's.
     Joined {
         workspace_id: Uuid,
         role: Role,
+        invited: Role,
     },
     /// No such invitation, or it was accepted or withdrawn.
     Unknown,
@@ -155,19 +157,31 @@ impl Store {
             .await?;
             match row {
                 None => Ok::<_, sqlx::Error>(None),
-                Some((workspace_id, role)) => {
-                    let role = Role::parse(&role).unwrap_or(Role::Viewer);
-                    sqlx::query(
+                Some((workspace_id, invited)) => {
+                    let invited = Role::parse(&invited).unwrap_or(Role::Viewer);
+                    // A member already in the workspace is raised to the invited role, never
+                    // lowered by it; the row answers the role he holds after this statement,
+                    // in the same transaction as the invitation's use.
+                    let (held,): (String,) = sqlx::query_as(&format!(
                         "INSERT INTO workspace_members (workspace_id, user_id, role, joined_at) VALUES ($1, $2, $3, $4) \
-                         ON CONFLICT (workspace_id, user_id) DO NOTHING",
-                    )
+                         ON CONFLICT (workspace_id, user_id) DO UPDATE SET role = CASE \
+                         WHEN {} > {} THEN excluded.role ELSE workspace_members.role END \
+                         RETURNING role",
+                        role_rank("excluded.role"),
+                        role_rank("workspace_members.role"),
+                    ))
                     .bind(workspace_id)
                     .bind(user_id)
-                    .bind(role.as_str())
+                    .bind(invited.as_str())
                     .bind(at)
-                    .execute(&mut *conn)
+                    .fetch_one(&mut *conn)
                     .await?;
-                    Ok(Some(Accepted::Joined { workspace_id, role }))
+                    let role = Role::parse(&held).unwrap_or(invited);
+                    Ok(Some(Accepted::Joined {
+                        workspace_id,
+                        role,
+                        invited,
+                    }))
                 }
             }
         })?;
@@ -179,4 +193,9 @@ impl Store {
             None => Accepted::Unknown,
         })
     }
+}
+
+/// A role's rank in SQL (owner highest), so a statement can keep the higher of two.
+fn role_rank(column: &str) -> String {
+    format!("(CASE {column} WHEN 'owner' THEN 4 WHEN 'admin' THEN 3 WHEN 'researcher' THEN 2 ELSE 1 END)")
 }

@@ -29,6 +29,7 @@ mod mail;
 #[path = "../common/mail_sink.rs"]
 mod mail_sink;
 mod mcp;
+mod mcp_transport;
 mod model;
 mod oidc;
 #[path = "../common/openai_stub.rs"]
@@ -49,4 +50,5 @@ mod tags;
 mod transcription;
 mod voice;
 mod webhooks;
+mod workspace_access;
 mod workspaces;

@@ -57,6 +57,8 @@ pub struct InvitationAccept {
 #[derive(Serialize, ToSchema)]
 pub struct InvitationAccepted {
     pub workspace_id: Uuid,
+    /// The role the caller holds in the workspace now: the invited one, or his own when it
+    /// was higher already.
     pub role: Role,
     pub csrf_token: Option<String>,
 }
@@ -303,16 +305,18 @@ async fn delete_invitation(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Accepts an invitation: signed in (the invitation joins the caller's account, whatever
-/// its address), or as a new person with `{password}` (the account gets the invited address
-/// and is signed in).
+/// Accepts an invitation: signed in as the invited address (compared without case; any
+/// other account gets 403 and the invitation stays open for its addressee), or as a new
+/// person with `{password}` (the account gets the invited address and is signed in). A
+/// member of the workspace already keeps the higher of his role and the invited one
+/// (never lowered); `role` is the one he holds afterwards.
 #[utoipa::path(post, path = "/invitations/{token}/accept", tag = "workspaces",
     params(("token" = String, Path, description = "The invitation link's token")),
     request_body(content = InvitationAccept, description = "Only for a new account"),
     responses(
         (status = 200, description = "Joined", body = InvitationAccepted),
         (status = 401, description = "An existing account must sign in first", body = crate::error::ErrorBody),
-        (status = 403, description = "New accounts are closed on this service (INSIGHT_SIGNUP=closed)", body = crate::error::ErrorBody),
+        (status = 403, description = "Signed in as another address than the invited one, or new accounts are closed on this service (INSIGHT_SIGNUP=closed)", body = crate::error::ErrorBody),
         (status = 404, description = "Unknown, used or withdrawn", body = crate::error::ErrorBody),
         (status = 410, description = "Expired", body = crate::error::ErrorBody),
         crate::http::openapi::Conflicts,

@@ -86,8 +86,6 @@ async fn reset_form(Path(token): Path<String>) -> Response {
 #[derive(Deserialize)]
 struct PasswordForm {
     password: String,
-    name: Option<String>,
-    csrf: Option<String>,
 }
 
 async fn reset(
@@ -115,6 +113,9 @@ struct InvitationPage {
     expires: String,
     token: String,
     csrf: Option<String>,
+    /// The visitor's address when he is signed in as another one than the invited: the
+    /// page then offers to sign out instead of a button that would be refused.
+    other_account: Option<String>,
     error: Option<String>,
 }
 
@@ -145,6 +146,9 @@ async fn invitation_page(
         expires: invitation.expires_at.format("%Y-%m-%d %H:%M UTC").to_string(),
         token: token.to_owned(),
         csrf: visitor.map(|v| v.csrf.clone()),
+        other_account: visitor
+            .filter(|v| !teams::same_address(&v.user.email, &invitation.email))
+            .map(|v| v.user.email.clone()),
         error,
     };
     Ok(page(status, super::render(&html)))
@@ -158,13 +162,23 @@ async fn invitation(
     invitation_page(&services, visitor.as_ref(), &token, StatusCode::OK, None).await
 }
 
+/// Accepting an invitation: a signed-in person's form carries only its CSRF token, a new
+/// person's his password and name.
+#[derive(Deserialize)]
+struct AcceptForm {
+    #[serde(default)]
+    password: String,
+    name: Option<String>,
+    csrf: Option<String>,
+}
+
 async fn accept(
     State(services): State<Services>,
     visitor: Option<Visitor>,
     client: Option<Extension<ClientAddr>>,
     headers: HeaderMap,
     Path(token): Path<String>,
-    Form(form): Form<PasswordForm>,
+    Form(form): Form<AcceptForm>,
 ) -> PageResult {
     let accepter = match &visitor {
         Some(visitor) => {
@@ -181,12 +195,12 @@ async fn accept(
     };
     let (workspace_id, _, session) = match teams::accept(&services, &token, accepter, device(&client, &headers)).await {
         Ok(accepted) => accepted,
-        Err(error @ ApiError::Conflict(_)) => {
+        Err(error @ (ApiError::Conflict(_) | ApiError::Forbidden(_))) => {
             return invitation_page(
                 &services,
                 visitor.as_ref(),
                 &token,
-                StatusCode::CONFLICT,
+                error.status(),
                 Some(error.to_string()),
             )
             .await;

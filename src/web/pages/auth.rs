@@ -9,7 +9,7 @@ use axum::routing::{get, post};
 use axum::{Extension, Form, Router};
 use serde::Deserialize;
 
-use super::{CsrfForm, Shell, device, from_this_service, signed_in};
+use super::{Shell, device, from_this_service, signed_in};
 use crate::accounts::sign_in;
 use crate::domain::ClientAddr;
 use crate::error::ApiError;
@@ -110,13 +110,25 @@ async fn submit(
     }
 }
 
-async fn sign_out(State(services): State<Services>, visitor: Visitor, Form(form): Form<CsrfForm>) -> PageResult {
+/// Signing out, from the page header or from a page that needs another account (an
+/// invitation to another address), which names itself in `return_to` to come back to.
+#[derive(Deserialize)]
+struct SignOutForm {
+    csrf: String,
+    return_to: Option<String>,
+}
+
+async fn sign_out(State(services): State<Services>, visitor: Visitor, Form(form): Form<SignOutForm>) -> PageResult {
     visitor.check_change(&services, &form.csrf)?;
     services
         .store
         .revoke_session(visitor.user.id, visitor.session_id)
         .await?;
-    let mut response = Redirect::to("/sign-in").into_response();
+    let to = match form.return_to.as_deref() {
+        Some(_) => safe_return(form.return_to.as_deref()),
+        None => "/sign-in",
+    };
+    let mut response = Redirect::to(to).into_response();
     let clear = sign_in::clear_cookie(&services.settings.server.public_url);
     response
         .headers_mut()
