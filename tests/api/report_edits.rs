@@ -1,11 +1,14 @@
 //! A person's edit of a report is a version of its own: it is kept when it is saved, so
-//! regenerating the report, or a generation that retries after the edit, can never lose it.
+//! regenerating the report (from the JSON API or the console, which asks first), or a
+//! generation that retries after the edit, can never lose it.
 
 use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
+use reqwest::header::{COOKIE, ORIGIN};
 use serde_json::{Value, json};
 
+use crate::console_pages::http_session;
 use crate::generation::{preset_id, report_reply, study, wait_generation};
 use crate::openai_stub::{OpenAiStub, Reply};
 use crate::support::{TestApp, TestUser};
@@ -170,5 +173,107 @@ async fn an_edit_made_while_a_generation_waits_for_its_retry_is_kept() {
         "{listed:#?}"
     );
     assert_eq!(listed[1]["content"], json!(typed));
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn the_console_asks_before_regenerating_an_edited_report_and_keeps_the_edit() {
+    let app = TestApp::start().await;
+    let ann = app.user().await;
+    let (project, path) = generated_report(&app, &ann).await;
+    let report_id = path.rsplit('/').next().expect("id").to_owned();
+    let page = format!("/p/{project}/reports/{report_id}");
+    let (client, cookie, csrf) = http_session(&app, &ann, &page).await;
+    let get = async |address: &str| {
+        let response = client
+            .get(app.url(address))
+            .header(COOKIE, &cookie)
+            .send()
+            .await
+            .expect("page");
+        (response.status(), response.text().await.expect("html"))
+    };
+    let post = async |address: &str, form: &[(&str, &str)]| {
+        let response = client
+            .post(app.url(address))
+            .header(COOKIE, &cookie)
+            .header(ORIGIN, &app.base)
+            .form(form)
+            .send()
+            .await
+            .expect("form");
+        let status = response.status();
+        let location = response
+            .headers()
+            .get("location")
+            .map(|l| l.to_str().expect("location").to_owned());
+        (status, location, response.text().await.expect("html"))
+    };
+    let confirm = format!("{page}/regenerate");
+    let (_, html) = get(&page).await;
+    assert!(
+        !html.contains(&format!("href=\"{confirm}\"")),
+        "a report as generated regenerates at once"
+    );
+
+    let (_, edit_page) = get(&format!("{page}/edit")).await;
+    assert!(edit_page.contains("name=\"content\""), "the editor");
+    let (_, report) = app.get(&path, &ann).await;
+    let edited = format!("{}\n{NOTE}\n", report["content"].as_str().expect("content"));
+    let (status, location, _) = post(
+        &format!("{page}/edit"),
+        &[("csrf", &csrf), ("title", "Billing pains"), ("content", &edited)],
+    )
+    .await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(location.as_deref(), Some(page.as_str()));
+
+    // Edited: Regenerate leads to a question first.
+    let (_, html) = get(&page).await;
+    assert!(html.contains(&format!("href=\"{confirm}\"")), "Regenerate asks first");
+    let asks = "Your edits since the last generation will be kept as a version";
+    let (status, question) = get(&confirm).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(question.contains(asks), "{question}");
+    assert!(question.contains("name=\"confirmed\""), "{question}");
+    // A form from an older page (or a script) that did not confirm is asked too.
+    let (status, _, question) = post(&confirm, &[("csrf", &csrf)]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(question.contains(asks), "{question}");
+    let (_, report) = app.get(&path, &ann).await;
+    assert_eq!(report["status"], "completed", "nothing was queued unasked");
+    assert_eq!(report["content"], json!(edited));
+
+    let (status, location, _) = post(&confirm, &[("csrf", &csrf), ("confirmed", "yes")]).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(location.as_deref(), Some(page.as_str()));
+    let generation = wait_generation(&app, &ann, &path, &["completed", "failed"]).await;
+    assert_eq!(generation["status"], "completed", "{generation}");
+
+    // The Versions page lists the edit by its author, compared with the version before.
+    let (status, html) = get(&format!("{page}/versions")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        !html.contains("The same text as the version before"),
+        "every version differs from the one before:\n{html}"
+    );
+    let edit = html
+        .split("id=\"version-2\"")
+        .nth(1)
+        .and_then(|rest| rest.split("</section>").next())
+        .expect("version 2");
+    assert!(edit.contains(&format!("Edited by {}", ann.email)), "{edit}");
+    assert!(edit.contains(&format!("+ {NOTE}")), "{edit}");
+    let newest = html
+        .split("id=\"version-3\"")
+        .nth(1)
+        .and_then(|rest| rest.split("</section>").next())
+        .expect("version 3");
+    assert!(newest.contains(&format!("- {NOTE}")), "{newest}");
+    let (_, html) = get(&page).await;
+    assert!(
+        !html.contains(&format!("href=\"{confirm}\"")),
+        "regenerated: nothing to ask any more"
+    );
     app.stop().await;
 }
