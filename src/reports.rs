@@ -9,7 +9,7 @@ use crate::accounts::audit::{self, Actor};
 use crate::ai::{SectionBrief, Source};
 use crate::domain::insight::{Insight, report_section, with_report_section};
 use crate::domain::patch::Patch;
-use crate::domain::report::{ReasoningMode, Report, ReportCreateFields, ReportStatus};
+use crate::domain::report::{ReasoningMode, Report, ReportCreateFields, ReportStatus, ReportVersion, VersionKind};
 use crate::domain::usage::Estimate;
 use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult, UnknownReferences, ValidationIssue};
@@ -290,6 +290,8 @@ fn refused(refused: GenerationRefused, action: &str) -> ApiError {
 }
 
 /// Queues the report's generation again (its prompts, over its records as they are now).
+/// A person's edits are versions since they were saved, so the new text loses none of them;
+/// the console asks first all the same (`store.report_edited`).
 pub async fn regenerate(services: &Services, owner_id: Uuid, project_id: Uuid, report_id: Uuid) -> ApiResult<Report> {
     let store = &services.store;
     access::require(store, owner_id, Target::Project(project_id), Need::Write).await?;
@@ -300,6 +302,41 @@ pub async fn regenerate(services: &Services, owner_id: Uuid, project_id: Uuid, r
         .map_err(|why| refused(why, "regenerated"))?;
     let report = store.get_report(owner_id, project_id, report_id).await?;
     report.ok_or_else(|| ApiError::not_found("Report"))
+}
+
+/// The report's versions, newest first: each completed generation and each edit a person
+/// saved, with what changed from the version before as a unified diff of the Markdown.
+pub async fn versions(
+    store: &Store,
+    user_id: Uuid,
+    project_id: Uuid,
+    report_id: Uuid,
+) -> ApiResult<Vec<ReportVersion>> {
+    access::require(store, user_id, Target::Project(project_id), Need::Read).await?;
+    report_of(store, user_id, project_id, report_id).await?;
+    let rows = store.report_versions(report_id).await?;
+    Ok(rows
+        .iter()
+        .enumerate()
+        .map(|(n, row)| ReportVersion {
+            version: row.version,
+            kind: VersionKind::parse(&row.kind).unwrap_or(VersionKind::Generation),
+            author_email: row.author_email.clone(),
+            generated_at: row.generated_at,
+            content: row.content.clone(),
+            provenance: row.provenance.as_ref().map(|p| p.0.clone()),
+            changes: rows.get(n + 1).map(|before| {
+                similar::TextDiff::from_lines(&before.content, &row.content)
+                    .unified_diff()
+                    .context_radius(2)
+                    .header(
+                        &format!("version {}", before.version),
+                        &format!("version {}", row.version),
+                    )
+                    .to_string()
+            }),
+        })
+        .collect())
 }
 
 /// Cancels a queued or running generation; a worker on it stops at its next step.
@@ -388,6 +425,7 @@ async fn render_insights(store: &Store, user_id: Uuid, report_id: Uuid, project_
         .unwrap_or_else(|| format!("# {}\n", report.title.trim()));
     let changes = ReportChanges {
         content: Patch::Value(with_report_section(&content, &section)),
+        insights_rendered: true,
         ..ReportChanges::default()
     };
     store

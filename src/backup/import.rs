@@ -19,7 +19,7 @@ use crate::domain::highlight::HighlightStatus;
 use crate::domain::interview::RoomStatus;
 use crate::domain::project::ProjectStatus;
 use crate::domain::record::RecordStatus;
-use crate::domain::report::ReportStatus;
+use crate::domain::report::{ReportStatus, VersionKind};
 use crate::domain::tag::{TagCreate, name_key};
 use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult};
@@ -419,6 +419,12 @@ async fn restore(
         report.versions.dedup_by_key(|version| version.version);
         remap_provenance(&mut report.gen_provenance, &records);
         for version in &mut report.versions {
+            if VersionKind::parse(&version.kind).is_none() {
+                return Err(invalid_file(format!(
+                    "The archive's reports.json has a version of a kind Insight does not know: “{}”.",
+                    version.kind
+                )));
+            }
             remap_provenance(&mut version.provenance, &records);
         }
     }

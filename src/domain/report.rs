@@ -19,6 +19,12 @@ super::string_enum! {
 }
 
 super::string_enum! {
+    /// What made a version of a report: one of its generations, or a person's edit of
+    /// its content.
+    VersionKind { Generation = "generation", Edit = "edit" }
+}
+
+super::string_enum! {
     /// How much effort the engine spends on a report.
     ReasoningMode { Fast = "fast", Balanced = "balanced", Deep = "deep" }
 }
@@ -75,13 +81,19 @@ pub struct Generation {
     pub provenance: Option<crate::domain::usage::Provenance>,
 }
 
-/// The report as one of its generations wrote it (`GET .../versions`), newest first.
+/// The report as one of its generations wrote it, or as a person saved it
+/// (`GET .../versions`), newest first.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct ReportVersion {
-    /// 1 for the first generation, counting up.
+    /// 1 for the first version, counting up.
     pub version: i64,
+    pub kind: VersionKind,
+    /// Who saved an edit; none for a generation, or once that account is gone.
+    pub author_email: Option<String>,
+    /// When the generation completed, or the edit was saved.
     pub generated_at: DateTime<Utc>,
     pub content: String,
+    /// What wrote a generation; none for an edit.
     pub provenance: Option<crate::domain::usage::Provenance>,
     /// What changed from the version before, as a unified diff of the Markdown; none for
     /// the first.

@@ -146,8 +146,8 @@ pub(super) async fn generate(context: &Context, job: &Job, claimed: Option<Repor
     let rendered: Vec<uuid::Uuid> = insights.iter().map(|insight| insight.id).collect();
     if completed && store.report_insight_ids(work.id).await? != rendered {
         let insights = store.included_insights(work.id).await?;
-        let content = with_report_section(&content, &report_section(&insights));
-        store.set_completed_content(work.id, &content).await?;
+        let rendered = with_report_section(&content, &report_section(&insights));
+        store.set_completed_content(work.id, &content, &rendered).await?;
     }
     Ok(())
 }

@@ -122,12 +122,22 @@ pub struct ReportRow {
     pub insight_ids: Vec<Uuid>,
 }
 
+/// A version of a report; an edit's author by e-mail address, as a highlight's. An archive
+/// from before edits were versions has neither kind nor author: its versions are generations.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, sqlx::FromRow)]
 pub struct ReportVersionRow {
     pub version: i64,
     pub content: String,
     pub provenance: Option<Json<Value>>,
     pub generated_at: DateTime<Utc>,
+    #[serde(default = "generation")]
+    pub kind: String,
+    #[serde(default)]
+    pub created_by: Option<String>,
+}
+
+fn generation() -> String {
+    crate::domain::report::VersionKind::Generation.as_str().to_owned()
 }
 
 /// A tag of the workspace that the project's highlights carry (or a group holding one).
@@ -347,8 +357,9 @@ impl Store {
         for report in &mut reports {
             report.versions = db!(self, read, |pool| {
                 sqlx::query_as::<_, ReportVersionRow>(
-                    "SELECT version, content, provenance, generated_at FROM report_versions \
-                     WHERE report_id = $1 ORDER BY version",
+                    "SELECT v.version, v.content, v.provenance, v.generated_at, v.kind, u.email AS created_by \
+                     FROM report_versions v LEFT JOIN users u ON u.id = v.author_id \
+                     WHERE v.report_id = $1 ORDER BY v.version",
                 )
                 .bind(report.id)
                 .fetch_all(pool)
@@ -643,16 +654,26 @@ impl Store {
                 .await?;
                 for version in &report.versions {
                     sqlx::query(
-                        "INSERT INTO report_versions (report_id, version, content, provenance, generated_at) \
-                         VALUES ($1, $2, $3, $4, $5)",
+                        "INSERT INTO report_versions (report_id, version, content, provenance, generated_at, kind, \
+                         author_id) VALUES ($1, $2, $3, $4, $5, $6, \
+                         (SELECT u.id FROM users u JOIN workspace_members m ON m.user_id = u.id \
+                          WHERE u.email = $7 AND m.workspace_id = $8))",
                     )
                     .bind(report.id)
                     .bind(version.version)
                     .bind(&version.content)
                     .bind(&version.provenance)
                     .bind(version.generated_at)
+                    .bind(&version.kind)
+                    .bind(&version.created_by)
+                    .bind(workspace_id)
                     .execute(&mut *conn)
                     .await?;
+                }
+                // Text an older Insight's archive carries beyond its versions (edited by
+                // hand before edits were versions) becomes one, as the migration did here.
+                if let Some(content) = report.content.as_ref().filter(|content| !content.is_empty()) {
+                    super::reports::keep_edit!(conn, report.id, content, None::<Uuid>, report.updated_at);
                 }
                 for (position, insight_id) in report.insight_ids.iter().enumerate() {
                     sqlx::query("INSERT INTO report_insights (report_id, insight_id, position) VALUES ($1, $2, $3)")

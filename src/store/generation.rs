@@ -10,7 +10,7 @@ use super::{Job, Store, db, finish_job, settle_job};
 use crate::domain::job::JobKind;
 use crate::domain::now;
 use crate::domain::record::RecordStatus;
-use crate::domain::report::ReportStatus;
+use crate::domain::report::{ReportStatus, VersionKind};
 use crate::domain::usage::{Provenance, RecordVersion};
 use crate::domain::webhook::EventType;
 
@@ -250,13 +250,14 @@ impl Store {
             if done.is_some() {
                 // Each generation is a version, to compare a regenerated report with.
                 sqlx::query(
-                    "INSERT INTO report_versions (report_id, version, content, provenance, generated_at) \
-                     SELECT $1, COALESCE(MAX(version), 0) + 1, $2, $3, $4 FROM report_versions WHERE report_id = $1",
+                    "INSERT INTO report_versions (report_id, version, content, provenance, generated_at, kind) \
+                     SELECT $1, COALESCE(MAX(version), 0) + 1, $2, $3, $4, $5 FROM report_versions WHERE report_id = $1",
                 )
                 .bind(job.subject_id)
                 .bind(content)
                 .bind(Json(provenance))
                 .bind(at)
+                .bind(VersionKind::Generation.as_str())
                 .execute(&mut *conn)
                 .await?;
             }
@@ -524,26 +525,41 @@ mod tests {
     }
 }
 
-/// A report as one generation wrote it.
+/// A report as one generation wrote it, or as a person saved it.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct ReportVersionRow {
     pub version: i64,
+    pub kind: String,
+    pub author_email: Option<String>,
     pub content: String,
     pub provenance: Option<Json<Provenance>>,
     pub generated_at: DateTime<Utc>,
 }
 
 impl Store {
-    /// The versions of a report its generations wrote, newest first (the caller checks
-    /// who may see the report).
+    /// The versions of a report, generations and a person's edits, newest first (the
+    /// caller checks who may see the report).
     pub async fn report_versions(&self, report_id: Uuid) -> anyhow::Result<Vec<ReportVersionRow>> {
         Ok(db!(self, read, |pool| sqlx::query_as::<_, ReportVersionRow>(
-            "SELECT version, content, provenance, generated_at FROM report_versions WHERE report_id = $1 \
-             ORDER BY version DESC"
+            "SELECT v.version, v.kind, u.email AS author_email, v.content, v.provenance, v.generated_at \
+             FROM report_versions v LEFT JOIN users u ON u.id = v.author_id WHERE v.report_id = $1 \
+             ORDER BY v.version DESC"
         )
         .bind(report_id)
         .fetch_all(pool)
         .await)?)
+    }
+
+    /// Whether the report's newest version is a person's edit: its text was changed by
+    /// hand since it was last generated.
+    pub async fn report_edited(&self, report_id: Uuid) -> anyhow::Result<bool> {
+        let kind: Option<String> = db!(self, read, |pool| sqlx::query_scalar(
+            "SELECT kind FROM report_versions WHERE report_id = $1 ORDER BY version DESC LIMIT 1"
+        )
+        .bind(report_id)
+        .fetch_optional(pool)
+        .await)?;
+        Ok(kind.as_deref() == Some(VersionKind::Edit.as_str()))
     }
 
     /// The records' versions (`updated_at`) now, for the provenance of what reads them.

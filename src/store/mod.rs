@@ -225,6 +225,7 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
     migration!(19, "0019_ai_usage"),
     migration!(20, "0020_provenance"),
     migration!(21, "0021_redaction"),
+    migration!(22, "0022_report_edits"),
 ];
 
 #[derive(Debug)]
@@ -356,5 +357,131 @@ impl Store {
             }
             Db::Postgres(pool) => pool.close().await,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The migration that keeps a person's edits as versions keeps the edits made before
+    /// it: a report's text beyond its newest version becomes an edit of nobody known, a
+    /// text without any version a generation, and a report as generated gains nothing.
+    #[tokio::test]
+    async fn reports_edited_before_edits_were_versions_keep_their_text() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let url = format!("sqlite://{}", dir.path().join("insight.db").display());
+        let options = SqliteConnectOptions::from_str(&url)?
+            .create_if_missing(true)
+            .foreign_keys(true);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options)
+            .await?;
+        let before: Vec<Migration> = MIGRATIONS
+            .iter()
+            .filter(|(version, ..)| *version < 22)
+            .map(|(version, name, sqlite, _)| {
+                Migration::new(
+                    *version,
+                    Cow::Borrowed(*name),
+                    MigrationType::Simple,
+                    Cow::Borrowed(*sqlite),
+                    false,
+                )
+            })
+            .collect();
+        let migrator = Migrator {
+            migrations: Cow::Owned(before),
+            ..Migrator::DEFAULT
+        };
+        migrator.run(&pool).await?;
+        let at = chrono::Utc::now();
+        let user = uuid::Uuid::new_v4();
+        let project = uuid::Uuid::new_v4();
+        sqlx::query("INSERT INTO users (id, email, created_at) VALUES ($1, 'ann@example.org', $2)")
+            .bind(user)
+            .bind(at)
+            .execute(&pool)
+            .await?;
+        sqlx::query(
+            "INSERT INTO projects (id, owner_id, name, description, status, research_goals, interview_guide, \
+             created_at, updated_at) VALUES ($1, $2, 'Billing', '', 'New', '', '', $3, $3)",
+        )
+        .bind(project)
+        .bind(user)
+        .bind(at)
+        .execute(&pool)
+        .await?;
+        // (report, its text, the texts of its versions)
+        let reports = [
+            (
+                uuid::Uuid::new_v4(),
+                "edited by hand",
+                vec!["generated", "generated again"],
+            ),
+            (uuid::Uuid::new_v4(), "from before versions", vec![]),
+            (uuid::Uuid::new_v4(), "as generated", vec!["as generated"]),
+        ];
+        for (id, content, versions) in &reports {
+            sqlx::query(
+                "INSERT INTO reports (id, project_id, title, status, content, is_public, is_archived, is_deleted, \
+                 prompts_ids, records_ids, created_at, updated_at) \
+                 VALUES ($1, $2, 'Pains', 'completed', $3, 0, 0, 0, '[]', '[]', $4, $4)",
+            )
+            .bind(id)
+            .bind(project)
+            .bind(content)
+            .bind(at)
+            .execute(&pool)
+            .await?;
+            for (n, text) in versions.iter().enumerate() {
+                sqlx::query(
+                    "INSERT INTO report_versions (report_id, version, content, generated_at) VALUES ($1, $2, $3, $4)",
+                )
+                .bind(id)
+                .bind(i64::try_from(n)? + 1)
+                .bind(text)
+                .bind(at)
+                .execute(&pool)
+                .await?;
+            }
+        }
+        pool.close().await;
+
+        let store = Store::connect(&url, 2).await?;
+        let mut found = Vec::new();
+        for (id, ..) in &reports {
+            let rows = store.report_versions(*id).await?;
+            found.push(
+                rows.iter()
+                    .map(|row| {
+                        (
+                            row.version,
+                            row.kind.clone(),
+                            row.content.clone(),
+                            row.author_email.clone(),
+                        )
+                    })
+                    .collect::<Vec<_>>(),
+            );
+        }
+        let version = |n: i64, kind: &str, content: &str| (n, kind.to_owned(), content.to_owned(), None::<String>);
+        assert_eq!(
+            found,
+            vec![
+                vec![
+                    version(3, "edit", "edited by hand"),
+                    version(2, "generation", "generated again"),
+                    version(1, "generation", "generated"),
+                ],
+                vec![version(1, "generation", "from before versions")],
+                vec![version(1, "generation", "as generated")],
+            ]
+        );
+        assert!(store.report_edited(reports[0].0).await?);
+        assert!(!store.report_edited(reports[2].0).await?);
+        store.close().await;
+        Ok(())
     }
 }

@@ -102,7 +102,33 @@ pub struct ReportChanges {
     pub preset_id: Patch<Uuid>,
     pub report_language: Patch<String>,
     pub reasoning_mode: Patch<ReasoningMode>,
+    /// `content` is the report's text with only its insights section written anew (the
+    /// section follows the insights it includes, and each generation writes it again): no
+    /// person's text, so no version. Every other content saved is a person's edit.
+    pub insights_rendered: bool,
 }
+
+/// Inside a write: keeps `$text`, saved by `$author`, as the report's next version (kind
+/// `edit`), unless it is the newest version's text already (saving a report unchanged, or
+/// changing only its title, is no new version).
+macro_rules! keep_edit {
+    ($conn:expr, $report_id:expr, $text:expr, $author:expr, $at:expr) => {
+        sqlx::query(
+            "INSERT INTO report_versions (report_id, version, content, provenance, generated_at, kind, author_id) \
+             SELECT $1, (SELECT COALESCE(MAX(version), 0) + 1 FROM report_versions WHERE report_id = $1), $2, NULL, \
+             $3, $4, $5 WHERE NOT EXISTS (SELECT 1 FROM report_versions WHERE report_id = $1 AND content = $2 \
+             AND version = (SELECT MAX(version) FROM report_versions WHERE report_id = $1))",
+        )
+        .bind($report_id)
+        .bind($text)
+        .bind($at)
+        .bind(crate::domain::report::VersionKind::Edit.as_str())
+        .bind($author)
+        .execute(&mut *$conn)
+        .await?;
+    };
+}
+pub(crate) use keep_edit;
 
 /// `(set, value)` for a nullable column: `set` is false when the field was left out.
 fn nullable<T>(patch: &Patch<T>) -> (bool, Option<&T>) {
@@ -286,8 +312,8 @@ impl Store {
         let (set_preset, preset_id) = nullable(&changes.preset_id);
         let (set_language, report_language) = nullable(&changes.report_language);
         let (set_mode, reasoning_mode) = nullable(&changes.reasoning_mode);
-        let row = db!(self, write_one, |conn| {
-            sqlx::query_as::<_, ReportRow>(
+        let row = db!(self, write, |conn| {
+            let row = sqlx::query_as::<_, ReportRow>(
             "UPDATE reports SET \
              prompts_ids = COALESCE($1, prompts_ids), records_ids = COALESCE($2, records_ids), \
              title = COALESCE($3, title), status = COALESCE($4, status), \
@@ -333,7 +359,14 @@ impl Store {
         .bind(project_id)
         .bind(owner_id)
         .fetch_optional(&mut *conn)
-        .await
+        .await?;
+            // A person's text is a version the moment it is saved, so that nothing written
+            // later (a regeneration, a retried job) can lose it. The update above holds the
+            // report's row until commit, so concurrent writers of versions number in turn.
+            if let (Some(row), Some(text), false) = (&row, content, changes.insights_rendered) {
+                keep_edit!(conn, row.id, text, owner_id, row.updated_at);
+            }
+            Ok::<_, sqlx::Error>(row)
         })?;
         // The changed row comes back from the update itself: no second query.
         Ok(row.map(Report::from))
@@ -390,19 +423,37 @@ impl Store {
         Ok(removed == 1)
     }
 
-    /// Replaces a completed report's content (its insights section, written again by the
-    /// generation job); `false` when it is no longer completed.
-    pub async fn set_completed_content(&self, report_id: Uuid, content: &str) -> anyhow::Result<bool> {
-        let changed = db!(self, write_one, |conn| sqlx::query(
-            "UPDATE reports SET content = $1, updated_at = $2 WHERE id = $3 AND status = $4"
-        )
-        .bind(content)
-        .bind(now())
-        .bind(report_id)
-        .bind(ReportStatus::Completed.as_str())
-        .execute(&mut *conn)
-        .await
-        .map(|done| done.rows_affected()))?;
+    /// Replaces the content a generation just wrote (`written`) with `content` (its
+    /// insights section written again), in the report and in the generation's version;
+    /// `false` when the report is no longer completed or its text is no longer what the
+    /// generation wrote (a person saved an edit meanwhile: the edit stays).
+    pub async fn set_completed_content(&self, report_id: Uuid, written: &str, content: &str) -> anyhow::Result<bool> {
+        let changed = db!(self, write, |conn| {
+            let changed = sqlx::query(
+                "UPDATE reports SET content = $1, updated_at = $2 WHERE id = $3 AND status = $4 AND content = $5",
+            )
+            .bind(content)
+            .bind(now())
+            .bind(report_id)
+            .bind(ReportStatus::Completed.as_str())
+            .bind(written)
+            .execute(&mut *conn)
+            .await?
+            .rows_affected();
+            if changed == 1 {
+                sqlx::query(
+                    "UPDATE report_versions SET content = $1 WHERE report_id = $2 AND content = $3 AND kind = $4 \
+                     AND version = (SELECT MAX(version) FROM report_versions WHERE report_id = $2)",
+                )
+                .bind(content)
+                .bind(report_id)
+                .bind(written)
+                .bind(crate::domain::report::VersionKind::Generation.as_str())
+                .execute(&mut *conn)
+                .await?;
+            }
+            Ok::<_, sqlx::Error>(changed)
+        })?;
         Ok(changed == 1)
     }
 

@@ -279,6 +279,14 @@ async fn full_project(app: &TestApp, ann: &TestUser) -> (String, Vec<u8>) {
     assert!(status.is_success(), "{status}");
     let (status, _) = app.put(&path, ann, json!({ "is_public": true })).await;
     assert!(status.is_success(), "{status}");
+    // And edited by hand: a third version, ann's.
+    let (_, written) = app.get(&path, ann).await;
+    let edited = format!(
+        "{}\nRead with the finance team.\n",
+        written["content"].as_str().expect("content")
+    );
+    let (status, _) = app.put(&path, ann, json!({ "content": edited })).await;
+    assert!(status.is_success(), "{status}");
 
     // Two highlights without a tag, for theme proposals to group.
     ok(app, ann, &format!("/insight/{anna}/highlights"), span(2, 10, 34)).await;
@@ -348,7 +356,23 @@ async fn a_project_goes_out_as_one_archive_and_comes_back_the_same_anywhere() {
     assert_eq!(original[recordings[0]], recording, "the recording, byte for byte");
     // What the rows hold, as a spot check of the format (the rest is compared below).
     let reports = entry_json(&original, "reports.json");
-    assert_eq!(reports[0]["versions"].as_array().map(Vec::len), Some(2), "{reports}");
+    let kinds: Vec<(&Value, &Value)> = reports[0]["versions"]
+        .as_array()
+        .expect("versions")
+        .iter()
+        .map(|version| (&version["kind"], &version["created_by"]))
+        .collect();
+    let (generation, edit) = (json!("generation"), json!("edit"));
+    let ann_email = json!(ann.email);
+    assert_eq!(
+        kinds,
+        vec![
+            (&generation, &Value::Null),
+            (&generation, &Value::Null),
+            (&edit, &ann_email)
+        ],
+        "{reports}"
+    );
     assert_eq!(reports[0]["insight_ids"].as_array().map(Vec::len), Some(1), "{reports}");
     assert_eq!(reports[0]["is_public"], true);
     let records = entry_json(&original, "records.json");
@@ -512,6 +536,53 @@ async fn a_project_goes_out_as_one_archive_and_comes_back_the_same_anywhere() {
     assert_eq!(tag_count(&app, &ann, ann.id).await, tags_before);
     let twin_archive = archive(&app, &ann, twin["project_id"].as_str().expect("id")).await;
     assert_same_rows(&twin_archive, &original);
+
+    // An archive of an older Insight: versions without a kind or an author, and a report
+    // edited by hand beyond its newest version. The edit comes back as a version.
+    let mut older = original.clone();
+    let mut reports = entry_json(&older, "reports.json");
+    let versions = reports[0]["versions"].as_array_mut().expect("versions");
+    versions.pop();
+    for version in versions.iter_mut() {
+        let fields = version.as_object_mut().expect("a version");
+        fields.remove("kind");
+        fields.remove("created_by");
+    }
+    older.insert("reports.json".into(), serde_json::to_vec(&reports).expect("json"));
+    let (status, imported) = import(&app, &ann, ann.id, zip_of(&older)).await;
+    assert_eq!(status, StatusCode::CREATED, "{imported}");
+    let copy = imported["project_id"].as_str().expect("id");
+    let (_, listed) = app.get(&format!("/projects/{copy}/reports"), &ann).await;
+    let report = listed["items"].as_array().or(listed.as_array()).expect("reports")[0].clone();
+    let (status, versions) = app
+        .get(
+            &format!(
+                "/projects/{copy}/reports/{}/versions",
+                report["id"].as_str().expect("id")
+            ),
+            &ann,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{versions}");
+    let kinds: Vec<(&Value, &Value)> = versions
+        .as_array()
+        .expect("versions")
+        .iter()
+        .map(|version| (&version["kind"], &version["author_email"]))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (&edit, &Value::Null),
+            (&generation, &Value::Null),
+            (&generation, &Value::Null)
+        ],
+        "{versions}"
+    );
+    assert_eq!(
+        versions[0]["content"], report["content"],
+        "the text beyond its versions is kept"
+    );
     app.stop().await;
 }
 

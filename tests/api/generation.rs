@@ -21,7 +21,7 @@ const BEN: &str = "Interviewer: Tell me about onboarding.\n\
     Ben: The price was fine but the invoices were wrong twice.";
 
 /// A project with two finished interviews; returns the project id.
-async fn study(app: &TestApp, user: &TestUser) -> String {
+pub(crate) async fn study(app: &TestApp, user: &TestUser) -> String {
     let (status, project) = app
         .post(
             "/projects/",
@@ -46,7 +46,7 @@ async fn study(app: &TestApp, user: &TestUser) -> String {
     project
 }
 
-async fn preset_id(app: &TestApp, user: &TestUser, title: &str) -> String {
+pub(crate) async fn preset_id(app: &TestApp, user: &TestUser, title: &str) -> String {
     let (_, presets) = app.get("/presets/system/", user).await;
     presets
         .as_array()

@@ -40,6 +40,7 @@ mod presets;
 mod privacy;
 mod projects;
 mod records;
+mod report_edits;
 mod reports;
 mod roles;
 mod search;

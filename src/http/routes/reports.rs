@@ -209,6 +209,7 @@ async fn update_report(
         preset_id: body.preset_id,
         report_language: body.report_language,
         reasoning_mode: body.reasoning_mode,
+        insights_rendered: false,
     };
     let actor = Actor::user(&user, client.ip);
     Ok(Json(
@@ -243,6 +244,9 @@ async fn get_public_report(State(app): State<AppState>, Ids(ids): Ids<2>) -> Api
 }
 
 /// Generates the report again (its prompts, over its records as they are now).
+///
+/// Edits a person saved are versions already (`GET .../versions`): the new text replaces
+/// the report's content and loses none of them.
 #[utoipa::path(post, path = "/projects/{project_id}/reports/{report_id}/regenerate", tag = "project_reports",
     security(("bearer" = [])),
     params(("project_id" = Uuid, Path, description = "The project"), ("report_id" = Uuid, Path, description = "The report")),
@@ -309,9 +313,9 @@ async fn get_generation(
     }))
 }
 
-/// The report as each of its generations wrote it, newest first, each with what wrote it
-/// and what changed from the one before: a regenerated report compared with its previous
-/// version.
+/// The report as each of its generations wrote it and as each edit a person saved left it,
+/// newest first, each with what wrote it (a generation's provenance, an edit's author) and
+/// what changed from the one before.
 #[utoipa::path(get, path = "/projects/{project_id}/reports/{report_id}/versions", tag = "project_reports",
     security(("bearer" = [])),
     params(("project_id" = Uuid, Path, description = "The project"), ("report_id" = Uuid, Path, description = "The report")),
@@ -323,32 +327,9 @@ async fn report_versions(
     Ids(ids): Ids<2>,
 ) -> ApiResult<Json<Vec<ReportVersion>>> {
     let [project_id, report_id] = ids;
-    app.store
-        .generation(user.id, project_id, report_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Report"))?;
-    let rows = app.store.report_versions(report_id).await?;
-    let versions = rows
-        .iter()
-        .enumerate()
-        .map(|(n, row)| ReportVersion {
-            version: row.version,
-            generated_at: row.generated_at,
-            content: row.content.clone(),
-            provenance: row.provenance.as_ref().map(|p| p.0.clone()),
-            changes: rows.get(n + 1).map(|before| {
-                similar::TextDiff::from_lines(&before.content, &row.content)
-                    .unified_diff()
-                    .context_radius(2)
-                    .header(
-                        &format!("version {}", before.version),
-                        &format!("version {}", row.version),
-                    )
-                    .to_string()
-            }),
-        })
-        .collect();
-    Ok(Json(versions))
+    Ok(Json(
+        reports::versions(&app.store, user.id, project_id, report_id).await?,
+    ))
 }
 
 /// The insights the report includes, in the order they were added; its content shows them

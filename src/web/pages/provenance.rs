@@ -1,7 +1,7 @@
 //! What wrote a report or a persona, as the console shows it under the text: the engine and
 //! model, the instructions' version (and the instructions themselves, folded), the records
-//! read, the tokens, the cost and the time; and a report's versions, each compared with
-//! the one before.
+//! read, the tokens, the cost and the time; and a report's versions (its generations and a
+//! person's edits), each compared with the one before.
 
 use askama::Template;
 use axum::extract::{Path, State};
@@ -10,6 +10,7 @@ use uuid::Uuid;
 
 use super::Shell;
 use crate::accounts::access;
+use crate::domain::report::VersionKind;
 use crate::domain::usage::{PromptSent, Provenance};
 use crate::domain::workspace::Need;
 use crate::error::ApiError;
@@ -88,8 +89,12 @@ fn changes(before: &str, after: &str) -> Vec<(&'static str, String)> {
 /// One version of a report as the versions page shows it.
 struct VersionView {
     version: i64,
+    /// "Generated", or who edited it.
+    made_by: String,
     generated_at: String,
     provenance: Option<ProvenanceView>,
+    /// The version before, when there is one.
+    before: Option<i64>,
     /// The diff's lines with their kind: `add`, `del`, `hunk` or `same`.
     changes: Vec<(&'static str, String)>,
 }
@@ -105,8 +110,8 @@ struct VersionsPage {
     versions: Vec<VersionView>,
 }
 
-/// A report's versions, newest first, each with what wrote it and what changed from the
-/// one before.
+/// A report's versions, newest first, each with what wrote it (a generation's provenance,
+/// an edit's author) and what changed from the one before.
 pub async fn versions(
     State(services): State<Services>,
     visitor: Visitor,
@@ -126,17 +131,24 @@ pub async fn versions(
         .filter(|report| !report.is_deleted)
         .ok_or_else(|| ApiError::not_found("Report"))?;
     let currency = currency(&services, project_id).await?;
-    let rows = services.store.report_versions(report_id).await?;
-    let versions = rows
+    let listed = crate::reports::versions(&services.store, visitor.user.id, project_id, report_id).await?;
+    let versions = listed
         .iter()
         .enumerate()
-        .map(|(n, row)| VersionView {
-            version: row.version,
-            generated_at: row.generated_at.format("%Y-%m-%d %H:%M UTC").to_string(),
-            provenance: row.provenance.as_ref().map(|p| ProvenanceView::new(&p.0, &currency)),
-            changes: rows
-                .get(n + 1)
-                .map_or_else(Vec::new, |before| changes(&before.content, &row.content)),
+        .map(|(n, version)| {
+            let before = listed.get(n + 1);
+            VersionView {
+                version: version.version,
+                made_by: match (version.kind, &version.author_email) {
+                    (VersionKind::Generation, _) => "Generated".to_owned(),
+                    (VersionKind::Edit, Some(email)) => format!("Edited by {email}"),
+                    (VersionKind::Edit, None) => "Edited by hand".to_owned(),
+                },
+                generated_at: version.generated_at.format("%Y-%m-%d %H:%M UTC").to_string(),
+                provenance: version.provenance.as_ref().map(|p| ProvenanceView::new(p, &currency)),
+                before: before.map(|before| before.version),
+                changes: before.map_or_else(Vec::new, |before| changes(&before.content, &version.content)),
+            }
         })
         .collect();
     let html = VersionsPage {

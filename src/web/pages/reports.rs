@@ -95,6 +95,8 @@ struct ReportPage {
     can_write: bool,
     csrf: String,
     provenance: Option<super::provenance::ProvenanceView>,
+    /// Its text was edited by hand since its last generation: Regenerate asks first.
+    edited: bool,
 }
 
 async fn show(
@@ -146,18 +148,66 @@ async fn show(
         can_write: role.allows(Need::Write),
         csrf: visitor.csrf.clone(),
         provenance,
+        edited: services.store.report_edited(report_id).await?,
         report,
     };
     Ok(page(StatusCode::OK, super::render(&page_html)))
 }
 
+#[derive(Template)]
+#[template(path = "report_regenerate.html")]
+struct RegeneratePage {
+    shell: Shell,
+    report: Report,
+    edited: bool,
+    csrf: String,
+}
+
+/// The question before regenerating: what happens to the text, and for an edited report
+/// that its edits stay a version.
+async fn regenerate_question(services: &Services, visitor: &Visitor, report: Report) -> PageResult {
+    let html = RegeneratePage {
+        shell: Shell::of(visitor),
+        edited: services.store.report_edited(report.id).await?,
+        csrf: visitor.csrf.clone(),
+        report,
+    };
+    Ok(page(StatusCode::OK, super::render(&html)))
+}
+
+/// Where the report page's "Regenerate…" leads when its text was edited by hand.
+async fn confirm_regenerate(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path((project_id, report_id)): Path<(Uuid, Uuid)>,
+) -> PageResult {
+    let report = writable_report(&services, &visitor, project_id, report_id).await?;
+    regenerate_question(&services, &visitor, report).await
+}
+
+#[derive(Deserialize)]
+struct RegenerateForm {
+    csrf: String,
+    /// Sent by the question's form: the visitor has been told what happens to his edits.
+    confirmed: Option<String>,
+}
+
+/// Regenerates at once a report as generated; an edited one only once the visitor has
+/// answered the question (a form from a page that did not ask, opened before the edit,
+/// is asked here), though its edits are versions either way.
 async fn regenerate(
     State(services): State<Services>,
     visitor: Visitor,
     Path((project_id, report_id)): Path<(Uuid, Uuid)>,
-    Form(form): Form<CsrfForm>,
+    Form(form): Form<RegenerateForm>,
 ) -> PageResult {
     visitor.check_change(&services, &form.csrf)?;
+    if form.confirmed.is_none() {
+        let report = writable_report(&services, &visitor, project_id, report_id).await?;
+        if services.store.report_edited(report_id).await? {
+            return regenerate_question(&services, &visitor, report).await;
+        }
+    }
     reports::regenerate(&services, visitor.user.id, project_id, report_id).await?;
     Ok(Redirect::to(&format!("/p/{project_id}/reports/{report_id}")).into_response())
 }
@@ -357,7 +407,10 @@ pub fn routes() -> Router<Services> {
     Router::new()
         .route("/p/{project_id}/reports", post(generate))
         .route("/p/{project_id}/reports/{report_id}", get(show))
-        .route("/p/{project_id}/reports/{report_id}/regenerate", post(regenerate))
+        .route(
+            "/p/{project_id}/reports/{report_id}/regenerate",
+            get(confirm_regenerate).post(regenerate),
+        )
         .route("/p/{project_id}/reports/{report_id}/cancel", post(cancel))
         .route(
             "/p/{project_id}/reports/{report_id}/versions",
