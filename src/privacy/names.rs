@@ -142,7 +142,14 @@ static LISTS: LazyLock<Lists> = LazyLock::new(|| {
     let folded = |words: &[&str]| words.iter().map(|w| fold(w)).collect::<HashSet<String>>();
     let mut common = HashSet::default();
     for code in ["en", "de", "fr", "es", "it", "nl", "pt"] {
-        common.extend(stop_words::lookup(code).unwrap_or_default().iter().map(|w| fold(w)));
+        for word in stop_words::lookup(code).unwrap_or_default() {
+            // Folded, an accented stop word may become a name (Italian sarà is Sara).
+            let key = fold(word);
+            let accented = key != word.to_lowercase();
+            if !(accented && (given.contains(&key) || family.contains(&key))) {
+                common.insert(key);
+            }
+        }
     }
     common.extend(folded(FILLERS));
     Lists {
