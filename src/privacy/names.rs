@@ -175,6 +175,19 @@ static LISTS: LazyLock<Lists> = LazyLock::new(|| {
 
 /// Words of speech that the stop-word lists lack.
 const FILLERS: &[&str] = &[
+    "sempre",
+    "siempre",
+    "immer",
+    "toujours",
+    "jamais",
+    "nunca",
+    "auch",
+    "aussi",
+    "también",
+    "também",
+    "seulement",
+    "solo",
+    "só",
     "yeah",
     "yep",
     "nope",
@@ -1701,6 +1714,12 @@ fn known_context(text: &str, words: &[Word<'_>], i: usize, known: &Known, last: 
     beside_role(text, words, i) || pronoun_after(text, words, i, listed, plain)
 }
 
+/// Whether the lists hold a word as a given name only: after a particle it is no family
+/// name (Alejandro y Sofía; el Amex de Pablo).
+fn given_only(word: &Word<'_>) -> bool {
+    LISTS.listed(&word.key) == Some(Listed::Given) && !LISTS.family_name(&word.key)
+}
+
 /// Whether a word of a text without capitals may be part of a name no list holds.
 fn unlisted_word(word: &Word<'_>, known: &Known) -> bool {
     word.caps == Caps::Unknown
@@ -1836,13 +1855,20 @@ fn pair(text: &str, words: &[Word<'_>], i: usize, known: &Known) -> Cue {
         && next.caps == Caps::No
         && !apart(next)
         && let Some(after) = words.get(i + 2)
-        && (listed(&words[i]) || listed(after) || NAME_PARTICLES.contains(&&text[next.start..next.end]))
+        && (NAME_PARTICLES.contains(&&text[next.start..next.end])
+            || (listed(&words[i]) || listed(after)) && !given_only(after))
     {
         next = after;
     }
-    // A capital at a sentence's start says nothing (Sempre Gruffudd…).
     let second = odd(next) || (next.caps == Caps::Yes && listed(next) && !ordinary(&next.key));
-    if !odd(&words[i]) || !second || apart(next) || words[i].starts_sentence && !listed(&words[i]) {
+    // After an article it is a thing's name (el Amex de Pablo, the Summit Ridge).
+    let after_article = i > 0
+        && !words[i].after_break
+        && [
+            "the", "el", "la", "le", "les", "los", "las", "der", "die", "das", "den", "un", "une", "una",
+        ]
+        .contains(&&*words[i - 1].key);
+    if !odd(&words[i]) || !second || apart(next) || after_article {
         return Cue::None;
     }
     // In a heading every word is capitalised; in speech the word before is not, or
@@ -2123,10 +2149,15 @@ fn extend(text: &str, words: &[Word<'_>], first: usize, mut last: usize, known: 
             && words.get(j + particles).is_some_and(|after| {
                 !lists.particles.contains(&*after.key)
                     && match lists.listed(&after.key) {
+                        // A given name only after a particle of names (Gruffudd ap Rhys).
                         Some(listed) => {
                             listed.family()
                                 || lists.family_name(&after.key)
-                                || listed == Listed::Given && after.caps == Caps::Yes
+                                || listed == Listed::Given
+                                    && after.caps == Caps::Yes
+                                    && words[j..j + particles]
+                                        .iter()
+                                        .any(|p| NAME_PARTICLES.contains(&&text[p.start..p.end]))
                         }
                         None => after.caps != Caps::No && !ordinary(&after.key),
                     }
