@@ -175,7 +175,19 @@ pub async fn estimate(
             quoted_before: Vec::new(),
         })
         .collect();
-    let engine = services.engine.clone();
+    // The estimate counts the text the model would get: concealed as the report's would be.
+    let engine = crate::trust::engine_for_project(
+        services,
+        project_id,
+        crate::domain::usage::UsageKind::Report,
+        &crate::trust::Material {
+            speakers: sources.iter().map(|s| s.speaker.as_str()).collect(),
+            labels: sources.iter().map(|s| s.record_name.as_str()).collect(),
+            texts: sources.iter().map(|s| s.text.as_str()).collect(),
+            ..Default::default()
+        },
+    )
+    .await?;
     // Counting a large project's tokens takes a while: off the async threads.
     let usage = tokio::task::spawn_blocking(move || engine.estimate_sections(&briefs, &sources))
         .await

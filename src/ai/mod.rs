@@ -248,14 +248,35 @@ impl Engine {
     }
 
     /// What writing these sections would take, before anything is sent; nothing for the
-    /// offline engine.
+    /// offline engine. The tokens counted are those of the text the model would get:
+    /// the material and the briefs as this engine's cloak conceals them.
     pub fn estimate_sections(&self, briefs: &[SectionBrief], sources: &[Source]) -> Result<Usage, AiError> {
         match self {
             Self::Offline => Ok(Usage::default()),
             Self::OpenAi(client) => {
+                let cloak = client.cloak();
+                let sources: Vec<Source> = sources
+                    .iter()
+                    .map(|source| Source {
+                        record_name: cloak.conceal(&source.record_name),
+                        speaker: cloak.conceal(&source.speaker),
+                        text: cloak.conceal(&source.text),
+                        ..source.clone()
+                    })
+                    .collect();
+                let conceal = |text: &Option<String>| text.as_deref().map(|text| cloak.conceal(text));
                 let mut usage = Usage::default();
                 for brief in briefs {
-                    usage += report::model::estimate_section(client, brief, sources)?;
+                    let brief = SectionBrief {
+                        title: cloak.conceal(&brief.title),
+                        prompt: cloak.conceal(&brief.prompt),
+                        research_goals: cloak.conceal(&brief.research_goals),
+                        interview_guide: cloak.conceal(&brief.interview_guide),
+                        context: conceal(&brief.context),
+                        context_expand: conceal(&brief.context_expand),
+                        ..brief.clone()
+                    };
+                    usage += report::model::estimate_section(client, &brief, &sources)?;
                 }
                 Ok(usage)
             }

@@ -461,6 +461,44 @@ async fn usage_after(app: &TestApp, user: &TestUser, calls: i64) -> Value {
 }
 
 #[tokio::test]
+async fn an_estimate_counts_the_text_the_model_would_get() {
+    let (addr, model) = OpenAiStub::start().await;
+    model.respond(|_| Reply::status(400));
+    let app = TestApp::start_with(|settings| {
+        settings.model.llm_base_url = Some(format!("http://{addr}/v1"));
+        settings.model.llm_model = "stub-model".into();
+        settings.model.llm_max_attempts = 1;
+    })
+    .await;
+    let ann = app.user().await;
+    // Long addresses, each far more tokens than its placeholder.
+    let text: String = (0..40)
+        .map(|n| format!("Respondent: Write to maximiliane.oberhollenzer{n}@verwaltung-example.org about it.\n"))
+        .collect();
+    let (project, _) = record(&app, &ann, &text).await;
+    let (_, presets) = app.get("/presets/system/", &ann).await;
+    let prompt = presets[0]["prompt_ids"][0].as_str().expect("prompt").to_owned();
+    let estimate = || async {
+        let (status, estimate) = app
+            .post(
+                &format!("/projects/{project}/reports/estimate"),
+                &ann,
+                json!({ "title": "Billing", "prompts_ids": [prompt] }),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{estimate}");
+        estimate["prompt_tokens"].as_f64().expect("tokens")
+    };
+    let concealed = estimate().await;
+    let settings = format!("/workspaces/{}/settings", ann.id);
+    let (status, _) = app.patch(&settings, &ann, json!({ "pseudonymise": false })).await;
+    assert_eq!(status, StatusCode::OK);
+    let raw = estimate().await;
+    // Each of the 40 addresses counts several tokens more than its placeholder.
+    assert!(concealed + 100.0 < raw, "concealed {concealed}, raw {raw}");
+}
+
+#[tokio::test]
 async fn work_is_estimated_charged_and_refused_past_the_monthly_budget() {
     let (addr, model) = OpenAiStub::start().await;
     // Personas (structured answers) fail for good and cost nothing: only chat and reports count here.

@@ -259,6 +259,11 @@ impl OpenAiClient {
         }
     }
 
+    /// What conceals this piece of work's personal data (see [`OpenAiClient::for_work`]).
+    pub fn cloak(&self) -> &Cloak {
+        &self.cloak
+    }
+
     /// What this piece of work's calls sent and used (see [`OpenAiClient::for_work`]).
     pub fn ledger(&self) -> &Ledger {
         &self.ledger
