@@ -15,6 +15,7 @@
 
 use foldhash::HashSet;
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::sync::LazyLock;
 
 use unicode_normalization::UnicodeNormalization;
@@ -1276,6 +1277,37 @@ struct Word<'a> {
     after_newline: bool,
     /// Written with an honorific after it (Nishimura-san).
     honorific: bool,
+    /// What the lists say of it, looked up once when first asked.
+    facts: OnceCell<Facts>,
+}
+
+/// What the lists say of a word.
+#[derive(Debug, Clone, Copy)]
+struct Facts {
+    listed: Option<Listed>,
+    ordinary: bool,
+}
+
+impl Word<'_> {
+    fn facts(&self) -> Facts {
+        *self.facts.get_or_init(|| {
+            let listed = LISTS.listed(&self.key);
+            Facts {
+                listed,
+                ordinary: ordinary_as(&self.key, listed),
+            }
+        })
+    }
+
+    /// How the lists hold the word ([`Lists::listed`]).
+    fn listed(&self) -> Option<Listed> {
+        self.facts().listed
+    }
+
+    /// Whether the word is an ordinary one ([`ordinary_as`]).
+    fn ordinary(&self) -> bool {
+        self.facts().ordinary
+    }
 }
 
 fn caps_of(word: &str, casing: Casing) -> Caps {
@@ -1337,6 +1369,7 @@ fn words<'a>(text: &'a str, taken: &[(usize, usize)]) -> Vec<Word<'a>> {
                     after_break: gap.broken,
                     after_newline: gap.newline,
                     honorific,
+                    facts: OnceCell::new(),
                 });
             }
             *sentence = false;
@@ -1385,13 +1418,13 @@ fn words<'a>(text: &'a str, taken: &[(usize, usize)]) -> Vec<Word<'a>> {
     out
 }
 
-/// Whether a word is an ordinary one whatever its case: a stop word of the languages we
-/// read, a filler, or a list's entry that is also an ordinary word.
-fn ordinary(key: &str) -> bool {
+/// Whether a word the lists hold as `listed` is an ordinary one whatever its case: a stop
+/// word of the languages we read, a filler, or a list's entry that is also an ordinary word.
+fn ordinary_as(key: &str, listed: Option<Listed>) -> bool {
     let lists = &*LISTS;
-    lists.common.contains(key)
+    matches!(listed, Some(Listed::Ambiguous { .. }))
+        || lists.common.contains(key)
         || lists.english.contains(key)
-        || matches!(lists.listed(key), Some(Listed::Ambiguous { .. }))
         || key.chars().count() <= 1
 }
 
@@ -1478,12 +1511,12 @@ pub(super) fn find(text: &str, known: &Known, taken: &[(usize, usize)], out: &mu
         }
         if word.caps == Caps::No && !known.parts.contains(&*word.key) && !lists.particles.contains(&*word.key) {
             // Most words are lower case in a text that capitalises, and start nothing;
-            // but a list's name after a cue does (talk to priya).
-            let listed = matches!(
-                lists.listed(&word.key),
-                Some(Listed::Given | Listed::Family | Listed::MoreFamily)
-            );
-            if !(listed && word.key.chars().count() >= 3 && cue_before(text, &words, i) >= Cue::Weak) {
+            // but a list's name after a cue does (talk to priya). A cue needs a word
+            // before that ends one, or a title: most words are passed over on that.
+            let may_cue = word.honorific
+                || i > 0 && (CUE_ENDS.contains(&*words[i - 1].key) || lists.titles.contains(&*words[i - 1].key));
+            let listed = || matches!(word.listed(), Some(Listed::Given | Listed::Family | Listed::MoreFamily));
+            if !(may_cue && word.key.chars().count() >= 3 && listed() && cue_before(text, &words, i) >= Cue::Weak) {
                 i += 1;
                 continue;
             }
@@ -1546,15 +1579,12 @@ pub(super) fn find(text: &str, known: &Known, taken: &[(usize, usize)], out: &mu
         };
         // A given name that no list holds, just before a family name (Amélie Girard).
         let mut first = i;
-        if i > 0
-            && lists.listed(&word.key).is_some_and(Listed::sure)
-            && lists.listed(&word.key) != Some(Listed::Given)
-            && !word.after_break
+        if i > 0 && word.listed().is_some_and(Listed::sure) && word.listed() != Some(Listed::Given) && !word.after_break
         {
             let before = &words[i - 1];
             if before.caps == Caps::Yes
                 && !lists.never.contains(&*before.key)
-                && !ordinary(&before.key)
+                && !before.ordinary()
                 && !lists.titles.contains(&*before.key)
                 && !lists.role_nouns.contains(&*before.key)
                 && out.last().is_none_or(|f: &Finding| f.end < before.start)
@@ -1570,8 +1600,8 @@ pub(super) fn find(text: &str, known: &Known, taken: &[(usize, usize)], out: &mu
             let before = &words[i - 1];
             if before.caps == Caps::Yes
                 && !before.starts_sentence
-                && lists.listed(&before.key).is_none()
-                && !ordinary(&before.key)
+                && before.listed().is_none()
+                && !before.ordinary()
                 && !lists.never.contains(&*before.key)
                 && !lists.titles.contains(&*before.key)
                 && !lists.role_nouns.contains(&*before.key)
@@ -1589,7 +1619,7 @@ pub(super) fn find(text: &str, known: &Known, taken: &[(usize, usize)], out: &mu
             // A lone word that merely starts a sentence needs the list to be sure of it.
             let lone_sentence_start =
                 !whole && word.starts_sentence && !known.parts.contains(&*word.key) && cue == Cue::None;
-            if (!lone_sentence_start || lists.listed(&word.key) == Some(Listed::Given))
+            if (!lone_sentence_start || word.listed() == Some(Listed::Given))
                 && let Some(end) = before_business(text, &words, first, last, known)
             {
                 out.push(Finding::new(Kind::Person, words[first].start, words[end].end));
@@ -1620,7 +1650,7 @@ fn before_business(text: &str, words: &[Word<'_>], first: usize, last: usize, kn
     }
     words[first..=last]
         .iter()
-        .any(|w| known.parts.contains(&*w.key) || lists.listed(&w.key).is_some_and(Listed::sure))
+        .any(|w| known.parts.contains(&*w.key) || w.listed().is_some_and(Listed::sure))
         .then_some(last)
 }
 
@@ -1644,13 +1674,13 @@ fn joined_before(words: &[Word<'_>], out: &mut Vec<Finding>) {
                 !lists.never.contains(&*w.key)
                     && !lists.titles.contains(&*w.key)
                     && w.key.chars().count() >= 2
-                    && if ordinary(&w.key) {
-                        !w.starts_sentence && lists.listed(&w.key).is_some() && !lists.common.contains(&*w.key)
+                    && if w.ordinary() {
+                        !w.starts_sentence && w.listed().is_some() && !lists.common.contains(&*w.key)
                     } else {
                         true
                     }
             }
-            Caps::Unknown => lists.listed(&w.key).is_some_and(Listed::sure),
+            Caps::Unknown => w.listed().is_some_and(Listed::sure),
             Caps::No => false,
         };
         if !name_like(last) || covered(last) {
@@ -1660,8 +1690,7 @@ fn joined_before(words: &[Word<'_>], out: &mut Vec<Finding>) {
         while first > 0 && end - first < 4 && !words[first].after_break {
             let before = &words[first - 1];
             let joins = lists.particles.contains(&*before.key)
-                || (name_like(before)
-                    && (lists.listed(&before.key).is_some_and(Listed::sure) || !before.starts_sentence));
+                || (name_like(before) && (before.listed().is_some_and(Listed::sure) || !before.starts_sentence));
             if !joins || covered(before) {
                 break;
             }
@@ -1690,8 +1719,8 @@ fn known_context(text: &str, words: &[Word<'_>], i: usize, known: &Known, last: 
     {
         return false;
     }
-    let listed = lists.listed(key);
-    let plain = !ordinary(key) && key.chars().count() >= 2;
+    let listed = word.listed();
+    let plain = !word.ordinary() && key.chars().count() >= 2;
     let name_like = match word.caps {
         Caps::Yes => plain || listed.is_some(),
         Caps::Unknown => listed.is_some_and(Listed::sure) || (plain && key.chars().count() >= 3 && !verb_like(key)),
@@ -1717,13 +1746,13 @@ fn known_context(text: &str, words: &[Word<'_>], i: usize, known: &Known, last: 
 /// Whether the lists hold a word as a given name only: after a particle it is no family
 /// name (Alejandro y Sofía; el Amex de Pablo).
 fn given_only(word: &Word<'_>) -> bool {
-    LISTS.listed(&word.key) == Some(Listed::Given) && !LISTS.family_name(&word.key)
+    word.listed() == Some(Listed::Given) && !LISTS.family_name(&word.key)
 }
 
 /// Whether a word of a text without capitals may be part of a name no list holds.
 fn unlisted_word(word: &Word<'_>, known: &Known) -> bool {
     word.caps == Caps::Unknown
-        && !ordinary(&word.key)
+        && !word.ordinary()
         && !verb_like(&word.key)
         && !LISTS.never.contains(&*word.key)
         && !known.parts.contains(&*word.key)
@@ -1794,7 +1823,7 @@ fn pronoun_after(text: &str, words: &[Word<'_>], i: usize, listed: Option<Listed
     let first_of_sentence = match word.caps {
         Caps::Yes => words[s..i]
             .iter()
-            .all(|w| w.caps == Caps::No || ordinary(&w.key) || w.starts_sentence),
+            .all(|w| w.caps == Caps::No || w.ordinary() || w.starts_sentence),
         _ => {
             i == s
                 || ["that", "dass", "que", "just", "only", "nur", "juste", "solo", "so"].contains(&&*words[i - 1].key)
@@ -1808,6 +1837,10 @@ fn pronoun_after(text: &str, words: &[Word<'_>], i: usize, listed: Option<Listed
         return false;
     };
     if next.after_newline {
+        return false;
+    }
+    // Pronouns are short: a word of more than five letters is none.
+    if next.end - next.start > 6 {
         return false;
     }
     let pronoun = text[next.start..next.end].to_lowercase();
@@ -1834,10 +1867,9 @@ fn pair(text: &str, words: &[Word<'_>], i: usize, known: &Known) -> Cue {
     let lists = &*LISTS;
     let odd = |w: &Word<'_>| {
         w.caps == Caps::Yes
-            && lists
-                .listed(&w.key)
+            && w.listed()
                 .is_none_or(|l| matches!(l, Listed::Family | Listed::MoreFamily))
-            && !ordinary(&w.key)
+            && !w.ordinary()
             && !lists.never.contains(&*w.key)
             && !lists.titles.contains(&*w.key)
             && !lists.role_nouns.contains(&*w.key)
@@ -1848,7 +1880,7 @@ fn pair(text: &str, words: &[Word<'_>], i: usize, known: &Known) -> Cue {
     let Some(mut next) = words.get(i + 1) else {
         return Cue::None;
     };
-    let listed = |w: &Word<'_>| lists.listed(&w.key).is_some_and(Listed::sure);
+    let listed = |w: &Word<'_>| w.listed().is_some_and(Listed::sure);
     // With a particle between (Gruffudd ap Rhys) when a list holds one of the two: the
     // nouns of German are capitalised (Angebot von Zendesk).
     if lists.particles.contains(&*next.key)
@@ -1860,7 +1892,7 @@ fn pair(text: &str, words: &[Word<'_>], i: usize, known: &Known) -> Cue {
     {
         next = after;
     }
-    let second = odd(next) || (next.caps == Caps::Yes && listed(next) && !ordinary(&next.key));
+    let second = odd(next) || (next.caps == Caps::Yes && listed(next) && !next.ordinary());
     // After an article it is a thing's name (el Amex de Pablo, the Summit Ridge).
     let after_article = i > 0
         && !words[i].after_break
@@ -1880,7 +1912,7 @@ fn pair(text: &str, words: &[Word<'_>], i: usize, known: &Known) -> Cue {
         || words[i - 1].starts_sentence;
     if !in_speech {
         Cue::None
-    } else if lists.listed(&words[i].key).is_some() || lists.listed(&next.key).is_some() {
+    } else if words[i].listed().is_some() || next.listed().is_some() {
         Cue::Weak
     } else {
         Cue::Loose
@@ -2007,7 +2039,7 @@ fn odd_after(words: &[Word<'_>], i: usize) -> bool {
         !next.after_break
             && !next.starts_sentence
             && next.caps == Caps::Yes
-            && !ordinary(&next.key)
+            && !next.ordinary()
             && !LISTS.never.contains(&*next.key)
     })
 }
@@ -2032,8 +2064,8 @@ fn start_of_name(words: &[Word<'_>], i: usize, known: &Known, cue: Cue) -> Optio
         // A known part that is an ordinary word (Will, Rose) must look like a name.
         return Some(
             known.listed.contains(&*word.key)
-                || lists.listed(&word.key).is_some_and(Listed::sure)
-                || !ordinary(&word.key)
+                || word.listed().is_some_and(Listed::sure)
+                || !word.ordinary()
                 || word.caps == Caps::Yes
                 || cue == Cue::Strong,
         );
@@ -2044,7 +2076,7 @@ fn start_of_name(words: &[Word<'_>], i: usize, known: &Known, cue: Cue) -> Optio
         .filter(|n| !n.after_break && (!n.starts_sentence || n.after_newline));
     if lists.particles.contains(&*word.key) {
         // van der Berg after a title, or Ó Dhomhnaill.
-        let named_after = next.is_some_and(|n| n.caps == Caps::Yes || lists.listed(&n.key).is_some());
+        let named_after = next.is_some_and(|n| n.caps == Caps::Yes || n.listed().is_some());
         return (named_after && (cue == Cue::Strong || word.caps == Caps::Yes)).then_some(false);
     }
     if lists.common.contains(&*word.key) {
@@ -2067,16 +2099,16 @@ fn start_of_name(words: &[Word<'_>], i: usize, known: &Known, cue: Cue) -> Optio
     });
     let before_family = next.is_some_and(|n| {
         !n.honorific
-            && match lists.listed(&n.key) {
+            && match n.listed() {
                 // After a weak cue, before any name (Hi, I'm Holly Alexander).
                 Some(listed) => {
                     (listed.family() || lists.family_name(&n.key) || cue >= Cue::Weak && listed.sure())
                         && n.caps != Caps::No
                 }
-                None => n.caps == Caps::Yes && !ordinary(&n.key),
+                None => n.caps == Caps::Yes && !n.ordinary(),
             }
     });
-    match (lists.listed(&word.key), word.caps) {
+    match (word.listed(), word.caps) {
         (Some(Listed::Given), Caps::Yes | Caps::Unknown) => Some(true),
         (Some(Listed::Family), Caps::Yes) => Some(!word.starts_sentence || cue > Cue::None),
         (Some(Listed::Family), Caps::Unknown) => Some(true),
@@ -2093,11 +2125,11 @@ fn start_of_name(words: &[Word<'_>], i: usize, known: &Known, cue: Cue) -> Optio
             // After a weaker cue, a name no list holds needs a second capitalised word; after
             // a loose one it must be no ordinary word itself (from Summit Ridge Clinics).
             Cue::Weak => Some(false),
-            Cue::Loose => (!ordinary(&word.key) || odd_after(words, i)).then_some(false),
+            Cue::Loose => (!word.ordinary() || odd_after(words, i)).then_some(false),
             Cue::None => None,
         },
         (None, Caps::Unknown) => {
-            (cue >= Cue::Weak && word.key.chars().count() >= 3 && !verb_like(&word.key) && !ordinary(&word.key))
+            (cue >= Cue::Weak && word.key.chars().count() >= 3 && !verb_like(&word.key) && !word.ordinary())
                 .then_some(true)
         }
         (None, Caps::No) => None,
@@ -2117,9 +2149,9 @@ fn extend(text: &str, words: &[Word<'_>], first: usize, mut last: usize, known: 
         if next.after_break || (next.starts_sentence && !next.after_newline) {
             break;
         }
-        let listed = lists.listed(&next.key);
+        let listed = next.listed();
         let knows = known.parts.contains(&*next.key);
-        let after_given = lists.listed(&words[last].key) == Some(Listed::Given)
+        let after_given = words[last].listed() == Some(Listed::Given)
             || known.parts.contains(&*words[last].key)
             || (last == first && cue > Cue::None);
         // A line break inside a name only between parts the lists or the caller know, or
@@ -2129,7 +2161,7 @@ fn extend(text: &str, words: &[Word<'_>], first: usize, mut last: usize, known: 
                 || listed.is_some_and(Listed::sure)
                 || (after_given
                     && next.caps == Caps::Yes
-                    && (!ordinary(&next.key) || cue == Cue::Strong && listed.is_some_and(Listed::family))))
+                    && (!next.ordinary() || cue == Cue::Strong && listed.is_some_and(Listed::family))))
         {
             break;
         }
@@ -2148,7 +2180,7 @@ fn extend(text: &str, words: &[Word<'_>], first: usize, mut last: usize, known: 
             && (j + 1..=j + particles).all(|k| k < words.len() && close(text, words, k))
             && words.get(j + particles).is_some_and(|after| {
                 !lists.particles.contains(&*after.key)
-                    && match lists.listed(&after.key) {
+                    && match after.listed() {
                         // A given name only after a particle of names (Gruffudd ap Rhys).
                         Some(listed) => {
                             listed.family()
@@ -2159,7 +2191,7 @@ fn extend(text: &str, words: &[Word<'_>], first: usize, mut last: usize, known: 
                                         .iter()
                                         .any(|p| NAME_PARTICLES.contains(&&text[p.start..p.end]))
                         }
-                        None => after.caps != Caps::No && !ordinary(&after.key),
+                        None => after.caps != Caps::No && !after.ordinary(),
                     }
             })
         {
@@ -2170,7 +2202,7 @@ fn extend(text: &str, words: &[Word<'_>], first: usize, mut last: usize, known: 
             break;
         }
         let fits = match (listed, next.caps) {
-            _ if knows => next.caps != Caps::No || !ordinary(&next.key),
+            _ if knows => next.caps != Caps::No || !next.ordinary(),
             (Some(Listed::Given | Listed::Family | Listed::MoreFamily), Caps::Yes | Caps::Unknown) => true,
             (Some(Listed::Ambiguous { .. }), Caps::Yes) => true,
             // michael bass, lisa baker: after a given name, a family name that is a word too.
@@ -2184,12 +2216,12 @@ fn extend(text: &str, words: &[Word<'_>], first: usize, mut last: usize, known: 
             // hi! kevin sarma here: after a cue, one more word of a text without capitals.
             (None, Caps::Unknown) => {
                 let fits =
-                    unlisted == 0 && last == first && cue >= Cue::Weak && !ordinary(&next.key) && !verb_like(&next.key);
+                    unlisted == 0 && last == first && cue >= Cue::Weak && !next.ordinary() && !verb_like(&next.key);
                 unlisted += usize::from(fits);
                 fits
             }
             (None, Caps::Yes) => {
-                let fits = unlisted == 0 && after_given && !ordinary(&next.key);
+                let fits = unlisted == 0 && after_given && !next.ordinary();
                 unlisted += usize::from(fits);
                 fits
             }
