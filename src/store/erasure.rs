@@ -392,7 +392,8 @@ impl Store {
     /// Applies every workspace's retention as of `now`: records made longer ago than its
     /// `retention_records_days` are deleted, and recordings of records made longer ago than
     /// its `retention_recordings_days` (the transcripts stay). Workspaces where nothing was
-    /// due are left out.
+    /// due are left out. Deleted records leave the files as an erasure's do: the search
+    /// index is purged and the database scrubbed.
     pub async fn apply_retention(&self, now: chrono::DateTime<chrono::Utc>) -> anyhow::Result<Vec<Retained>> {
         let settings: Vec<(Uuid, Option<i64>, Option<i64>)> = db!(self, read, |pool| sqlx::query_as(
             "SELECT workspace_id, retention_records_days, retention_recordings_days FROM workspace_settings \
@@ -423,6 +424,14 @@ impl Store {
                     retained
                         .media_paths
                         .extend(deleted.into_iter().filter_map(|(path,)| path));
+                    // As an erasure does: every instance's index rewritten without them.
+                    if retained.records > 0 {
+                        sqlx::query("INSERT INTO search_outbox (kind, item_id) VALUES ($1, $2)")
+                            .bind(SEARCH_PURGE)
+                            .bind(workspace_id)
+                            .execute(&mut *conn)
+                            .await?;
+                    }
                 }
                 if let Some(days) = recordings_days {
                     let due: Vec<(Uuid, String)> = sqlx::query_as(
@@ -447,6 +456,10 @@ impl Store {
             if retained.records + retained.recordings > 0 {
                 swept.push(retained);
             }
+        }
+        // What retention deleted leaves the database's files as an erasure's does.
+        if swept.iter().any(|retained| retained.records > 0) {
+            self.scrub(ERASURE_TABLES).await;
         }
         Ok(swept)
     }

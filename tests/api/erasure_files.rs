@@ -378,3 +378,51 @@ async fn a_redacted_record_leaves_no_trace_of_what_it_said_in_any_file() {
     assert_eq!(found["hits"][0]["record_id"], json!(other), "{found}");
     app.stop().await;
 }
+
+#[tokio::test]
+async fn records_past_the_retention_leave_no_trace_in_any_file() {
+    let (mut app, _stub) = start().await;
+    let owner = app.user().await;
+    let project = app.project(&owner, "Billing study").await;
+    let said = his_call(&app, &owner, &project).await;
+    let recorded = recording(&app, &owner, &project).await;
+    settled(&app, &owner, "marwood", &[&said, &recorded]).await;
+    let indexed = assert_present(&app);
+    let (status, settings) = app
+        .patch(
+            &format!("/workspaces/{}/settings", owner.id),
+            &owner,
+            json!({ "retention_records_days": 90 }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{settings}");
+    let long_ago = chrono::Utc::now() - chrono::Duration::days(91);
+    for record in [&said, &recorded] {
+        crate::privacy::made_at(&app, record, long_ago).await;
+    }
+    let tables = ["records", "utterances", "personas", "audit_events"];
+    let before = vacuum_counts(&app, &tables).await;
+
+    // The sweep runs when the service starts; the index is purged a moment later.
+    app.restart(|_| {}).await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let mut files = files_under(&app.data_dir);
+        if let Some(folder) = database_folder(&app) {
+            files.extend(files_under(&folder));
+        }
+        let traces = TRACES.iter().any(|needle| !holding(&files, needle).is_empty());
+        if !traces && indexed.iter().all(|path| !path.exists()) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the retention's traces stayed in the files");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    for record in [&said, &recorded] {
+        let (status, _) = app.get(&format!("/insight/{record}/"), &owner).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{record} is deleted");
+    }
+    assert_absent(&app, &indexed, "retention");
+    assert_vacuumed(&app, &tables, before).await;
+    app.stop().await;
+}

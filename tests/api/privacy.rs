@@ -957,7 +957,7 @@ async fn erasing_a_respondent_leaves_no_trace_of_their_address_and_a_receipt() {
 }
 
 /// Sets a record's `created_at`, as if it had been made then.
-async fn made_at(app: &TestApp, record: &str, at: chrono::DateTime<chrono::Utc>) {
+pub(crate) async fn made_at(app: &TestApp, record: &str, at: chrono::DateTime<chrono::Utc>) {
     use sqlx::Connection;
     let id = uuid::Uuid::parse_str(record).expect("record id");
     let sql = "UPDATE records SET created_at = $1 WHERE id = $2";
