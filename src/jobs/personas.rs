@@ -18,18 +18,27 @@ pub async fn write(context: &Context, job: &Job) -> Result<(), JobError> {
         return Ok(());
     }
     let utterances = context.store.utterances(record.id).await?;
-    let engine = crate::trust::engine_for_project(
-        context,
-        record.project_id,
-        crate::domain::usage::UsageKind::Persona,
-        &crate::trust::Material {
-            speakers: utterances.iter().map(|u| u.speaker.as_str()).collect(),
-            labels: vec![record.name.as_str()],
-            texts: utterances.iter().map(|u| u.text.as_str()).collect(),
-            ..Default::default()
-        },
-    )
-    .await?;
+    // Past the workspace's budget the offline engine writes it: no model call, nothing
+    // charged, and the persona still there for the record (its provenance says which).
+    let spent = crate::trust::project_budget_spent(context, record.project_id)
+        .await?
+        .is_some();
+    let engine = if spent {
+        crate::ai::Engine::Offline
+    } else {
+        crate::trust::engine_for_project(
+            context,
+            record.project_id,
+            crate::domain::usage::UsageKind::Persona,
+            &crate::trust::Material {
+                speakers: utterances.iter().map(|u| u.speaker.as_str()).collect(),
+                labels: vec![record.name.as_str()],
+                texts: utterances.iter().map(|u| u.text.as_str()).collect(),
+                ..Default::default()
+            },
+        )
+        .await?
+    };
     let started = std::time::Instant::now();
     let (persona, usage) = engine
         .persona(&record.name, &utterances, record.language.as_deref())

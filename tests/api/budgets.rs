@@ -1,7 +1,8 @@
 //! Monthly budgets (tag `usage`) for every caller: the research assistant over projects
 //! of several workspaces is checked against, and charged to, each of them; an anonymous
 //! respondent's interview stops calling the model once its workspace's budget is spent,
-//! closing in the offline interviewer's words, and new interviews wait.
+//! closing in the offline interviewer's words, and new interviews wait; a new record's
+//! persona is written by the offline engine.
 
 use std::time::{Duration, Instant};
 
@@ -267,4 +268,65 @@ async fn past_the_budget_an_interview_closes_in_the_offline_words_and_new_links_
         .expect("html");
     assert!(!html.contains("spent its monthly budget"), "{html}");
     app.stop().await;
+}
+
+#[tokio::test]
+async fn past_the_budget_a_new_records_persona_is_written_offline_and_charged_nothing() {
+    let (app, model) = priced_app().await;
+    let ann = app.user().await;
+    let workspace = ann.id.to_string();
+    // One chat call spends the budget of 1.
+    let project = project_in(&app, &ann, &workspace, "Suppliers").await;
+    let (_, records) = app.get(&format!("/projects/{project}/records"), &ann).await;
+    let first = records["items"]
+        .as_array()
+        .or(records.as_array())
+        .and_then(|items| items.first())
+        .and_then(|record| record["id"].as_str())
+        .expect("a record")
+        .to_owned();
+    let (status, _) = app
+        .post(&format!("/insight/{first}/chat/"), &ann, json!({ "message": "How do they pay?", "search_settings": { "use_web": false, "search_scope": "transcript" } }))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    charged(&app, &ann, &workspace, "chat", 1).await;
+    set_budget(&app, &ann, &workspace, json!(1)).await;
+
+    let structured = || model.calls().iter().filter(|call| call.is_structured()).count();
+    let before = structured();
+    let (status, record) = app
+        .post(
+            &format!("/projects/{project}/records"),
+            &ann,
+            json!({ "title": "Second call", "text": TRANSCRIPT, "language": "en" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    let record = record["id"].as_str().expect("record").to_owned();
+    app.wait_finished(&ann, &record).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let persona = loop {
+        let (status, body) = app.get(&format!("/insight/{record}/persona-report"), &ann).await;
+        if status == StatusCode::OK && !body["persona"].is_null() {
+            break body;
+        }
+        assert!(Instant::now() < deadline, "no persona: {status} {body}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(persona["provenance"]["engine"], "offline", "{persona}");
+    assert!(
+        persona["persona"]["quotes"]
+            .to_string()
+            .contains("Invoices arrive late"),
+        "the offline persona quotes the respondent: {persona}"
+    );
+    assert_eq!(structured(), before, "no model call for the persona past the budget");
+    let (_, usage) = app.get(&format!("/workspaces/{workspace}/usage"), &ann).await;
+    let personas = usage["lines"]
+        .as_array()
+        .expect("lines")
+        .iter()
+        .filter(|line| line["kind"] == "persona")
+        .count();
+    assert_eq!(personas, 0, "nothing charged for it: {usage}");
 }
