@@ -22,6 +22,7 @@ mod exports;
 mod generation;
 mod hardening;
 mod highlights;
+mod imports;
 mod interviews;
 mod isolation;
 mod limits;

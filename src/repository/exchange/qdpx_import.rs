@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use uuid::Uuid;
 
 use super::archive::Archive;
-use super::qde::{self, Code, Selection};
+use super::qde::{self, Code, Refusal, Selection};
 use super::text;
 use crate::domain::exchange::{QdpxImport, QdpxSkipped};
 use crate::domain::highlight::HighlightStatus;
@@ -48,12 +48,10 @@ struct Parsed {
 }
 
 /// Reads the archive at `path` (blocking: call off the async threads).
-fn parse(path: PathBuf, budget: u64) -> Result<Parsed, String> {
+fn parse(path: PathBuf, budget: u64, limits: qde::Limits) -> Result<Parsed, Refusal> {
     let file = std::fs::File::open(&path).map_err(|error| format!("The upload could not be read back: {error}."))?;
     let mut archive = Archive::open(std::io::BufReader::new(file), budget)?;
-    let xml = archive.project_xml()?;
-    let xml = std::str::from_utf8(&xml).map_err(|_| "project.qde is not UTF-8 text.".to_owned())?;
-    let project = qde::read(xml)?;
+    let project = archive.read_project(limits)?;
     let mut parsed = Parsed {
         name: project.name,
         description: project.description,
@@ -176,9 +174,13 @@ impl Tags<'_> {
 /// writing fail half-way, the new project is deleted again.
 pub async fn import(services: &Services, user_id: Uuid, workspace_id: Uuid, path: PathBuf) -> ApiResult<QdpxImport> {
     crate::accounts::access::require(&services.store, user_id, Target::Workspace(workspace_id), Need::Write).await?;
-    let budget = services.settings.material.max_upload_bytes.saturating_mul(10);
-    let parsed = match tokio::task::spawn_blocking(move || parse(path, budget)).await {
-        Ok(parsed) => parsed.map_err(invalid_file)?,
+    let _permit = services.import_permit().await?;
+    let upload_bytes = std::fs::metadata(&path).map(|meta| meta.len()).unwrap_or(u64::MAX);
+    let ceiling = services.settings.material.max_upload_bytes.saturating_mul(10);
+    let budget = super::text_budget(&services.settings, upload_bytes, ceiling);
+    let limits = super::qde_limits(&services.settings, budget);
+    let parsed = match tokio::task::spawn_blocking(move || parse(path, budget, limits)).await {
+        Ok(parsed) => parsed.map_err(super::refused)?,
         Err(error) if error.is_panic() => {
             return Err(invalid_file("The .qdpx file could not be read; it may be damaged."));
         }
