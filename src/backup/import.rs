@@ -350,12 +350,22 @@ pub async fn import(
         recordings,
     } = parsed;
     within_quotas(services, user_id, &dump).await?;
-    let tags = Tags::resolve(services, user_id, workspace_id, &dump).await?;
-    let restored = restore(services, user_id, workspace_id, &mut dump, &tags, recordings).await;
-    let kept = match restored {
-        Ok(kept) => kept,
+    // The tags the archive needs and the workspace lacks are made in a holding workspace
+    // nobody sees, and moved into the workspace in the transaction that writes the rows:
+    // a failure, or a kill, leaves no tag behind.
+    let (holding, _hold) = services.store.begin_import().await?;
+    let restored = async {
+        let tags = Tags::resolve(services, user_id, workspace_id, holding, &dump).await?;
+        let kept = restore(services, user_id, workspace_id, holding, &mut dump, &tags, recordings).await?;
+        Ok::<_, ApiError>((tags, kept))
+    }
+    .await;
+    let (tags, kept) = match restored {
+        Ok(done) => done,
         Err(error) => {
-            tags.remove_made(services, user_id).await;
+            if let Err(cleanup) = services.store.drop_import(holding).await {
+                tracing::warn!(holding = %holding, error = %cleanup, "a failed import could not be removed; the sweep will");
+            }
             return Err(error);
         }
     };
@@ -420,7 +430,13 @@ struct Tags {
 }
 
 impl Tags {
-    async fn resolve(services: &Services, user_id: Uuid, workspace_id: Uuid, dump: &ProjectDump) -> ApiResult<Self> {
+    async fn resolve(
+        services: &Services,
+        user_id: Uuid,
+        workspace_id: Uuid,
+        holding: Uuid,
+        dump: &ProjectDump,
+    ) -> ApiResult<Self> {
         let existing = services.store.list_tags(user_id, workspace_id).await?;
         let mut by_name: HashMap<String, (Uuid, bool)> = existing
             .iter()
@@ -448,10 +464,9 @@ impl Tags {
                 description: Some(tag.description.clone()),
                 parent_id,
             };
-            let made = match crate::repository::tags::create(&services.store, user_id, workspace_id, body).await {
+            let made = match crate::repository::tags::create_for_import(&services.store, user_id, holding, body).await {
                 Ok(made) => made,
                 Err(error) => {
-                    tags.remove_made(services, user_id).await;
                     return Err(match error {
                         ApiError::Validation(_) => {
                             invalid_file(format!("The archive's tag “{}” is not one Insight can make.", tag.name))
@@ -466,14 +481,6 @@ impl Tags {
         }
         Ok(tags)
     }
-
-    async fn remove_made(&self, services: &Services, user_id: Uuid) {
-        for id in &self.made {
-            if let Err(error) = services.store.delete_tag(user_id, *id).await {
-                tracing::warn!(tag = %id, error = %error, "a tag a failed import made could not be removed");
-            }
-        }
-    }
 }
 
 /// Gives every row a new id, drops references to nothing, checks what the store would
@@ -482,6 +489,7 @@ async fn restore(
     services: &Services,
     user_id: Uuid,
     workspace_id: Uuid,
+    holding: Uuid,
     dump: &mut ProjectDump,
     tags: &Tags,
     recordings: Vec<(usize, TempFile)>,
@@ -591,10 +599,11 @@ async fn restore(
         }
         record.media_path = Some(key.clone());
         kept.push(key);
+        services.store.touch_import(holding).await?;
     }
     if let Err(error) = services
         .store
-        .restore_project(workspace_id, user_id, dump, &links)
+        .restore_project(workspace_id, user_id, dump, &links, holding)
         .await
     {
         forget(services, &kept).await;
