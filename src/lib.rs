@@ -67,6 +67,12 @@ impl Server {
             )
         })?;
         let store = store.with_session_idle(settings.accounts.session_idle());
+        // Before the first request: what a killed import left is never seen.
+        match store.remove_imports_left_at_start().await {
+            Ok(0) => {}
+            Ok(removed) => tracing::info!(removed, "removed what unfinished imports left"),
+            Err(error) => tracing::warn!(error = %format!("{error:#}"), "removing unfinished imports failed"),
+        }
         let settings = Arc::new(settings);
         {
             // The audit log keeps INSIGHT_AUDIT_RETENTION_DAYS; the loop ends with the

@@ -38,6 +38,9 @@ pub struct Services {
     /// How many report creations may check what they name at once (see
     /// [`crate::reports::create`] and `report_intake_permits`).
     pub report_intake: Arc<tokio::sync::Semaphore>,
+    /// How many imports this instance reads at once (`INSIGHT_IMPORT_CONCURRENCY`): each
+    /// may hold up to its text budget in memory, so N at once must not cost N budgets.
+    pub imports: Arc<tokio::sync::Semaphore>,
     /// Single sign-on, when an OpenID Connect provider is configured.
     pub sso: Option<Arc<crate::accounts::oidc::Sso>>,
     /// Outgoing mail (invitations, password resets), when SMTP is configured.
@@ -100,6 +103,12 @@ impl Services {
                 search_dir.display()
             )
         })?;
+        let imports = Arc::new(tokio::sync::Semaphore::new(
+            settings
+                .imports
+                .import_concurrency
+                .clamp(1, tokio::sync::Semaphore::MAX_PERMITS),
+        ));
         Ok(Self {
             search,
             store,
@@ -113,10 +122,27 @@ impl Services {
             report_intake: Arc::new(tokio::sync::Semaphore::new(report_intake_permits(
                 std::thread::available_parallelism().map_or(1, usize::from),
             ))),
+            imports,
             sso,
             mailer,
             files,
         })
+    }
+
+    /// A turn to read an import: waits a few seconds for one, then answers 429 with
+    /// `Retry-After` rather than holding the upload's connection open for long.
+    pub async fn import_permit(&self) -> crate::error::ApiResult<tokio::sync::OwnedSemaphorePermit> {
+        let wait = std::time::Duration::from_secs(IMPORT_WAIT_SECONDS);
+        match tokio::time::timeout(wait, Arc::clone(&self.imports).acquire_owned()).await {
+            Ok(permit) => Ok(permit.map_err(anyhow::Error::from)?),
+            Err(_) => Err(crate::error::ApiError::TooManyRequests {
+                detail: format!(
+                    "This Insight is reading {} import(s) already (INSIGHT_IMPORT_CONCURRENCY); send the file again shortly.",
+                    self.settings.imports.import_concurrency
+                ),
+                retry_after: IMPORT_WAIT_SECONDS,
+            }),
+        }
     }
 
     /// Refuses a creation that would pass its quota (see [`crate::quota`]).
@@ -126,6 +152,9 @@ impl Services {
             .map_err(crate::error::ApiError::from)
     }
 }
+
+/// How long an import waits for its turn before it is told to come back.
+const IMPORT_WAIT_SECONDS: u64 = 5;
 
 /// How many report creations check what they name at once (`Services::report_intake`):
 /// all cores but one, so that a burst of creations leaves a core to the work it queues

@@ -25,7 +25,7 @@ use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::quota::Counted;
 use crate::records::intake::{TempFile, recording_key, upload_path};
-use crate::repository::exchange::invalid_file;
+use crate::repository::exchange::{Refusal, invalid_file, refused, text_budget};
 use crate::services::Services;
 use crate::store::{ProjectDump, RoomLink, Target};
 
@@ -43,58 +43,175 @@ struct Parsed {
     recordings: Vec<(usize, TempFile)>,
 }
 
-/// An entry of the archive, read within what is left of `budget`.
-fn entry<R: Read + Seek>(zip: &mut zip::ZipArchive<R>, name: &str, budget: &mut u64) -> Result<Vec<u8>, String> {
-    let file = zip
-        .by_name(name)
-        .map_err(|_| format!("The archive has no {name}: it is not a whole Insight project archive."))?;
-    let mut bytes = Vec::new();
-    file.take(budget.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|_| format!("The archive is damaged: {name} cannot be unpacked."))?;
-    let read = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
-    if read > *budget {
-        return Err(format!(
-            "The archive's {name} unpacks to more than Insight reads (INSIGHT_MAX_UPLOAD_BYTES for the project's \
-             text); it may be a zip bomb."
-        ));
+/// Most tags an archive may carry (the codebooks of real projects hold hundreds).
+pub const MAX_TAGS: u64 = 10_000;
+/// The most JSON one tag can take: a 100-character name and 2,000-character description,
+/// each character escaped (`\uXXXX`), its ids, colour and dates.
+const TAG_BYTES: u64 = 16 * 1024;
+/// The most JSON `manifest.json` and `project.json` can take: the manifest's few fields;
+/// the project's name, description, goals and guide, each within its limit, escaped.
+const MANIFEST_BYTES: u64 = 64 * 1024;
+const PROJECT_BYTES: u64 = 1024 * 1024;
+
+/// The most bytes the entry `name` may unpack to: what it can hold at most, for the
+/// entries whose size is bound by their kind; the rest share the text budget.
+fn entry_limit(name: &str) -> u64 {
+    match name {
+        super::MANIFEST => MANIFEST_BYTES,
+        super::PROJECT => PROJECT_BYTES,
+        super::TAGS => MAX_TAGS * TAG_BYTES,
+        _ => u64::MAX,
     }
-    *budget -= read;
-    Ok(bytes)
 }
 
+/// A JSON entry of the archive, parsed as it unpacks (whitespace or padding is never
+/// held), within its own limit and what is left of `budget`.
 fn json_entry<T: DeserializeOwned, R: Read + Seek>(
     zip: &mut zip::ZipArchive<R>,
     name: &str,
     budget: &mut u64,
-) -> Result<T, String> {
-    let bytes = without_nul(entry(zip, name, budget)?);
-    serde_json::from_slice(&bytes).map_err(|error| format!("The archive's {name} is not what Insight writes: {error}."))
+) -> Result<T, Refusal> {
+    let file = zip
+        .by_name(name)
+        .map_err(|_| format!("The archive has no {name}: it is not a whole Insight project archive."))?;
+    let (own, shared) = (entry_limit(name), *budget);
+    let limit = own.min(shared);
+    let mut counted = CountedReader {
+        inner: file.take(limit.saturating_add(1)),
+        read: 0,
+    };
+    let parsed = serde_json::from_reader(WithoutNul::new(std::io::BufReader::new(&mut counted)));
+    if counted.read > limit {
+        return Err(Refusal::TooLarge(if own <= shared {
+            format!(
+                "The archive's {name} unpacks to more than the {limit} bytes such an entry can hold; nothing was imported."
+            )
+        } else {
+            format!(
+                "The archive's {name} unpacks to more than Insight reads for this upload ({limit} bytes left of the \
+                 text budget, INSIGHT_IMPORT_MAX_EXPANSION times the upload); it may be a zip bomb. Nothing was imported."
+            )
+        }));
+    }
+    *budget -= counted.read;
+    parsed.map_err(|error| {
+        if error.is_io() {
+            Refusal::Invalid(format!("The archive is damaged: {name} cannot be unpacked."))
+        } else {
+            Refusal::Invalid(format!("The archive's {name} is not what Insight writes: {error}."))
+        }
+    })
+}
+
+/// A reader that counts what it hands out.
+struct CountedReader<R> {
+    inner: R,
+    read: u64,
+}
+
+impl<R: Read> Read for CountedReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        Ok(n)
+    }
+}
+
+/// JSON with every escaped NUL character (`\u0000`) taken out as it streams: Insight
+/// never writes one (text comes in without them) and PostgreSQL cannot keep one.
+struct WithoutNul<R> {
+    inner: R,
+    /// Bytes read but not yet decided (a `\u000` cut by the end of a read).
+    carry: Vec<u8>,
+    /// Bytes decided, waiting for the caller.
+    ready: Vec<u8>,
+    at: usize,
+    /// Whether what was handed out ends in an odd number of backslashes.
+    odd: bool,
+    done: bool,
+}
+
+const NUL: &[u8] = b"\\u0000";
+
+impl<R: Read> WithoutNul<R> {
+    fn new(inner: R) -> Self {
+        Self {
+            inner,
+            carry: Vec::new(),
+            ready: Vec::new(),
+            at: 0,
+            odd: false,
+            done: false,
+        }
+    }
+
+    fn refill(&mut self) -> std::io::Result<()> {
+        let mut chunk = [0u8; 8192];
+        let n = self.inner.read(&mut chunk)?;
+        self.done = n == 0;
+        self.carry.extend_from_slice(&chunk[..n]);
+        self.ready.clear();
+        self.at = 0;
+        let mut i = 0;
+        while i < self.carry.len() {
+            let rest = &self.carry[i..];
+            if rest[0] == b'\\' && !self.odd {
+                if rest.starts_with(NUL) {
+                    i += NUL.len();
+                    continue;
+                }
+                if !self.done && NUL.starts_with(rest) {
+                    break;
+                }
+            }
+            self.odd = rest[0] == b'\\' && !self.odd;
+            self.ready.push(rest[0]);
+            i += 1;
+        }
+        self.carry.drain(..i);
+        Ok(())
+    }
+}
+
+impl<R: Read> Read for WithoutNul<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.at == self.ready.len() {
+            if self.done {
+                return Ok(0);
+            }
+            self.refill()?;
+        }
+        let n = buf.len().min(self.ready.len() - self.at);
+        buf[..n].copy_from_slice(&self.ready[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
 }
 
 /// Reads the archive at `path` (blocking: call off the async threads). `text_budget`
 /// bounds what its JSON unpacks to, `file_budget` its recordings.
-fn parse(path: PathBuf, data_dir: PathBuf, text_budget: u64, file_budget: u64) -> Result<Parsed, String> {
+fn parse(path: PathBuf, data_dir: PathBuf, text_budget: u64, file_budget: u64) -> Result<Parsed, Refusal> {
     let file = std::fs::File::open(&path).map_err(|error| format!("The upload could not be read back: {error}."))?;
-    let mut zip = zip::ZipArchive::new(std::io::BufReader::new(file))
-        .map_err(|_| "The file is not an Insight project archive: it is not a zip archive (or it is damaged).")?;
+    let mut zip = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(|_| {
+        "The file is not an Insight project archive: it is not a zip archive (or it is damaged).".to_owned()
+    })?;
     let mut budget = text_budget;
     let manifest: Manifest = json_entry(&mut zip, super::MANIFEST, &mut budget)?;
     if manifest.format != super::FORMAT {
-        return Err(format!(
+        return Err(Refusal::Invalid(format!(
             "The archive's manifest names the format “{}”; Insight reads “{}”.",
             manifest.format,
             super::FORMAT
-        ));
+        )));
     }
     if manifest.version > super::VERSION || manifest.version == 0 {
-        return Err(format!(
+        return Err(Refusal::Invalid(format!(
             "The archive is of version {} of the format, written by {}; this Insight reads versions up to {}. \
              Upgrade this Insight to import it.",
             manifest.version,
             manifest.generator,
             super::VERSION
-        ));
+        )));
     }
     let dump = ProjectDump {
         project: json_entry(&mut zip, super::PROJECT, &mut budget)?,
@@ -106,6 +223,12 @@ fn parse(path: PathBuf, data_dir: PathBuf, text_budget: u64, file_budget: u64) -
         themes: json_entry(&mut zip, super::THEMES, &mut budget)?,
         interviews: json_entry(&mut zip, super::INTERVIEWS, &mut budget)?,
     };
+    if dump.tags.len() as u64 > MAX_TAGS {
+        return Err(Refusal::TooLarge(format!(
+            "The archive's tags.json holds {} tags; an archive may carry at most {MAX_TAGS}.",
+            dump.tags.len()
+        )));
+    }
     let mut recordings = Vec::new();
     let mut budget = file_budget;
     for (index, record) in dump.records.iter().enumerate() {
@@ -113,9 +236,9 @@ fn parse(path: PathBuf, data_dir: PathBuf, text_budget: u64, file_budget: u64) -
             continue;
         };
         if !name.starts_with(super::RECORDINGS) || name.contains("..") {
-            return Err(format!(
+            return Err(Refusal::Invalid(format!(
                 "records.json names the recording “{name}”, outside the recordings folder."
-            ));
+            )));
         }
         let target = upload_path(&data_dir).map_err(|_| "The data folder cannot hold the recordings.".to_owned())?;
         let temp = TempFile(Some(target.clone()));
@@ -127,7 +250,9 @@ fn parse(path: PathBuf, data_dir: PathBuf, text_budget: u64, file_budget: u64) -
         let copied = std::io::copy(&mut (&mut file).take(budget.saturating_add(1)), &mut out)
             .map_err(|_| format!("The archive is damaged: {name} cannot be unpacked."))?;
         if copied > budget {
-            return Err("The archive's recordings unpack to more than INSIGHT_MAX_ARCHIVE_BYTES.".to_owned());
+            return Err(Refusal::TooLarge(
+                "The archive's recordings unpack to more than INSIGHT_MAX_ARCHIVE_BYTES.".to_owned(),
+            ));
         }
         out.sync_all()
             .map_err(|error| format!("A recording cannot be unpacked: {error}."))?;
@@ -202,10 +327,18 @@ pub async fn import(
 ) -> ApiResult<ArchiveImport> {
     access::require(&services.store, user_id, Target::Workspace(workspace_id), Need::Write).await?;
     let data_dir = services.settings.storage.data_dir.clone();
-    let text_budget = services.settings.material.max_upload_bytes;
+    let _permit = services.import_permit().await?;
+    let upload_bytes = std::fs::metadata(&path).map(|meta| meta.len()).unwrap_or(u64::MAX);
+    // The JSON is the project's text: at most what one upload may be, and no more than
+    // the archive's size times the expansion allowed (recordings have their own budget).
+    let text_budget = text_budget(
+        &services.settings,
+        upload_bytes,
+        services.settings.material.max_upload_bytes,
+    );
     let file_budget = services.settings.material.max_archive_bytes;
     let parsed = match tokio::task::spawn_blocking(move || parse(path, data_dir, text_budget, file_budget)).await {
-        Ok(parsed) => parsed.map_err(invalid_file)?,
+        Ok(parsed) => parsed.map_err(refused)?,
         Err(error) if error.is_panic() => {
             return Err(invalid_file("The archive could not be read; it may be damaged."));
         }
@@ -217,12 +350,22 @@ pub async fn import(
         recordings,
     } = parsed;
     within_quotas(services, user_id, &dump).await?;
-    let tags = Tags::resolve(services, user_id, workspace_id, &dump).await?;
-    let restored = restore(services, user_id, workspace_id, &mut dump, &tags, recordings).await;
-    let kept = match restored {
-        Ok(kept) => kept,
+    // The tags the archive needs and the workspace lacks are made in a holding workspace
+    // nobody sees, and moved into the workspace in the transaction that writes the rows:
+    // a failure, or a kill, leaves no tag behind.
+    let (holding, _hold) = services.store.begin_import().await?;
+    let restored = async {
+        let tags = Tags::resolve(services, user_id, workspace_id, holding, &dump).await?;
+        let kept = restore(services, user_id, workspace_id, holding, &mut dump, &tags, recordings).await?;
+        Ok::<_, ApiError>((tags, kept))
+    }
+    .await;
+    let (tags, kept) = match restored {
+        Ok(done) => done,
         Err(error) => {
-            tags.remove_made(services, user_id).await;
+            if let Err(cleanup) = services.store.drop_import(holding).await {
+                tracing::warn!(holding = %holding, error = %cleanup, "a failed import could not be removed; the sweep will");
+            }
             return Err(error);
         }
     };
@@ -287,7 +430,13 @@ struct Tags {
 }
 
 impl Tags {
-    async fn resolve(services: &Services, user_id: Uuid, workspace_id: Uuid, dump: &ProjectDump) -> ApiResult<Self> {
+    async fn resolve(
+        services: &Services,
+        user_id: Uuid,
+        workspace_id: Uuid,
+        holding: Uuid,
+        dump: &ProjectDump,
+    ) -> ApiResult<Self> {
         let existing = services.store.list_tags(user_id, workspace_id).await?;
         let mut by_name: HashMap<String, (Uuid, bool)> = existing
             .iter()
@@ -315,10 +464,9 @@ impl Tags {
                 description: Some(tag.description.clone()),
                 parent_id,
             };
-            let made = match crate::repository::tags::create(&services.store, user_id, workspace_id, body).await {
+            let made = match crate::repository::tags::create_for_import(&services.store, user_id, holding, body).await {
                 Ok(made) => made,
                 Err(error) => {
-                    tags.remove_made(services, user_id).await;
                     return Err(match error {
                         ApiError::Validation(_) => {
                             invalid_file(format!("The archive's tag “{}” is not one Insight can make.", tag.name))
@@ -333,14 +481,6 @@ impl Tags {
         }
         Ok(tags)
     }
-
-    async fn remove_made(&self, services: &Services, user_id: Uuid) {
-        for id in &self.made {
-            if let Err(error) = services.store.delete_tag(user_id, *id).await {
-                tracing::warn!(tag = %id, error = %error, "a tag a failed import made could not be removed");
-            }
-        }
-    }
 }
 
 /// Gives every row a new id, drops references to nothing, checks what the store would
@@ -349,6 +489,7 @@ async fn restore(
     services: &Services,
     user_id: Uuid,
     workspace_id: Uuid,
+    holding: Uuid,
     dump: &mut ProjectDump,
     tags: &Tags,
     recordings: Vec<(usize, TempFile)>,
@@ -464,10 +605,11 @@ async fn restore(
         }
         record.media_path = Some(key.clone());
         kept.push(key);
+        services.store.touch_import(holding).await?;
     }
     if let Err(error) = services
         .store
-        .restore_project(workspace_id, user_id, dump, &links)
+        .restore_project(workspace_id, user_id, dump, &links, holding)
         .await
     {
         forget(services, &kept).await;
@@ -495,30 +637,6 @@ fn unfit_value(error: &anyhow::Error) -> Option<String> {
         })
 }
 
-/// `json` with every escaped NUL character (`\u0000`) taken out: Insight never writes one
-/// (text comes in without them) and PostgreSQL cannot keep one.
-fn without_nul(json: Vec<u8>) -> Vec<u8> {
-    const NUL: &[u8] = b"\\u0000";
-    if !json.windows(NUL.len()).any(|window| window == NUL) {
-        return json;
-    }
-    let mut out = Vec::with_capacity(json.len());
-    let mut at = 0;
-    while at < json.len() {
-        if json[at..].starts_with(NUL) {
-            // Only an escape when the backslash is not itself escaped.
-            let backslashes = out.iter().rev().take_while(|&&b| b == b'\\').count();
-            if backslashes % 2 == 0 {
-                at += NUL.len();
-                continue;
-            }
-        }
-        out.push(json[at]);
-        at += 1;
-    }
-    out
-}
-
 async fn forget(services: &Services, keys: &[String]) {
     for key in keys {
         services.files.delete(key).await;
@@ -527,7 +645,34 @@ async fn forget(services: &Services, keys: &[String]) {
 
 #[cfg(test)]
 mod tests {
-    use super::without_nul;
+    use std::io::Read;
+
+    use super::WithoutNul;
+
+    /// A reader that hands out one byte at a time, so escapes are cut at every place.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let Some((first, rest)) = self.0.split_first() else {
+                return Ok(0);
+            };
+            buf[0] = *first;
+            self.0 = rest;
+            Ok(1)
+        }
+    }
+
+    fn without_nul(json: Vec<u8>) -> Vec<u8> {
+        let mut out = Vec::new();
+        WithoutNul::new(json.as_slice()).read_to_end(&mut out).expect("read");
+        let mut trickled = Vec::new();
+        WithoutNul::new(Trickle(&json))
+            .read_to_end(&mut trickled)
+            .expect("read");
+        assert_eq!(out, trickled, "the same, however the input is cut");
+        out
+    }
 
     #[test]
     fn escaped_nul_characters_are_taken_out_and_nothing_else() {

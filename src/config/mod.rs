@@ -11,6 +11,7 @@ use std::net::SocketAddr;
 use clap::Args;
 
 mod accounts;
+mod imports;
 mod interviews;
 mod jobs;
 mod mail;
@@ -25,6 +26,7 @@ mod storage;
 mod webhooks;
 
 pub use accounts::{AccountsSettings, Signup};
+pub use imports::ImportSettings;
 pub use interviews::InterviewsSettings;
 pub use jobs::JobsSettings;
 pub use mail::{MailSettings, SmtpUrl, parse_smtp_url};
@@ -53,6 +55,9 @@ pub struct Settings {
 
     #[command(flatten)]
     pub material: MaterialSettings,
+
+    #[command(flatten)]
+    pub imports: ImportSettings,
 
     #[command(flatten)]
     pub speech: SpeechSettings,

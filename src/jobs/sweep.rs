@@ -2,7 +2,8 @@
 //! record never came to be (the request was dropped before its record committed).
 //! Removed at start and every six hours once a day old: younger ones may belong to an
 //! upload in progress on another instance sharing the folder. The search outbox's oldest
-//! rows go at the same time.
+//! rows go at the same time, and so do the holding workspaces of imports that stopped an
+//! hour or more ago (see `store::imports`).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -60,6 +61,15 @@ pub async fn sweep(store: &Store, data_dir: &Path, files: &Files) -> usize {
     }
     if removed > 0 {
         tracing::info!(removed, "removed files no record owns");
+    }
+    // Imports killed on another instance (this one removed its own at start).
+    match store
+        .remove_unfinished_imports(Some(crate::domain::now() - crate::store::IMPORT_STALE))
+        .await
+    {
+        Ok(0) => {}
+        Ok(imports) => tracing::info!(imports, "removed what unfinished imports left"),
+        Err(error) => tracing::warn!(error = %format!("{error:#}"), "removing unfinished imports failed"),
     }
     if let Err(error) = store.prune_outbox().await {
         tracing::warn!(error = %format!("{error:#}"), "pruning the search outbox failed");

@@ -1729,7 +1729,7 @@ fn known_context(text: &str, words: &[Word<'_>], i: usize, known: &Known, last: 
     if !name_like {
         return false;
     }
-    if (word.caps == Caps::Yes && (plain || !word.starts_sentence) || plain) && known.short_form(key) {
+    if (plain || word.caps == Caps::Yes && !word.starts_sentence) && known.short_form(key) {
         return true;
     }
     let joined = i >= 2

@@ -90,11 +90,22 @@ pub async fn get(store: &Store, user_id: Uuid, tag_id: Uuid) -> ApiResult<Tag> {
 
 pub async fn create(store: &Store, user_id: Uuid, workspace_id: Uuid, body: TagCreate) -> ApiResult<Tag> {
     access::require(store, user_id, Target::Workspace(workspace_id), Need::Write).await?;
-    let description = body.description.unwrap_or_default();
-    check_fields(&body.name, body.color.as_deref(), &description)?;
     if let Some(parent_id) = body.parent_id {
         check_group(store, user_id, workspace_id, None, parent_id).await?;
     }
+    make(store, user_id, workspace_id, body).await
+}
+
+/// Makes a tag in an import's holding workspace (`crate::store::Store::begin_import`),
+/// which nobody is a member of: its fields are checked as [`create`] checks them; the
+/// import checked the workspace it writes for and chose the group among its tags.
+pub(crate) async fn create_for_import(store: &Store, user_id: Uuid, holding: Uuid, body: TagCreate) -> ApiResult<Tag> {
+    make(store, user_id, holding, body).await
+}
+
+async fn make(store: &Store, user_id: Uuid, workspace_id: Uuid, body: TagCreate) -> ApiResult<Tag> {
+    let description = body.description.unwrap_or_default();
+    check_fields(&body.name, body.color.as_deref(), &description)?;
     let name = body.name.trim();
     let color = body
         .color

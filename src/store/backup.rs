@@ -471,7 +471,7 @@ impl Store {
     }
 
     /// Writes `dump` as a new project of the workspace, created by `owner_id`, in one
-    /// transaction; authors are the members with their e-mail addresses. Its ids are taken as given (the caller made them new), its tags are
+    /// transaction, taking in the tags the import made in `holding`; authors are the members with their e-mail addresses. Its ids are taken as given (the caller made them new), its tags are
     /// the workspace's already, and each room comes with its new link in `links`. A record
     /// still in processing is queued again, as an upload is.
     pub async fn restore_project(
@@ -480,9 +480,21 @@ impl Store {
         owner_id: Uuid,
         dump: &ProjectDump,
         links: &[RoomLink],
+        holding: Uuid,
     ) -> anyhow::Result<()> {
         let queued = dump.records.iter().any(|record| record.status == "InQueue");
         db!(self, write, |conn| {
+            // The tags the import made wait in its holding workspace: they join the
+            // workspace with the project, or not at all.
+            sqlx::query("UPDATE tags SET workspace_id = $2 WHERE workspace_id = $1")
+                .bind(holding)
+                .bind(workspace_id)
+                .execute(&mut *conn)
+                .await?;
+            sqlx::query("DELETE FROM workspaces WHERE id = $1 AND importing_since IS NOT NULL")
+                .bind(holding)
+                .execute(&mut *conn)
+                .await?;
             let project = &dump.project;
             sqlx::query(
                 "INSERT INTO projects (id, owner_id, workspace_id, name, description, status, research_goals, \

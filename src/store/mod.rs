@@ -20,6 +20,8 @@ mod chat;
 mod erasure;
 mod generation;
 mod highlights;
+mod imports;
+pub use imports::IMPORT_STALE;
 mod interviews;
 mod jobs;
 mod personas;
@@ -226,6 +228,7 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
     migration!(20, "0020_provenance"),
     migration!(21, "0021_redaction"),
     migration!(22, "0022_report_edits"),
+    migration!(23, "0023_imports"),
 ];
 
 #[derive(Debug)]

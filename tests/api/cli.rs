@@ -17,7 +17,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_insight");
 /// How long anything the binary does may take before the test gives up on it.
 const PATIENCE: Duration = Duration::from_secs(30);
 /// Settings the environment of the test run must not leak into the children.
-const SETTINGS: [&str; 58] = [
+const SETTINGS: [&str; 64] = [
     "INSIGHT_ADDR",
     "INSIGHT_DATABASE_URL",
     "INSIGHT_MAX_BODY_BYTES",
@@ -28,6 +28,12 @@ const SETTINGS: [&str; 58] = [
     "INSIGHT_SEARCH_DIR",
     "INSIGHT_MAX_UPLOAD_BYTES",
     "INSIGHT_MAX_UTTERANCES",
+    "INSIGHT_IMPORT_MAX_ELEMENTS",
+    "INSIGHT_IMPORT_MAX_DEPTH",
+    "INSIGHT_IMPORT_MAX_ATTRIBUTE_BYTES",
+    "INSIGHT_IMPORT_MAX_TEXT_BYTES",
+    "INSIGHT_IMPORT_MAX_EXPANSION",
+    "INSIGHT_IMPORT_CONCURRENCY",
     "INSIGHT_MAX_DURATION_MINUTES",
     "INSIGHT_STT_BASE_URL",
     "INSIGHT_STT_API_KEY",
@@ -121,9 +127,9 @@ async fn insight(database_url: &str, args: &[&str]) -> Outcome {
 }
 
 /// A running `insight serve`; killed when dropped.
-struct Served {
+pub(crate) struct Served {
     child: Child,
-    base: String,
+    pub(crate) base: String,
     stdout: mpsc::UnboundedReceiver<String>,
     stderr: Arc<Mutex<String>>,
 }
@@ -152,7 +158,7 @@ impl Served {
     }
 
     /// [`Served::start`] with more settings in the environment.
-    async fn start_with(database_url: &str, settings: &[(&str, String)]) -> Self {
+    pub(crate) async fn start_with(database_url: &str, settings: &[(&str, String)]) -> Self {
         let mut command = command(&["serve", "--addr", "127.0.0.1:0"]);
         command.env("INSIGHT_DATABASE_URL", database_url);
         // One data folder per database (its secret key included), outside the checkout,
@@ -217,7 +223,7 @@ impl Served {
     }
 
     /// The next line the server printed on stdout, if one comes within a few seconds.
-    async fn next_stdout_line(&mut self) -> Option<String> {
+    pub(crate) async fn next_stdout_line(&mut self) -> Option<String> {
         tokio::time::timeout(Duration::from_secs(5), self.stdout.recv())
             .await
             .ok()
@@ -226,7 +232,7 @@ impl Served {
 
     /// Kills the process with SIGKILL (no graceful shutdown) and returns the stdout
     /// lines not read yet.
-    async fn kill(mut self) -> Vec<String> {
+    pub(crate) async fn kill(mut self) -> Vec<String> {
         self.child.start_kill().expect("kill insight serve");
         tokio::time::timeout(PATIENCE, self.child.wait())
             .await
@@ -239,7 +245,7 @@ impl Served {
         rest
     }
 
-    fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         self.stderr.lock().expect("log lock").clone()
     }
 
@@ -272,12 +278,18 @@ impl Served {
         (status, headers, value)
     }
 
-    async fn get(&self, path: &str, token: &str) -> (StatusCode, Value) {
+    pub(crate) async fn get(&self, path: &str, token: &str) -> (StatusCode, Value) {
         let (status, _, body) = self.call(reqwest::Method::GET, path, Some(token), None).await;
         (status, body)
     }
 
-    async fn send(&self, method: reqwest::Method, path: &str, token: &str, body: Value) -> (StatusCode, Value) {
+    pub(crate) async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        token: &str,
+        body: Value,
+    ) -> (StatusCode, Value) {
         let (status, _, body) = self.call(method, path, Some(token), Some(body)).await;
         (status, body)
     }

@@ -22,6 +22,8 @@ mod exports;
 mod generation;
 mod hardening;
 mod highlights;
+mod import_kill;
+mod imports;
 mod interviews;
 mod isolation;
 mod limits;

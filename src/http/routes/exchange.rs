@@ -200,12 +200,16 @@ async fn project_qdpx(
 /// those it has; a code under another goes into that one's group); coded segments become
 /// highlights. Sources that are not text are skipped, and so are segments that hold no
 /// words of their text; the answer counts both. The file is limited like record uploads
-/// (INSIGHT_MAX_UPLOAD_BYTES), and what it unpacks to to ten times that.
+/// (INSIGHT_MAX_UPLOAD_BYTES); project.qde is read as a stream within the import limits
+/// (INSIGHT_IMPORT_MAX_*), and what the file unpacks to within INSIGHT_IMPORT_MAX_EXPANSION
+/// times its size.
 #[utoipa::path(post, path = "/workspaces/{workspace_id}/import/qdpx", tag = "exports", security(("bearer" = [])),
     params(("workspace_id" = Uuid, Path, description = "The workspace")),
     request_body(content = QdpxUpload, content_type = "multipart/form-data"),
     responses((status = 201, description = "The new project and what went into it", body = QdpxImport),
         (status = 404, description = "No such workspace", body = ErrorBody),
+        (status = 413, description = "Larger than INSIGHT_MAX_UPLOAD_BYTES, or past an import limit (the sentence names the entry and the limit); nothing was made", body = ErrorBody),
+        (status = 429, description = "INSIGHT_IMPORT_CONCURRENCY imports are being read; see Retry-After", body = ErrorBody),
         Conflicts))]
 async fn import_qdpx(
     CurrentUser(user): CurrentUser,
@@ -372,15 +376,17 @@ async fn project_archive(
 /// case, or are made; presets and prompts a report names are kept when the workspace has
 /// them. A record still being processed is processed again; a report still being written
 /// is failed, to be generated again; an interview room gets a new link, and one in
-/// progress is cancelled. The archive is limited by INSIGHT_MAX_ARCHIVE_BYTES, its JSON to
-/// INSIGHT_MAX_UPLOAD_BYTES unpacked. The import is written to the audit log.
+/// progress is cancelled. The archive is limited by INSIGHT_MAX_ARCHIVE_BYTES; its JSON is
+/// read as a stream, each entry within what it can hold and all within the import limits.
+/// The import is written to the audit log.
 #[utoipa::path(post, path = "/workspaces/{workspace_id}/import/archive", tag = "exports", security(("bearer" = [])),
     params(("workspace_id" = Uuid, Path, description = "The workspace")),
     request_body(content = ArchiveUpload, content_type = "multipart/form-data"),
     responses((status = 201, description = "The new project and what went into it", body = ArchiveImport),
         (status = 403, description = "A viewer of the workspace", body = ErrorBody),
         (status = 404, description = "No such workspace", body = ErrorBody),
-        (status = 413, description = "Larger than INSIGHT_MAX_ARCHIVE_BYTES", body = ErrorBody),
+        (status = 413, description = "Larger than INSIGHT_MAX_ARCHIVE_BYTES, or an entry past its limit (the sentence names the entry and the limit); nothing was made", body = ErrorBody),
+        (status = 429, description = "INSIGHT_IMPORT_CONCURRENCY imports are being read; see Retry-After", body = ErrorBody),
         (status = 503, description = "The file store does not answer; nothing was made", body = ErrorBody),
         Conflicts))]
 async fn import_archive(

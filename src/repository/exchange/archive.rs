@@ -8,6 +8,8 @@ use std::io::{Read, Seek, Write};
 
 use zip::write::SimpleFileOptions;
 
+use super::qde::{Limits, Project, Refusal};
+
 /// Most entries an archive may list.
 pub const MAX_ENTRIES: usize = 10_000;
 
@@ -67,15 +69,34 @@ impl<R: Read + Seek> Archive<R> {
     }
 
     /// `project.qde`, read within the budget.
+    #[cfg(test)]
     pub fn project_xml(&mut self) -> Result<Vec<u8>, String> {
         let name = format!("{}project.qde", self.base);
-        self.read(&name)?
+        self.read(&name)
+            .map_err(|refusal| refusal.to_string())?
             .ok_or_else(|| "The zip archive has no project.qde.".to_owned())
+    }
+
+    /// `project.qde`, read as a stream within `limits` and what is left of the budget.
+    pub fn read_project(&mut self, mut limits: Limits) -> Result<Project, Refusal> {
+        let name = format!("{}project.qde", self.base);
+        let Some(&index) = self.names.get(&key(&name)) else {
+            return Err("The zip archive has no project.qde.".to_owned().into());
+        };
+        let entry = self
+            .zip
+            .by_index(index)
+            .map_err(|_| format!("The .qdpx archive is damaged: {name} cannot be unpacked."))?;
+        limits.document_bytes = limits.document_bytes.min(self.budget);
+        let mut counted = Counted { inner: entry, read: 0 };
+        let project = super::qde::read_stream(std::io::BufReader::new(&mut counted), limits)?;
+        self.budget = self.budget.saturating_sub(counted.read);
+        Ok(project)
     }
 
     /// The file a source's `plainTextPath` names inside the archive (`internal://…`, in
     /// the sources folder); `None` when it is not in the archive.
-    pub fn source(&mut self, plain_text_path: &str) -> Result<Option<Vec<u8>>, String> {
+    pub fn source(&mut self, plain_text_path: &str) -> Result<Option<Vec<u8>>, Refusal> {
         let Some(file) = plain_text_path.strip_prefix("internal://") else {
             return Ok(None);
         };
@@ -87,16 +108,19 @@ impl<R: Read + Seek> Archive<R> {
         self.read(&name)
     }
 
-    fn read(&mut self, name: &str) -> Result<Option<Vec<u8>>, String> {
+    fn read(&mut self, name: &str) -> Result<Option<Vec<u8>>, Refusal> {
         let Some(&index) = self.names.get(&key(name)) else {
             return Ok(None);
         };
         let damaged = || format!("The .qdpx archive is damaged: {name} cannot be unpacked.");
-        let entry = self.zip.by_index(index).map_err(|_| damaged())?;
+        let entry = self.zip.by_index(index).map_err(|_| Refusal::Invalid(damaged()))?;
+        let budget = self.budget;
         let too_large = || {
-            "The .qdpx project unpacks to more than Insight reads for one import (10 times the upload \
-             limit, INSIGHT_MAX_UPLOAD_BYTES); it may be a zip bomb. Export a smaller project."
-                .to_owned()
+            Refusal::TooLarge(format!(
+                "The .qdpx project unpacks to more than Insight reads for this upload ({budget} bytes left \
+                 for {name}; INSIGHT_IMPORT_MAX_EXPANSION times the upload); it may be a zip bomb. Export a \
+                 smaller project."
+            ))
         };
         if entry.size() > self.budget {
             return Err(too_large());
@@ -106,13 +130,27 @@ impl<R: Read + Seek> Archive<R> {
         entry
             .take(self.budget.saturating_add(1))
             .read_to_end(&mut data)
-            .map_err(|_| damaged())?;
+            .map_err(|_| Refusal::Invalid(damaged()))?;
         let read = u64::try_from(data.len()).unwrap_or(u64::MAX);
         if read > self.budget {
             return Err(too_large());
         }
         self.budget -= read;
         Ok(Some(data))
+    }
+}
+
+/// A reader that counts what it hands out.
+struct Counted<R> {
+    inner: R,
+    read: u64,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        Ok(n)
     }
 }
 

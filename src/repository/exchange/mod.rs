@@ -24,8 +24,39 @@ use crate::error::{ApiError, ApiResult};
 use crate::services::Services;
 use crate::store::{HighlightFilter, HighlightOrder, Target};
 
+pub(crate) use qde::Refusal;
 pub use qdpx_import::import;
 pub(crate) use qdpx_import::invalid_file;
+
+/// The answer to a file refused: 422 when it is not what it claims to be, 413 when it is
+/// past a limit (the sentence names the entry and the setting).
+pub(crate) fn refused(refusal: Refusal) -> ApiError {
+    match refusal {
+        Refusal::Invalid(sentence) => invalid_file(sentence),
+        Refusal::TooLarge(sentence) => ApiError::PayloadTooLarge(sentence),
+    }
+}
+
+/// Bytes of text an import of an upload of `upload_bytes` may unpack: its size times
+/// `INSIGHT_IMPORT_MAX_EXPANSION` (at least 16 MiB, so small projects of repetitive text
+/// go in), and never more than `ceiling`.
+pub(crate) fn text_budget(settings: &crate::config::Settings, upload_bytes: u64, ceiling: u64) -> u64 {
+    upload_bytes
+        .saturating_mul(settings.imports.import_max_expansion)
+        .max(16 << 20)
+        .min(ceiling)
+}
+
+/// The limits project.qde is read within.
+fn qde_limits(settings: &crate::config::Settings, document_bytes: u64) -> qde::Limits {
+    qde::Limits {
+        elements: settings.imports.import_max_elements,
+        depth: settings.imports.import_max_depth,
+        tag_bytes: settings.imports.import_max_attribute_bytes,
+        text_bytes: settings.imports.import_max_text_bytes,
+        document_bytes,
+    }
+}
 
 /// A file to download.
 pub struct Download {

@@ -7,8 +7,8 @@
 use std::collections::HashMap;
 
 use quick_xml::Writer;
+use quick_xml::XmlVersion;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
-use quick_xml::{NsReader, XmlVersion};
 
 use super::xml_safe;
 
@@ -218,209 +218,489 @@ pub fn write(project: &Project) -> String {
     String::from_utf8(out.0.into_inner()).expect("the writer writes the UTF-8 it is given")
 }
 
-/// An element of the document as read: its local name, attributes, text and children.
-#[derive(Debug, Default)]
-struct Element {
-    name: String,
-    attributes: HashMap<String, String>,
-    text: String,
-    children: Vec<Element>,
+/// What reading project.qde may cost; past any of these the file is refused (413).
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Elements in the whole document.
+    pub elements: u64,
+    /// How deep elements may nest.
+    pub depth: usize,
+    /// Bytes of one tag with its attributes.
+    pub tag_bytes: u64,
+    /// Bytes of the text of one element.
+    pub text_bytes: u64,
+    /// Bytes of the whole document.
+    pub document_bytes: u64,
 }
 
-impl Element {
-    fn attribute(&self, name: &str) -> Option<&str> {
-        self.attributes.get(name).map(String::as_str)
-    }
-
-    fn children<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Element> + 'a {
-        self.children.iter().filter(move |child| child.name == name)
-    }
-
-    fn child(&self, name: &str) -> Option<&Element> {
-        self.children.iter().find(|child| child.name == name)
-    }
-
-    fn child_text(&self, name: &str) -> String {
-        self.child(name)
-            .map(|child| child.text.trim().to_owned())
-            .unwrap_or_default()
+impl Limits {
+    /// Limits no real project comes near, for tests of what is read.
+    #[cfg(test)]
+    pub fn generous() -> Self {
+        Self {
+            elements: 1_000_000,
+            depth: 64,
+            tag_bytes: 65_536,
+            text_bytes: 16 << 20,
+            document_bytes: 1 << 30,
+        }
     }
 }
 
-/// How deep elements may nest: a real project needs a dozen levels; hostile XML is
-/// stopped before it costs anything.
-const MAX_DEPTH: usize = 256;
+/// Why project.qde was not read: not a project (422), or past a limit (413).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Refusal {
+    Invalid(String),
+    TooLarge(String),
+}
 
-fn parse_tree(xml: &str) -> Result<Element, String> {
-    let mut reader = NsReader::from_str(xml);
-    let mut stack: Vec<Element> = vec![Element::default()];
-    let malformed = |reader: &NsReader<&[u8]>, what: String| {
-        format!(
-            "project.qde is not well-formed XML ({what}, at byte {})",
-            reader.error_position()
-        )
+impl From<String> for Refusal {
+    fn from(sentence: String) -> Self {
+        Self::Invalid(sentence)
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Invalid(sentence) | Self::TooLarge(sentence) => f.write_str(sentence),
+        }
+    }
+}
+
+/// A reader that refuses to hand out more than the document's budget, or more than one
+/// token's worth since the parser last finished an event: quick-xml buffers a whole tag or
+/// text run before it reports it, so the cap has to act below it.
+struct Capped<R> {
+    inner: R,
+    read: u64,
+    since_event: std::rc::Rc<std::cell::Cell<u64>>,
+    limits: Limits,
+    refused: std::rc::Rc<std::cell::RefCell<Option<Refusal>>>,
+}
+
+impl<R: std::io::Read> std::io::Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let n64 = n as u64;
+        self.read += n64;
+        self.since_event.set(self.since_event.get() + n64);
+        let refusal = if self.read > self.limits.document_bytes {
+            Some(Refusal::TooLarge(format!(
+                "project.qde unpacks to more than Insight reads for this upload ({} bytes, \
+                 INSIGHT_IMPORT_MAX_EXPANSION times the upload); it may be a zip bomb.",
+                self.limits.document_bytes
+            )))
+        } else if self.since_event.get() > self.limits.text_bytes.max(self.limits.tag_bytes) + 65_536 {
+            Some(too_long_text(&self.limits))
+        } else {
+            None
+        };
+        if let Some(refusal) = refusal {
+            *self.refused.borrow_mut() = Some(refusal);
+            return Err(std::io::Error::other("over a limit"));
+        }
+        Ok(n)
+    }
+}
+
+fn too_long_text(limits: &Limits) -> Refusal {
+    Refusal::TooLarge(format!(
+        "project.qde has a text longer than {} bytes (INSIGHT_IMPORT_MAX_TEXT_BYTES).",
+        limits.text_bytes
+    ))
+}
+
+/// Where in the document the reader is: the part of the REFI-QDA schema Insight reads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Place {
+    Root,
+    Project,
+    ProjectDescription,
+    Users,
+    CodeBook,
+    Codes,
+    Code,
+    CodeDescription,
+    Sources,
+    TextSource,
+    PlainTextContent,
+    Selection,
+    SelectionDescription,
+    Coding,
+    Notes,
+    Note,
+    NoteContent,
+    /// Anything else: read past.
+    Other,
+}
+
+type OpenSelection = (Option<i64>, Option<i64>, Selection, Vec<String>);
+
+/// What is being built while the reader is inside it.
+#[derive(Default)]
+struct Building {
+    project: Project,
+    project_seen: bool,
+    /// Codes open, outermost first.
+    codes: Vec<Code>,
+    source: Option<TextSource>,
+    /// The selection open: its start and end as written, the selection, the notes it names.
+    selection: Option<OpenSelection>,
+    note: Option<(String, String)>,
+    /// Selections' note references, resolved once all notes are known: (source, selection, guids).
+    notes: HashMap<String, String>,
+    note_refs: Vec<(usize, usize, Vec<String>)>,
+    /// The text being taken, and the depth of the element it belongs to.
+    text: Option<(usize, String)>,
+}
+
+fn child_place(parent: Place, name: &str) -> Place {
+    match (parent, name) {
+        (Place::Root, "Project") => Place::Project,
+        (Place::Project, "Description") => Place::ProjectDescription,
+        (Place::Project, "Users") => Place::Users,
+        (Place::Project, "CodeBook") => Place::CodeBook,
+        (Place::CodeBook, "Codes") => Place::Codes,
+        (Place::Codes | Place::Code, "Code") => Place::Code,
+        (Place::Code, "Description") => Place::CodeDescription,
+        (Place::Project, "Sources") => Place::Sources,
+        (Place::Sources, "TextSource") => Place::TextSource,
+        (Place::TextSource, "PlainTextContent") => Place::PlainTextContent,
+        (Place::TextSource, "PlainTextSelection") => Place::Selection,
+        (Place::Selection, "Description") => Place::SelectionDescription,
+        (Place::Selection, "Coding") => Place::Coding,
+        (Place::Project, "Notes") => Place::Notes,
+        (Place::Notes, "Note") => Place::Note,
+        (Place::Note, "PlainTextContent") => Place::NoteContent,
+        _ => Place::Other,
+    }
+}
+
+/// Reads `project.qde` as a stream, keeping only what Insight takes of it, within
+/// `limits`. Answers a sentence when it is not XML, not a REFI-QDA project, or too large.
+pub fn read_stream<R: std::io::BufRead>(mut input: R, limits: Limits) -> Result<Project, Refusal> {
+    if input
+        .fill_buf()
+        .map(|head| head.starts_with(b"\xEF\xBB\xBF"))
+        .unwrap_or(false)
+    {
+        input.consume(3);
+    }
+    let since_event = std::rc::Rc::new(std::cell::Cell::new(0));
+    let refused = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let capped = Capped {
+        inner: input,
+        read: 0,
+        since_event: since_event.clone(),
+        limits,
+        refused: refused.clone(),
+    };
+    let mut reader = quick_xml::Reader::from_reader(std::io::BufReader::with_capacity(16 * 1024, capped));
+    let mut buf = Vec::new();
+    let mut places: Vec<Place> = vec![Place::Root];
+    let mut elements: u64 = 0;
+    let mut building = Building::default();
+    let malformed = |position: u64, what: String| {
+        Refusal::Invalid(format!(
+            "project.qde is not well-formed XML ({what}, at byte {position})"
+        ))
     };
     loop {
-        let event = reader
-            .read_event()
-            .map_err(|error| malformed(&reader, error.to_string()))?;
-        let empty = matches!(event, Event::Empty(_));
-        match event {
-            Event::Start(start) | Event::Empty(start) => {
-                let name = start.local_name().as_ref().to_owned();
-                let mut element = Element {
-                    name,
-                    ..Element::default()
-                };
-                for attribute in start.attributes() {
-                    let attribute = attribute.map_err(|error| malformed(&reader, error.to_string()))?;
-                    let key = attribute.key.local_name().as_ref().to_owned();
-                    let value = attribute
-                        .normalized_value(XmlVersion::Implicit1_0)
-                        .map_err(|error| malformed(&reader, error.to_string()))?;
-                    element.attributes.insert(key, value.into_owned());
+        buf.clear();
+        let event = match reader.read_event_into(&mut buf) {
+            Ok(event) => event,
+            Err(error) => {
+                if let Some(refusal) = refused.borrow_mut().take() {
+                    return Err(refusal);
                 }
-                if empty {
-                    stack.last_mut().expect("the root stays").children.push(element);
-                } else {
-                    if stack.len() > MAX_DEPTH {
-                        return Err(format!("project.qde nests elements more than {MAX_DEPTH} deep"));
+                return Err(malformed(reader.error_position(), error.to_string()));
+            }
+        };
+        since_event.set(0);
+        let position = reader.buffer_position();
+        match event {
+            Event::Start(ref start) | Event::Empty(ref start) => {
+                let empty = matches!(event, Event::Empty(_));
+                elements += 1;
+                if elements > limits.elements {
+                    return Err(Refusal::TooLarge(format!(
+                        "project.qde has more than {} elements (INSIGHT_IMPORT_MAX_ELEMENTS).",
+                        limits.elements
+                    )));
+                }
+                if start.len() as u64 > limits.tag_bytes {
+                    return Err(Refusal::TooLarge(format!(
+                        "project.qde has a tag longer than {} bytes with its attributes \
+                         (INSIGHT_IMPORT_MAX_ATTRIBUTE_BYTES).",
+                        limits.tag_bytes
+                    )));
+                }
+                if places.len() > limits.depth {
+                    return Err(Refusal::TooLarge(format!(
+                        "project.qde nests elements more than {} deep (INSIGHT_IMPORT_MAX_DEPTH).",
+                        limits.depth
+                    )));
+                }
+                let parent = *places.last().expect("the root stays");
+                let place = child_place(parent, start.local_name().as_ref());
+                let mut attributes: HashMap<String, String> = HashMap::new();
+                if place != Place::Other || matches!(parent, Place::Selection | Place::Coding | Place::Users) {
+                    for attribute in start.attributes() {
+                        let attribute = attribute.map_err(|error| malformed(position, error.to_string()))?;
+                        let key = attribute.key.local_name().as_ref().to_owned();
+                        let value = attribute
+                            .normalized_value(XmlVersion::Implicit1_0)
+                            .map_err(|error| malformed(position, error.to_string()))?;
+                        attributes.insert(key, value.trim().to_owned());
                     }
-                    stack.push(element);
+                }
+                building.open(place, parent, start.local_name().as_ref(), attributes, places.len());
+                if empty {
+                    building.close(place, places.len());
+                } else {
+                    places.push(place);
                 }
             }
             Event::End(_) => {
-                let element = stack.pop().expect("the reader checks end names");
-                let parent = stack
-                    .last_mut()
-                    .ok_or_else(|| malformed(&reader, "an end tag without a start".to_owned()))?;
-                parent.children.push(element);
-            }
-            Event::Text(text) => {
-                if let Some(top) = stack.last_mut() {
-                    top.text.push_str(&text.xml10_content());
+                let place = places.pop().expect("the reader checks end names");
+                if places.is_empty() {
+                    return Err(malformed(position, "an end tag without a start".to_owned()));
                 }
+                building.close(place, places.len());
             }
+            Event::Text(text) => building.take_text(places.len(), &text.xml10_content(), &limits)?,
             Event::CData(data) => {
-                if let Some(top) = stack.last_mut() {
-                    top.text.push_str(&data);
-                }
+                building.take_text(places.len(), &data, &limits)?;
             }
             Event::GeneralRef(reference) => {
                 let Some(c) = crate::ingest::docx::resolve_reference(&reference) else {
-                    return Err(malformed(&reader, "an entity that XML does not define".to_owned()));
+                    return Err(malformed(position, "an entity that XML does not define".to_owned()));
                 };
-                if let Some(top) = stack.last_mut() {
-                    top.text.push(c);
-                }
+                building.take_text(places.len(), c.encode_utf8(&mut [0; 4]), &limits)?;
             }
             Event::Eof => break,
             _ => {}
         }
     }
-    if stack.len() != 1 {
-        return Err(malformed(&reader, "the document ends inside an element".to_owned()));
+    if places.len() != 1 {
+        return Err(malformed(
+            reader.buffer_position(),
+            "the document ends inside an element".to_owned(),
+        ));
     }
-    stack.pop().ok_or_else(|| "project.qde is empty".to_owned())
+    building.finish()
 }
 
-fn read_code(element: &Element) -> Code {
-    Code {
-        guid: element.attribute("guid").unwrap_or_default().trim().to_owned(),
-        name: element.attribute("name").unwrap_or_default().trim().to_owned(),
-        color: element.attribute("color").map(|color| color.trim().to_owned()),
-        description: element.child_text("Description"),
-        children: element.children("Code").map(read_code).collect(),
-    }
-}
-
-/// Reads `project.qde`. Answers a sentence when it is not XML or not a REFI-QDA project.
-pub fn read(xml: &str) -> Result<Project, String> {
-    let document = parse_tree(xml.strip_prefix('\u{feff}').unwrap_or(xml))?;
-    let Some(root) = document.children.iter().find(|element| element.name == "Project") else {
-        return Err("project.qde is XML but not a REFI-QDA project: its root element is not <Project>".to_owned());
-    };
-    let attribute = |element: &Element, name: &str| element.attribute(name).map(|value| value.trim().to_owned());
-    // Notes may be the memo of a coded selection (NoteRef), as AQDA and NVivo write them.
-    let notes: HashMap<&str, String> = root
-        .child("Notes")
-        .into_iter()
-        .flat_map(|notes| notes.children("Note"))
-        .filter_map(|note| Some((note.attribute("guid")?.trim(), note.child_text("PlainTextContent"))))
-        .collect();
-    let mut project = Project {
-        name: attribute(root, "name").unwrap_or_default(),
-        description: root.child_text("Description"),
-        origin: attribute(root, "origin").unwrap_or_default(),
-        creating_user: attribute(root, "creatingUserGUID"),
-        created_at: attribute(root, "creationDateTime"),
-        ..Project::default()
-    };
-    if let Some(users) = root.child("Users") {
-        project.users = users
-            .children("User")
-            .map(|user| User {
-                guid: attribute(user, "guid").unwrap_or_default(),
-                name: attribute(user, "name").unwrap_or_default(),
-            })
-            .collect();
-    }
-    if let Some(codes) = root.child("CodeBook").and_then(|book| book.child("Codes")) {
-        project.codes = codes.children("Code").map(read_code).collect();
-    }
-    for source in root
-        .child("Sources")
-        .into_iter()
-        .flat_map(|sources| sources.children.iter())
-    {
-        if source.name != "TextSource" {
-            project.other_sources += 1;
-            continue;
-        }
-        let selections = source
-            .children("PlainTextSelection")
-            .filter_map(|selection| {
-                let position = |name| selection.attribute(name)?.trim().parse::<i64>().ok();
-                let mut note = selection.child_text("Description");
-                for reference in selection.children("NoteRef") {
-                    if let Some(text) = reference
-                        .attribute("targetGUID")
-                        .and_then(|guid| notes.get(guid.trim()))
-                    {
-                        if !note.is_empty() && !text.is_empty() {
-                            note.push_str("\n\n");
-                        }
-                        note.push_str(text);
+impl Building {
+    fn open(&mut self, place: Place, parent: Place, name: &str, mut attributes: HashMap<String, String>, depth: usize) {
+        let mut take = |key: &str| attributes.remove(key);
+        match place {
+            Place::Project => {
+                self.project_seen = true;
+                self.project.name = take("name").unwrap_or_default();
+                self.project.origin = take("origin").unwrap_or_default();
+                self.project.creating_user = take("creatingUserGUID");
+                self.project.created_at = take("creationDateTime");
+            }
+            Place::Users => {}
+            Place::Code => self.codes.push(Code {
+                guid: take("guid").unwrap_or_default(),
+                name: take("name").unwrap_or_default(),
+                color: take("color"),
+                description: String::new(),
+                children: Vec::new(),
+            }),
+            Place::TextSource => {
+                self.source = Some(TextSource {
+                    guid: take("guid").unwrap_or_default(),
+                    name: take("name").unwrap_or_default(),
+                    plain_text_path: take("plainTextPath"),
+                    plain_text: None,
+                    creating_user: take("creatingUser"),
+                    created_at: take("creationDateTime"),
+                    selections: Vec::new(),
+                });
+            }
+            Place::Selection => {
+                let position = |value: Option<String>| value?.parse::<i64>().ok();
+                let start = position(take("startPosition"));
+                let end = position(take("endPosition"));
+                let selection = Selection {
+                    guid: take("guid").unwrap_or_default(),
+                    start: 0,
+                    end: 0,
+                    codes: Vec::new(),
+                    note: String::new(),
+                    creating_user: take("creatingUser"),
+                    created_at: take("creationDateTime"),
+                };
+                self.selection = Some((start, end, selection, Vec::new()));
+            }
+            Place::Note => self.note = Some((take("guid").unwrap_or_default(), String::new())),
+            Place::ProjectDescription
+            | Place::CodeDescription
+            | Place::PlainTextContent
+            | Place::SelectionDescription
+            | Place::NoteContent => self.text = Some((depth + 1, String::new())),
+            Place::Other => match (parent, name) {
+                (Place::Sources, _) => self.project.other_sources += 1,
+                (Place::Coding, "CodeRef") => {
+                    if let (Some((_, _, selection, _)), Some(guid)) = (self.selection.as_mut(), take("targetGUID")) {
+                        selection.codes.push(guid);
                     }
                 }
-                Some(Selection {
-                    guid: attribute(selection, "guid").unwrap_or_default(),
-                    start: position("startPosition")?,
-                    end: position("endPosition")?,
-                    codes: selection
-                        .children("Coding")
-                        .filter_map(|coding| coding.child("CodeRef")?.attribute("targetGUID"))
-                        .map(|guid| guid.trim().to_owned())
-                        .collect(),
-                    note,
-                    creating_user: attribute(selection, "creatingUser"),
-                    created_at: attribute(selection, "creationDateTime"),
-                })
-            })
-            .collect();
-        let inline = source.child("PlainTextContent").map(|content| content.text.clone());
-        project.sources.push(TextSource {
-            guid: attribute(source, "guid").unwrap_or_default(),
-            name: attribute(source, "name").unwrap_or_default(),
-            plain_text_path: attribute(source, "plainTextPath"),
-            plain_text: inline,
-            creating_user: attribute(source, "creatingUser"),
-            created_at: attribute(source, "creationDateTime"),
-            selections,
-        });
+                (Place::Selection, "NoteRef") => {
+                    if let (Some((_, _, _, refs)), Some(guid)) = (self.selection.as_mut(), take("targetGUID")) {
+                        refs.push(guid);
+                    }
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+        if parent == Place::Users && name == "User" {
+            self.project.users.push(User {
+                guid: take("guid").unwrap_or_default(),
+                name: take("name").unwrap_or_default(),
+            });
+        }
     }
-    Ok(project)
+
+    /// Text directly inside the element being taken (not inside its children).
+    fn take_text(&mut self, depth: usize, text: &str, limits: &Limits) -> Result<(), Refusal> {
+        if let Some((at, taken)) = self.text.as_mut()
+            && *at == depth
+        {
+            if (taken.len() + text.len()) as u64 > limits.text_bytes {
+                return Err(too_long_text(limits));
+            }
+            taken.push_str(text);
+        }
+        Ok(())
+    }
+
+    /// The text of the element at `depth` (the element's own depth is one less than its text's).
+    fn text_of(&mut self, depth: usize) -> Option<String> {
+        match self.text.take() {
+            Some((at, text)) if at == depth + 1 => Some(text),
+            other => {
+                self.text = other;
+                None
+            }
+        }
+    }
+
+    fn close(&mut self, place: Place, depth: usize) {
+        match place {
+            Place::ProjectDescription => {
+                if let Some(text) = self.text_of(depth).filter(|_| self.project.description.is_empty()) {
+                    self.project.description = text.trim().to_owned();
+                }
+            }
+            Place::CodeDescription => {
+                let text = self.text_of(depth);
+                if let (Some(code), Some(text)) = (self.codes.last_mut(), text)
+                    && code.description.is_empty()
+                {
+                    code.description = text.trim().to_owned();
+                }
+            }
+            Place::Code => {
+                if let Some(code) = self.codes.pop() {
+                    match self.codes.last_mut() {
+                        Some(parent) => parent.children.push(code),
+                        None => self.project.codes.push(code),
+                    }
+                }
+            }
+            Place::PlainTextContent => {
+                let text = self.text_of(depth);
+                if let (Some(source), Some(text)) = (self.source.as_mut(), text)
+                    && source.plain_text.is_none()
+                {
+                    source.plain_text = Some(text);
+                }
+            }
+            Place::SelectionDescription => {
+                let text = self.text_of(depth);
+                if let (Some((_, _, selection, _)), Some(text)) = (self.selection.as_mut(), text)
+                    && selection.note.is_empty()
+                {
+                    selection.note = text.trim().to_owned();
+                }
+            }
+            Place::Selection => {
+                if let (Some((Some(start), Some(end), mut selection, refs)), Some(source)) =
+                    (self.selection.take(), self.source.as_mut())
+                {
+                    selection.start = start;
+                    selection.end = end;
+                    if !refs.is_empty() {
+                        self.note_refs
+                            .push((self.project.sources.len(), source.selections.len(), refs));
+                    }
+                    source.selections.push(selection);
+                }
+            }
+            Place::TextSource => {
+                if let Some(source) = self.source.take() {
+                    self.project.sources.push(source);
+                }
+            }
+            Place::NoteContent => {
+                let text = self.text_of(depth);
+                if let (Some((_, content)), Some(text)) = (self.note.as_mut(), text) {
+                    *content = text.trim().to_owned();
+                }
+            }
+            Place::Note => {
+                if let Some((guid, content)) = self.note.take() {
+                    self.notes.entry(guid).or_insert(content);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn finish(mut self) -> Result<Project, Refusal> {
+        if !self.project_seen {
+            return Err(Refusal::Invalid(
+                "project.qde is XML but not a REFI-QDA project: its root element is not <Project>".to_owned(),
+            ));
+        }
+        // Notes may be the memo of a coded selection (NoteRef), as AQDA and NVivo write them.
+        for (source, selection, refs) in self.note_refs {
+            let note = &mut self.project.sources[source].selections[selection].note;
+            for guid in refs {
+                if let Some(text) = self.notes.get(&guid) {
+                    if !note.is_empty() && !text.is_empty() {
+                        note.push_str("\n\n");
+                    }
+                    note.push_str(text);
+                }
+            }
+        }
+        Ok(self.project)
+    }
 }
+
+/// Reads `project.qde` held in memory (tests).
+#[cfg(test)]
+pub fn read(xml: &str) -> Result<Project, String> {
+    let limits = Limits {
+        elements: u64::MAX,
+        depth: MAX_DEPTH,
+        tag_bytes: u64::MAX / 4,
+        text_bytes: u64::MAX / 4,
+        document_bytes: u64::MAX,
+    };
+    read_stream(xml.as_bytes(), limits).map_err(|refusal| refusal.to_string())
+}
+
+/// How deep [`read`] lets elements nest.
+#[cfg(test)]
+const MAX_DEPTH: usize = 256;
 
 #[cfg(test)]
 mod tests {
@@ -524,5 +804,54 @@ mod tests {
         assert!(error.contains("<Project>"), "{error}");
         let deep = "<a>".repeat(MAX_DEPTH + 2);
         assert!(read(&deep).is_err());
+    }
+
+    #[test]
+    fn limits_stop_a_hostile_document_as_it_streams() {
+        let limits = Limits {
+            elements: 1_000,
+            ..Limits::generous()
+        };
+        let many = format!("<Project>{}</Project>", "<a/>".repeat(2_000));
+        let refusal = read_stream(many.as_bytes(), limits).expect_err("too many");
+        assert!(
+            matches!(&refusal, Refusal::TooLarge(s) if s.contains("INSIGHT_IMPORT_MAX_ELEMENTS")),
+            "{refusal}"
+        );
+        let deep = format!("<Project>{}", "<a>".repeat(100));
+        let refusal = read_stream(deep.as_bytes(), Limits::generous()).expect_err("too deep");
+        assert!(
+            matches!(&refusal, Refusal::TooLarge(s) if s.contains("INSIGHT_IMPORT_MAX_DEPTH")),
+            "{refusal}"
+        );
+        let small = Limits {
+            text_bytes: 1_000,
+            tag_bytes: 1_000,
+            ..Limits::generous()
+        };
+        let wide = format!("<Project name=\"{}\"/>", "x".repeat(5_000));
+        let refusal = read_stream(wide.as_bytes(), small).expect_err("too wide");
+        assert!(
+            matches!(&refusal, Refusal::TooLarge(s) if s.contains("INSIGHT_IMPORT_MAX_ATTRIBUTE_BYTES")),
+            "{refusal}"
+        );
+        let spaces = format!("<Project>{}</Project>", " ".repeat(200_000));
+        let refusal = read_stream(spaces.as_bytes(), small).expect_err("too long a text");
+        assert!(
+            matches!(&refusal, Refusal::TooLarge(s) if s.contains("INSIGHT_IMPORT_MAX_TEXT_BYTES")),
+            "{refusal}"
+        );
+        let described = format!("<Project><Description>{}</Description></Project>", "y".repeat(5_000));
+        let refusal = read_stream(described.as_bytes(), small).expect_err("too long a description");
+        assert!(matches!(refusal, Refusal::TooLarge(_)));
+        let budget = Limits {
+            document_bytes: 10_000,
+            ..Limits::generous()
+        };
+        let refusal = read_stream(spaces.as_bytes(), budget).expect_err("over the document budget");
+        assert!(
+            matches!(&refusal, Refusal::TooLarge(s) if s.contains("INSIGHT_IMPORT_MAX_EXPANSION")),
+            "{refusal}"
+        );
     }
 }

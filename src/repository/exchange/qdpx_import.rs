@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use uuid::Uuid;
 
 use super::archive::Archive;
-use super::qde::{self, Code, Selection};
+use super::qde::{self, Code, Refusal, Selection};
 use super::text;
 use crate::domain::exchange::{QdpxImport, QdpxSkipped};
 use crate::domain::highlight::HighlightStatus;
@@ -48,12 +48,10 @@ struct Parsed {
 }
 
 /// Reads the archive at `path` (blocking: call off the async threads).
-fn parse(path: PathBuf, budget: u64) -> Result<Parsed, String> {
+fn parse(path: PathBuf, budget: u64, limits: qde::Limits) -> Result<Parsed, Refusal> {
     let file = std::fs::File::open(&path).map_err(|error| format!("The upload could not be read back: {error}."))?;
     let mut archive = Archive::open(std::io::BufReader::new(file), budget)?;
-    let xml = archive.project_xml()?;
-    let xml = std::str::from_utf8(&xml).map_err(|_| "project.qde is not UTF-8 text.".to_owned())?;
-    let project = qde::read(xml)?;
+    let project = archive.read_project(limits)?;
     let mut parsed = Parsed {
         name: project.name,
         description: project.description,
@@ -119,11 +117,12 @@ fn truncated(text: &str, max: usize) -> String {
     text.trim().chars().take(max).collect::<String>().trim().to_owned()
 }
 
-/// The workspace's tags by name, as the import finds and makes them.
+/// The workspace's tags by name, as the import finds and makes them (new ones in the
+/// import's holding workspace).
 struct Tags<'a> {
     services: &'a Services,
     user_id: Uuid,
-    workspace_id: Uuid,
+    holding: Uuid,
     /// By name key: the tag's id and whether it is in a group.
     by_name: HashMap<String, (Uuid, bool)>,
     /// Each code's tag, by the code's guid.
@@ -146,7 +145,7 @@ impl Tags<'_> {
                     description: Some(truncated(&code.description, 2000)),
                     parent_id: group,
                 };
-                let tag = tags::create(&self.services.store, self.user_id, self.workspace_id, body).await?;
+                let tag = tags::create_for_import(&self.services.store, self.user_id, self.holding, body).await?;
                 self.by_name.insert(name_key(&name), (tag.id, group.is_some()));
                 tag.id
             }
@@ -176,9 +175,13 @@ impl Tags<'_> {
 /// writing fail half-way, the new project is deleted again.
 pub async fn import(services: &Services, user_id: Uuid, workspace_id: Uuid, path: PathBuf) -> ApiResult<QdpxImport> {
     crate::accounts::access::require(&services.store, user_id, Target::Workspace(workspace_id), Need::Write).await?;
-    let budget = services.settings.material.max_upload_bytes.saturating_mul(10);
-    let parsed = match tokio::task::spawn_blocking(move || parse(path, budget)).await {
-        Ok(parsed) => parsed.map_err(invalid_file)?,
+    let _permit = services.import_permit().await?;
+    let upload_bytes = std::fs::metadata(&path).map(|meta| meta.len()).unwrap_or(u64::MAX);
+    let ceiling = services.settings.material.max_upload_bytes.saturating_mul(10);
+    let budget = super::text_budget(&services.settings, upload_bytes, ceiling);
+    let limits = super::qde_limits(&services.settings, budget);
+    let parsed = match tokio::task::spawn_blocking(move || parse(path, budget, limits)).await {
+        Ok(parsed) => parsed.map_err(super::refused)?,
         Err(error) if error.is_panic() => {
             return Err(invalid_file("The .qdpx file could not be read; it may be damaged."));
         }
@@ -206,16 +209,27 @@ pub async fn import(services: &Services, user_id: Uuid, workspace_id: Uuid, path
         research_goals: String::new(),
         interview_guide: String::new(),
     };
-    let project = crate::projects::create(services, user_id, Some(workspace_id), new).await?;
-    match fill(services, user_id, workspace_id, project.id, parsed).await {
-        Ok(summary) => Ok(summary),
-        Err(error) => {
-            if let Err(cleanup) = services.store.delete_project(user_id, project.id).await {
-                tracing::error!(project = %project.id, error = %cleanup, "a failed import's project could not be deleted");
-            }
-            Err(error)
+    services
+        .check_quota(crate::quota::Counted::Projects { owner_id: user_id })
+        .await?;
+    // Written into a holding workspace nobody sees, and moved into the workspace in one
+    // transaction once complete: a failure, or a kill, leaves nothing visible.
+    let (holding, _hold) = services.store.begin_import().await?;
+    let filled = async {
+        let project_id = services.store.create_import_project(user_id, holding, &new).await?;
+        let summary = fill(services, user_id, workspace_id, holding, project_id, parsed).await?;
+        if !services.store.publish_import(holding, workspace_id).await? {
+            return Err(anyhow::anyhow!("the import's holding workspace was removed before it completed").into());
         }
+        Ok(summary)
     }
+    .await;
+    if filled.is_err()
+        && let Err(cleanup) = services.store.drop_import(holding).await
+    {
+        tracing::error!(holding = %holding, error = %cleanup, "a failed import could not be removed; the sweep will");
+    }
+    filled
 }
 
 /// A range of a text source with every code applied to it and every memo on it.
@@ -263,6 +277,7 @@ async fn fill(
     services: &Services,
     user_id: Uuid,
     workspace_id: Uuid,
+    holding: Uuid,
     project_id: Uuid,
     parsed: Parsed,
 ) -> ApiResult<QdpxImport> {
@@ -270,7 +285,7 @@ async fn fill(
     let mut tags = Tags {
         services,
         user_id,
-        workspace_id,
+        holding,
         by_name: existing
             .iter()
             .map(|tag| (name_key(&tag.name), (tag.id, tag.parent_id.is_some())))
@@ -291,7 +306,11 @@ async fn fill(
         },
     };
     for (index, source) in parsed.sources.into_iter().enumerate() {
-        crate::records::intake::may_add(services, user_id, project_id).await?;
+        // The workspace's access was checked at the start; the project is not visible yet.
+        services
+            .check_quota(crate::quota::Counted::Records { project_id })
+            .await?;
+        services.store.touch_import(holding).await?;
         let utterances: Vec<ParsedUtterance> = source.read.utterances.clone();
         let record_id = crate::records::intake::file_transcript(
             services,
