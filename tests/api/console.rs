@@ -379,6 +379,16 @@ async fn the_researchers_day(browser: &Browser, app: &TestApp, researcher: &Test
         "return !location.pathname.endsWith('/edit') && document.querySelector('.report h2')?.textContent === 'What we heard' || null",
     )
     .await;
+    // Regenerating the edited report asks first, and says the edit stays.
+    browser.go(&app.url(&format!("{report_path}/regenerate"))).await;
+    until(
+        browser,
+        "the question before regenerating",
+        "return document.body.textContent.includes('kept as a version') || null",
+    )
+    .await;
+    look(browser, "report-regenerate").await;
+    browser.go(&app.url(&report_path)).await;
     let share = browser.find("form[action$='/share'] button").await;
     browser.click(&share).await;
     let public = until(
