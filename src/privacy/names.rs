@@ -1936,49 +1936,12 @@ fn verb_like(key: &str) -> bool {
 /// Words before a name that make it a thing's (the Denver plan, our Marvin), and words
 /// after it that say what thing (Vienna tier, Atlas app).
 const THING_BEFORE: &[&str] = &[
-    "the",
-    "our",
-    "your",
-    "their",
-    "its",
-    "der",
-    "die",
-    "das",
-    "el",
-    "los",
-    "las",
-    "les",
-    "in",
-    "near",
-    "em",
-    "nach",
-    "outgrew",
-    "do",
-    "du",
-    "en",
-    "plan",
-    "plano",
-    "tarif",
-    "use",
-    "uses",
-    "using",
-    "used",
-    "nutzen",
-    "nutzt",
-    "verwenden",
-    "usa",
-    "usamos",
-    "usam",
-    "usan",
-    "utilise",
-    "utilisons",
-    "utilisez",
-    "usar",
-    "migrated",
-    "switched",
+    "the", "our", "your", "their", "its", "der", "die", "das", "el", "los", "las", "les", "in", "near", "em", "nach",
+    "outgrew", "do", "du", "en", "plan", "plano", "tarif", "migrated", "switched",
 ];
 
-/// Verbs of using a thing, before an article and the thing (a gente usa o Iris).
+/// Verbs of using a thing, before it or before an article and it (we use Iris, a gente
+/// usa o Iris).
 const USING: &[&str] = &[
     "use",
     "uses",
@@ -2051,7 +2014,7 @@ fn named_thing(words: &[Word<'_>], i: usize) -> bool {
     let used = i >= 2
         && before.is_some_and(|b| ARTICLES.contains(&b.key.as_ref()) && !b.after_break)
         && USING.contains(&words[i - 2].key.as_ref());
-    used || before.is_some_and(|b| THING_BEFORE.contains(&b.key.as_ref()))
+    used || before.is_some_and(|b| THING_BEFORE.contains(&b.key.as_ref()) || USING.contains(&b.key.as_ref()))
         || after.is_some_and(|a| THING_AFTER.contains(&a.key.as_ref()))
 }
 
