@@ -5,7 +5,9 @@
 //! - `Origin`: a browser page of another site must not reach the server (DNS rebinding:
 //!   a page on `evil.example` whose name resolves to this server's address). A request
 //!   that names an origin must name the instance's own, the origin of
-//!   `INSIGHT_PUBLIC_URL`; one without (every client that is not a browser) passes.
+//!   `INSIGHT_PUBLIC_URL`, or one on this machine (`localhost`, `127.0.0.1`, `[::1]`, any
+//!   port: a rebinding page cannot name one, and a page served here is the machine's own);
+//!   one without (every client that is not a browser) passes.
 //! - The message: `application/json`, JSON, and a JSON-RPC message, else the error codes
 //!   JSON-RPC 2.0 gives those cases (`-32700`, `-32600`, `-32602`) with HTTP 4xx.
 //! - The SDK's own refusals (a wrong `Accept`, a method the endpoint does not serve) come
@@ -25,7 +27,8 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 
-/// The origins a browser page may call the door from: the instance's public one.
+/// The origins a browser page may call the door from: the instance's public one, and any
+/// on the loopback interface.
 #[derive(Clone, Debug)]
 pub struct AllowedOrigins(Vec<String>);
 
@@ -36,7 +39,20 @@ impl AllowedOrigins {
     }
 
     fn allow(&self, origin: &str) -> bool {
-        serialized_origin(origin).is_some_and(|origin| self.0.contains(&origin))
+        serialized_origin(origin).is_some_and(|origin| self.0.contains(&origin) || loopback(&origin))
+    }
+}
+
+/// Whether a serialized origin is on this machine's loopback interface.
+fn loopback(origin: &str) -> bool {
+    match url::Url::parse(origin)
+        .ok()
+        .and_then(|url| url.host().map(|host| host.to_owned()))
+    {
+        Some(url::Host::Domain(name)) => name == "localhost",
+        Some(url::Host::Ipv4(address)) => address.is_loopback(),
+        Some(url::Host::Ipv6(address)) => address.is_loopback(),
+        None => false,
     }
 }
 

@@ -148,6 +148,7 @@ async fn a_page_of_another_origin_is_refused_and_the_instances_own_origin_passes
 
     for origin in [
         "http://evil.example",
+        "http://localhost.evil.example",
         "https://insight.example.org.evil.example",
         "http://insight.example.org",
         "https://insight.example.org:8443",
@@ -162,13 +163,17 @@ async fn a_page_of_another_origin_is_refused_and_the_instances_own_origin_passes
         jsonrpc_error(&answer, StatusCode::FORBIDDEN, -32600, Value::Null);
     }
 
-    // No Origin (what non-browser clients send) and the instance's own origin, in any
-    // case and with its default port spelled out, pass.
+    // No Origin (what non-browser clients send), the instance's own origin, in any case
+    // and with its default port spelled out, and a page of this machine's own (which no
+    // rebinding page can name), pass.
     for origin in [
         None,
         Some("https://insight.example.org"),
         Some("HTTPS://Insight.Example.org"),
         Some("https://insight.example.org:443"),
+        Some("http://localhost:6274"),
+        Some("http://127.0.0.1:51125"),
+        Some("http://[::1]:3000"),
     ] {
         let (status, _, body) = post(&app, token, json, origin, message.clone()).await;
         assert_eq!(status, StatusCode::OK, "{origin:?}: {body}");
