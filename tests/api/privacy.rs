@@ -1040,24 +1040,32 @@ async fn records_and_recordings_past_the_retention_are_deleted_by_the_background
         recording(&calls[2]).await.expect("read").is_some(),
         "today's recording stays"
     );
+    // The audit entry is written once the sweep has removed the files, a moment after the
+    // record is gone.
+    let entry = loop {
+        let (_, audit) = app
+            .get(
+                &format!("/workspaces/{workspace}/audit?action=retention.applied"),
+                &owner,
+            )
+            .await;
+        let entry = audit["items"]
+            .as_array()
+            .or(audit.as_array())
+            .and_then(|items| items.first())
+            .cloned();
+        if let Some(entry) = entry {
+            break entry;
+        }
+        assert!(std::time::Instant::now() < deadline, "no audit entry for the sweep");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert_eq!(entry["detail"], json!({ "records": 1, "recordings": 1 }), "{entry}");
     assert_eq!(
         recordings(&media),
         1,
         "only today's recording is left in the data folder"
     );
-    let (_, audit) = app
-        .get(
-            &format!("/workspaces/{workspace}/audit?action=retention.applied"),
-            &owner,
-        )
-        .await;
-    let entry = audit["items"]
-        .as_array()
-        .or(audit.as_array())
-        .and_then(|items| items.first())
-        .cloned();
-    let entry = entry.expect("an audit entry");
-    assert_eq!(entry["detail"], json!({ "records": 1, "recordings": 1 }), "{entry}");
     app.stop().await;
 }
 
