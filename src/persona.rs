@@ -23,6 +23,15 @@ pub enum Current {
     Failed { seconds: u64, reason: Option<String> },
 }
 
+/// A record its owner made public, for anyone with its address; else a 404.
+pub async fn public_record(services: &Services, record_id: uuid::Uuid) -> ApiResult<Record> {
+    services
+        .store
+        .get_public_record(record_id)
+        .await?
+        .ok_or_else(|| crate::error::ApiError::not_found("Record"))
+}
+
 /// The persona of `record`: the stored one if it is of the record as it is now, written
 /// at once by the offline engine, or queued for a worker. `public` is a stranger asking:
 /// no provider's or processing's messages.

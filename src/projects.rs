@@ -4,12 +4,19 @@ use uuid::Uuid;
 
 use crate::accounts::access;
 use crate::accounts::audit::{self, Actor};
+use crate::domain::page::PageRequest;
+use crate::domain::preset::{Preset, Prompt};
 use crate::domain::project::{NewProject, Project};
-use crate::domain::workspace::Need;
+use crate::domain::record::Record;
+use crate::domain::report::Report;
+use crate::domain::workspace::{Need, Role};
 use crate::error::{ApiError, ApiResult};
 use crate::quota::Counted;
 use crate::services::Services;
-use crate::store::{ProjectChanges, Target};
+use crate::store::Target;
+
+/// A change to a project's fields, as every door sends it.
+pub use crate::store::ProjectChanges;
 
 /// Makes a project in the workspace named (the creator's personal one by default).
 pub async fn create(
@@ -77,4 +84,78 @@ pub async fn delete(services: &Services, actor: &Actor, user_id: Uuid, project_i
         .await?;
     }
     Ok(())
+}
+
+/// The projects of every workspace the user belongs to, newest first.
+pub async fn list(services: &Services, user_id: Uuid) -> ApiResult<Vec<Project>> {
+    Ok(services.store.list_projects(user_id).await?)
+}
+
+/// One project, for those who may read it; its owner opening a `New` project makes it
+/// `Opened`. Answers it with the caller's role on it.
+pub async fn open(services: &Services, user_id: Uuid, project_id: Uuid) -> ApiResult<(Project, Role)> {
+    let role = access::require(&services.store, user_id, Target::Project(project_id), Need::Read).await?;
+    let project = services
+        .store
+        .open_project(user_id, project_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Project"))?;
+    Ok((project, role))
+}
+
+/// A project's page: the project, its records and reports (archived ones too), and for
+/// those who may write, the presets and prompts a new report can be written from.
+pub struct Overview {
+    pub project: Project,
+    pub may_write: bool,
+    pub records: Vec<Record>,
+    pub reports: Vec<Report>,
+    pub presets: Vec<Preset>,
+    pub prompts: Vec<Prompt>,
+}
+
+/// The project as its page shows it (see [`Overview`]).
+pub async fn overview(services: &Services, user_id: Uuid, project_id: Uuid) -> ApiResult<Overview> {
+    let (project, role) = open(services, user_id, project_id).await?;
+    let store = &services.store;
+    let may_write = role.allows(Need::Write);
+    let (created, library) = (PageRequest::everything(), PageRequest::everything());
+    let (records, reports) = tokio::try_join!(
+        store.list_records(user_id, project_id, &created),
+        store.list_reports(user_id, project_id, true, &created),
+    )?;
+    let (presets, prompts) = if may_write {
+        tokio::try_join!(
+            store.list_presets(user_id, &library),
+            store.list_prompts(user_id, &library),
+        )
+        .map(|(presets, prompts)| (presets.items, prompts.items))?
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    Ok(Overview {
+        project,
+        may_write,
+        records: records.items,
+        reports: reports.items,
+        presets,
+        prompts,
+    })
+}
+
+/// One project, for those whose role on it allows `need` (unseen is a 404, seen but not
+/// allowed a 403), with that role.
+pub async fn get(services: &Services, user_id: Uuid, project_id: Uuid, need: Need) -> ApiResult<(Role, Project)> {
+    let role = access::require(&services.store, user_id, Target::Project(project_id), need).await?;
+    let project = services
+        .store
+        .get_project(user_id, project_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Project"))?;
+    Ok((role, project))
+}
+
+/// The currency of the project's workspace, in which its costs are shown.
+pub async fn currency(services: &Services, project_id: Uuid) -> ApiResult<String> {
+    Ok(services.store.project_settings(project_id).await?.1.currency)
 }

@@ -8,14 +8,20 @@ use crate::accounts::access;
 use crate::accounts::audit::{self, Actor};
 use crate::ai::{SectionBrief, Source};
 use crate::domain::insight::{Insight, report_section, with_report_section};
+use crate::domain::page::{Page, PageRequest};
 use crate::domain::patch::Patch;
-use crate::domain::report::{ReasoningMode, Report, ReportCreateFields, ReportStatus, ReportVersion, VersionKind};
+use crate::domain::report::{
+    Generation, ReasoningMode, Report, ReportCreateFields, ReportStatus, ReportVersion, TokenUsage, VersionKind,
+};
 use crate::domain::usage::Estimate;
 use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult, UnknownReferences, ValidationIssue};
 use crate::quota::Counted;
 use crate::services::Services;
-use crate::store::{GenerationRefused, MaterialRow, NewReport, ReportChanges, Store, Target};
+use crate::store::{CreatedKey, GenerationRefused, MaterialRow, NewReport, Store, Target};
+
+/// A change to a report's fields, as every door sends it.
+pub use crate::store::ReportChanges;
 
 /// Checks that referenced prompts, records and preset exist and are the caller's to use;
 /// those that are not are named in one 409 (see `UnknownReferences`).
@@ -44,6 +50,48 @@ async fn check_references(
     unknown.into_error().map_or(Ok(()), Err)
 }
 
+/// A creation body as every door must send it: a title (trimmed, 1 to 300 characters),
+/// prompts or a preset to write it from (an empty list of prompts is none), and a report
+/// language, when given, as a two-letter ISO 639-1 code. The JSON door's schema says most of
+/// this as well; the rule is here so that the console and MCP answer as it does.
+fn checked(mut body: ReportCreateFields) -> ApiResult<ReportCreateFields> {
+    let mut issues = Vec::new();
+    let title = body.title.trim();
+    if title.is_empty() {
+        issues.push(ValidationIssue::blank("title", &body.title));
+    } else if title.chars().count() > TITLE_MAX {
+        issues.push(ValidationIssue::too_long("title", title, TITLE_MAX));
+    }
+    body.title = title.to_owned();
+    body.prompts_ids = body.prompts_ids.filter(|ids| !ids.is_empty());
+    if body.prompts_ids.is_none() && body.preset_id.is_none() {
+        issues.push(ValidationIssue::new(
+            vec![json!("body"), json!("preset_id")],
+            "missing",
+            "Choose a preset or at least one prompt (prompts_ids) for the report",
+        ));
+    }
+    if let Some(language) = &body.report_language
+        && !(language.len() == 2 && language.bytes().all(|b| b.is_ascii_lowercase()))
+    {
+        issues.push(
+            ValidationIssue::value_error(
+                vec![json!("body"), json!("report_language")],
+                "a report's language is a two-letter ISO 639-1 code in lower case, such as en",
+            )
+            .with_input(json!(language)),
+        );
+    }
+    if issues.is_empty() {
+        Ok(body)
+    } else {
+        Err(ApiError::validation(issues))
+    }
+}
+
+/// The longest title a report may have.
+pub const TITLE_MAX: usize = 300;
+
 /// Creates a report from the prompts given, or the preset's, over the records given, or
 /// every record of the project, and queues its generation. Answers it as written.
 pub async fn create(
@@ -58,18 +106,7 @@ pub async fn create(
     // while the rest are checked. The write is left out: creations that reach it
     // together share a commit.
     access::require(&services.store, owner_id, Target::Project(project_id), Need::Write).await?;
-    // The JSON door's schema says this too; the console and MCP doors have none.
-    if let Some(language) = &body.report_language
-        && !(language.len() == 2 && language.bytes().all(|b| b.is_ascii_lowercase()))
-    {
-        return Err(ApiError::validation(vec![
-            ValidationIssue::value_error(
-                vec![json!("body"), json!("report_language")],
-                "a report's language is a two-letter ISO 639-1 code in lower case, such as en",
-            )
-            .with_input(json!(language)),
-        ]));
-    }
+    let body = checked(body)?;
     crate::trust::require_project_budget(services, project_id).await?;
     let intake = services.report_intake.acquire().await.map_err(anyhow::Error::from)?;
     let Some(project_name) = services.store.project_name(owner_id, project_id).await? else {
@@ -150,6 +187,7 @@ pub async fn estimate(
     body: ReportCreateFields,
 ) -> ApiResult<Estimate> {
     access::require(&services.store, owner_id, Target::Project(project_id), Need::Write).await?;
+    let body = checked(body)?;
     let Some(project) = services.store.get_project(owner_id, project_id).await? else {
         return Err(ApiError::not_found("Project"));
     };
@@ -210,7 +248,7 @@ pub async fn estimate(
 }
 
 /// Changes a report: a field left out stays; what the changes name must be the owner's.
-/// Making it public or private is an audit entry.
+/// Making it public or private, deleting or restoring it, is an audit entry.
 pub async fn update(
     services: &Services,
     actor: &Actor,
@@ -229,12 +267,10 @@ pub async fn update(
         changes.preset_id.as_value().copied(),
     )
     .await?;
-    let was_public = match changes.is_public {
-        Patch::Value(_) => services
-            .store
-            .get_report(owner_id, project_id, report_id)
-            .await?
-            .map(|report| report.is_public),
+    let before = match (&changes.is_public, &changes.is_deleted) {
+        (Patch::Value(_), _) | (_, Patch::Value(_)) => {
+            services.store.get_report(owner_id, project_id, report_id).await?
+        }
         _ => None,
     };
     let report = services
@@ -242,9 +278,20 @@ pub async fn update(
         .update_report(owner_id, project_id, report_id, changes)
         .await?
         .ok_or_else(|| ApiError::not_found("Report"))?;
-    if was_public.is_some_and(|was| was != report.is_public) {
-        let detail = serde_json::json!({ "is_public": report.is_public });
-        audit_report(services, actor, &report, "report.shared", detail).await?;
+    if let Some(before) = before {
+        if before.is_public != report.is_public {
+            let detail = serde_json::json!({ "is_public": report.is_public });
+            audit_report(services, actor, &report, "report.shared", detail).await?;
+        }
+        if before.is_deleted != report.is_deleted {
+            let action = if report.is_deleted {
+                "report.deleted"
+            } else {
+                "report.restored"
+            };
+            let detail = serde_json::json!({ "title": report.title });
+            audit_report(services, actor, &report, action, detail).await?;
+        }
     }
     Ok(report)
 }
@@ -362,12 +409,177 @@ pub async fn cancel(store: &Store, owner_id: Uuid, project_id: Uuid, report_id: 
     report.ok_or_else(|| ApiError::not_found("Report"))
 }
 
+/// A report of the project, deleted ones too (marked `is_deleted`, so that they can be
+/// found and restored): every door finds a report by its id this way, while lists and the
+/// report as a document to read ([`document`]) leave deleted ones out.
+pub async fn get(services: &Services, user_id: Uuid, project_id: Uuid, report_id: Uuid) -> ApiResult<Report> {
+    access::require(&services.store, user_id, Target::Project(project_id), Need::Read).await?;
+    report_of(&services.store, user_id, project_id, report_id).await
+}
+
+/// A report as a document to read (its page, its resource, its exports): a deleted one is
+/// not found until it is restored.
+pub async fn document(services: &Services, user_id: Uuid, project_id: Uuid, report_id: Uuid) -> ApiResult<Report> {
+    let report = get(services, user_id, project_id, report_id).await?;
+    if report.is_deleted {
+        return Err(ApiError::NotFound(
+            "The report was deleted; it can be restored from its project".into(),
+        ));
+    }
+    Ok(report)
+}
+
+/// A report the user may change (404 unseen, 403 for a viewer), deleted ones too.
+pub async fn writable(services: &Services, user_id: Uuid, project_id: Uuid, report_id: Uuid) -> ApiResult<Report> {
+    access::require(&services.store, user_id, Target::Project(project_id), Need::Write).await?;
+    report_of(&services.store, user_id, project_id, report_id).await
+}
+
+/// What a person reading a report sees beside its text: the generation's state, whether its
+/// text was edited by hand since it was last generated (Regenerate asks first), and
+/// whether he may change it.
+pub struct Reading {
+    pub report: Report,
+    pub generation: Generation,
+    pub edited: bool,
+    pub may_write: bool,
+}
+
+/// A report to read with its generation's state; a deleted one is shown marked so, that it
+/// can be restored.
+pub async fn reading(services: &Services, user_id: Uuid, project_id: Uuid, report_id: Uuid) -> ApiResult<Reading> {
+    let role = access::require(&services.store, user_id, Target::Project(project_id), Need::Read).await?;
+    let report = report_of(&services.store, user_id, project_id, report_id).await?;
+    let (generation, edited) = tokio::try_join!(
+        generation(services, user_id, project_id, report_id),
+        edited(services, user_id, project_id, report_id),
+    )?;
+    Ok(Reading {
+        report,
+        generation,
+        edited,
+        may_write: role.allows(Need::Write),
+    })
+}
+
+/// Whether the report's current text is a person's edit (its newest version is an edit).
+pub async fn edited(services: &Services, user_id: Uuid, project_id: Uuid, report_id: Uuid) -> ApiResult<bool> {
+    access::require(&services.store, user_id, Target::Project(project_id), Need::Read).await?;
+    Ok(services.store.report_edited(report_id).await?)
+}
+
+/// A page of the project's reports, newest first; archived ones only when asked for,
+/// deleted ones never.
+pub async fn list(
+    services: &Services,
+    user_id: Uuid,
+    project_id: Uuid,
+    archived: bool,
+    page: &PageRequest<CreatedKey>,
+) -> ApiResult<Page<Report, CreatedKey>> {
+    access::require(&services.store, user_id, Target::Project(project_id), Need::Read).await?;
+    Ok(services.store.list_reports(user_id, project_id, archived, page).await?)
+}
+
+/// A shared report, for anyone with its link: only while it is public and not deleted.
+pub async fn shared(services: &Services, project_id: Uuid, report_id: Uuid) -> ApiResult<Report> {
+    services
+        .store
+        .get_public_report(project_id, report_id)
+        .await?
+        .ok_or_else(|| ApiError::NotFound("This report is not shared (any more)".into()))
+}
+
+/// Where the report's generation is: progress, attempts, the last error, token usage.
+pub async fn generation(
+    services: &Services,
+    user_id: Uuid,
+    project_id: Uuid,
+    report_id: Uuid,
+) -> ApiResult<Generation> {
+    let row = services
+        .store
+        .generation(user_id, project_id, report_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Report"))?;
+    Ok(Generation {
+        status: ReportStatus::parse(&row.status).unwrap_or(ReportStatus::Failed),
+        progress: row.gen_progress,
+        error: row.gen_error,
+        attempts: row.gen_attempts,
+        started_at: row.gen_started_at,
+        finished_at: row.gen_finished_at,
+        usage: TokenUsage {
+            prompt_tokens: row.gen_prompt_tokens,
+            completion_tokens: row.gen_completion_tokens,
+        },
+        provenance: row.gen_provenance.map(|p| p.0),
+    })
+}
+
+/// How often [`wait`] looks at a generation.
+const WAIT_STEP: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Waits until the report's generation is settled (completed, failed or cancelled), the
+/// deadline passes or `stop` resolves, telling `progress` each time more of it is written;
+/// answers the generation as it then is. The report is written all the same when the wait
+/// ends first.
+pub async fn wait<Told>(
+    services: &Services,
+    user_id: Uuid,
+    project_id: Uuid,
+    report_id: Uuid,
+    deadline: tokio::time::Instant,
+    mut progress: impl FnMut(Generation) -> Told,
+    stop: impl std::future::Future<Output = ()>,
+) -> ApiResult<Generation>
+where
+    Told: std::future::Future<Output = ()>,
+{
+    let mut stop = std::pin::pin!(stop);
+    let mut told = -1.0;
+    loop {
+        let generation = generation(services, user_id, project_id, report_id).await?;
+        let settled = matches!(
+            generation.status,
+            ReportStatus::Completed | ReportStatus::Failed | ReportStatus::Cancelled
+        );
+        if settled || tokio::time::Instant::now() >= deadline {
+            return Ok(generation);
+        }
+        if generation.progress > told {
+            told = generation.progress;
+            progress(generation.clone()).await;
+        }
+        tokio::select! {
+            () = tokio::time::sleep(WAIT_STEP) => {}
+            () = &mut stop => return Ok(generation),
+        }
+    }
+}
+
 /// The report, when the user may read it; else a 404.
 async fn report_of(store: &Store, user_id: Uuid, project_id: Uuid, report_id: Uuid) -> ApiResult<Report> {
     store
         .get_report(user_id, project_id, report_id)
         .await?
         .ok_or_else(|| ApiError::not_found("Report"))
+}
+
+/// For each of the project's insights given, the reports (id and title) that include it,
+/// deleted reports left out.
+pub async fn including(
+    services: &Services,
+    user_id: Uuid,
+    project_id: Uuid,
+    insight_ids: &[Uuid],
+) -> ApiResult<std::collections::HashMap<Uuid, Vec<(Uuid, String)>>> {
+    access::require(&services.store, user_id, Target::Project(project_id), Need::Read).await?;
+    let mut included = std::collections::HashMap::new();
+    for &insight_id in insight_ids {
+        included.insert(insight_id, services.store.reports_including(insight_id).await?);
+    }
+    Ok(included)
 }
 
 /// Insights a report includes at most.

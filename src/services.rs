@@ -175,3 +175,10 @@ mod tests {
         assert_eq!(report_intake_permits(8), 7);
     }
 }
+
+impl Services {
+    /// Whether the service can serve: its database answers.
+    pub async fn ready(&self) -> bool {
+        self.store.ping().await
+    }
+}

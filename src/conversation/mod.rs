@@ -9,11 +9,11 @@
 //! in the thread's history.
 
 pub mod record;
+pub mod threads;
 
 use std::collections::HashMap;
 use std::time::Instant;
 
-use axum::http::StatusCode;
 use tokio::sync::mpsc;
 use uuid::Uuid;
 
@@ -42,7 +42,38 @@ pub enum Event<T = ChatMessage> {
     /// The stored answer.
     Done(T),
     /// Why there is no answer; the question was not stored.
-    Error(StatusCode, String),
+    Error(Failure),
+}
+
+/// Why a conversation has no answer, in the use case's words; each door says it in its
+/// own (a status and `{detail}`, an SSE `error` event, a tool error).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// The model, or storing the answer, failed now; asking again may work.
+    Unavailable(String),
+    /// What the question was about was deleted meanwhile.
+    Gone(String),
+    /// The conversation takes no answer now (an interview that ended, or another answer
+    /// that came in first).
+    Closed(String),
+}
+
+impl Failure {
+    /// The sentence that says why.
+    pub fn detail(&self) -> &str {
+        match self {
+            Failure::Unavailable(detail) | Failure::Gone(detail) | Failure::Closed(detail) => detail,
+        }
+    }
+
+    /// The use cases' error for it.
+    pub fn into_error(self) -> ApiError {
+        match self {
+            Failure::Unavailable(detail) => ApiError::Unavailable(detail),
+            Failure::Gone(detail) => ApiError::NotFound(detail),
+            Failure::Closed(detail) => ApiError::Conflict(detail),
+        }
+    }
 }
 
 /// How an answer's citations name their passages.
@@ -136,7 +167,7 @@ impl Asked {
             match event {
                 Event::Delta(_) | Event::Reset => {}
                 Event::Done(message) => return Ok(message),
-                Event::Error(_, detail) => return Err(ApiError::Unavailable(detail)),
+                Event::Error(failure) => return Err(ApiError::Unavailable(failure.detail().to_owned())),
             }
         }
         Err(ApiError::Unavailable(
@@ -240,10 +271,9 @@ async fn answer(engine: &Engine, store: &Store, pending: Pending, events: &mpsc:
         Ok(answer) => answer,
         Err(error) => {
             tracing::warn!(error = %error, "a chat answer failed");
-            return Event::Error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                format!("The model could not answer: {error} The question was not stored; send it again."),
-            );
+            return Event::Error(Failure::Unavailable(format!(
+                "The model could not answer: {error} The question was not stored; send it again."
+            )));
         }
     };
     let (content, sources) = match engine {
@@ -253,12 +283,11 @@ async fn answer(engine: &Engine, store: &Store, pending: Pending, events: &mpsc:
             Ok(checked) => checked,
             Err(error) => {
                 tracing::error!(error = %format!("{error:#}"), "reading transcripts to check an answer failed");
-                return Event::Error(
-                    StatusCode::SERVICE_UNAVAILABLE,
+                return Event::Error(Failure::Unavailable(
                     "The answer could not be checked against the transcripts; the question was not stored. Send it \
                      again."
                         .into(),
-                );
+                ));
             }
         },
     };
@@ -268,10 +297,9 @@ async fn answer(engine: &Engine, store: &Store, pending: Pending, events: &mpsc:
         Ok(records) => records,
         Err(error) => {
             tracing::error!(error = %format!("{error:#}"), "reading the records' versions for an answer failed");
-            return Event::Error(
-                StatusCode::SERVICE_UNAVAILABLE,
+            return Event::Error(Failure::Unavailable(
                 "The answer could not be stored; send the question again.".into(),
-            );
+            ));
         }
     };
     let provenance = crate::trust::provenance::provenance(&pending.prices, engine, records, started.elapsed());
@@ -285,16 +313,14 @@ async fn answer(engine: &Engine, store: &Store, pending: Pending, events: &mpsc:
     };
     match store.add_exchange(&pending.target, &exchange).await {
         Ok(Some(message)) => Event::Done(message),
-        Ok(None) => Event::Error(
-            StatusCode::NOT_FOUND,
+        Ok(None) => Event::Error(Failure::Gone(
             "The thread was deleted while the answer was written; the answer was not stored.".into(),
-        ),
+        )),
         Err(error) => {
             tracing::error!(error = %format!("{error:#}"), "storing a chat answer failed");
-            Event::Error(
-                StatusCode::SERVICE_UNAVAILABLE,
+            Event::Error(Failure::Unavailable(
                 "The answer could not be stored; send the question again.".into(),
-            )
+            ))
         }
     }
 }

@@ -13,13 +13,13 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use tokio::sync::mpsc;
 
+use crate::conversation::threads::MessageKey;
 use crate::conversation::{self, Asked, Event};
 use crate::domain::chat::{ChatHistory, ChatMessage};
 use crate::domain::page::Page;
-use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
+use crate::error::{ApiError, ApiResult, ValidationIssue};
 use crate::http::extract::query_param;
 use crate::http::paging::with_next_link;
-use crate::store::MessageKey;
 
 /// Whether the client asked for Server-Sent Events.
 pub fn wants_stream(headers: &HeaderMap) -> bool {
@@ -57,10 +57,10 @@ pub async fn respond<T: serde::Serialize + Send + 'static>(
                 ),
                 Event::Reset => (SseEvent::default().event("reset").json_data(json!({})), false),
                 Event::Done(message) => (SseEvent::default().event("done").json_data(&message), true),
-                Event::Error(_, detail) => (
+                Event::Error(failure) => (
                     SseEvent::default()
                         .event("error")
-                        .json_data(json!({ "detail": detail })),
+                        .json_data(json!({ "detail": failure.detail() })),
                     true,
                 ),
             };
@@ -75,7 +75,7 @@ pub async fn respond<T: serde::Serialize + Send + 'static>(
         match event {
             Event::Delta(_) | Event::Reset => {}
             Event::Done(message) => return Json(message).into_response(),
-            Event::Error(status, detail) => return (status, Json(ErrorBody { detail })).into_response(),
+            Event::Error(failure) => return failure.into_error().into_response(),
         }
     }
     ApiError::Unavailable("The answer stopped before it was complete; send the question again.".into()).into_response()

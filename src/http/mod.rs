@@ -12,6 +12,7 @@ pub mod paging;
 pub mod ratelimit;
 pub mod routes;
 pub mod serve;
+pub mod upload;
 pub mod validation;
 
 use std::sync::Arc;

@@ -13,14 +13,13 @@ pub mod respondent;
 pub mod rooms;
 pub mod voice;
 
-use axum::http::StatusCode;
 use chrono::{DateTime, Duration, Utc};
 use sha2::{Digest, Sha256};
 use tokio::sync::mpsc;
 use uuid::Uuid;
 
 use crate::ai::openai::Piece;
-use crate::conversation::Event;
+use crate::conversation::{Event, Failure};
 use crate::domain::interview::{RoomStatus, TurnAnswer, status_at};
 use crate::domain::now;
 use crate::domain::record::transcribe;
@@ -260,10 +259,9 @@ async fn interviewer_turn(
         Ok(next) => next,
         Err(error) => {
             tracing::warn!(room = %room.room.id, %error, "the interviewer could not answer");
-            return Event::Error(
-                StatusCode::SERVICE_UNAVAILABLE,
+            return Event::Error(Failure::Unavailable(
                 "The interviewer could not answer just now. Your answer is saved; send it again in a moment.".into(),
-            );
+            ));
         }
     };
     let turn = NewTurn {
@@ -278,13 +276,12 @@ async fn interviewer_turn(
     match store.add_turn(room.room.id, &turn, Some(expected)).await {
         Ok(_) => {}
         Err(TurnRefused::NotActive) => {
-            return Event::Error(StatusCode::CONFLICT, "This interview has ended.".into());
+            return Event::Error(Failure::Closed("This interview has ended.".into()));
         }
         Err(TurnRefused::Clash) => {
-            return Event::Error(
-                StatusCode::CONFLICT,
+            return Event::Error(Failure::Closed(
                 "Another answer of yours came in meanwhile; the interviewer answers that one.".into(),
-            );
+            ));
         }
         Err(TurnRefused::Failed(error)) => return stored_nothing(&error),
     }
@@ -304,10 +301,9 @@ async fn interviewer_turn(
 
 fn stored_nothing(error: &anyhow::Error) -> Event<TurnAnswer> {
     tracing::error!(error = %format!("{error:#}"), "storing an interview turn failed");
-    Event::Error(
-        StatusCode::SERVICE_UNAVAILABLE,
+    Event::Error(Failure::Unavailable(
         "The interview could not be saved just now; send your answer again in a moment.".into(),
-    )
+    ))
 }
 
 #[cfg(test)]

@@ -179,11 +179,13 @@ pub async fn join(services: &Services, token: &str, email: &str, consent: Option
         let mut events = super::spawn_turn(services, room.clone(), Vec::new());
         while let Some(event) = events.recv().await {
             match event {
-                crate::conversation::Event::Error(axum::http::StatusCode::CONFLICT, _)
+                crate::conversation::Event::Error(crate::conversation::Failure::Closed(_))
                 | crate::conversation::Event::Done(_) => {
                     break;
                 }
-                crate::conversation::Event::Error(_, detail) => return Err(ApiError::Unavailable(detail)),
+                crate::conversation::Event::Error(failure) => {
+                    return Err(ApiError::Unavailable(failure.detail().to_owned()));
+                }
                 _ => {}
             }
         }

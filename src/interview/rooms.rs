@@ -32,6 +32,17 @@ pub async fn owned_room(store: &Store, owner_id: Uuid, room_id: Uuid) -> ApiResu
         .ok_or_else(|| ApiError::not_found("Room"))
 }
 
+/// The user's room of the project, if his role on it allows changing it (unseen, or of
+/// another project, is a 404; seen but not allowed a 403).
+pub async fn writable_room(store: &Store, owner_id: Uuid, project_id: Uuid, room_id: Uuid) -> ApiResult<StoredRoom> {
+    access::require(store, owner_id, Target::Room(room_id), Need::Write).await?;
+    let room = owned_room(store, owner_id, room_id).await?;
+    if room.project_id != project_id {
+        return Err(ApiError::not_found("Interview room"));
+    }
+    Ok(room)
+}
+
 /// A page of the user's rooms, of one project (which he must be able to read) or all,
 /// newest first, as their owner sees them.
 pub async fn list(

@@ -76,8 +76,8 @@ pub struct CreateReportArgs {
     pub project_id: Uuid,
     /// The report's title.
     pub title: String,
-    /// A preset (from list_presets) whose prompts write the report. With neither this
-    /// nor prompts_ids, the first preset list_presets shows.
+    /// A preset (from list_presets) whose prompts write the report. Give this,
+    /// prompts_ids, or both.
     #[schemars(with = "Option<String>")]
     pub preset_id: Option<Uuid>,
     /// Prompts to run instead of (or before) the preset's.

@@ -36,11 +36,12 @@ pub async fn list(
     caller: Caller,
     _request: Option<PaginatedRequestParams>,
 ) -> Result<ListResourcesResult, ErrorData> {
-    let store = &services.store;
     let mut resources = Vec::new();
-    for project in store.list_projects(caller.user_id).await.map_err(internal)? {
-        let records = store
-            .list_records(caller.user_id, project.id, &PageRequest::everything())
+    for project in crate::projects::list(services, caller.user_id)
+        .await
+        .map_err(internal)?
+    {
+        let records = crate::records::list(services, caller.user_id, project.id, &PageRequest::everything())
             .await
             .map_err(internal)?;
         resources.extend(records.items.into_iter().map(|record| {
@@ -48,8 +49,7 @@ pub async fn list(
                 .with_description(format!("Transcript in the project {}", project.name))
                 .with_mime_type("text/plain")
         }));
-        let reports = store
-            .list_reports(caller.user_id, project.id, false, &PageRequest::everything())
+        let reports = crate::reports::list(services, caller.user_id, project.id, false, &PageRequest::everything())
             .await
             .map_err(internal)?;
         resources.extend(reports.items.into_iter().map(|report| {
@@ -85,12 +85,12 @@ pub async fn read(services: &Services, caller: Caller, uri: &str) -> Result<Read
         let Some(&[project_id, report_id]) = ids(rest).as_deref() else {
             return Err(not_found());
         };
-        let report = services
-            .store
-            .get_report(caller.user_id, project_id, report_id)
-            .await
-            .map_err(internal)?
-            .ok_or_else(not_found)?;
+        // A deleted report is not read as a document until it is restored.
+        let report = match crate::reports::document(services, caller.user_id, project_id, report_id).await {
+            Ok(report) => report,
+            Err(ApiError::NotFound(_)) => return Err(not_found()),
+            Err(error) => return Err(internal(error)),
+        };
         let contents = ResourceContents::TextResourceContents {
             uri: uri.to_owned(),
             mime_type: Some("text/markdown".into()),

@@ -13,23 +13,18 @@ use uuid::Uuid;
 
 use super::args::*;
 use super::{Caller, Insight, caller_of, refused};
-use crate::accounts::access;
 use crate::domain::chat::AgentChatCreate;
 use crate::domain::highlight::{Anchor, HighlightCreate};
 use crate::domain::page::PageRequest;
-use crate::domain::report::{ReportCreateFields, ReportStatus};
-use crate::domain::workspace::Need;
+use crate::domain::report::ReportCreateFields;
 use crate::error::{ApiError, ApiResult};
 use crate::repository::search::Query;
-use crate::store::Target;
 
 type ToolResult = Result<CallToolResult, ErrorData>;
 
 /// How long `create_report` waits for the report by default, and at most.
 const WAIT_DEFAULT_SECONDS: u64 = 120;
 const WAIT_MOST_SECONDS: u64 = 600;
-/// How often a waiting `create_report` looks at the report.
-const WAIT_STEP: Duration = Duration::from_millis(250);
 
 #[tool_router(vis = "pub(super)")]
 impl Insight {
@@ -39,7 +34,7 @@ impl Insight {
     )]
     async fn list_projects(&self, context: RequestContext<RoleServer>) -> ToolResult {
         let caller = caller_of(&context.extensions)?;
-        let projects = self.services.store.list_projects(caller.user_id).await;
+        let projects = crate::projects::list(&self.services, caller.user_id).await;
         answer(
             projects
                 .map_err(ApiError::from)
@@ -202,10 +197,7 @@ impl Insight {
     }
 
     async fn records(&self, caller: Caller, project_id: Uuid) -> ApiResult<Value> {
-        let store = &self.services.store;
-        access::require(store, caller.user_id, Target::Project(project_id), Need::Read).await?;
-        let records = store
-            .list_records(caller.user_id, project_id, &PageRequest::everything())
+        let records = crate::records::list(&self.services, caller.user_id, project_id, &PageRequest::everything())
             .await?
             .items;
         Ok(json!({ "records": records }))
@@ -270,36 +262,28 @@ impl Insight {
     }
 
     async fn reports(&self, caller: Caller, args: ReportListArgs) -> ApiResult<Value> {
-        let store = &self.services.store;
-        access::require(store, caller.user_id, Target::Project(args.project_id), Need::Read).await?;
-        let reports = store
-            .list_reports(
-                caller.user_id,
-                args.project_id,
-                args.include_archived,
-                &PageRequest::everything(),
-            )
-            .await?
-            .items;
+        let reports = crate::reports::list(
+            &self.services,
+            caller.user_id,
+            args.project_id,
+            args.include_archived,
+            &PageRequest::everything(),
+        )
+        .await?
+        .items;
         Ok(json!({ "reports": reports }))
     }
 
     async fn report(&self, caller: Caller, project_id: Uuid, report_id: Uuid) -> ApiResult<Value> {
-        let report = self
-            .services
-            .store
-            .get_report(caller.user_id, project_id, report_id)
-            .await?
-            .ok_or_else(|| ApiError::not_found("Report"))?;
+        let report = crate::reports::get(&self.services, caller.user_id, project_id, report_id).await?;
         let mut value = serde_json::to_value(report).map_err(anyhow::Error::from)?;
         value["url"] = json!(self.link(&format!("/p/{project_id}/reports/{report_id}")));
         Ok(value)
     }
 
     async fn tags(&self, caller: Caller, workspace_id: Uuid) -> ApiResult<Value> {
-        let store = &self.services.store;
-        access::require(store, caller.user_id, Target::Workspace(workspace_id), Need::Read).await?;
-        Ok(json!({ "tags": store.list_tags(caller.user_id, workspace_id).await? }))
+        let tags = crate::repository::tags::list(&self.services.store, caller.user_id, workspace_id).await?;
+        Ok(json!({ "tags": tags }))
     }
 
     async fn write_report(
@@ -308,31 +292,10 @@ impl Insight {
         args: CreateReportArgs,
         context: &RequestContext<RoleServer>,
     ) -> ApiResult<Value> {
-        let title = args.title.trim().to_owned();
-        if title.is_empty() {
-            return Err(ApiError::validation(vec![crate::error::ValidationIssue::blank(
-                "title",
-                &args.title,
-            )]));
-        }
-        crate::error::check_lengths(&[("title", &title, 300)])?;
-        // An empty list of prompts means none chosen, as the JSON door's schema would say.
-        let prompts_ids = args.prompts_ids.filter(|ids| !ids.is_empty());
-        let preset_id = match (&args.preset_id, &prompts_ids) {
-            (None, None) => self
-                .services
-                .store
-                .list_presets(caller.user_id, &PageRequest { limit: 1, after: None })
-                .await?
-                .items
-                .first()
-                .map(|preset| preset.id),
-            _ => args.preset_id,
-        };
         let fields = ReportCreateFields {
-            title,
-            prompts_ids,
-            preset_id,
+            title: args.title,
+            prompts_ids: args.prompts_ids,
+            preset_id: args.preset_id,
             records_ids: args.records_ids,
             category: None,
             context: None,
@@ -345,39 +308,35 @@ impl Insight {
         let wait = Duration::from_secs(args.wait_seconds.unwrap_or(WAIT_DEFAULT_SECONDS).min(WAIT_MOST_SECONDS));
         let deadline = tokio::time::Instant::now() + wait;
         let progress_token = context.meta.get_progress_token();
-        let mut told = -1.0;
-        loop {
-            let generation = self
-                .services
-                .store
-                .generation(caller.user_id, project_id, created.id)
-                .await?
-                .ok_or_else(|| ApiError::not_found("Report"))?;
-            let status = ReportStatus::parse(&generation.status).unwrap_or(ReportStatus::Failed);
-            let settled = matches!(
-                status,
-                ReportStatus::Completed | ReportStatus::Failed | ReportStatus::Cancelled
-            );
-            if settled || tokio::time::Instant::now() >= deadline {
-                break;
+        // Progress is told to a client that asked for it; one that stopped listening still
+        // gets the report at the end, and one that went away (or a server stopping) ends the
+        // wait while the report is written all the same.
+        let (peer, progress_token) = (context.peer.clone(), progress_token.clone());
+        let progress = move |generation: crate::domain::report::Generation| {
+            let (peer, progress_token) = (peer.clone(), progress_token.clone());
+            async move {
+                if let Some(token) = progress_token {
+                    let note = ProgressNotificationParam::new(token, generation.progress)
+                        .with_total(1.0)
+                        .with_message(format!(
+                            "{} ({:.0}% written)",
+                            generation.status.as_str(),
+                            generation.progress * 100.0
+                        ));
+                    let _ = peer.notify_progress(note).await;
+                }
             }
-            if let Some(token) = &progress_token
-                && generation.gen_progress > told
-            {
-                told = generation.gen_progress;
-                let note = ProgressNotificationParam::new(token.clone(), told)
-                    .with_total(1.0)
-                    .with_message(format!("{} ({:.0}% written)", status.as_str(), told * 100.0));
-                // A client that stopped listening still gets the report at the end.
-                let _ = context.peer.notify_progress(note).await;
-            }
-            // A client that went away (or a server stopping) ends the wait; the report is
-            // written all the same.
-            tokio::select! {
-                () = tokio::time::sleep(WAIT_STEP) => {}
-                () = context.ct.cancelled() => break,
-            }
-        }
+        };
+        crate::reports::wait(
+            &self.services,
+            caller.user_id,
+            project_id,
+            created.id,
+            deadline,
+            progress,
+            context.ct.cancelled(),
+        )
+        .await?;
         self.report(caller, project_id, created.id).await
     }
 

@@ -7,7 +7,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 use crate::accounts::access;
-use crate::domain::record::transcribe;
+use crate::domain::record::{Record, transcribe};
 use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult, ValidationIssue};
 use crate::ingest::{self, Format, IngestError, Transcript, stt};
@@ -76,6 +76,24 @@ pub fn ingest_error(error: IngestError, field: &str) -> ApiError {
 pub async fn may_add(services: &Services, user_id: Uuid, project_id: Uuid) -> ApiResult<()> {
     access::require(&services.store, user_id, Target::Project(project_id), Need::Write).await?;
     services.check_quota(Counted::Records { project_id }).await
+}
+
+/// Files an upload as a record of the project (see [`intake`]) and answers the record as
+/// written; the caller was checked by [`may_add`] before the upload was read.
+pub async fn add(services: &Services, user_id: Uuid, project_id: Uuid, upload: Upload) -> ApiResult<Record> {
+    let record_id = match intake(services, project_id, upload).await {
+        Ok(id) => id,
+        // The project was deleted while the upload came in.
+        Err(ApiError::Internal(_)) if !services.store.sees_project(user_id, project_id).await? => {
+            return Err(ApiError::not_found("Project"));
+        }
+        Err(error) => return Err(error),
+    };
+    services
+        .store
+        .get_record(user_id, record_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Record"))
 }
 
 /// Files an upload as a record of the project: text and documents are read now (a

@@ -12,6 +12,22 @@ use crate::services::Services;
 const CLAIM_PATIENCE: std::time::Duration = std::time::Duration::from_secs(5);
 const CLAIM_STEP: std::time::Duration = std::time::Duration::from_millis(100);
 
+/// AssemblyAI says the transcript `transcript_id` is ready: when it is a record's and the
+/// callback's token is that record's, the record's job is woken to fetch it (answering the
+/// record); else `None`, whichever of the two did not match.
+pub async fn assemblyai_ready(services: &Services, transcript_id: &str, token: &str) -> ApiResult<Option<Uuid>> {
+    let job = format!("{}{transcript_id}", crate::ingest::stt::ASSEMBLYAI_JOB);
+    let Some(record_id) = services.store.record_for_stt_job(&job).await? else {
+        return Ok(None);
+    };
+    let expected = crate::ingest::stt::callback_token(&services.secret, record_id);
+    if !crate::secret::KeyMaterial::new(expected).matches(token) {
+        return Ok(None);
+    }
+    services.store.wake_record_job(record_id).await?;
+    Ok(Some(record_id))
+}
+
 /// Files Deepgram's result for the record (whose callback credentials were checked): the
 /// transcript becomes the record's, or the record shows why it could not. A replay, or a
 /// record deleted meanwhile, changes nothing.

@@ -17,9 +17,10 @@ use crate::domain::patch::Patch;
 use crate::domain::record::{RecordStatus, Utterance};
 use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult, UnknownReferences, ValidationIssue, check_lengths};
-use crate::store::{
-    CreatedKey, HighlightFields, HighlightFilter, HighlightOrder, NewHighlight, RecordPlace, Store, Target,
-};
+use crate::store::{CreatedKey, HighlightFields, HighlightOrder, NewHighlight, RecordPlace, Store, Target};
+
+/// Which highlights a list shows, as every door asks for them.
+pub use crate::store::HighlightFilter;
 
 pub const NOTE_MAX_CHARS: usize = 10_000;
 pub const TAGS_MAX: usize = 50;

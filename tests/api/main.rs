@@ -15,6 +15,7 @@ mod console_pages;
 mod console_repository;
 mod console_settings;
 mod conventions;
+mod doors;
 mod erasure_files;
 mod evidence;
 mod exchange;

@@ -108,6 +108,7 @@ async fn an_assistant_uses_every_tool_and_resource_through_the_python_sdk() {
         .await;
     assert_eq!(status, StatusCode::CREATED, "{tag}");
     let tag = tag["id"].as_str().expect("tag").to_owned();
+    let preset = app.system_preset_id(&user).await;
 
     let steps = json!([
         { "op": "list_tools" },
@@ -118,7 +119,9 @@ async fn an_assistant_uses_every_tool_and_resource_through_the_python_sdk() {
         call("ask_project", json!({ "project_id": project, "question": "What do people say about invoices?" })),
         call("list_presets", json!({})),
         call("list_tags", json!({ "workspace_id": workspace })),
-        call("create_report", json!({ "project_id": project, "title": "Billing pains", "wait_seconds": 60 })),
+        call("create_report", json!({
+            "project_id": project, "title": "Billing pains", "preset_id": preset, "wait_seconds": 60
+        })),
         call("add_highlight", json!({
             "record_id": record, "utterance_id": 2, "quote": "chase finance every month",
             "tag_ids": [tag], "note": "Late invoices"
@@ -217,7 +220,7 @@ async fn an_assistant_uses_every_tool_and_resource_through_the_python_sdk() {
     assert_eq!(threads[0]["id"], answer["thread_id"], "kept as a thread: {threads}");
 
     let presets = ok(&steps[6], "list_presets")["presets"].as_array().expect("presets");
-    assert_eq!(presets[0]["id"], app.system_preset_id(&user).await);
+    assert_eq!(presets[0]["id"], preset);
     let tags = ok(&steps[7], "list_tags")["tags"].as_array().expect("tags");
     assert_eq!(tags.len(), 1);
     assert_eq!(tags[0]["id"], tag);

@@ -11,18 +11,16 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::assistant::{self, owned_thread};
+use crate::conversation::threads;
 use crate::domain::chat::{
-    AgentChatCreate, AgentThreadCreate, AgentThreadUpdate, ChatHistory, ChatMessage, ChatThread, ThreadKind,
+    AgentChatCreate, AgentThreadCreate, AgentThreadUpdate, ChatHistory, ChatMessage, ChatThread,
 };
-use crate::domain::patch::Patch;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::AppState;
 use crate::http::answers::{answer, history_page};
 use crate::http::extract::{CurrentUser, PathText, ValidJson};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
-use crate::quota::Counted;
-use crate::store::ThreadOwner;
 
 #[utoipa::path(post, path = "/agent/chat", tag = "agent", security(("bearer" = [])),
     request_body = AgentChatCreate,
@@ -55,10 +53,7 @@ async fn list_threads(
     uri: Uri,
 ) -> ApiResult<Response> {
     let page = paging.request()?;
-    Ok(paged(
-        &uri,
-        app.store.chat_threads(user.id, ThreadKind::Agent, None, &page).await?,
-    ))
+    Ok(paged(&uri, threads::of_assistant(&app, user.id, &page).await?))
 }
 
 #[utoipa::path(post, path = "/agent/threads", tag = "agent", security(("bearer" = [])),
@@ -69,28 +64,8 @@ async fn create_thread(
     State(app): State<AppState>,
     ValidJson(body): ValidJson<AgentThreadCreate>,
 ) -> ApiResult<(StatusCode, Json<ChatThread>)> {
-    if let Some(project_id) = body.project_id {
-        assistant::known_project(&app.store, user.id, project_id).await?;
-    }
-    if let Some(title) = body.title.as_deref().filter(|title| title.trim().is_empty()) {
-        return Err(blank_title(title));
-    }
-    app.check_quota(Counted::AssistantThreads { owner_id: user.id }).await?;
-    let title = body.title.as_deref().map_or("New chat", str::trim);
-    let owner = ThreadOwner {
-        owner_id: user.id,
-        kind: ThreadKind::Agent,
-        record_id: None,
-        project_id: body.project_id,
-    };
-    Ok((
-        StatusCode::CREATED,
-        Json(app.store.create_chat_thread(owner, title).await?),
-    ))
-}
-
-fn blank_title(title: &str) -> ApiError {
-    ApiError::validation(vec![crate::error::ValidationIssue::blank("title", title)])
+    let thread = threads::start_with_assistant(&app, user.id, body.project_id, body.title.as_deref()).await?;
+    Ok((StatusCode::CREATED, Json(thread)))
 }
 
 /// The `{thread_id}` path parameter, as an integer.
@@ -128,20 +103,8 @@ async fn update_thread(
     ValidJson(body): ValidJson<AgentThreadUpdate>,
 ) -> ApiResult<Json<ChatThread>> {
     let thread_id = thread_path(&thread)?;
-    owned_thread(&app, user.id, thread_id).await?;
-    if let Patch::Value(project_id) = body.project_id {
-        assistant::known_project(&app.store, user.id, project_id).await?;
-    }
-    let title = match body.title {
-        Patch::Value(title) if title.trim().is_empty() => return Err(blank_title(&title)),
-        Patch::Value(title) => Patch::Value(title.trim().to_owned()),
-        _ => Patch::Missing,
-    };
-    app.store
-        .update_agent_thread(user.id, thread_id, &title, &body.project_id)
-        .await?
-        .map(Json)
-        .ok_or_else(|| ApiError::not_found("Thread"))
+    let thread = threads::change_assistant_thread(&app, user.id, thread_id, body.title, body.project_id).await?;
+    Ok(Json(thread))
 }
 
 #[utoipa::path(delete, path = "/agent/threads/{thread_id}", tag = "agent", security(("bearer" = [])),
@@ -154,15 +117,8 @@ async fn delete_thread(
     PathText(thread): PathText,
 ) -> ApiResult<StatusCode> {
     let thread_id = thread_path(&thread)?;
-    if app
-        .store
-        .delete_chat_thread(user.id, ThreadKind::Agent, thread_id)
-        .await?
-    {
-        Ok(StatusCode::NO_CONTENT)
-    } else {
-        Err(ApiError::not_found("Thread"))
-    }
+    threads::delete_assistant_thread(&app, user.id, thread_id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 #[utoipa::path(get, path = "/agent/threads/{thread_id}/history", tag = "agent", security(("bearer" = [])),
@@ -178,11 +134,11 @@ async fn thread_history(
 ) -> ApiResult<Response> {
     let thread_id = thread_path(&thread)?;
     let page = paging.request()?;
-    owned_thread(&app, user.id, thread_id).await?;
+    let thread = owned_thread(&app, user.id, thread_id).await?;
     Ok(history_page(
         &uri,
         thread_id,
-        app.store.chat_messages_page(thread_id, &page).await?,
+        threads::messages_page(&app, &thread, &page).await?,
     ))
 }
 

@@ -28,7 +28,7 @@ use utoipa_axum::routes;
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::http::AppState;
 use crate::http::extract::{RawBody, read_json_body_up_to};
-use crate::ingest::stt::{ASSEMBLYAI_JOB, CALLBACK_HEADER, SpeechToText, callback_token};
+use crate::ingest::stt::{CALLBACK_HEADER, SpeechToText, callback_token};
 use crate::records;
 use crate::secret::KeyMaterial;
 
@@ -76,16 +76,10 @@ async fn assemblyai_callback(
         .get(CALLBACK_HEADER)
         .and_then(|value| value.to_str().ok())
         .ok_or_else(|| refused("the X-Insight-Callback-Token header is missing"))?;
-    let record_id = app
-        .store
-        .record_for_stt_job(&format!("{ASSEMBLYAI_JOB}{}", callback.transcript_id))
+    let record_id = records::transcription::assemblyai_ready(&app, &callback.transcript_id, given)
         .await?
         // Answered like a wrong secret, so a caller learns nothing about which ids exist.
         .ok_or_else(|| refused("the secret does not match"))?;
-    if !KeyMaterial::new(callback_token(&app.secret, record_id)).matches(given) {
-        return Err(refused("the secret does not match"));
-    }
-    app.store.wake_record_job(record_id).await?;
     tracing::info!(%record_id, status = %callback.status.chars().take(20).collect::<String>(), "AssemblyAI called back");
     Ok(StatusCode::NO_CONTENT)
 }

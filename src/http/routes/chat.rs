@@ -28,8 +28,6 @@ use crate::http::extract::{CurrentUser, IdNumberAndJson, Ids, IdsAndJson};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged, set_query_param};
 use crate::persona;
-use crate::quota::Counted;
-use crate::store::ThreadOwner;
 
 /// What a client waiting for a persona is told to wait, in seconds.
 const PERSONA_RETRY_SECONDS: u64 = 5;
@@ -74,10 +72,8 @@ async fn history(
     let [record_id] = ids;
     let thread_id = query_thread_id(&uri)?;
     let page = paging.request()?;
-    let thread_id = conversation::record::shown_thread(&app, user.id, record_id, thread_id)
-        .await?
-        .map(|thread| thread.id);
-    let Some(thread_id) = thread_id else {
+    let thread = conversation::record::shown_thread(&app, user.id, record_id, thread_id).await?;
+    let Some(thread) = thread else {
         return Ok(Json(ChatHistory {
             thread_id: None,
             messages: Vec::new(),
@@ -85,11 +81,11 @@ async fn history(
         .into_response());
     };
     // The next page is of this thread, even if another becomes the most recent meanwhile.
-    let uri = set_query_param(&uri, "thread_id", &thread_id.to_string());
+    let uri = set_query_param(&uri, "thread_id", &thread.id.to_string());
     Ok(history_page(
         &uri,
-        thread_id,
-        app.store.chat_messages_page(thread_id, &page).await?,
+        thread.id,
+        conversation::threads::messages_page(&app, &thread, &page).await?,
     ))
 }
 
@@ -106,11 +102,7 @@ async fn threads(
 ) -> ApiResult<Response> {
     let [record_id] = ids;
     let page = paging.request()?;
-    owned_record(&app, user.id, record_id).await?;
-    let threads = app
-        .store
-        .chat_threads(user.id, ThreadKind::Record, Some(record_id), &page)
-        .await?;
+    let threads = conversation::threads::of_record(&app, user.id, record_id, &page).await?;
     Ok(paged(&uri, threads))
 }
 
@@ -124,19 +116,7 @@ async fn new_thread(
     Ids(ids): Ids<1>,
 ) -> ApiResult<(StatusCode, Json<ChatThread>)> {
     let [record_id] = ids;
-    owned_record(&app, user.id, record_id).await?;
-    app.check_quota(Counted::RecordThreads {
-        owner_id: user.id,
-        record_id,
-    })
-    .await?;
-    let owner = ThreadOwner {
-        owner_id: user.id,
-        kind: ThreadKind::Record,
-        record_id: Some(record_id),
-        project_id: None,
-    };
-    let thread = app.store.create_chat_thread(owner, "New chat").await?;
+    let thread = conversation::threads::start_about_record(&app, user.id, record_id).await?;
     Ok((StatusCode::CREATED, Json(thread)))
 }
 
@@ -234,11 +214,7 @@ async fn persona_report(
         (status = 503, description = "The model failed; tried again after `Retry-After` seconds", body = ErrorBody)))]
 async fn public_persona_report(State(app): State<AppState>, Ids(ids): Ids<1>) -> ApiResult<Response> {
     let [record_id] = ids;
-    let record = app
-        .store
-        .get_public_record(record_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Record"))?;
+    let record = crate::persona::public_record(&app, record_id).await?;
     persona_of(&app, &record, true).await
 }
 

@@ -13,20 +13,17 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::accounts::access;
 use crate::accounts::audit::Actor;
 use crate::backup::{self, ArchiveImport};
 use crate::domain::exchange::QdpxImport;
-use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult, ErrorBody, ValidationIssue};
 use crate::exports::{self, ReportFormat, TranscriptFormat};
 use crate::http::AppState;
 use crate::http::extract::{Client, CurrentUser, Ids, QueryReader, WritingUser, path_ids};
 use crate::http::openapi::Conflicts;
-use crate::http::routes::records::{multipart_error, stream_to_file};
+use crate::http::upload::{multipart_error, stream_to_file};
 use crate::records::intake::{TempFile, upload_path};
 use crate::repository::exchange::{self, Download};
-use crate::store::Target;
 
 /// A REFI-QDA project to import.
 #[derive(ToSchema)]
@@ -248,7 +245,7 @@ async fn receive(
         return Err(ApiError::validation(issues));
     }
     let [workspace_id] = ids;
-    access::require(&app.store, user_id, Target::Workspace(workspace_id), Need::Write).await?;
+    crate::repository::exchange::may_import(&app, user_id, workspace_id).await?;
     let declared = parts
         .headers
         .get(CONTENT_LENGTH)

@@ -19,8 +19,8 @@ use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, QueryReader};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
+use crate::repository::highlights::HighlightFilter;
 use crate::repository::{highlights, insights, themes};
-use crate::store::HighlightFilter;
 
 /// The filters of a highlights list, read from the query.
 fn filter_of(uri: &Uri) -> ApiResult<HighlightFilter> {

@@ -48,13 +48,8 @@ async fn respondent_page(
     let Ok(PathText(token)) = token else {
         return not_found_page(&headers);
     };
-    let found = app
-        .store
-        .room_by_token_hash(&interview::token_hash(&token))
-        .await
-        .map_err(ApiError::from);
-    match found {
-        Ok(Some(room)) => {
+    match interview::respondent::room_by_token(&app.store, &token).await {
+        Ok(room) => {
             let info = interview::respondent::room_info(&room, now());
             // A link whose interview cannot start now (its workspace's budget is spent)
             // shows the page's "not available" rather than a form that would be refused.
@@ -74,7 +69,7 @@ async fn respondent_page(
             });
             with_headers(StatusCode::OK, "text/html; charset=utf-8", html, "no-store")
         }
-        Ok(None) => not_found_page(&headers),
+        Err(ApiError::NotFound(_)) => not_found_page(&headers),
         Err(error) => error.into_response(),
     }
 }

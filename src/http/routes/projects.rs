@@ -12,17 +12,15 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::accounts::access;
 use crate::accounts::audit::Actor;
 use crate::domain::patch::Patch;
 use crate::domain::project::{NewProject, Project, ProjectStatus};
-use crate::domain::workspace::Need;
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::http::AppState;
 use crate::http::extract::{Client, CurrentUser, Ids, IdsAndJson, ValidJson, VersionedUser};
 use crate::http::openapi::Conflicts;
 use crate::projects;
-use crate::store::{ProjectChanges, Target};
+use crate::projects::ProjectChanges;
 
 #[derive(Deserialize, ToSchema)]
 pub struct ProjectCreate {
@@ -69,7 +67,7 @@ async fn list_projects(versioned: VersionedUser, State(app): State<AppState>) ->
     let body = match app.project_lists.get(user.id, data_version) {
         Some(body) => body,
         None => {
-            let projects = app.store.list_projects(user.id).await?;
+            let projects = projects::list(&app, user.id).await?;
             let body = Bytes::from(serde_json::to_vec(&projects).map_err(anyhow::Error::from)?);
             app.project_lists.put(user.id, data_version, body.clone());
             body
@@ -107,9 +105,8 @@ async fn get_project(
     Ids(ids): Ids<1>,
 ) -> ApiResult<Json<Project>> {
     let [project_id] = ids;
-    access::require(&app.store, user.id, Target::Project(project_id), Need::Read).await?;
-    let project = app.store.open_project(user.id, project_id).await?;
-    project.map(Json).ok_or_else(|| ApiError::not_found("Project"))
+    let (project, _) = projects::open(&app, user.id, project_id).await?;
+    Ok(Json(project))
 }
 
 /// Changes a project's name, description, status, research goals or interview guide.

@@ -6,8 +6,6 @@
 //! broken file is refused (415 or 422) before anything is written; recordings are
 //! streamed to the data folder and transcribed in the background.
 
-use std::path::Path;
-
 use axum::Json;
 use axum::extract::{Request, State};
 use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
@@ -15,29 +13,24 @@ use axum::http::{StatusCode, Uri};
 use axum::response::Response;
 use serde::Deserialize;
 use serde_json::json;
-use tokio::io::AsyncWriteExt;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use crate::accounts::access;
-use crate::accounts::audit::{self, Actor};
+use crate::accounts::audit::Actor;
 use crate::domain::record::{Record, RecordDetail};
-use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult, ValidationIssue};
 use crate::http::AppState;
-use crate::http::extract::{
-    Client, CurrentUser, IdNumberAndJson, Ids, IdsAndJson, body_failed, path_ids, read_json_body_up_to,
-};
+use crate::http::extract::{Client, CurrentUser, IdNumberAndJson, Ids, IdsAndJson, path_ids, read_json_body_up_to};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
+use crate::http::upload::{multipart_error, stream_to_file, too_large};
 use crate::http::validation::parse_body;
 use crate::ingest::stt;
-use crate::records::intake::{self, HEAD_BYTES, MAX_DOCUMENT_BYTES, Source, TempFile, Upload, upload_path};
+use crate::records::intake::{self, MAX_DOCUMENT_BYTES, Source, TempFile, Upload, upload_path};
 use crate::records::speakers;
 use crate::records::{correction, removal};
-use crate::store::Target;
 
 /// A BCP 47 language tag, as the JSON schema of `RecordCreate` has it.
 fn is_language_tag(tag: &str) -> bool {
@@ -193,19 +186,7 @@ async fn create_record(
             source: Source::Text(body.text),
         }
     };
-    let record_id = match intake::intake(&app, project_id, upload).await {
-        Ok(id) => id,
-        // The project was deleted while the upload came in.
-        Err(ApiError::Internal(_)) if !app.store.sees_project(user.id, project_id).await? => {
-            return Err(ApiError::not_found("Project"));
-        }
-        Err(error) => return Err(error),
-    };
-    let record = app
-        .store
-        .get_record(user.id, record_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Record"))?;
+    let record = intake::add(&app, user.id, project_id, upload).await?;
     Ok((StatusCode::CREATED, Json(record)))
 }
 
@@ -306,33 +287,6 @@ async fn read_multipart(req: Request, content_type: &str, app: &AppState, temp: 
     })
 }
 
-/// Streams a field to `path`, refusing it past `limit` bytes; returns its first bytes.
-pub(crate) async fn stream_to_file(mut field: multer::Field<'_>, path: &Path, limit: u64) -> ApiResult<Vec<u8>> {
-    let mut out = tokio::fs::File::create(path)
-        .await
-        .map_err(|error| anyhow::anyhow!("cannot create {}: {error}", path.display()))?;
-    let mut head = Vec::new();
-    let mut written: u64 = 0;
-    while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
-        written += chunk.len() as u64;
-        if written > limit {
-            return Err(too_large(limit));
-        }
-        if head.len() < HEAD_BYTES {
-            let take = (HEAD_BYTES - head.len()).min(chunk.len());
-            head.extend_from_slice(chunk.get(..take).unwrap_or_default());
-        }
-        out.write_all(&chunk)
-            .await
-            .map_err(|error| anyhow::anyhow!("cannot write the upload: {error}"))?;
-    }
-    // On disk before the record that points at it is committed.
-    out.sync_all()
-        .await
-        .map_err(|error| anyhow::anyhow!("cannot write the upload: {error}"))?;
-    Ok(head)
-}
-
 /// A short text field of the form.
 async fn small_text(
     field: multer::Field<'_>,
@@ -365,28 +319,6 @@ async fn small_text(
     Ok(text)
 }
 
-pub(crate) fn multipart_error(error: multer::Error) -> ApiError {
-    if let Some(failed) = body_failed(&error) {
-        return failed;
-    }
-    match error {
-        multer::Error::StreamSizeExceeded { .. } | multer::Error::FieldSizeExceeded { .. } => {
-            ApiError::PayloadTooLarge("The upload is larger than the limit.".to_owned())
-        }
-        other => ApiError::validation(vec![ValidationIssue::new(
-            vec![json!("body")],
-            "value_error",
-            format!("The multipart body could not be read: {other}."),
-        )]),
-    }
-}
-
-pub(crate) fn too_large(limit: u64) -> ApiError {
-    ApiError::PayloadTooLarge(format!(
-        "The upload is larger than the limit of {limit} bytes (INSIGHT_MAX_UPLOAD_BYTES)."
-    ))
-}
-
 #[utoipa::path(get, path = "/projects/{project_id}/records", tag = "insight", security(("bearer" = [])),
     params(("project_id" = Uuid, Path, description = "The project"), PageQuery),
     responses((status = 200, description = "A page of the project's records, newest first", body = Vec<Record>)))]
@@ -399,8 +331,10 @@ async fn list_records(
 ) -> ApiResult<Response> {
     let [project_id] = ids;
     let page = paging.request()?;
-    access::require(&app.store, user.id, Target::Project(project_id), Need::Read).await?;
-    Ok(paged(&uri, app.store.list_records(user.id, project_id, &page).await?))
+    Ok(paged(
+        &uri,
+        crate::records::list(&app, user.id, project_id, &page).await?,
+    ))
 }
 
 async fn record_detail(app: &AppState, owner_id: Uuid, record_id: Uuid) -> ApiResult<RecordDetail> {
@@ -444,30 +378,8 @@ async fn update_record(
     IdsAndJson(ids, body): IdsAndJson<1, RecordUpdate>,
 ) -> ApiResult<Json<Record>> {
     let [record_id] = ids;
-    access::require(&app.store, user.id, Target::Record(record_id), Need::Write).await?;
-    let name = body.name.as_deref().map(str::trim);
-    if let Some(blank) = body.name.as_deref().filter(|name| name.trim().is_empty()) {
-        return Err(ApiError::validation(vec![ValidationIssue::blank("name", blank)]));
-    }
-    let before = app.store.get_record(user.id, record_id).await?;
-    let record = app
-        .store
-        .update_record(user.id, record_id, name, body.is_public)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Record"))?;
-    if before.is_some_and(|before| before.is_public != record.is_public) {
-        audit::record(
-            &app.store,
-            audit::Entry {
-                workspace_id: app.store.project_workspace(record.project_id).await?,
-                actor: Actor::user(&user, client.ip),
-                action: "record.shared",
-                target: Some(("record", record_id.to_string())),
-                detail: serde_json::json!({ "is_public": record.is_public }),
-            },
-        )
-        .await?;
-    }
+    let actor = Actor::user(&user, client.ip);
+    let record = crate::records::update(&app, &actor, user.id, record_id, body.name.as_deref(), body.is_public).await?;
     Ok(Json(record))
 }
 

@@ -14,23 +14,18 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use crate::accounts::access;
 use crate::accounts::audit::Actor;
 use crate::domain::insight::Insight;
 use crate::domain::patch::Patch;
-use crate::domain::report::{
-    Generation, ReasoningMode, Report, ReportCreateFields, ReportStatus, ReportVersion, TokenUsage,
-};
+use crate::domain::report::{Generation, ReasoningMode, Report, ReportCreateFields, ReportStatus, ReportVersion};
 use crate::domain::usage::Estimate;
-use crate::domain::workspace::Need;
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::http::AppState;
 use crate::http::extract::{Client, CurrentUser, Ids, IdsAndJson, query_bool};
 use crate::http::openapi::Conflicts;
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::reports;
-use crate::store::ReportChanges;
-use crate::store::Target;
+use crate::reports::ReportChanges;
 
 /// A report to generate. Give `prompts_ids`, a `preset_id`, or both: the schema says
 /// so (`anyOf` of the two `required`s), so clients and validation agree on it.
@@ -159,10 +154,9 @@ async fn list_reports(
     let [project_id] = ids;
     let archived = query_bool(uri.query(), "archived")?.unwrap_or(false);
     let page = paging.request()?;
-    access::require(&app.store, user.id, Target::Project(project_id), Need::Read).await?;
     Ok(paged(
         &uri,
-        app.store.list_reports(user.id, project_id, archived, &page).await?,
+        reports::list(&app, user.id, project_id, archived, &page).await?,
     ))
 }
 
@@ -177,8 +171,7 @@ async fn get_report(
     Ids(ids): Ids<2>,
 ) -> ApiResult<Json<Report>> {
     let [project_id, report_id] = ids;
-    let report = app.store.get_report(user.id, project_id, report_id).await?;
-    report.map(Json).ok_or_else(|| ApiError::not_found("Report"))
+    Ok(Json(reports::get(&app, user.id, project_id, report_id).await?))
 }
 
 /// Update project report (spec operation 1).
@@ -239,8 +232,7 @@ async fn delete_report(
     responses((status = 200, description = "The report, without owner details", body = Report)))]
 async fn get_public_report(State(app): State<AppState>, Ids(ids): Ids<2>) -> ApiResult<Json<Report>> {
     let [project_id, report_id] = ids;
-    let report = app.store.get_public_report(project_id, report_id).await?;
-    report.map(Json).ok_or_else(|| ApiError::not_found("Report"))
+    Ok(Json(reports::shared(&app, project_id, report_id).await?))
 }
 
 /// Generates the report again (its prompts, over its records as they are now).
@@ -293,24 +285,7 @@ async fn get_generation(
     Ids(ids): Ids<2>,
 ) -> ApiResult<Json<Generation>> {
     let [project_id, report_id] = ids;
-    let row = app
-        .store
-        .generation(user.id, project_id, report_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Report"))?;
-    Ok(Json(Generation {
-        status: ReportStatus::parse(&row.status).unwrap_or(ReportStatus::Failed),
-        progress: row.gen_progress,
-        error: row.gen_error,
-        attempts: row.gen_attempts,
-        started_at: row.gen_started_at,
-        finished_at: row.gen_finished_at,
-        usage: TokenUsage {
-            prompt_tokens: row.gen_prompt_tokens,
-            completion_tokens: row.gen_completion_tokens,
-        },
-        provenance: row.gen_provenance.map(|p| p.0),
-    }))
+    Ok(Json(reports::generation(&app, user.id, project_id, report_id).await?))
 }
 
 /// The report as each of its generations wrote it and as each edit a person saved left it,

@@ -35,7 +35,7 @@ async fn healthz() -> Json<Health> {
     (status = 200, description = "Ready", body = Health),
     (status = 503, description = "The database does not answer", body = crate::error::ErrorBody)))]
 async fn readyz(State(app): State<AppState>) -> ApiResult<Json<Health>> {
-    if app.store.ping().await {
+    if app.ready().await {
         Ok(Json(Health {
             status: HealthStatus::Ready,
         }))

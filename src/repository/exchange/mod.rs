@@ -25,8 +25,8 @@ use crate::services::Services;
 use crate::store::{HighlightFilter, HighlightOrder, Target};
 
 pub(crate) use qde::Refusal;
-pub use qdpx_import::import;
 pub(crate) use qdpx_import::invalid_file;
+pub use qdpx_import::{import, may_import};
 
 /// The answer to a file refused: 422 when it is not what it claims to be, 413 when it is
 /// past a limit (the sentence names the entry and the setting).

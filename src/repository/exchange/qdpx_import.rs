@@ -169,6 +169,13 @@ impl Tags<'_> {
     }
 }
 
+/// Whether the user may import a project into the workspace (his role there allows
+/// writing); checked before the upload is read.
+pub async fn may_import(services: &Services, user_id: Uuid, workspace_id: Uuid) -> ApiResult<()> {
+    crate::accounts::access::require(&services.store, user_id, Target::Workspace(workspace_id), Need::Write).await?;
+    Ok(())
+}
+
 /// Makes a new project of the workspace from a `.qdpx` archive (at `path`, of at most
 /// the upload limit): its text sources become records, its codes tags, its coded
 /// segments highlights. Everything is read and checked before anything is written; should

@@ -21,8 +21,8 @@ use crate::domain::patch::Patch;
 use crate::domain::project::Project;
 use crate::domain::workspace::Need;
 use crate::error::ApiError;
+use crate::projects::ProjectChanges;
 use crate::services::Services;
-use crate::store::ProjectChanges;
 use crate::web::session::Visitor;
 use crate::web::{PageResult, page};
 
@@ -44,9 +44,7 @@ async fn assistant_page(
 ) -> PageResult {
     let (role, project) = project_for(&services, &visitor, project_id, Need::Read).await?;
     let user_id = visitor.user.id;
-    let threads: Vec<ChatThread> = services
-        .store
-        .chat_threads(user_id, ThreadKind::Agent, None, &PageRequest::everything())
+    let threads: Vec<ChatThread> = conversation::threads::of_assistant(&services, user_id, &PageRequest::everything())
         .await?
         .items
         .into_iter()
@@ -59,7 +57,7 @@ async fn assistant_page(
         None => threads.first().cloned(),
     };
     let messages = match &current {
-        Some(thread) => services.store.chat_messages(thread.id).await?,
+        Some(thread) => conversation::threads::messages(&services, thread).await?,
         None => Vec::new(),
     };
     let index = citation_index(&services, user_id, project_id, &messages).await?;
@@ -206,9 +204,7 @@ async fn accept_form(
 ) -> PageResult {
     let (_, project) = project_for(&services, &visitor, project_id, Need::Write).await?;
     let thread = project_thread(&services, visitor.user.id, project_id, query.thread).await?;
-    let message = services
-        .store
-        .chat_messages(thread.id)
+    let message = conversation::threads::messages(&services, &thread)
         .await?
         .into_iter()
         .find(|m| m.id == query.message && m.message_type == MessageType::Assistant)

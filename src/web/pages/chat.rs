@@ -103,41 +103,8 @@ pub(super) async fn citation_index(
     messages: &[ChatMessage],
 ) -> Result<CitationIndex, ApiError> {
     let mut index = CitationIndex::default();
-    let answers: Vec<&str> = messages
-        .iter()
-        .filter(|m| m.message_type == MessageType::Assistant)
-        .map(|m| m.content.as_str())
-        .collect();
-    if answers.is_empty() {
-        return Ok(index);
-    }
-    let mut records = services
-        .store
-        .list_records(user_id, project_id, &PageRequest::everything())
-        .await?
-        .items;
-    // An answer across projects cites records of other projects too.
-    let cited: Vec<Uuid> = messages
-        .iter()
-        .flat_map(|m| m.citations.iter())
-        .filter_map(|citation| match citation {
-            crate::domain::chat::Citation::Record(cited) => Some(cited.record_id),
-            _ => None,
-        })
-        .filter(|id| !records.iter().any(|record| record.id == *id))
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    for record_id in cited {
-        if let Some(record) = services.store.get_record(user_id, record_id).await? {
-            records.push(record);
-        }
-    }
-    for record in records {
-        if answers.iter().any(|answer| answer.contains(record.name.as_str())) {
-            let utterances = services.store.utterances(record.id).await?;
-            index.add(record.id, &record.name, utterances.iter().map(|u| (u.id, u.start_ms)));
-        }
+    for (record, utterances) in conversation::threads::cited_records(services, user_id, project_id, messages).await? {
+        index.add(record.id, &record.name, utterances.iter().map(|u| (u.id, u.start_ms)));
     }
     Ok(index)
 }
@@ -188,21 +155,15 @@ pub async fn record_panel(
         Some(0) => None,
         wanted => conversation::record::shown_thread(services, user_id, record_id, wanted).await?,
     };
-    let threads = services
-        .store
-        .chat_threads(
-            user_id,
-            ThreadKind::Record,
-            Some(record_id),
-            &PageRequest {
-                limit: THREADS_SHOWN,
-                after: None,
-            },
-        )
+    let recent = PageRequest {
+        limit: THREADS_SHOWN,
+        after: None,
+    };
+    let threads = conversation::threads::of_record(services, user_id, record_id, &recent)
         .await?
         .items;
     let messages = match &current {
-        Some(thread) => services.store.chat_messages(thread.id).await?,
+        Some(thread) => conversation::threads::messages(services, thread).await?,
         None => Vec::new(),
     };
     let index = citation_index(services, user_id, project_id, &messages).await?;

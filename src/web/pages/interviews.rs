@@ -13,7 +13,6 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 use super::{ConfirmDelete, CsrfForm, ProjectNav, Shell};
-use crate::accounts::access;
 use crate::domain::interview::{Room, RoomCreate, RoomStatus};
 use crate::domain::page::PageRequest;
 use crate::domain::project::Project;
@@ -21,7 +20,6 @@ use crate::domain::workspace::Need;
 use crate::error::ApiError;
 use crate::interview::{page as respondent_page, rooms};
 use crate::services::Services;
-use crate::store::Target;
 use crate::web::session::Visitor;
 use crate::web::{PageResult, page};
 
@@ -262,11 +260,7 @@ async fn confirm_cancel(
     visitor: Visitor,
     Path((project_id, room_id)): Path<(Uuid, Uuid)>,
 ) -> PageResult {
-    access::require(&services.store, visitor.user.id, Target::Room(room_id), Need::Write).await?;
-    let room = rooms::owned_room(&services.store, visitor.user.id, room_id).await?;
-    if room.project_id != project_id {
-        return Err(ApiError::not_found("Interview room").into());
-    }
+    let room = rooms::writable_room(&services.store, visitor.user.id, project_id, room_id).await?;
     Ok(ConfirmDelete::ask(
         &visitor,
         format!("Cancel the interview link “{}”?", room.room_name),
@@ -312,7 +306,7 @@ async fn preview(
     let (_, project) = super::project_for(&services, &visitor, project_id, Need::Read).await?;
     let language = query.language.unwrap_or_else(english);
     let topics = query.topics_for_respondent.unwrap_or_default();
-    let settings = services.store.workspace_settings(project.workspace_id).await?;
+    let settings = crate::trust::settings(&services.store, visitor.user.id, project.workspace_id).await?;
     let html = respondent_page::render_preview(
         &respondent_page::PageRoom {
             token: "preview",

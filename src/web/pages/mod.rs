@@ -103,19 +103,7 @@ pub async fn project_for(
     project_id: Uuid,
     need: crate::domain::workspace::Need,
 ) -> PageResult<(crate::domain::workspace::Role, crate::domain::project::Project)> {
-    let role = crate::accounts::access::require(
-        &services.store,
-        visitor.user.id,
-        crate::store::Target::Project(project_id),
-        need,
-    )
-    .await?;
-    let project = services
-        .store
-        .get_project(visitor.user.id, project_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Project"))?;
-    Ok((role, project))
+    Ok(crate::projects::get(services, visitor.user.id, project_id, need).await?)
 }
 
 /// Renders a template; askama checked it at compile time, so a failure here is a bug

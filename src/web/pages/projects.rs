@@ -11,8 +11,6 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 use super::{ConfirmDelete, CsrfForm, ProjectNav, Shell};
-use crate::accounts::access;
-use crate::domain::page::PageRequest;
 use crate::domain::patch::Patch;
 use crate::domain::preset::{Preset, Prompt};
 use crate::domain::project::{NewProject, Project, ProjectStatus};
@@ -20,8 +18,8 @@ use crate::domain::record::Record;
 use crate::domain::report::Report;
 use crate::domain::workspace::Need;
 use crate::projects;
+use crate::projects::ProjectChanges;
 use crate::services::Services;
-use crate::store::{ProjectChanges, Target};
 use crate::web::session::Visitor;
 use crate::web::{PageResult, page};
 
@@ -53,9 +51,7 @@ struct ListQuery {
 }
 
 async fn list(State(services): State<Services>, visitor: Visitor, Query(query): Query<ListQuery>) -> PageResult {
-    let all: Vec<Project> = services
-        .store
-        .list_projects(visitor.user.id)
+    let all: Vec<Project> = crate::projects::list(&services, visitor.user.id)
         .await?
         .into_iter()
         .filter(|project| project.workspace_id == visitor.current.id)
@@ -173,46 +169,14 @@ impl ProjectPage {
 }
 
 async fn show(State(services): State<Services>, visitor: Visitor, Path(project_id): Path<Uuid>) -> PageResult {
-    let role = access::require(
-        &services.store,
-        visitor.user.id,
-        Target::Project(project_id),
-        Need::Read,
-    )
-    .await?;
-    let project = services
-        .store
-        .open_project(visitor.user.id, project_id)
-        .await?
-        .ok_or_else(|| crate::error::ApiError::not_found("Project"))?;
-    let records = services
-        .store
-        .list_records(visitor.user.id, project_id, &PageRequest::everything())
-        .await?
-        .items;
-    let everything = PageRequest::everything();
-    let reports = services
-        .store
-        .list_reports(visitor.user.id, project_id, true, &everything)
-        .await?
-        .items;
-    let can_write = role.allows(Need::Write);
-    let (presets, prompts) = if can_write {
-        (
-            services
-                .store
-                .list_presets(visitor.user.id, &PageRequest::everything())
-                .await?
-                .items,
-            services
-                .store
-                .list_prompts(visitor.user.id, &PageRequest::everything())
-                .await?
-                .items,
-        )
-    } else {
-        (Vec::new(), Vec::new())
-    };
+    let crate::projects::Overview {
+        project,
+        may_write: can_write,
+        records,
+        reports,
+        presets,
+        prompts,
+    } = crate::projects::overview(&services, visitor.user.id, project_id).await?;
     let html = ProjectPage {
         shell: Shell::of(&visitor),
         nav: ProjectNav::new(project_id, "overview"),

@@ -9,13 +9,9 @@ use axum::http::StatusCode;
 use uuid::Uuid;
 
 use super::Shell;
-use crate::accounts::access;
 use crate::domain::report::VersionKind;
 use crate::domain::usage::{PromptSent, Provenance};
-use crate::domain::workspace::Need;
-use crate::error::ApiError;
 use crate::services::Services;
-use crate::store::Target;
 use crate::web::session::Visitor;
 use crate::web::{PageResult, page};
 
@@ -63,8 +59,8 @@ fn seconds(ms: u64) -> String {
 }
 
 /// The currency of the project's workspace, for costs.
-pub async fn currency(services: &Services, project_id: Uuid) -> anyhow::Result<String> {
-    Ok(services.store.project_settings(project_id).await?.1.currency)
+pub async fn currency(services: &Services, project_id: Uuid) -> crate::error::ApiResult<String> {
+    crate::projects::currency(services, project_id).await
 }
 
 /// The lines of a unified diff from `before` to `after`, each with its kind: `add`, `del`,
@@ -117,19 +113,7 @@ pub async fn versions(
     visitor: Visitor,
     Path((project_id, report_id)): Path<(Uuid, Uuid)>,
 ) -> PageResult {
-    access::require(
-        &services.store,
-        visitor.user.id,
-        Target::Project(project_id),
-        Need::Read,
-    )
-    .await?;
-    let report = services
-        .store
-        .get_report(visitor.user.id, project_id, report_id)
-        .await?
-        .filter(|report| !report.is_deleted)
-        .ok_or_else(|| ApiError::not_found("Report"))?;
+    let report = crate::reports::document(&services, visitor.user.id, project_id, report_id).await?;
     let currency = currency(&services, project_id).await?;
     let listed = crate::reports::versions(&services.store, visitor.user.id, project_id, report_id).await?;
     let versions = listed

@@ -1,8 +1,6 @@
 //! Records: pasting a transcript into a project, and a record's transcript with its
 //! speakers.
 
-use std::collections::BTreeMap;
-
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
@@ -16,7 +14,6 @@ use super::chat::{ChatPanel, ThreadQuery};
 use super::repository::{Segment, segments};
 use super::settings::{Done, Message};
 use super::{ConfirmDelete, CsrfForm, Shell};
-use crate::accounts::access;
 use crate::domain::highlight::Highlight;
 use crate::domain::record::{Record, Utterance};
 use crate::domain::tag::Tag;
@@ -25,9 +22,7 @@ use crate::error::ApiError;
 use crate::persona::Current;
 use crate::records::intake::{self, Source, Upload};
 use crate::records::{correction, removal, speakers};
-use crate::repository::{highlights, tags};
 use crate::services::Services;
-use crate::store::Target;
 use crate::web::markdown::{CitationIndex, render};
 use crate::web::session::Visitor;
 use crate::web::{PageResult, page};
@@ -40,18 +35,7 @@ async fn record_for(
     record_id: Uuid,
     need: Need,
 ) -> Result<(Role, Record, String), ApiError> {
-    let role = access::require(&services.store, visitor.user.id, Target::Record(record_id), need).await?;
-    let record = services
-        .store
-        .get_record(visitor.user.id, record_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Record"))?;
-    let project_name = services
-        .store
-        .project_name(visitor.user.id, record.project_id)
-        .await?
-        .unwrap_or_default();
-    Ok((role, record, project_name))
+    Ok(crate::records::of_user(services, visitor.user.id, record_id, need).await?)
 }
 
 #[derive(Deserialize)]
@@ -160,26 +144,19 @@ async fn show(
     Query(thread): Query<ThreadQuery>,
     Query(done): Query<Done>,
 ) -> PageResult {
-    let (role, record, project_name) = record_for(&services, &visitor, record_id, Need::Read).await?;
-    let utterances = services.store.utterances(record_id).await?;
-    let highlights = highlights::of_record(&services.store, visitor.user.id, record_id).await?;
-    let workspace_id = services
-        .store
-        .record_place(record_id)
-        .await?
-        .map_or(visitor.current.id, |place| place.workspace_id);
-    let tags = tags::list(&services.store, visitor.user.id, workspace_id).await?;
-    let mut by_name = BTreeMap::new();
-    for utterance in &utterances {
-        by_name
-            .entry(utterance.speaker.clone())
-            .and_modify(|respondent: &mut bool| *respondent |= utterance.is_respondent)
-            .or_insert(utterance.is_respondent);
-    }
-    let has_recording = services.store.record_media(record_id).await?.is_some();
-    let (pii, consent) = tokio::try_join!(crate::trust::pii(&services.store, visitor.user.id, record_id), async {
-        Ok(services.store.record_consent(record_id).await?)
-    },)?;
+    let crate::records::View {
+        role,
+        record,
+        project_name,
+        utterances,
+        speakers,
+        highlights,
+        tags,
+        has_recording,
+        pii,
+        consent,
+        ..
+    } = crate::records::view(&services, visitor.user.id, record_id).await?;
     let chat = super::chat::record_panel(&services, &visitor, record_id, record.project_id, &thread).await?;
     let html = RecordPage {
         chat,
@@ -199,9 +176,12 @@ async fn show(
         notice: Message::done(&done, DONE).notice,
         highlights,
         tags,
-        speakers: by_name
+        speakers: speakers
             .into_iter()
-            .map(|(name, is_respondent)| Speaker { name, is_respondent })
+            .map(|speaker| Speaker {
+                name: speaker.name,
+                is_respondent: speaker.is_respondent,
+            })
             .collect(),
         can_write: role.allows(Need::Write),
         csrf: visitor.csrf.clone(),
@@ -262,12 +242,7 @@ async fn recording(
     Path(record_id): Path<Uuid>,
     request: axum::extract::Request,
 ) -> PageResult {
-    access::require(&services.store, visitor.user.id, Target::Record(record_id), Need::Read).await?;
-    let (path, media_type) = services
-        .store
-        .record_media(record_id)
-        .await?
-        .ok_or_else(|| ApiError::NotFound("This record has no recording".into()))?;
+    let (path, media_type) = crate::records::recording(&services, visitor.user.id, record_id).await?;
     use axum::http::header::{ACCEPT_RANGES, CONTENT_LENGTH, CONTENT_RANGE, RANGE};
     let size = services.files.size(&path).await.map_err(ApiError::from)?;
     let asked = request
@@ -354,7 +329,7 @@ async fn persona(State(services): State<Services>, visitor: Visitor, Path(record
     let mut provenance = None;
     let (pending, message, html) = match crate::persona::current(&services, &record, false).await {
         Ok(Current::Written(report)) => {
-            let utterances = services.store.utterances(record_id).await?;
+            let utterances = crate::records::utterances(&services, visitor.user.id, record_id).await?;
             let mut index = CitationIndex::default();
             index.add(record_id, &record.name, utterances.iter().map(|u| (u.id, u.start_ms)));
             if let Some(written) = &report.provenance {

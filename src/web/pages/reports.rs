@@ -13,14 +13,12 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 use super::{ConfirmDelete, CsrfForm, Shell};
-use crate::accounts::access;
 use crate::domain::patch::Patch;
 use crate::domain::report::{ReasoningMode, Report, ReportCreateFields, ReportStatus};
-use crate::domain::workspace::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::reports;
+use crate::reports::ReportChanges;
 use crate::services::Services;
-use crate::store::{ReportChanges, Target};
 use crate::web::markdown::{CitationIndex, render, without_title};
 use crate::web::session::Visitor;
 use crate::web::{PageResult, page};
@@ -65,12 +63,6 @@ async fn generate(
         }
     }
     visitor.check_change(&services, &csrf)?;
-    if fields.title.is_empty() {
-        return Err(ApiError::validation(vec![crate::error::ValidationIssue::blank("title", "")]).into());
-    }
-    if fields.preset_id.is_none() && fields.prompts_ids.is_none() {
-        return Err(ApiError::conflict("Choose a preset or at least one prompt for the report").into());
-    }
     let report = reports::create(&services, visitor.user.id, project_id, fields).await?;
     Ok(Redirect::to(&format!("/p/{project_id}/reports/{}", report.id)).into_response())
 }
@@ -104,28 +96,17 @@ async fn show(
     visitor: Visitor,
     Path((project_id, report_id)): Path<(Uuid, Uuid)>,
 ) -> PageResult {
-    let role = access::require(
-        &services.store,
-        visitor.user.id,
-        Target::Project(project_id),
-        Need::Read,
-    )
-    .await?;
-    let report = services
-        .store
-        .get_report(visitor.user.id, project_id, report_id)
-        .await?
-        .filter(|report| !report.is_deleted)
-        .ok_or_else(|| ApiError::not_found("Report"))?;
-    let generation = services
-        .store
-        .generation(visitor.user.id, project_id, report_id)
-        .await?;
+    let reports::Reading {
+        report,
+        generation,
+        edited,
+        may_write,
+    } = reports::reading(&services, visitor.user.id, project_id, report_id).await?;
     let busy = matches!(report.status, ReportStatus::Queued | ReportStatus::Generating);
     let html = rendered(&services, &report, report.content.as_deref().unwrap_or_default()).await?;
-    let provenance = match generation.as_ref().and_then(|g| g.gen_provenance.as_ref()) {
+    let provenance = match &generation.provenance {
         Some(provenance) => Some(super::provenance::ProvenanceView::new(
-            &provenance.0,
+            provenance,
             &super::provenance::currency(&services, project_id).await?,
         )),
         None => None,
@@ -135,20 +116,16 @@ async fn show(
         project_name: report.project_name.clone().unwrap_or_default(),
         html,
         busy,
-        progress: generation
-            .as_ref()
-            .map_or(0, |g| (g.gen_progress * 100.0).round() as i64),
-        error: generation
-            .and_then(|g| g.gen_error)
-            .filter(|_| report.status == ReportStatus::Failed),
+        progress: (generation.progress * 100.0).round() as i64,
+        error: generation.error.filter(|_| report.status == ReportStatus::Failed),
         public_link: format!(
             "{}/share/r/{project_id}/{report_id}",
             services.settings.server.public_url.trim_end_matches('/')
         ),
-        can_write: role.allows(Need::Write),
+        can_write: may_write,
         csrf: visitor.csrf.clone(),
         provenance,
-        edited: services.store.report_edited(report_id).await?,
+        edited,
         report,
     };
     Ok(page(StatusCode::OK, super::render(&page_html)))
@@ -168,7 +145,7 @@ struct RegeneratePage {
 async fn regenerate_question(services: &Services, visitor: &Visitor, report: Report) -> PageResult {
     let html = RegeneratePage {
         shell: Shell::of(visitor),
-        edited: services.store.report_edited(report.id).await?,
+        edited: reports::edited(services, visitor.user.id, report.project_id, report.id).await?,
         csrf: visitor.csrf.clone(),
         report,
     };
@@ -204,7 +181,7 @@ async fn regenerate(
     visitor.check_change(&services, &form.csrf)?;
     if form.confirmed.is_none() {
         let report = writable_report(&services, &visitor, project_id, report_id).await?;
-        if services.store.report_edited(report_id).await? {
+        if reports::edited(&services, visitor.user.id, project_id, report_id).await? {
             return regenerate_question(&services, &visitor, report).await;
         }
     }
@@ -228,6 +205,7 @@ struct FlagForm {
     csrf: String,
     is_public: Option<bool>,
     is_archived: Option<bool>,
+    is_deleted: Option<bool>,
 }
 
 async fn flag(
@@ -240,6 +218,7 @@ async fn flag(
     let changes = ReportChanges {
         is_public: form.is_public.map_or(Patch::Missing, Patch::Value),
         is_archived: form.is_archived.map_or(Patch::Missing, Patch::Value),
+        is_deleted: form.is_deleted.map_or(Patch::Missing, Patch::Value),
         ..ReportChanges::default()
     };
     save(&services, &visitor, project_id, report_id, changes).await
@@ -284,18 +263,7 @@ async fn writable_report(
     project_id: Uuid,
     report_id: Uuid,
 ) -> ApiResult<Report> {
-    access::require(
-        &services.store,
-        visitor.user.id,
-        Target::Project(project_id),
-        Need::Write,
-    )
-    .await?;
-    services
-        .store
-        .get_report(visitor.user.id, project_id, report_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Report"))
+    reports::writable(services, visitor.user.id, project_id, report_id).await
 }
 
 /// The editor, with the title and Markdown given and, after "Preview", their rendering.
@@ -387,11 +355,7 @@ struct PublicPage {
 /// A shared report for anyone with the link: no sign-in, no owner details, and its
 /// citations as plain text (their transcripts are not shared).
 async fn public(State(services): State<Services>, Path((project_id, report_id)): Path<(Uuid, Uuid)>) -> PageResult {
-    let report = services
-        .store
-        .get_public_report(project_id, report_id)
-        .await?
-        .ok_or_else(|| ApiError::NotFound("This report is not shared (any more)".into()))?;
+    let report = reports::shared(&services, project_id, report_id).await?;
     let html = PublicPage {
         shell: Shell::signed_out(),
         html: render(
@@ -418,6 +382,7 @@ pub fn routes() -> Router<Services> {
         )
         .route("/p/{project_id}/reports/{report_id}/share", post(flag))
         .route("/p/{project_id}/reports/{report_id}/archive", post(flag))
+        .route("/p/{project_id}/reports/{report_id}/restore", post(flag))
         .route("/p/{project_id}/reports/{report_id}/edit", get(edit_form).post(edit))
         .route(
             "/p/{project_id}/reports/{report_id}/delete",

@@ -27,9 +27,9 @@ use crate::domain::tag::Tag;
 use crate::domain::theme::{ThemeAccept, ThemeProposal};
 use crate::domain::workspace::Need;
 use crate::error::ApiError;
+use crate::repository::highlights::HighlightFilter;
 use crate::repository::{highlights, insights, search, tags, themes};
 use crate::services::Services;
-use crate::store::HighlightFilter;
 use crate::web::session::Visitor;
 use crate::web::{PageResult, page};
 
@@ -168,8 +168,7 @@ async fn create_highlight(
                 )
                 .into());
             };
-            let texts = services.store.utterance_texts(record_id, turn, turn).await?;
-            let length = texts.first().map_or(0, |(_, text)| text.chars().count() as i64);
+            let length = crate::records::utterance_length(&services, visitor.user.id, record_id, turn).await?;
             (
                 Anchor {
                     utterance_id: turn,
@@ -459,18 +458,14 @@ async fn insights_page(
         &most(),
     )
     .await?;
-    let reports = services
-        .store
-        .list_reports(visitor.user.id, project_id, false, &most())
+    let reports = crate::reports::list(services, visitor.user.id, project_id, false, &most())
         .await?
         .items
         .into_iter()
         .map(|report| (report.id, report.title))
         .collect();
-    let mut included = HashMap::new();
-    for insight in &list.items {
-        included.insert(insight.id, services.store.reports_including(insight.id).await?);
-    }
+    let ids: Vec<Uuid> = list.items.iter().map(|insight| insight.id).collect();
+    let included = crate::reports::including(services, visitor.user.id, project_id, &ids).await?;
     let html = InsightsPage {
         shell: Shell::of(visitor),
         nav: ProjectNav::new(project_id, "insights"),
@@ -601,9 +596,7 @@ async fn search_page(State(services): State<Services>, visitor: Visitor, RawQuer
     let kind = field("kind");
     let project_id = field("project_id").parse::<Uuid>().ok();
     let offset = field("start").parse::<i64>().unwrap_or(0).max(0);
-    let projects: Vec<Project> = services
-        .store
-        .list_projects(visitor.user.id)
+    let projects: Vec<Project> = crate::projects::list(&services, visitor.user.id)
         .await?
         .into_iter()
         .filter(|project| project.workspace_id == visitor.current.id)
