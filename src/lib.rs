@@ -74,35 +74,15 @@ impl Server {
             Err(error) => tracing::warn!(error = %format!("{error:#}"), "removing unfinished imports failed"),
         }
         let settings = Arc::new(settings);
-        {
-            // The audit log keeps INSIGHT_AUDIT_RETENTION_DAYS; the loop ends with the
-            // database (a closed pool refuses the prune).
-            let store = store.clone();
-            let keep = chrono::Duration::days(settings.accounts.audit_retention_days as i64);
-            tokio::spawn(async move {
-                while store.prune_audit(domain::now() - keep).await.is_ok() {
-                    tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
-                }
-            });
-        }
         let services = services::Services::build(settings.clone(), store.clone()).await?;
-        {
-            let (store, data_dir, files) = (store.clone(), settings.storage.data_dir.clone(), services.files.clone());
-            tokio::spawn(jobs::run_sweeps(store, data_dir, files));
-        }
-        // Records and recordings past a workspace's retention go, at start and hourly.
-        tokio::spawn(trust::retention::run(store.clone(), services.files.clone()));
-        let workers = jobs::Workers::start(services.clone());
+        // Every background loop is the workers': started here, stopped by `stop`.
+        let mut workers = jobs::Workers::start(services.clone());
         let public_rate = http::ratelimit::PublicRate::new(&settings);
         {
-            // Ends with the server: it holds the limiter only while it clears it.
-            let rate = Arc::downgrade(&public_rate);
-            tokio::spawn(async move {
-                loop {
-                    tokio::time::sleep(std::time::Duration::from_secs(60)).await;
-                    let Some(rate) = rate.upgrade() else { return };
-                    rate.forget_idle();
-                }
+            let rate = public_rate.clone();
+            workers.every(std::time::Duration::from_secs(60), move || {
+                rate.forget_idle();
+                std::future::ready(())
             });
         }
         let wire = http::serve::Wire {

@@ -8,11 +8,12 @@
 mod personas;
 mod records;
 mod reports;
+pub mod retention;
 mod suggestions;
 mod sweep;
 mod themes;
 
-pub use sweep::{run as run_sweeps, sweep};
+pub use sweep::sweep;
 
 use std::time::Duration;
 
@@ -95,11 +96,67 @@ impl Workers {
                 stopped.clone(),
             )));
         }
-        Self {
+        let mut workers = Self {
             shutdown,
             tasks,
             dispatcher,
-        }
+        };
+        workers.chores(&context);
+        workers
+    }
+
+    /// The house's periodic chores: the audit log keeps `INSIGHT_AUDIT_RETENTION_DAYS`,
+    /// files no record owns are swept, and records and recordings past a workspace's
+    /// retention go.
+    fn chores(&mut self, context: &Context) {
+        let store = context.store.clone();
+        let keep = chrono::Duration::days(context.settings.accounts.audit_retention_days as i64);
+        self.every(Duration::from_secs(3600), move || {
+            let store = store.clone();
+            async move {
+                if let Err(error) = store.prune_audit(crate::domain::now() - keep).await {
+                    tracing::warn!(error = %format!("{error:#}"), "pruning the audit log failed; trying again later");
+                }
+            }
+        });
+        let (store, data_dir, files) = (
+            context.store.clone(),
+            context.settings.storage.data_dir.clone(),
+            context.files.clone(),
+        );
+        self.every(sweep::EVERY, move || {
+            let (store, data_dir, files) = (store.clone(), data_dir.clone(), files.clone());
+            async move {
+                sweep(&store, &data_dir, &files).await;
+            }
+        });
+        let (store, files) = (context.store.clone(), context.files.clone());
+        self.every(Duration::from_secs(3600), move || {
+            let (store, files) = (store.clone(), files.clone());
+            async move {
+                if let Err(error) = retention::sweep(&store, &files).await {
+                    tracing::warn!(error = %format!("{error:#}"), "applying the retention settings failed; trying again later");
+                }
+            }
+        });
+    }
+
+    /// Runs `chore` now and every `period` until the workers stop.
+    pub fn every<Chore, Done>(&mut self, period: Duration, mut chore: Chore)
+    where
+        Chore: FnMut() -> Done + Send + 'static,
+        Done: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let mut stopped = self.shutdown.subscribe();
+        self.tasks.push(tokio::spawn(async move {
+            loop {
+                chore().await;
+                tokio::select! {
+                    () = tokio::time::sleep(period) => {}
+                    _ = stopped.changed() => return,
+                }
+            }
+        }));
     }
 
     /// Stops taking jobs; a job in progress is left to its lease (it is taken over later).

@@ -5,29 +5,15 @@
 //! rows go at the same time, and so do the holding workspaces of imports that stopped an
 //! hour or more ago (see `store::imports`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use crate::files::Files;
 use crate::store::Store;
 
 const AGE: Duration = Duration::from_secs(24 * 3600);
-const EVERY: Duration = Duration::from_secs(6 * 3600);
-
-/// Sweeps at start and every `EVERY`, until the store is closed.
-pub async fn run(store: Store, data_dir: PathBuf, files: Files) {
-    repeat(store, data_dir, files, EVERY).await;
-}
-
-async fn repeat(store: Store, data_dir: PathBuf, files: Files, every: Duration) {
-    loop {
-        sweep(&store, &data_dir, &files).await;
-        tokio::time::sleep(every).await;
-        if !store.is_open().await {
-            return;
-        }
-    }
-}
+/// How often the chore runs (`Workers::start`).
+pub const EVERY: Duration = Duration::from_secs(6 * 3600);
 
 /// Removes the orphans of the upload folder and the file store; returns how many went.
 pub async fn sweep(store: &Store, data_dir: &Path, files: &Files) -> usize {

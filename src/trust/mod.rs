@@ -5,7 +5,6 @@
 pub mod erasure;
 pub mod provenance;
 pub mod redaction;
-pub mod retention;
 
 use std::sync::Arc;
 

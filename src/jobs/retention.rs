@@ -1,25 +1,9 @@
 //! Retention: a workspace's records and recordings deleted when they are due, by a
-//! background sweep at start and every hour, each sweep that deleted something an audit
-//! entry.
+//! background chore at start and every hour (`Workers::start`), each sweep that deleted
+//! something an audit entry.
 
 use crate::accounts::audit::{self, Actor};
 use crate::store::Store;
-
-/// How often the sweep looks again.
-const EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
-
-/// Sweeps now and every [`EVERY`] until the database is closed.
-pub async fn run(store: Store, files: crate::files::Files) {
-    loop {
-        if let Err(error) = sweep(&store, &files).await {
-            if matches!(error.downcast_ref::<sqlx::Error>(), Some(sqlx::Error::PoolClosed)) {
-                return;
-            }
-            tracing::warn!(error = %format!("{error:#}"), "applying the retention settings failed; trying again later");
-        }
-        tokio::time::sleep(EVERY).await;
-    }
-}
 
 /// One sweep: what is due is deleted, its recordings removed from the file store, and an
 /// audit entry `retention.applied` per workspace counts them.
