@@ -24,6 +24,7 @@ mod imports;
 pub use imports::IMPORT_STALE;
 mod interviews;
 mod jobs;
+mod paging;
 mod personas;
 mod presets;
 mod projects;

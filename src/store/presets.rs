@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use uuid::Uuid;
 
+use super::paging::Keyset;
 use super::{LibraryKey, Store, db};
 use crate::domain::now;
 use crate::domain::page::{Page, PageRequest};
@@ -81,8 +82,9 @@ const SELECT_PRESET: &str = "SELECT p.id, u.email, p.title, p.icon, p.category, 
 const VISIBLE: &str =
     "(p.workspace_id IS NULL OR p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $1))";
 const ORDER: &str = "ORDER BY CASE WHEN p.owner_id IS NULL THEN 0 ELSE 1 END, p.created_at, p.id";
-/// Where a page continues (`LibraryKey`: the kind in `ORDER`'s terms, a time, an id).
-const AFTER: &str = " AND (CASE WHEN p.owner_id IS NULL THEN 0 ELSE 1 END, p.created_at, p.id) > ($3, $4, $5)";
+/// The columns of `ORDER`, where a page continues (`LibraryKey`: the kind in `ORDER`'s
+/// terms, a time, an id).
+const KEY: &str = "(CASE WHEN p.owner_id IS NULL THEN 0 ELSE 1 END, p.created_at, p.id)";
 
 /// The position of a prompt or preset in `ORDER`.
 fn library_key(ownership: Ownership, created_at: DateTime<Utc>, id: Uuid) -> LibraryKey {
@@ -156,19 +158,14 @@ impl Store {
         owner_id: Uuid,
         page: &PageRequest<LibraryKey>,
     ) -> anyhow::Result<Page<Prompt, LibraryKey>> {
-        let after = if page.after.is_some() { AFTER } else { "" };
+        let after = Keyset::ascending(page, KEY, 3);
         let sql = format!("{SELECT_PROMPT} WHERE {VISIBLE}{after} {ORDER} LIMIT $2");
         let rows = db!(self, read, |pool| {
             let query = sqlx::query_as::<_, PromptRow>(&sql).bind(owner_id).bind(page.fetch());
-            match &page.after {
-                Some((rank, at, id)) => query.bind(rank).bind(at).bind(id),
-                None => query,
-            }
-            .fetch_all(pool)
-            .await
+            after.bind(query).fetch_all(pool).await
         })?;
         let prompts = rows.into_iter().map(Prompt::from).collect();
-        Ok(Page::from_rows(prompts, page, |prompt: &Prompt| {
+        Ok(after.page(prompts, |prompt: &Prompt| {
             library_key(prompt.prompt_type, prompt.created_at, prompt.id)
         }))
     }
@@ -295,19 +292,14 @@ impl Store {
         owner_id: Uuid,
         page: &PageRequest<LibraryKey>,
     ) -> anyhow::Result<Page<Preset, LibraryKey>> {
-        let after = if page.after.is_some() { AFTER } else { "" };
+        let after = Keyset::ascending(page, KEY, 3);
         let sql = format!("{SELECT_PRESET} WHERE {VISIBLE}{after} {ORDER} LIMIT $2");
         let rows = db!(self, read, |pool| {
             let query = sqlx::query_as::<_, PresetRow>(&sql).bind(owner_id).bind(page.fetch());
-            match &page.after {
-                Some((rank, at, id)) => query.bind(rank).bind(at).bind(id),
-                None => query,
-            }
-            .fetch_all(pool)
-            .await
+            after.bind(query).fetch_all(pool).await
         })?;
         let presets = rows.into_iter().map(Preset::from).collect();
-        Ok(Page::from_rows(presets, page, |preset: &Preset| {
+        Ok(after.page(presets, |preset: &Preset| {
             library_key(preset.preset_type, preset.created_at, preset.id)
         }))
     }

@@ -6,6 +6,7 @@ use sqlx::types::Json;
 use uuid::Uuid;
 
 use super::CreatedKey;
+use super::paging::Keyset;
 use super::{Backend, Store, db, writer_of};
 use crate::domain::job::JobKind;
 use crate::domain::now;
@@ -246,11 +247,7 @@ impl Store {
         project_id: Uuid,
         page: &PageRequest<CreatedKey>,
     ) -> anyhow::Result<Page<Record, CreatedKey>> {
-        let after = if page.after.is_some() {
-            " AND (r.created_at, r.id) < ($4, $5)"
-        } else {
-            ""
-        };
+        let after = Keyset::descending(page, "(r.created_at, r.id)", 4);
         let sql = format!(
             "{SELECT_RECORD} WHERE r.project_id = $1 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2){after} \
              ORDER BY r.created_at DESC, r.id DESC LIMIT $3"
@@ -260,17 +257,10 @@ impl Store {
                 .bind(project_id)
                 .bind(owner_id)
                 .bind(page.fetch());
-            match &page.after {
-                Some((at, id)) => query.bind(at).bind(id),
-                None => query,
-            }
-            .fetch_all(pool)
-            .await
+            after.bind(query).fetch_all(pool).await
         })?;
         let records = rows.into_iter().map(Record::from).collect();
-        Ok(Page::from_rows(records, page, |record: &Record| {
-            (record.created_at, record.id)
-        }))
+        Ok(after.page(records, |record: &Record| (record.created_at, record.id)))
     }
 
     /// A record of one of the owner's projects.

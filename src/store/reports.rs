@@ -8,6 +8,7 @@ use sqlx::types::Json;
 use uuid::Uuid;
 
 use super::CreatedKey;
+use super::paging::Keyset;
 use super::{Backend, Store, db};
 use crate::domain::insight::Insight;
 use crate::domain::job::JobKind;
@@ -219,11 +220,7 @@ impl Store {
         with_archived: bool,
         page: &PageRequest<CreatedKey>,
     ) -> anyhow::Result<Page<Report, CreatedKey>> {
-        let after = if page.after.is_some() {
-            " AND (r.created_at, r.id) < ($5, $6)"
-        } else {
-            ""
-        };
+        let after = Keyset::descending(page, "(r.created_at, r.id)", 5);
         let sql = format!(
             "{SELECT_REPORT} WHERE r.project_id = $1 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2) AND NOT r.is_deleted \
              AND (NOT r.is_archived OR $3){after} ORDER BY r.created_at DESC, r.id DESC LIMIT $4"
@@ -234,17 +231,10 @@ impl Store {
                 .bind(owner_id)
                 .bind(with_archived)
                 .bind(page.fetch());
-            match &page.after {
-                Some((at, id)) => query.bind(at).bind(id),
-                None => query,
-            }
-            .fetch_all(pool)
-            .await
+            after.bind(query).fetch_all(pool).await
         })?;
         let reports = rows.into_iter().map(Report::from).collect();
-        Ok(Page::from_rows(reports, page, |report: &Report| {
-            (report.created_at, report.id)
-        }))
+        Ok(after.page(reports, |report: &Report| (report.created_at, report.id)))
     }
 
     /// The completed reports (archived ones too) of the project that holds one of the

@@ -9,6 +9,7 @@ use sqlx::types::Json;
 use uuid::Uuid;
 
 use super::CreatedKey;
+use super::paging::Keyset;
 use super::{Db, Store, db};
 use crate::domain::now;
 use crate::domain::page::{Page, PageRequest};
@@ -227,11 +228,7 @@ impl Store {
         workspace_id: Option<Uuid>,
         page: &PageRequest<CreatedKey>,
     ) -> anyhow::Result<Page<Endpoint, CreatedKey>> {
-        let after = if page.after.is_some() {
-            " AND (created_at, id) < ($4, $5)"
-        } else {
-            ""
-        };
+        let after = Keyset::descending(page, "(created_at, id)", 4);
         let sql = format!(
             "{SELECT_ENDPOINT} WHERE workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $1 \
              AND role IN ('owner', 'admin')) AND ($3 IS NULL OR workspace_id = $3){after} \
@@ -242,17 +239,10 @@ impl Store {
                 .bind(user_id)
                 .bind(page.fetch())
                 .bind(workspace_id);
-            match &page.after {
-                Some((at, id)) => query.bind(at).bind(id),
-                None => query,
-            }
-            .fetch_all(pool)
-            .await
+            after.bind(query).fetch_all(pool).await
         })?;
         let endpoints = rows.into_iter().map(Endpoint::from).collect();
-        Ok(Page::from_rows(endpoints, page, |endpoint: &Endpoint| {
-            (endpoint.created_at, endpoint.id)
-        }))
+        Ok(after.page(endpoints, |endpoint: &Endpoint| (endpoint.created_at, endpoint.id)))
     }
 
     /// An endpoint of a workspace the user belongs to (the door checks he may run it).
@@ -290,11 +280,7 @@ impl Store {
         endpoint_id: Uuid,
         page: &PageRequest<CreatedKey>,
     ) -> anyhow::Result<Page<Delivery, CreatedKey>> {
-        let after = if page.after.is_some() {
-            " AND (created_at, id) < ($3, $4)"
-        } else {
-            ""
-        };
+        let after = Keyset::descending(page, "(created_at, id)", 3);
         let sql = format!(
             "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = $1{after} \
              ORDER BY created_at DESC, id DESC LIMIT $2"
@@ -303,17 +289,10 @@ impl Store {
             let query = sqlx::query_as::<_, DeliveryRow>(&sql)
                 .bind(endpoint_id)
                 .bind(page.fetch());
-            match &page.after {
-                Some((at, id)) => query.bind(at).bind(id),
-                None => query,
-            }
-            .fetch_all(pool)
-            .await
+            after.bind(query).fetch_all(pool).await
         })?;
         let deliveries = rows.into_iter().map(Delivery::from).collect();
-        Ok(Page::from_rows(deliveries, page, |delivery: &Delivery| {
-            (delivery.created_at, delivery.id)
-        }))
+        Ok(after.page(deliveries, |delivery: &Delivery| (delivery.created_at, delivery.id)))
     }
 
     /// Queues a delivery of the endpoint once more, due now: the same event id and

@@ -8,6 +8,7 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use super::paging::Keyset;
 use super::{Backend, CreatedKey, Store, db};
 use crate::domain::now;
 use crate::domain::page::{Page, PageRequest};
@@ -331,27 +332,16 @@ impl Store {
         workspace_id: Uuid,
         page: &PageRequest<CreatedKey>,
     ) -> anyhow::Result<Page<Member, CreatedKey>> {
-        let after = if page.after.is_some() {
-            " AND (m.joined_at, m.user_id) > ($3, $4)"
-        } else {
-            ""
-        };
+        let after = Keyset::ascending(page, "(m.joined_at, m.user_id)", 3);
         let sql = format!("{SELECT_MEMBER} WHERE m.workspace_id = $1{after} ORDER BY m.joined_at, m.user_id LIMIT $2");
         let rows = db!(self, read, |pool| {
             let query = sqlx::query_as::<_, MemberRow>(&sql)
                 .bind(workspace_id)
                 .bind(page.fetch());
-            match &page.after {
-                Some((at, id)) => query.bind(at).bind(id),
-                None => query,
-            }
-            .fetch_all(pool)
-            .await
+            after.bind(query).fetch_all(pool).await
         })?;
         let members = rows.into_iter().map(Member::from).collect();
-        Ok(Page::from_rows(members, page, |member: &Member| {
-            (member.joined_at, member.user_id)
-        }))
+        Ok(after.page(members, |member: &Member| (member.joined_at, member.user_id)))
     }
 
     pub async fn member(&self, workspace_id: Uuid, user_id: Uuid) -> anyhow::Result<Option<Member>> {
