@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::CreatedKey;
 use super::paging::Keyset;
-use super::{Db, Store, db};
+use super::{Db, Store, db, member_of, runner_of};
 use crate::domain::now;
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::webhook::{Delivery, DeliveryStatus, Endpoint, EndpointStatus, EventType};
@@ -230,9 +230,9 @@ impl Store {
     ) -> anyhow::Result<Page<Endpoint, CreatedKey>> {
         let after = Keyset::descending(page, "(created_at, id)", 4);
         let sql = format!(
-            "{SELECT_ENDPOINT} WHERE workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $1 \
-             AND role IN ('owner', 'admin')) AND ($3 IS NULL OR workspace_id = $3){after} \
-             ORDER BY created_at DESC, id DESC LIMIT $2"
+            "{SELECT_ENDPOINT} WHERE workspace_id IN {} AND ($3 IS NULL OR workspace_id = $3){after} \
+             ORDER BY created_at DESC, id DESC LIMIT $2",
+            runner_of!(1)
         );
         let rows = db!(self, read, |pool| {
             let query = sqlx::query_as::<_, EndpointRow>(&sql)
@@ -248,8 +248,9 @@ impl Store {
     /// An endpoint of a workspace the user belongs to (the door checks he may run it).
     pub async fn get_endpoint(&self, user_id: Uuid, id: Uuid) -> anyhow::Result<Option<Endpoint>> {
         let sql = format!(
-            "{SELECT_ENDPOINT} WHERE workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $1) \
-             AND id = $2"
+            "{SELECT_ENDPOINT} WHERE workspace_id IN {} \
+             AND id = $2",
+            member_of!(1)
         );
         let row = db!(self, read, |pool| sqlx::query_as::<_, EndpointRow>(&sql)
             .bind(user_id)
@@ -262,10 +263,11 @@ impl Store {
     /// Removes an endpoint and its deliveries; `false` when it is not of a workspace the
     /// user runs.
     pub async fn delete_endpoint(&self, user_id: Uuid, id: Uuid) -> anyhow::Result<bool> {
-        let deleted = db!(self, write_one, |conn| sqlx::query(
-            "DELETE FROM webhook_endpoints WHERE workspace_id IN (SELECT workspace_id FROM workspace_members \
-             WHERE user_id = $1 AND role IN ('owner', 'admin')) AND id = $2"
-        )
+        let deleted = db!(self, write_one, |conn| sqlx::query(concat!(
+            "DELETE FROM webhook_endpoints WHERE workspace_id IN ",
+            runner_of!(1),
+            " AND id = $2"
+        ))
         .bind(user_id)
         .bind(id)
         .execute(&mut *conn)

@@ -1,9 +1,10 @@
 //! Workspaces, members and invitations, and the caller's role on any object.
 //!
 //! Visibility is membership: every query of a workspace's material filters by the
-//! workspaces its caller belongs to (`member_of!`), and every change by those where he
-//! may write (`writer_of!`), so a door that forgot its role check still changes nothing
-//! it should not. The role checks themselves (404 or 403) read [`Store::role_on`].
+//! workspaces its caller belongs to (`member_of!`), every change by those where he may
+//! write (`writer_of!`), and what only those who run a workspace manage by those he runs
+//! (`runner_of!`), so a door that forgot its role check still changes nothing it should
+//! not. These macros are the one place the store writes the rule. The role checks themselves (404 or 403) read [`Store::role_on`].
 
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
@@ -33,6 +34,18 @@ macro_rules! writer_of {
     };
 }
 pub(crate) use writer_of;
+
+/// SQL: the ids of the workspaces user `$n` runs (owner or admin: members, webhooks).
+macro_rules! runner_of {
+    ($n:literal) => {
+        concat!(
+            "(SELECT workspace_id FROM workspace_members WHERE user_id = $",
+            $n,
+            " AND role IN ('owner', 'admin'))"
+        )
+    };
+}
+pub(crate) use runner_of;
 
 /// What a role is asked about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
