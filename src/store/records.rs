@@ -54,14 +54,15 @@ impl From<RecordRow> for Record {
     }
 }
 
-#[derive(sqlx::FromRow)]
-struct UtteranceRow {
-    id: i64,
-    is_respondent: bool,
-    speaker: String,
-    start_ms: Option<i64>,
-    end_ms: Option<i64>,
-    text: String,
+/// An utterance's columns, as read for its record and as a project's archive keeps it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, sqlx::FromRow)]
+pub struct UtteranceRow {
+    pub id: i64,
+    pub speaker: String,
+    pub is_respondent: bool,
+    pub start_ms: Option<i64>,
+    pub end_ms: Option<i64>,
+    pub text: String,
 }
 
 impl From<UtteranceRow> for Utterance {
