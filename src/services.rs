@@ -144,13 +144,6 @@ impl Services {
             }),
         }
     }
-
-    /// Refuses a creation that would pass its quota (see [`crate::quota`]).
-    pub async fn check_quota(&self, counted: crate::quota::Counted) -> crate::error::ApiResult<()> {
-        crate::quota::check(&self.store, &self.settings.quotas, counted)
-            .await?
-            .map_err(crate::error::ApiError::from)
-    }
 }
 
 /// How long an import waits for its turn before it is told to come back.

@@ -5,7 +5,7 @@ use uuid::Uuid;
 
 use super::{Store, db, member_of};
 use crate::domain::chat::ThreadKind;
-use crate::quota::Counted;
+use crate::domain::quota::Counted;
 
 impl Store {
     /// How many of what `counted` names there are now.
