@@ -155,7 +155,8 @@ async fn shutdown_signal() {
 
 #[cfg(test)]
 mod house {
-    //! The two rules that keep the doors apart from the rooms (`docs/architecture.md`).
+    //! The rules that keep the doors apart from the rooms, and the rooms below them in
+    //! their layers (`docs/architecture.md`).
 
     use std::path::{Path, PathBuf};
 
@@ -219,5 +220,82 @@ mod house {
             offenders.is_empty(),
             "these route files reach into their siblings: {offenders:?}"
         );
+    }
+
+    /// The modules of ours a file names (`crate::x::...`, `use crate::{x, y}`), outside
+    /// comments, each with its line.
+    fn named_modules(text: &str) -> Vec<(usize, String)> {
+        let mut named = Vec::new();
+        for (number, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for (at, _) in line.match_indices("crate::") {
+                let rest = &line[at + "crate::".len()..];
+                let heads: Vec<&str> = match rest.strip_prefix('{') {
+                    Some(group) => group.split(',').map(str::trim).collect(),
+                    None => vec![rest],
+                };
+                for head in heads {
+                    let name: String = head
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    if !name.is_empty() {
+                        named.push((number + 1, name));
+                    }
+                }
+            }
+        }
+        named
+    }
+
+    /// Where the files under `folder` name a module of ours other than `allowed`.
+    fn imports_outside(folder: &str, allowed: &[&str]) -> Vec<String> {
+        all_sources()
+            .into_iter()
+            .filter(|(path, _)| path.starts_with(folder))
+            .flat_map(|(path, text)| {
+                named_modules(&text)
+                    .into_iter()
+                    .filter(|(_, name)| !allowed.contains(&name.as_str()))
+                    .map(move |(line, name)| format!("{}:{line} crate::{name}", path.display()))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_domain_names_nothing_of_ours_but_itself() {
+        let offenders = imports_outside("domain", &["domain"]);
+        assert!(offenders.is_empty(), "the domain imports these: {offenders:?}");
+    }
+
+    #[test]
+    fn the_store_imports_only_the_domain_the_errors_and_the_settings() {
+        let offenders = imports_outside("store", &["store", "domain", "error", "config"]);
+        assert!(offenders.is_empty(), "the store imports these: {offenders:?}");
+    }
+
+    #[test]
+    fn the_membership_rule_is_written_once_in_the_store() {
+        // Joined here so that this file does not spell the rule itself.
+        let rule = ["SELECT workspace_id FROM", "workspace_members WHERE user_id"].join(" ");
+        let offenders: Vec<_> = all_sources()
+            .into_iter()
+            .filter(|(path, text)| path != Path::new("store/workspaces.rs") && text.contains(&rule))
+            .map(|(path, _)| path)
+            .collect();
+        assert!(
+            offenders.is_empty(),
+            "these spell out member_of!, writer_of! or runner_of!: {offenders:?}"
+        );
+    }
+
+    #[test]
+    fn the_names_of_our_modules_are_read_from_paths_and_groups() {
+        let text = "use crate::domain::record::Record;\n// crate::ingest in a comment\n\
+                    use crate::{config, store::Store};\nlet x = $crate::store::db!();";
+        let named: Vec<String> = named_modules(text).into_iter().map(|(_, name)| name).collect();
+        assert_eq!(named, ["domain", "config", "store", "store"]);
     }
 }

@@ -8,20 +8,9 @@ use uuid::Uuid;
 
 use crate::config::Quotas;
 use crate::domain::now;
+pub use crate::domain::quota::Counted;
+use crate::services::Services;
 use crate::store::Store;
-
-/// What a creation would add one to.
-#[derive(Debug, Clone, Copy)]
-pub enum Counted {
-    Projects { owner_id: Uuid },
-    Records { project_id: Uuid },
-    Reports { project_id: Uuid },
-    RecordThreads { owner_id: Uuid, record_id: Uuid },
-    AssistantThreads { owner_id: Uuid },
-    Prompts { owner_id: Uuid },
-    Presets { owner_id: Uuid },
-    WebhookEndpoints { owner_id: Uuid },
-}
 
 /// A quota that a creation would pass.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +26,17 @@ impl QuotaExceeded {
             sentence,
             retry_after: None,
         }
+    }
+}
+
+// The services' quota check lives here, beside the limits, so that the services the use
+// cases are built on do not import a use case.
+impl Services {
+    /// Refuses a creation that would pass its quota.
+    pub async fn check_quota(&self, counted: Counted) -> crate::error::ApiResult<()> {
+        check(&self.store, &self.settings.quotas, counted)
+            .await?
+            .map_err(crate::error::ApiError::from)
     }
 }
 

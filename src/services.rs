@@ -2,19 +2,20 @@
 //! and the providers every use case works with. The JSON API's state and the workers'
 //! context are both made from one `Services`, so a door never builds a provider itself.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use anyhow::Context as _;
 
 use crate::ai::{self, Engine};
 use crate::config::{self, Settings};
-use crate::conversation::InFlight;
 use crate::ingest::stt::SpeechToText;
 use crate::livekit::LiveKit;
 use crate::search::indexer::Search;
 use crate::search::web::WebSearch;
 use crate::secret::SecretKey;
 use crate::store::Store;
+use uuid::Uuid;
 
 /// What the use cases reach. Cheap to clone (every part is a shared handle).
 #[derive(Clone)]
@@ -144,12 +145,48 @@ impl Services {
             }),
         }
     }
+}
 
-    /// Refuses a creation that would pass its quota (see [`crate::quota`]).
-    pub async fn check_quota(&self, counted: crate::quota::Counted) -> crate::error::ApiResult<()> {
-        crate::quota::check(&self.store, &self.settings.quotas, counted)
-            .await?
-            .map_err(crate::error::ApiError::from)
+/// Answers a user may have in the making at once; more get 429. An answer goes on when
+/// its client leaves, so without a limit a client could start any number of them.
+pub const ANSWERS_PER_USER: usize = 4;
+
+/// The answers in the making, per user.
+#[derive(Debug, Default)]
+pub struct InFlight(std::sync::Mutex<HashMap<Uuid, usize>>);
+
+/// One answer's place among its user's answers in the making; freed when dropped.
+#[derive(Debug)]
+pub struct Slot {
+    answers: std::sync::Arc<InFlight>,
+    user: Uuid,
+}
+
+impl InFlight {
+    /// A place for one more answer of `user`, unless he has [`ANSWERS_PER_USER`].
+    pub fn take(answers: &std::sync::Arc<Self>, user: Uuid) -> Option<Slot> {
+        let mut counts = answers.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let count = counts.entry(user).or_default();
+        if *count >= ANSWERS_PER_USER {
+            return None;
+        }
+        *count += 1;
+        Some(Slot {
+            answers: answers.clone(),
+            user,
+        })
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut counts = self.answers.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(count) = counts.get_mut(&self.user) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                counts.remove(&self.user);
+            }
+        }
     }
 }
 
@@ -166,13 +203,28 @@ fn report_intake_permits(cores: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::report_intake_permits;
+    use super::*;
 
     #[test]
     fn report_creations_leave_a_core_to_the_work_they_queue() {
         assert_eq!(report_intake_permits(1), 1);
         assert_eq!(report_intake_permits(2), 1);
         assert_eq!(report_intake_permits(8), 7);
+    }
+
+    #[test]
+    fn a_user_has_a_few_answers_in_the_making_and_gets_places_back() {
+        let answers = std::sync::Arc::new(InFlight::default());
+        let (anna, ben) = (Uuid::new_v4(), Uuid::new_v4());
+        let mut slots: Vec<Slot> = (0..ANSWERS_PER_USER)
+            .map(|_| InFlight::take(&answers, anna).expect("a place"))
+            .collect();
+        assert!(InFlight::take(&answers, anna).is_none());
+        assert!(InFlight::take(&answers, ben).is_some(), "another user is not held up");
+        slots.pop();
+        assert!(InFlight::take(&answers, anna).is_some());
+        drop(slots);
+        assert!(answers.0.lock().expect("lock").is_empty());
     }
 }
 

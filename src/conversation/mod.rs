@@ -29,6 +29,8 @@ use crate::search::bm25;
 use crate::search::indexer::Search;
 use crate::search::{Passage, Scope};
 use crate::store::{Exchange, Store, ThreadTarget};
+// The answers in the making are counted by the services, which hold them for every door.
+pub use crate::services::{ANSWERS_PER_USER, InFlight, Slot};
 
 /// What an answer's task reports; `T` is what a finished answer is (a chat message,
 /// an interviewer's turn).
@@ -98,49 +100,6 @@ pub struct Pending {
     pub asked_at: chrono::DateTime<chrono::Utc>,
     /// The instance's prices, for the answer's provenance.
     pub prices: crate::domain::usage::Prices,
-}
-
-/// Answers a user may have in the making at once; more get 429. An answer goes on when
-/// its client leaves, so without a limit a client could start any number of them.
-pub const ANSWERS_PER_USER: usize = 4;
-
-/// The answers in the making, per user.
-#[derive(Debug, Default)]
-pub struct InFlight(std::sync::Mutex<HashMap<Uuid, usize>>);
-
-/// One answer's place among its user's answers in the making; freed when dropped.
-#[derive(Debug)]
-pub struct Slot {
-    answers: std::sync::Arc<InFlight>,
-    user: Uuid,
-}
-
-impl InFlight {
-    /// A place for one more answer of `user`, unless he has [`ANSWERS_PER_USER`].
-    pub fn take(answers: &std::sync::Arc<Self>, user: Uuid) -> Option<Slot> {
-        let mut counts = answers.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let count = counts.entry(user).or_default();
-        if *count >= ANSWERS_PER_USER {
-            return None;
-        }
-        *count += 1;
-        Some(Slot {
-            answers: answers.clone(),
-            user,
-        })
-    }
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        let mut counts = self.answers.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(count) = counts.get_mut(&self.user) {
-            *count = count.saturating_sub(1);
-            if *count == 0 {
-                counts.remove(&self.user);
-            }
-        }
-    }
 }
 
 /// A question taken: its answer in the making, or refused because the user has
@@ -588,20 +547,5 @@ mod tests {
                 "a quote, not a template line: {excerpt:?}"
             );
         }
-    }
-
-    #[test]
-    fn a_user_has_a_few_answers_in_the_making_and_gets_places_back() {
-        let answers = std::sync::Arc::new(InFlight::default());
-        let (anna, ben) = (Uuid::new_v4(), Uuid::new_v4());
-        let mut slots: Vec<Slot> = (0..ANSWERS_PER_USER)
-            .map(|_| InFlight::take(&answers, anna).expect("a place"))
-            .collect();
-        assert!(InFlight::take(&answers, anna).is_none());
-        assert!(InFlight::take(&answers, ben).is_some(), "another user is not held up");
-        slots.pop();
-        assert!(InFlight::take(&answers, anna).is_some());
-        drop(slots);
-        assert!(answers.0.lock().expect("lock").is_empty());
     }
 }

@@ -14,6 +14,7 @@ pub mod persona;
 pub mod preset;
 pub mod privacy;
 pub mod project;
+pub mod quota;
 pub mod record;
 pub mod report;
 pub mod search;

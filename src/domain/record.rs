@@ -9,8 +9,6 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::ingest::ParsedUtterance;
-
 super::string_enum! {
     /// Where a record is in its processing: `Uploaded` -> `InQueue` -> `InProgress` ->
     /// `Finished` | `Error` (with a reason in `error`).
@@ -21,6 +19,18 @@ super::string_enum! {
         Finished = "Finished",
         Error = "Error",
     }
+}
+
+/// One turn of speech (or one paragraph of notes) as the source has it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedUtterance {
+    /// The speaker as the source names them; `None` when the source names nobody.
+    pub speaker: Option<String>,
+    /// Milliseconds from the start of the recording, when the source says.
+    pub start_ms: Option<u64>,
+    pub end_ms: Option<u64>,
+    /// The words, trimmed, inner line breaks kept as `\n`. Never empty.
+    pub text: String,
 }
 
 /// The speaker name given to text whose source names nobody.

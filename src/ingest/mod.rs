@@ -4,17 +4,8 @@
 
 use std::fmt;
 
-/// One turn of speech (or one paragraph of notes) as the source has it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParsedUtterance {
-    /// The speaker as the source names them; `None` when the source names nobody.
-    pub speaker: Option<String>,
-    /// Milliseconds from the start of the recording, when the source says.
-    pub start_ms: Option<u64>,
-    pub end_ms: Option<u64>,
-    /// The words, trimmed, inner line breaks kept as `\n`. Never empty.
-    pub text: String,
-}
+// A parser's turn is the domain's: the record's rules turn it into utterances.
+pub use crate::domain::record::ParsedUtterance;
 
 /// What a parser produces.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

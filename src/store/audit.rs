@@ -3,6 +3,7 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use super::paging::Keyset;
 use super::{CreatedKey, Store, db};
 use crate::domain::now;
 use crate::domain::page::{Page, PageRequest};
@@ -94,11 +95,7 @@ impl Store {
         filter: &AuditFilter,
         page: &PageRequest<CreatedKey>,
     ) -> anyhow::Result<Page<AuditEvent, CreatedKey>> {
-        let after = if page.after.is_some() {
-            " AND (at, id) < ($5, $6)"
-        } else {
-            ""
-        };
+        let after = Keyset::descending(page, "(at, id)", 5);
         let sql = format!(
             "SELECT id, at, actor_email, action, target_type, target_id, ip, detail FROM audit_events \
              WHERE (workspace_id = $1 OR (workspace_id IS NULL AND actor_id IN \
@@ -113,15 +110,10 @@ impl Store {
                 .bind(page.fetch())
                 .bind(&filter.actor_email)
                 .bind(&filter.action);
-            match &page.after {
-                Some((at, id)) => query.bind(at).bind(id),
-                None => query,
-            }
-            .fetch_all(pool)
-            .await
+            after.bind(query).fetch_all(pool).await
         })?;
         let events = rows.into_iter().map(AuditEvent::from).collect();
-        Ok(Page::from_rows(events, page, |event: &AuditEvent| (event.at, event.id)))
+        Ok(after.page(events, |event: &AuditEvent| (event.at, event.id)))
     }
 
     /// Deletes entries older than the retention; returns how many.

@@ -2,6 +2,10 @@
 //! back as a new project. The rows are the archive's JSON, field for field, so that a
 //! round trip keeps every column; what points outside the project (its workspace, people,
 //! tags) is carried by name and found again where it is restored.
+//!
+//! A table's dump (`ReportDump`, `RecordDump`...) holds every column, unlike the rows the
+//! rest of the store reads, which hold what a domain type needs; where the two are the
+//! same columns (an utterance), the store's row serves both.
 
 use std::collections::{HashMap, HashSet};
 
@@ -11,13 +15,13 @@ use serde_json::Value;
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::records::insert_utterances;
+use super::records::{UtteranceRow, insert_utterances};
 use super::{Store, db};
 use crate::domain::job::JobKind;
 
 /// The project's own fields.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, sqlx::FromRow)]
-pub struct ProjectRow {
+pub struct ProjectFieldsDump {
     pub id: Uuid,
     pub name: String,
     pub description: String,
@@ -33,7 +37,7 @@ pub struct ProjectRow {
 
 /// A record with its transcript and persona.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, sqlx::FromRow)]
-pub struct RecordRow {
+pub struct RecordDump {
     pub id: Uuid,
     pub name: String,
     pub status: String,
@@ -63,21 +67,11 @@ pub struct RecordRow {
     pub utterances: Vec<UtteranceRow>,
     #[sqlx(skip)]
     #[serde(default)]
-    pub persona: Option<PersonaRow>,
+    pub persona: Option<PersonaDump>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, sqlx::FromRow)]
-pub struct UtteranceRow {
-    pub id: i64,
-    pub speaker: String,
-    pub is_respondent: bool,
-    pub start_ms: Option<i64>,
-    pub end_ms: Option<i64>,
-    pub text: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, sqlx::FromRow)]
-pub struct PersonaRow {
+pub struct PersonaDump {
     pub record_version: DateTime<Utc>,
     pub persona: Json<Value>,
     pub markdown: String,
@@ -87,7 +81,7 @@ pub struct PersonaRow {
 
 /// A report with its earlier versions and the insights it includes, in order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, sqlx::FromRow)]
-pub struct ReportRow {
+pub struct ReportDump {
     pub id: Uuid,
     pub title: String,
     pub category: Option<String>,
@@ -116,7 +110,7 @@ pub struct ReportRow {
     pub updated_at: DateTime<Utc>,
     #[sqlx(skip)]
     #[serde(default)]
-    pub versions: Vec<ReportVersionRow>,
+    pub versions: Vec<ReportVersionDump>,
     #[sqlx(skip)]
     #[serde(default)]
     pub insight_ids: Vec<Uuid>,
@@ -125,7 +119,7 @@ pub struct ReportRow {
 /// A version of a report; an edit's author by e-mail address, as a highlight's. An archive
 /// from before edits were versions has neither kind nor author: its versions are generations.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, sqlx::FromRow)]
-pub struct ReportVersionRow {
+pub struct ReportVersionDump {
     pub version: i64,
     pub content: String,
     pub provenance: Option<Json<Value>>,
@@ -142,7 +136,7 @@ fn generation() -> String {
 
 /// A tag of the workspace that the project's highlights carry (or a group holding one).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, sqlx::FromRow)]
-pub struct TagRow {
+pub struct TagDump {
     pub id: Uuid,
     pub name: String,
     pub color: String,
@@ -154,7 +148,7 @@ pub struct TagRow {
 /// workspace's members (anyone else stays unnamed: an archive cannot name, or find out
 /// about, accounts outside the workspace).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, sqlx::FromRow)]
-pub struct HighlightRow {
+pub struct HighlightDump {
     pub id: Uuid,
     pub record_id: Uuid,
     pub start_utterance: i64,
@@ -175,7 +169,7 @@ pub struct HighlightRow {
 
 /// An insight with its evidence, in order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, sqlx::FromRow)]
-pub struct InsightRow {
+pub struct InsightDump {
     pub id: Uuid,
     pub title: String,
     pub body: String,
@@ -189,7 +183,7 @@ pub struct InsightRow {
 
 /// A proposed theme, waiting, accepted or rejected.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, sqlx::FromRow)]
-pub struct ThemeRow {
+pub struct ThemeDump {
     pub id: Uuid,
     pub name: String,
     pub description: String,
@@ -201,7 +195,7 @@ pub struct ThemeRow {
 /// An AI-led interview room and its turns; never its link, which is made anew where it
 /// is restored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, sqlx::FromRow)]
-pub struct RoomRow {
+pub struct RoomDump {
     pub id: Uuid,
     pub record_id: Option<Uuid>,
     pub room_name: String,
@@ -222,11 +216,11 @@ pub struct RoomRow {
     pub updated_at: DateTime<Utc>,
     #[sqlx(skip)]
     #[serde(default)]
-    pub turns: Vec<TurnRow>,
+    pub turns: Vec<TurnDump>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, sqlx::FromRow)]
-pub struct TurnRow {
+pub struct TurnDump {
     pub position: i64,
     pub from_respondent: bool,
     pub text: String,
@@ -239,14 +233,14 @@ pub struct TurnRow {
 /// Everything of one project.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProjectDump {
-    pub project: ProjectRow,
-    pub records: Vec<RecordRow>,
-    pub reports: Vec<ReportRow>,
-    pub tags: Vec<TagRow>,
-    pub highlights: Vec<HighlightRow>,
-    pub insights: Vec<InsightRow>,
-    pub themes: Vec<ThemeRow>,
-    pub interviews: Vec<RoomRow>,
+    pub project: ProjectFieldsDump,
+    pub records: Vec<RecordDump>,
+    pub reports: Vec<ReportDump>,
+    pub tags: Vec<TagDump>,
+    pub highlights: Vec<HighlightDump>,
+    pub insights: Vec<InsightDump>,
+    pub themes: Vec<ThemeDump>,
+    pub interviews: Vec<RoomDump>,
 }
 
 /// A room's new link, made by the caller (`crate::interview`): its nonce and hash.
@@ -292,7 +286,7 @@ impl Store {
     /// is no such project.
     pub async fn dump_project(&self, project_id: Uuid) -> anyhow::Result<Option<ProjectDump>> {
         let Some(project) = db!(self, read, |pool| {
-            sqlx::query_as::<_, ProjectRow>(
+            sqlx::query_as::<_, ProjectFieldsDump>(
                 "SELECT id, name, description, status, research_goals, interview_guide, created_at, updated_at, \
                  workspace_id FROM projects WHERE id = $1",
             )
@@ -304,7 +298,7 @@ impl Store {
             return Ok(None);
         };
         let mut records = db!(self, read, |pool| {
-            sqlx::query_as::<_, RecordRow>(
+            sqlx::query_as::<_, RecordDump>(
                 "SELECT id, name, status, error, language, duration_seconds, word_count, source_format, source_name, \
                  media_type, participants_count, respondents_count, respondent_names, is_public, created_at, \
                  updated_at, media_path FROM records WHERE project_id = $1 ORDER BY created_at, id",
@@ -324,7 +318,7 @@ impl Store {
                 .await
             })?;
             record.persona = db!(self, read, |pool| {
-                sqlx::query_as::<_, PersonaRow>(
+                sqlx::query_as::<_, PersonaDump>(
                     "SELECT record_version, persona, markdown, generated_at, provenance FROM personas \
                      WHERE record_id = $1",
                 )
@@ -334,7 +328,7 @@ impl Store {
             })?;
         }
         let mut reports = db!(self, read, |pool| {
-            sqlx::query_as::<_, ReportRow>(
+            sqlx::query_as::<_, ReportDump>(
                 "SELECT id, title, category, context, context_expand, status, content, is_public, is_archived, \
                  is_deleted, preset_id, report_language, reasoning_mode, prompts_ids, records_ids, gen_progress, \
                  gen_attempts, gen_error, gen_started_at, gen_finished_at, gen_prompt_tokens, \
@@ -356,7 +350,7 @@ impl Store {
         })?);
         for report in &mut reports {
             report.versions = db!(self, read, |pool| {
-                sqlx::query_as::<_, ReportVersionRow>(
+                sqlx::query_as::<_, ReportVersionDump>(
                     "SELECT v.version, v.content, v.provenance, v.generated_at, v.kind, u.email AS created_by \
                      FROM report_versions v LEFT JOIN users u ON u.id = v.author_id \
                      WHERE v.report_id = $1 ORDER BY v.version",
@@ -368,7 +362,7 @@ impl Store {
             report.insight_ids = included.remove(&report.id).unwrap_or_default();
         }
         let mut highlights = db!(self, read, |pool| {
-            sqlx::query_as::<_, HighlightRow>(
+            sqlx::query_as::<_, HighlightDump>(
                 "SELECT h.id, h.record_id, h.start_utterance, h.start_offset, h.end_utterance, h.end_offset, h.quote, \
                  h.note, h.status, u.email AS created_by, h.created_at, h.updated_at, h.provenance \
                  FROM highlights h JOIN records r ON r.id = h.record_id LEFT JOIN users u ON u.id = h.created_by \
@@ -393,7 +387,7 @@ impl Store {
         }
         // The tags the highlights carry, and the groups holding them.
         let tags = db!(self, read, |pool| {
-            sqlx::query_as::<_, TagRow>(
+            sqlx::query_as::<_, TagDump>(
                 "SELECT t.id, t.name, t.color, t.description, t.parent_id FROM tags t WHERE t.id IN \
                  (SELECT ht.tag_id FROM highlight_tags ht JOIN highlights h ON h.id = ht.highlight_id \
                   JOIN records r ON r.id = h.record_id WHERE r.project_id = $1) \
@@ -407,7 +401,7 @@ impl Store {
             .await
         })?;
         let mut insights = db!(self, read, |pool| {
-            sqlx::query_as::<_, InsightRow>(
+            sqlx::query_as::<_, InsightDump>(
                 "SELECT i.id, i.title, i.body, u.email AS created_by, i.created_at, i.updated_at FROM insights i \
                  LEFT JOIN users u ON u.id = i.created_by WHERE i.project_id = $1 ORDER BY i.created_at, i.id",
             )
@@ -428,7 +422,7 @@ impl Store {
             insight.highlight_ids = evidence.remove(&insight.id).unwrap_or_default();
         }
         let themes = db!(self, read, |pool| {
-            sqlx::query_as::<_, ThemeRow>(
+            sqlx::query_as::<_, ThemeDump>(
                 "SELECT id, name, description, highlight_ids, status, created_at FROM theme_proposals \
                  WHERE project_id = $1 ORDER BY created_at, id",
             )
@@ -437,7 +431,7 @@ impl Store {
             .await
         })?;
         let mut interviews = db!(self, read, |pool| {
-            sqlx::query_as::<_, RoomRow>(
+            sqlx::query_as::<_, RoomDump>(
                 "SELECT id, record_id, room_name, respondent_email, max_duration_minutes, status, language, \
                  topics_for_respondent, research_goals_override, interview_guide_override, consent_version, \
                  consent_text, consented_at, created_at, started_at, completed_at, expires_at, updated_at \
@@ -449,7 +443,7 @@ impl Store {
         })?;
         for room in &mut interviews {
             room.turns = db!(self, read, |pool| {
-                sqlx::query_as::<_, TurnRow>(
+                sqlx::query_as::<_, TurnDump>(
                     "SELECT position, from_respondent, text, step, message_id, follow_up, at FROM interview_turns \
                      WHERE room_id = $1 ORDER BY position",
                 )

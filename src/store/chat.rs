@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use uuid::Uuid;
 
+use super::paging::Keyset;
 use super::{MessageKey, Store, ThreadKey, db};
 use crate::domain::chat::{ChatMessage, ChatThread, Citation, MessageType, ThreadKind};
 use crate::domain::now;
@@ -130,11 +131,7 @@ impl Store {
         record_id: Option<Uuid>,
         page: &PageRequest<ThreadKey>,
     ) -> anyhow::Result<Page<ChatThread, ThreadKey>> {
-        let after = if page.after.is_some() {
-            " AND (t.updated_at, t.id) < ($5, $6)"
-        } else {
-            ""
-        };
+        let after = Keyset::descending(page, "(t.updated_at, t.id)", 5);
         let sql = format!(
             "{SELECT_THREAD} WHERE t.owner_id = $1 AND t.kind = $2 AND ($3 IS NULL OR t.record_id = $3){after} \
              ORDER BY t.updated_at DESC, t.id DESC LIMIT $4"
@@ -145,17 +142,10 @@ impl Store {
                 .bind(kind.as_str())
                 .bind(record_id)
                 .bind(page.fetch());
-            match &page.after {
-                Some((at, id)) => query.bind(at).bind(id),
-                None => query,
-            }
-            .fetch_all(pool)
-            .await
+            after.bind(query).fetch_all(pool).await
         })?;
         let threads = rows.into_iter().map(ChatThread::from).collect();
-        Ok(Page::from_rows(threads, page, |thread: &ChatThread| {
-            (thread.updated_at, thread.id)
-        }))
+        Ok(after.page(threads, |thread: &ChatThread| (thread.updated_at, thread.id)))
     }
 
     /// A thread with no messages yet.
@@ -187,18 +177,16 @@ impl Store {
         thread_id: i64,
         page: &PageRequest<MessageKey>,
     ) -> anyhow::Result<Page<ChatMessage, MessageKey>> {
-        let rows = db!(self, read, |pool| {
-            sqlx::query_as::<_, MessageRow>(
+        let after = Keyset::ascending(page, "position", 3);
+        let sql = format!(
             "SELECT id, thread_id, message_type, content, citations, provenance, created_at, position FROM chat_messages \
-             WHERE thread_id = $1 AND position > $3 ORDER BY position LIMIT $2"
-        )
-        .bind(thread_id)
-        .bind(page.fetch())
-        .bind(page.after.unwrap_or(i64::MIN))
-        .fetch_all(pool)
-        .await
+             WHERE thread_id = $1{after} ORDER BY position LIMIT $2"
+        );
+        let rows = db!(self, read, |pool| {
+            let query = sqlx::query_as::<_, MessageRow>(&sql).bind(thread_id).bind(page.fetch());
+            after.bind(query).fetch_all(pool).await
         })?;
-        let page = Page::from_rows(rows, page, |row: &MessageRow| i64::from(row.position));
+        let page = after.page(rows, |row: &MessageRow| i64::from(row.position));
         Ok(page.map(ChatMessage::from))
     }
 

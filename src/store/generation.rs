@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::{Job, Store, db, finish_job, settle_job};
+use super::{Job, Store, db, finish_job, member_of, settle_job};
 use crate::domain::job::JobKind;
 use crate::domain::now;
 use crate::domain::record::RecordStatus;
@@ -338,17 +338,18 @@ impl Store {
         report_id: Uuid,
     ) -> anyhow::Result<Option<GenerationRow>> {
         Ok(db!(self, read, |pool| {
-            sqlx::query_as::<_, GenerationRow>(
-            "SELECT r.status, r.gen_progress, r.gen_error, r.gen_attempts, r.gen_started_at, r.gen_finished_at, \
+            sqlx::query_as::<_, GenerationRow>(concat!(
+                "SELECT r.status, r.gen_progress, r.gen_error, r.gen_attempts, r.gen_started_at, r.gen_finished_at, \
              r.gen_prompt_tokens, r.gen_completion_tokens, r.gen_provenance FROM reports r \
              JOIN projects p ON p.id = r.project_id \
-             WHERE r.id = $1 AND r.project_id = $2 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $3)"
-        )
-        .bind(report_id)
-        .bind(project_id)
-        .bind(owner_id)
-        .fetch_optional(pool)
-        .await
+             WHERE r.id = $1 AND r.project_id = $2 AND p.workspace_id IN ",
+                member_of!(3)
+            ))
+            .bind(report_id)
+            .bind(project_id)
+            .bind(owner_id)
+            .fetch_optional(pool)
+            .await
         })?)
     }
 

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use super::paging::Keyset;
 use super::workspaces::{member_of, writer_of};
 use super::{CreatedKey, Store, db};
 use crate::domain::highlight::{Anchor, Highlight, HighlightStatus, InsightRef, TagRef};
@@ -461,12 +462,17 @@ impl Store {
         order: HighlightOrder,
         page: &PageRequest<CreatedKey>,
     ) -> anyhow::Result<Page<Highlight, CreatedKey>> {
-        let (after, order_by) = match (order, page.after.is_some()) {
-            (HighlightOrder::Transcript, _) => ("", "h.start_utterance, h.start_offset, h.created_at, h.id"),
-            (HighlightOrder::Newest, true) => {
-                (" AND (h.created_at, h.id) < ($13, $14)", "h.created_at DESC, h.id DESC")
-            }
-            (HighlightOrder::Newest, false) => ("", "h.created_at DESC, h.id DESC"),
+        // In transcript order the list is whole: no cursor, and every row fetched kept.
+        let everything = PageRequest::everything();
+        let (after, order_by) = match order {
+            HighlightOrder::Transcript => (
+                Keyset::descending(&everything, "(h.created_at, h.id)", 13),
+                "h.start_utterance, h.start_offset, h.created_at, h.id",
+            ),
+            HighlightOrder::Newest => (
+                Keyset::descending(page, "(h.created_at, h.id)", 13),
+                "h.created_at DESC, h.id DESC",
+            ),
         };
         let sql = format!(
             "{SELECT_HIGHLIGHT} WHERE p.workspace_id IN {} AND h.status <> 'rejected' \
@@ -492,12 +498,7 @@ impl Store {
                 .bind(filter.from)
                 .bind(filter.to)
                 .bind(page.fetch());
-            match &page.after {
-                Some((at, id)) if order == HighlightOrder::Newest => query.bind(at).bind(id),
-                _ => query,
-            }
-            .fetch_all(pool)
-            .await
+            after.bind(query).fetch_all(pool).await
         })?;
         let ids: Vec<Uuid> = rows.iter().map(|row| row.id).collect();
         let mut tags = self.tags_of_highlights(&ids).await?;
@@ -512,11 +513,7 @@ impl Store {
                 )
             })
             .collect();
-        let page_of = |highlight: &Highlight| (highlight.created_at, highlight.id);
-        match order {
-            HighlightOrder::Newest => Ok(Page::from_rows(items, page, page_of)),
-            HighlightOrder::Transcript => Ok(Page::from_rows(items, &PageRequest::everything(), page_of)),
-        }
+        Ok(after.page(items, |highlight: &Highlight| (highlight.created_at, highlight.id)))
     }
 
     /// One highlight the user may see.
@@ -660,11 +657,7 @@ impl Store {
         insight_id: Option<Uuid>,
         page: &PageRequest<CreatedKey>,
     ) -> anyhow::Result<Page<Insight, CreatedKey>> {
-        let after = if page.after.is_some() {
-            " AND (i.created_at, i.id) < ($5, $6)"
-        } else {
-            ""
-        };
+        let after = Keyset::descending(page, "(i.created_at, i.id)", 5);
         let sql = format!(
             "SELECT i.id, i.project_id, i.title, i.body, a.email AS author_email, i.created_at, i.updated_at \
              FROM insights i JOIN projects p ON p.id = i.project_id LEFT JOIN users a ON a.id = i.created_by \
@@ -678,12 +671,7 @@ impl Store {
                 .bind(project_id)
                 .bind(insight_id)
                 .bind(page.fetch());
-            match &page.after {
-                Some((at, id)) => query.bind(at).bind(id),
-                None => query,
-            }
-            .fetch_all(pool)
-            .await
+            after.bind(query).fetch_all(pool).await
         })?;
         let mut items = Vec::with_capacity(rows.len());
         for row in rows {
@@ -699,9 +687,7 @@ impl Store {
                 updated_at: row.updated_at,
             });
         }
-        Ok(Page::from_rows(items, page, |insight: &Insight| {
-            (insight.created_at, insight.id)
-        }))
+        Ok(after.page(items, |insight: &Insight| (insight.created_at, insight.id)))
     }
 
     /// An insight's highlights, in its order.

@@ -7,8 +7,9 @@ use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use uuid::Uuid;
 
+use super::paging::Keyset;
 use super::records::{NewRecord, RecordContent, insert_record};
-use super::{CreatedKey, Store, db};
+use super::{CreatedKey, Store, db, member_of};
 use crate::domain::interview::{Room, RoomStatus, RoomUpdate, status_at};
 use crate::domain::now;
 use crate::domain::page::{Page, PageRequest};
@@ -212,36 +213,24 @@ impl Store {
         project_id: Option<Uuid>,
         page: &PageRequest<CreatedKey>,
     ) -> anyhow::Result<Page<StoredRoom, CreatedKey>> {
-        let after = if page.after.is_some() {
-            " AND (r.created_at, r.id) < ($4, $5)"
-        } else {
-            ""
-        };
+        let after = Keyset::descending(page, "(r.created_at, r.id)", 4);
         let sql = format!(
-            "{SELECT_ROOM} WHERE p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $1) AND ($2 IS NULL OR r.project_id = $2){after} \
-             ORDER BY r.created_at DESC, r.id DESC LIMIT $3"
+            "{SELECT_ROOM} WHERE p.workspace_id IN {} AND ($2 IS NULL OR r.project_id = $2){after} \
+             ORDER BY r.created_at DESC, r.id DESC LIMIT $3",
+            member_of!(1)
         );
         let rows = db!(self, read, |pool| {
             let query = sqlx::query_as::<_, StoredRoom>(&sql)
                 .bind(owner_id)
                 .bind(project_id)
                 .bind(page.fetch());
-            match &page.after {
-                Some((at, id)) => query.bind(at).bind(id),
-                None => query,
-            }
-            .fetch_all(pool)
-            .await
+            after.bind(query).fetch_all(pool).await
         })?;
-        Ok(Page::from_rows(rows, page, |room: &StoredRoom| {
-            (room.created_at, room.id)
-        }))
+        Ok(after.page(rows, |room: &StoredRoom| (room.created_at, room.id)))
     }
 
     pub async fn get_room(&self, owner_id: Uuid, room_id: Uuid) -> anyhow::Result<Option<StoredRoom>> {
-        let sql = format!(
-            "{SELECT_ROOM} WHERE p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $1) AND r.id = $2"
-        );
+        let sql = format!("{SELECT_ROOM} WHERE p.workspace_id IN {} AND r.id = $2", member_of!(1));
         Ok(db!(self, read, |pool| sqlx::query_as::<_, StoredRoom>(&sql)
             .bind(owner_id)
             .bind(room_id)

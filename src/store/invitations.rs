@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use super::paging::Keyset;
 use super::{CreatedKey, Store, db};
 use crate::domain::now;
 use crate::domain::page::{Page, PageRequest};
@@ -96,27 +97,16 @@ impl Store {
         workspace_id: Uuid,
         page: &PageRequest<CreatedKey>,
     ) -> anyhow::Result<Page<InvitationRow, CreatedKey>> {
-        let after = if page.after.is_some() {
-            " AND (created_at, id) < ($3, $4)"
-        } else {
-            ""
-        };
+        let after = Keyset::descending(page, "(created_at, id)", 3);
         let sql =
             format!("{SELECT_INVITATION} WHERE workspace_id = $1{after} ORDER BY created_at DESC, id DESC LIMIT $2");
         let rows = db!(self, read, |pool| {
             let query = sqlx::query_as::<_, InvitationRow>(&sql)
                 .bind(workspace_id)
                 .bind(page.fetch());
-            match &page.after {
-                Some((at, id)) => query.bind(at).bind(id),
-                None => query,
-            }
-            .fetch_all(pool)
-            .await
+            after.bind(query).fetch_all(pool).await
         })?;
-        Ok(Page::from_rows(rows, page, |row: &InvitationRow| {
-            (row.created_at, row.id)
-        }))
+        Ok(after.page(rows, |row: &InvitationRow| (row.created_at, row.id)))
     }
 
     /// The open invitation with this token's hash, for the page that accepts it.

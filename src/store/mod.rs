@@ -24,6 +24,7 @@ mod imports;
 pub use imports::IMPORT_STALE;
 mod interviews;
 mod jobs;
+mod paging;
 mod personas;
 mod presets;
 mod projects;
@@ -84,7 +85,7 @@ pub use usage::Charge;
 pub use users::FIRST_ADMIN_EMAIL;
 pub use webhooks::{Attempt, ClaimedDelivery, NewEndpoint, Resend};
 pub use workspaces::{MemberChange, Target};
-pub(crate) use workspaces::{member_of, writer_of};
+pub(crate) use workspaces::{member_of, runner_of, writer_of};
 
 /// Where a page of a list sorted by creation continues: the last item's time and id.
 pub type CreatedKey = (chrono::DateTime<chrono::Utc>, uuid::Uuid);

@@ -5,7 +5,8 @@ use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::{LibraryKey, Store, db};
+use super::paging::Keyset;
+use super::{LibraryKey, Store, db, member_of, writer_of};
 use crate::domain::now;
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::preset::{Ownership, Preset, PresetFields, Prompt, PromptFields};
@@ -78,11 +79,11 @@ const SELECT_PROMPT: &str = "SELECT p.id, u.email, p.title, p.text, p.category, 
 const SELECT_PRESET: &str = "SELECT p.id, u.email, p.title, p.icon, p.category, p.prompt_ids, p.created_at, p.updated_at \
      FROM presets p LEFT JOIN users u ON u.id = p.owner_id";
 /// System ones first (in the order they ship), then the user's own, oldest first.
-const VISIBLE: &str =
-    "(p.workspace_id IS NULL OR p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $1))";
+const VISIBLE: &str = concat!("(p.workspace_id IS NULL OR p.workspace_id IN ", member_of!(1), ")");
 const ORDER: &str = "ORDER BY CASE WHEN p.owner_id IS NULL THEN 0 ELSE 1 END, p.created_at, p.id";
-/// Where a page continues (`LibraryKey`: the kind in `ORDER`'s terms, a time, an id).
-const AFTER: &str = " AND (CASE WHEN p.owner_id IS NULL THEN 0 ELSE 1 END, p.created_at, p.id) > ($3, $4, $5)";
+/// The columns of `ORDER`, where a page continues (`LibraryKey`: the kind in `ORDER`'s
+/// terms, a time, an id).
+const KEY: &str = "(CASE WHEN p.owner_id IS NULL THEN 0 ELSE 1 END, p.created_at, p.id)";
 
 /// The position of a prompt or preset in `ORDER`.
 fn library_key(ownership: Ownership, created_at: DateTime<Utc>, id: Uuid) -> LibraryKey {
@@ -156,19 +157,14 @@ impl Store {
         owner_id: Uuid,
         page: &PageRequest<LibraryKey>,
     ) -> anyhow::Result<Page<Prompt, LibraryKey>> {
-        let after = if page.after.is_some() { AFTER } else { "" };
+        let after = Keyset::ascending(page, KEY, 3);
         let sql = format!("{SELECT_PROMPT} WHERE {VISIBLE}{after} {ORDER} LIMIT $2");
         let rows = db!(self, read, |pool| {
             let query = sqlx::query_as::<_, PromptRow>(&sql).bind(owner_id).bind(page.fetch());
-            match &page.after {
-                Some((rank, at, id)) => query.bind(rank).bind(at).bind(id),
-                None => query,
-            }
-            .fetch_all(pool)
-            .await
+            after.bind(query).fetch_all(pool).await
         })?;
         let prompts = rows.into_iter().map(Prompt::from).collect();
-        Ok(Page::from_rows(prompts, page, |prompt: &Prompt| {
+        Ok(after.page(prompts, |prompt: &Prompt| {
             library_key(prompt.prompt_type, prompt.created_at, prompt.id)
         }))
     }
@@ -238,7 +234,7 @@ impl Store {
         }
         db!(self, write_one, |conn| {
             sqlx::query(
-            "UPDATE prompts SET title = $1, text = $2, category = $3, updated_at = $4 WHERE id = $5 AND workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $6 AND role <> 'viewer')"
+            concat!("UPDATE prompts SET title = $1, text = $2, category = $3, updated_at = $4 WHERE id = $5 AND workspace_id IN ", writer_of!(6))
         )
         .bind(&fields.title)
         .bind(&fields.text)
@@ -277,14 +273,15 @@ impl Store {
             return Ok(Err(ChangeRefused::InUse(users)));
         }
         db!(self, write_one, |conn| {
-            sqlx::query(
-            "DELETE FROM prompts WHERE id = $1 AND workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2 AND role <> 'viewer')"
-        )
-        .bind(prompt_id)
-        .bind(owner_id)
-        .execute(&mut *conn)
-        .await
-        .map(|done| done.rows_affected())
+            sqlx::query(concat!(
+                "DELETE FROM prompts WHERE id = $1 AND workspace_id IN ",
+                writer_of!(2)
+            ))
+            .bind(prompt_id)
+            .bind(owner_id)
+            .execute(&mut *conn)
+            .await
+            .map(|done| done.rows_affected())
         })?;
         Ok(Ok(()))
     }
@@ -295,19 +292,14 @@ impl Store {
         owner_id: Uuid,
         page: &PageRequest<LibraryKey>,
     ) -> anyhow::Result<Page<Preset, LibraryKey>> {
-        let after = if page.after.is_some() { AFTER } else { "" };
+        let after = Keyset::ascending(page, KEY, 3);
         let sql = format!("{SELECT_PRESET} WHERE {VISIBLE}{after} {ORDER} LIMIT $2");
         let rows = db!(self, read, |pool| {
             let query = sqlx::query_as::<_, PresetRow>(&sql).bind(owner_id).bind(page.fetch());
-            match &page.after {
-                Some((rank, at, id)) => query.bind(rank).bind(at).bind(id),
-                None => query,
-            }
-            .fetch_all(pool)
-            .await
+            after.bind(query).fetch_all(pool).await
         })?;
         let presets = rows.into_iter().map(Preset::from).collect();
-        Ok(Page::from_rows(presets, page, |preset: &Preset| {
+        Ok(after.page(presets, |preset: &Preset| {
             library_key(preset.preset_type, preset.created_at, preset.id)
         }))
     }
@@ -394,20 +386,21 @@ impl Store {
             Some(_) => {}
         }
         db!(self, write_one, |conn| {
-            sqlx::query(
-            "UPDATE presets SET title = $1, icon = $2, category = $3, prompt_ids = $4, updated_at = $5 \
-             WHERE id = $6 AND workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $7 AND role <> 'viewer')"
-        )
-        .bind(&fields.title)
-        .bind(&fields.icon)
-        .bind(&fields.category)
-        .bind(Json(&fields.prompt_ids))
-        .bind(now())
-        .bind(preset_id)
-        .bind(owner_id)
-        .execute(&mut *conn)
-        .await
-        .map(|done| done.rows_affected())
+            sqlx::query(concat!(
+                "UPDATE presets SET title = $1, icon = $2, category = $3, prompt_ids = $4, updated_at = $5 \
+             WHERE id = $6 AND workspace_id IN ",
+                writer_of!(7)
+            ))
+            .bind(&fields.title)
+            .bind(&fields.icon)
+            .bind(&fields.category)
+            .bind(Json(&fields.prompt_ids))
+            .bind(now())
+            .bind(preset_id)
+            .bind(owner_id)
+            .execute(&mut *conn)
+            .await
+            .map(|done| done.rows_affected())
         })?;
         Ok(self
             .get_preset(owner_id, preset_id)
@@ -424,14 +417,15 @@ impl Store {
             Some(_) => {}
         }
         db!(self, write_one, |conn| {
-            sqlx::query(
-            "DELETE FROM presets WHERE id = $1 AND workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2 AND role <> 'viewer')"
-        )
-        .bind(preset_id)
-        .bind(owner_id)
-        .execute(&mut *conn)
-        .await
-        .map(|done| done.rows_affected())
+            sqlx::query(concat!(
+                "DELETE FROM presets WHERE id = $1 AND workspace_id IN ",
+                writer_of!(2)
+            ))
+            .bind(preset_id)
+            .bind(owner_id)
+            .execute(&mut *conn)
+            .await
+            .map(|done| done.rows_affected())
         })?;
         Ok(Ok(()))
     }

@@ -3,9 +3,9 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use super::{Store, db};
+use super::{Store, db, member_of};
 use crate::domain::chat::ThreadKind;
-use crate::quota::Counted;
+use crate::domain::quota::Counted;
 
 impl Store {
     /// How many of what `counted` names there are now.
@@ -52,14 +52,16 @@ impl Store {
     /// oldest first.
     pub async fn rooms_made_since(&self, owner_id: Uuid, since: DateTime<Utc>) -> anyhow::Result<Vec<DateTime<Utc>>> {
         Ok(db!(self, read, |pool| {
-            sqlx::query_scalar::<_, DateTime<Utc>>(
-            "SELECT r.created_at FROM interview_rooms r JOIN projects p ON p.id = r.project_id \
-             WHERE p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $1) AND r.created_at > $2 ORDER BY r.created_at"
-        )
-        .bind(owner_id)
-        .bind(since)
-        .fetch_all(pool)
-        .await
+            sqlx::query_scalar::<_, DateTime<Utc>>(concat!(
+                "SELECT r.created_at FROM interview_rooms r JOIN projects p ON p.id = r.project_id \
+             WHERE p.workspace_id IN ",
+                member_of!(1),
+                " AND r.created_at > $2 ORDER BY r.created_at"
+            ))
+            .bind(owner_id)
+            .bind(since)
+            .fetch_all(pool)
+            .await
         })?)
     }
 }

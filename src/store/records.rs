@@ -6,7 +6,8 @@ use sqlx::types::Json;
 use uuid::Uuid;
 
 use super::CreatedKey;
-use super::{Backend, Store, db, writer_of};
+use super::paging::Keyset;
+use super::{Backend, Store, db, member_of, writer_of};
 use crate::domain::job::JobKind;
 use crate::domain::now;
 use crate::domain::page::{Page, PageRequest};
@@ -53,14 +54,15 @@ impl From<RecordRow> for Record {
     }
 }
 
-#[derive(sqlx::FromRow)]
-struct UtteranceRow {
-    id: i64,
-    is_respondent: bool,
-    speaker: String,
-    start_ms: Option<i64>,
-    end_ms: Option<i64>,
-    text: String,
+/// An utterance's columns, as read for its record and as a project's archive keeps it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, sqlx::FromRow)]
+pub struct UtteranceRow {
+    pub id: i64,
+    pub speaker: String,
+    pub is_respondent: bool,
+    pub start_ms: Option<i64>,
+    pub end_ms: Option<i64>,
+    pub text: String,
 }
 
 impl From<UtteranceRow> for Utterance {
@@ -246,37 +248,28 @@ impl Store {
         project_id: Uuid,
         page: &PageRequest<CreatedKey>,
     ) -> anyhow::Result<Page<Record, CreatedKey>> {
-        let after = if page.after.is_some() {
-            " AND (r.created_at, r.id) < ($4, $5)"
-        } else {
-            ""
-        };
+        let after = Keyset::descending(page, "(r.created_at, r.id)", 4);
         let sql = format!(
-            "{SELECT_RECORD} WHERE r.project_id = $1 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2){after} \
-             ORDER BY r.created_at DESC, r.id DESC LIMIT $3"
+            "{SELECT_RECORD} WHERE r.project_id = $1 AND p.workspace_id IN {}{after} \
+             ORDER BY r.created_at DESC, r.id DESC LIMIT $3",
+            member_of!(2)
         );
         let rows = db!(self, read, |pool| {
             let query = sqlx::query_as::<_, RecordRow>(&sql)
                 .bind(project_id)
                 .bind(owner_id)
                 .bind(page.fetch());
-            match &page.after {
-                Some((at, id)) => query.bind(at).bind(id),
-                None => query,
-            }
-            .fetch_all(pool)
-            .await
+            after.bind(query).fetch_all(pool).await
         })?;
         let records = rows.into_iter().map(Record::from).collect();
-        Ok(Page::from_rows(records, page, |record: &Record| {
-            (record.created_at, record.id)
-        }))
+        Ok(after.page(records, |record: &Record| (record.created_at, record.id)))
     }
 
     /// A record of one of the owner's projects.
     pub async fn get_record(&self, owner_id: Uuid, record_id: Uuid) -> anyhow::Result<Option<Record>> {
         let sql = format!(
-            "{SELECT_RECORD} WHERE r.id = $1 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2)"
+            "{SELECT_RECORD} WHERE r.id = $1 AND p.workspace_id IN {}",
+            member_of!(2)
         );
         let row = db!(self, read, |pool| sqlx::query_as::<_, RecordRow>(&sql)
             .bind(record_id)
@@ -318,19 +311,21 @@ impl Store {
         is_public: Option<bool>,
     ) -> anyhow::Result<Option<Record>> {
         let affected = db!(self, write_one, |conn| {
-            sqlx::query(
-            "UPDATE records SET name = COALESCE($1, name), is_public = COALESCE($2, is_public), \
+            sqlx::query(concat!(
+                "UPDATE records SET name = COALESCE($1, name), is_public = COALESCE($2, is_public), \
              updated_at = CASE WHEN $1 IS NULL OR $1 = name THEN updated_at ELSE $3 END \
-             WHERE id = $4 AND project_id IN (SELECT id FROM projects WHERE workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $5 AND role <> 'viewer'))"
-        )
-        .bind(name)
-        .bind(is_public)
-        .bind(now())
-        .bind(record_id)
-        .bind(owner_id)
-        .execute(&mut *conn)
-        .await
-        .map(|done| done.rows_affected())
+             WHERE id = $4 AND project_id IN (SELECT id FROM projects WHERE workspace_id IN ",
+                writer_of!(5),
+                ")"
+            ))
+            .bind(name)
+            .bind(is_public)
+            .bind(now())
+            .bind(record_id)
+            .bind(owner_id)
+            .execute(&mut *conn)
+            .await
+            .map(|done| done.rows_affected())
         })?;
         if affected == 0 {
             return Ok(None);
@@ -355,14 +350,16 @@ impl Store {
     /// path in the data folder, if it had one, for the caller to remove.
     pub async fn delete_record(&self, owner_id: Uuid, record_id: Uuid) -> anyhow::Result<Option<Option<String>>> {
         let deleted: Option<(Option<String>,)> = db!(self, write_one, |conn| {
-            sqlx::query_as(
-            "DELETE FROM records WHERE id = $1 AND project_id IN (SELECT id FROM projects WHERE workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2 AND role <> 'viewer')) \
+            sqlx::query_as(concat!(
+                "DELETE FROM records WHERE id = $1 AND project_id IN (SELECT id FROM projects WHERE workspace_id IN ",
+                writer_of!(2),
+                ") \
              RETURNING media_path"
-        )
-        .bind(record_id)
-        .bind(owner_id)
-        .fetch_optional(&mut *conn)
-        .await
+            ))
+            .bind(record_id)
+            .bind(owner_id)
+            .fetch_optional(&mut *conn)
+            .await
         })?;
         Ok(deleted.map(|(path,)| path))
     }
@@ -575,14 +572,16 @@ impl Store {
 
     pub async fn project_media_paths(&self, owner_id: Uuid, project_id: Uuid) -> anyhow::Result<Vec<String>> {
         let rows: Vec<(String,)> = db!(self, read, |pool| {
-            sqlx::query_as(
-            "SELECT r.media_path FROM records r JOIN projects p ON p.id = r.project_id \
-             WHERE r.project_id = $1 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2) AND r.media_path IS NOT NULL"
-        )
-        .bind(project_id)
-        .bind(owner_id)
-        .fetch_all(pool)
-        .await
+            sqlx::query_as(concat!(
+                "SELECT r.media_path FROM records r JOIN projects p ON p.id = r.project_id \
+             WHERE r.project_id = $1 AND p.workspace_id IN ",
+                member_of!(2),
+                " AND r.media_path IS NOT NULL"
+            ))
+            .bind(project_id)
+            .bind(owner_id)
+            .fetch_all(pool)
+            .await
         })?;
         Ok(rows.into_iter().map(|(path,)| path).collect())
     }

@@ -8,7 +8,8 @@ use sqlx::types::Json;
 use uuid::Uuid;
 
 use super::CreatedKey;
-use super::{Backend, Store, db};
+use super::paging::Keyset;
+use super::{Backend, Store, db, member_of, writer_of};
 use crate::domain::insight::Insight;
 use crate::domain::job::JobKind;
 use crate::domain::now;
@@ -219,14 +220,11 @@ impl Store {
         with_archived: bool,
         page: &PageRequest<CreatedKey>,
     ) -> anyhow::Result<Page<Report, CreatedKey>> {
-        let after = if page.after.is_some() {
-            " AND (r.created_at, r.id) < ($5, $6)"
-        } else {
-            ""
-        };
+        let after = Keyset::descending(page, "(r.created_at, r.id)", 5);
         let sql = format!(
-            "{SELECT_REPORT} WHERE r.project_id = $1 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2) AND NOT r.is_deleted \
-             AND (NOT r.is_archived OR $3){after} ORDER BY r.created_at DESC, r.id DESC LIMIT $4"
+            "{SELECT_REPORT} WHERE r.project_id = $1 AND p.workspace_id IN {} AND NOT r.is_deleted \
+             AND (NOT r.is_archived OR $3){after} ORDER BY r.created_at DESC, r.id DESC LIMIT $4",
+            member_of!(2)
         );
         let rows = db!(self, read, |pool| {
             let query = sqlx::query_as::<_, ReportRow>(&sql)
@@ -234,17 +232,10 @@ impl Store {
                 .bind(owner_id)
                 .bind(with_archived)
                 .bind(page.fetch());
-            match &page.after {
-                Some((at, id)) => query.bind(at).bind(id),
-                None => query,
-            }
-            .fetch_all(pool)
-            .await
+            after.bind(query).fetch_all(pool).await
         })?;
         let reports = rows.into_iter().map(Report::from).collect();
-        Ok(Page::from_rows(reports, page, |report: &Report| {
-            (report.created_at, report.id)
-        }))
+        Ok(after.page(reports, |report: &Report| (report.created_at, report.id)))
     }
 
     /// The completed reports (archived ones too) of the project that holds one of the
@@ -252,7 +243,8 @@ impl Store {
     pub async fn completed_reports_around(&self, owner_id: Uuid, record_id: Uuid) -> anyhow::Result<Vec<Report>> {
         let sql = format!(
             "{SELECT_REPORT} WHERE r.project_id = (SELECT project_id FROM records WHERE id = $1) \
-             AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $2) AND NOT r.is_deleted AND r.status = $3 ORDER BY r.created_at DESC, r.id DESC"
+             AND p.workspace_id IN {} AND NOT r.is_deleted AND r.status = $3 ORDER BY r.created_at DESC, r.id DESC",
+            member_of!(2)
         );
         let rows = db!(self, read, |pool| sqlx::query_as::<_, ReportRow>(&sql)
             .bind(record_id)
@@ -271,7 +263,8 @@ impl Store {
         report_id: Uuid,
     ) -> anyhow::Result<Option<Report>> {
         let sql = format!(
-            "{SELECT_REPORT} WHERE r.id = $1 AND r.project_id = $2 AND p.workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $3)"
+            "{SELECT_REPORT} WHERE r.id = $1 AND r.project_id = $2 AND p.workspace_id IN {}",
+            member_of!(3)
         );
         let row = db!(self, read, |pool| sqlx::query_as::<_, ReportRow>(&sql)
             .bind(report_id)
@@ -313,8 +306,8 @@ impl Store {
         let (set_language, report_language) = nullable(&changes.report_language);
         let (set_mode, reasoning_mode) = nullable(&changes.reasoning_mode);
         let row = db!(self, write, |conn| {
-            let row = sqlx::query_as::<_, ReportRow>(
-            "UPDATE reports SET \
+            let row = sqlx::query_as::<_, ReportRow>(concat!(
+                "UPDATE reports SET \
              prompts_ids = COALESCE($1, prompts_ids), records_ids = COALESCE($2, records_ids), \
              title = COALESCE($3, title), status = COALESCE($4, status), \
              is_public = COALESCE($5, is_public), is_archived = COALESCE($6, is_archived), \
@@ -327,39 +320,41 @@ impl Store {
              report_language = CASE WHEN $18 THEN $19 ELSE report_language END, \
              reasoning_mode = CASE WHEN $20 THEN $21 ELSE reasoning_mode END, \
              updated_at = $22 \
-             WHERE id = $23 AND project_id = $24 AND project_id IN (SELECT id FROM projects WHERE workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $25 AND role <> 'viewer')) \
+             WHERE id = $23 AND project_id = $24 AND project_id IN (SELECT id FROM projects WHERE workspace_id IN ",
+                writer_of!(25),
+                ") \
              RETURNING id, prompts_ids, records_ids, project_id, \
              (SELECT name FROM projects WHERE projects.id = reports.project_id) AS project_name, category, title, \
              context, context_expand, status, content, is_public, is_archived, is_deleted, preset_id, report_language, \
              created_at, updated_at, stale_reason"
-        )
-        .bind(changes.prompts_ids.as_value().map(Json))
-        .bind(changes.records_ids.as_value().map(Json))
-        .bind(changes.title.as_value())
-        .bind(changes.status.as_value().map(|s| s.as_str()))
-        .bind(changes.is_public.as_value())
-        .bind(changes.is_archived.as_value())
-        .bind(changes.is_deleted.as_value())
-        .bind(set_category)
-        .bind(category)
-        .bind(set_context)
-        .bind(context)
-        .bind(set_context_expand)
-        .bind(context_expand)
-        .bind(set_content)
-        .bind(content)
-        .bind(set_preset)
-        .bind(preset_id)
-        .bind(set_language)
-        .bind(report_language)
-        .bind(set_mode)
-        .bind(reasoning_mode.map(|m| m.as_str()))
-        .bind(now())
-        .bind(report_id)
-        .bind(project_id)
-        .bind(owner_id)
-        .fetch_optional(&mut *conn)
-        .await?;
+            ))
+            .bind(changes.prompts_ids.as_value().map(Json))
+            .bind(changes.records_ids.as_value().map(Json))
+            .bind(changes.title.as_value())
+            .bind(changes.status.as_value().map(|s| s.as_str()))
+            .bind(changes.is_public.as_value())
+            .bind(changes.is_archived.as_value())
+            .bind(changes.is_deleted.as_value())
+            .bind(set_category)
+            .bind(category)
+            .bind(set_context)
+            .bind(context)
+            .bind(set_context_expand)
+            .bind(context_expand)
+            .bind(set_content)
+            .bind(content)
+            .bind(set_preset)
+            .bind(preset_id)
+            .bind(set_language)
+            .bind(report_language)
+            .bind(set_mode)
+            .bind(reasoning_mode.map(|m| m.as_str()))
+            .bind(now())
+            .bind(report_id)
+            .bind(project_id)
+            .bind(owner_id)
+            .fetch_optional(&mut *conn)
+            .await?;
             // A person's text is a version the moment it is saved, so that nothing written
             // later (a regeneration, a retried job) can lose it. The update above holds the
             // report's row until commit, so concurrent writers of versions number in turn.

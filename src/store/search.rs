@@ -63,7 +63,7 @@ pub struct DocumentText {
 }
 
 #[derive(sqlx::FromRow)]
-struct RecordRow {
+struct IndexedRecordRow {
     id: Uuid,
     workspace_id: Uuid,
     project_id: Uuid,
@@ -119,7 +119,7 @@ impl Store {
 
     /// A finished record's text, or `None` when it is gone or not finished.
     pub async fn record_text(&self, record_id: Uuid) -> anyhow::Result<Option<RecordText>> {
-        let row: Option<RecordRow> = db!(self, read, |pool| sqlx::query_as(
+        let row: Option<IndexedRecordRow> = db!(self, read, |pool| sqlx::query_as(
             "SELECT r.id, p.workspace_id, r.project_id, r.name, r.language, r.created_at FROM records r \
              JOIN projects p ON p.id = r.project_id WHERE r.id = $1 AND r.status = 'Finished'"
         )

@@ -9,7 +9,8 @@ use sqlx::types::Json;
 use uuid::Uuid;
 
 use super::CreatedKey;
-use super::{Db, Store, db};
+use super::paging::Keyset;
+use super::{Db, Store, db, member_of, runner_of};
 use crate::domain::now;
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::webhook::{Delivery, DeliveryStatus, Endpoint, EndpointStatus, EventType};
@@ -227,39 +228,29 @@ impl Store {
         workspace_id: Option<Uuid>,
         page: &PageRequest<CreatedKey>,
     ) -> anyhow::Result<Page<Endpoint, CreatedKey>> {
-        let after = if page.after.is_some() {
-            " AND (created_at, id) < ($4, $5)"
-        } else {
-            ""
-        };
+        let after = Keyset::descending(page, "(created_at, id)", 4);
         let sql = format!(
-            "{SELECT_ENDPOINT} WHERE workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $1 \
-             AND role IN ('owner', 'admin')) AND ($3 IS NULL OR workspace_id = $3){after} \
-             ORDER BY created_at DESC, id DESC LIMIT $2"
+            "{SELECT_ENDPOINT} WHERE workspace_id IN {} AND ($3 IS NULL OR workspace_id = $3){after} \
+             ORDER BY created_at DESC, id DESC LIMIT $2",
+            runner_of!(1)
         );
         let rows = db!(self, read, |pool| {
             let query = sqlx::query_as::<_, EndpointRow>(&sql)
                 .bind(user_id)
                 .bind(page.fetch())
                 .bind(workspace_id);
-            match &page.after {
-                Some((at, id)) => query.bind(at).bind(id),
-                None => query,
-            }
-            .fetch_all(pool)
-            .await
+            after.bind(query).fetch_all(pool).await
         })?;
         let endpoints = rows.into_iter().map(Endpoint::from).collect();
-        Ok(Page::from_rows(endpoints, page, |endpoint: &Endpoint| {
-            (endpoint.created_at, endpoint.id)
-        }))
+        Ok(after.page(endpoints, |endpoint: &Endpoint| (endpoint.created_at, endpoint.id)))
     }
 
     /// An endpoint of a workspace the user belongs to (the door checks he may run it).
     pub async fn get_endpoint(&self, user_id: Uuid, id: Uuid) -> anyhow::Result<Option<Endpoint>> {
         let sql = format!(
-            "{SELECT_ENDPOINT} WHERE workspace_id IN (SELECT workspace_id FROM workspace_members WHERE user_id = $1) \
-             AND id = $2"
+            "{SELECT_ENDPOINT} WHERE workspace_id IN {} \
+             AND id = $2",
+            member_of!(1)
         );
         let row = db!(self, read, |pool| sqlx::query_as::<_, EndpointRow>(&sql)
             .bind(user_id)
@@ -272,10 +263,11 @@ impl Store {
     /// Removes an endpoint and its deliveries; `false` when it is not of a workspace the
     /// user runs.
     pub async fn delete_endpoint(&self, user_id: Uuid, id: Uuid) -> anyhow::Result<bool> {
-        let deleted = db!(self, write_one, |conn| sqlx::query(
-            "DELETE FROM webhook_endpoints WHERE workspace_id IN (SELECT workspace_id FROM workspace_members \
-             WHERE user_id = $1 AND role IN ('owner', 'admin')) AND id = $2"
-        )
+        let deleted = db!(self, write_one, |conn| sqlx::query(concat!(
+            "DELETE FROM webhook_endpoints WHERE workspace_id IN ",
+            runner_of!(1),
+            " AND id = $2"
+        ))
         .bind(user_id)
         .bind(id)
         .execute(&mut *conn)
@@ -290,11 +282,7 @@ impl Store {
         endpoint_id: Uuid,
         page: &PageRequest<CreatedKey>,
     ) -> anyhow::Result<Page<Delivery, CreatedKey>> {
-        let after = if page.after.is_some() {
-            " AND (created_at, id) < ($3, $4)"
-        } else {
-            ""
-        };
+        let after = Keyset::descending(page, "(created_at, id)", 3);
         let sql = format!(
             "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = $1{after} \
              ORDER BY created_at DESC, id DESC LIMIT $2"
@@ -303,17 +291,10 @@ impl Store {
             let query = sqlx::query_as::<_, DeliveryRow>(&sql)
                 .bind(endpoint_id)
                 .bind(page.fetch());
-            match &page.after {
-                Some((at, id)) => query.bind(at).bind(id),
-                None => query,
-            }
-            .fetch_all(pool)
-            .await
+            after.bind(query).fetch_all(pool).await
         })?;
         let deliveries = rows.into_iter().map(Delivery::from).collect();
-        Ok(Page::from_rows(deliveries, page, |delivery: &Delivery| {
-            (delivery.created_at, delivery.id)
-        }))
+        Ok(after.page(deliveries, |delivery: &Delivery| (delivery.created_at, delivery.id)))
     }
 
     /// Queues a delivery of the endpoint once more, due now: the same event id and

@@ -1,13 +1,15 @@
 //! Workspaces, members and invitations, and the caller's role on any object.
 //!
 //! Visibility is membership: every query of a workspace's material filters by the
-//! workspaces its caller belongs to (`member_of!`), and every change by those where he
-//! may write (`writer_of!`), so a door that forgot its role check still changes nothing
-//! it should not. The role checks themselves (404 or 403) read [`Store::role_on`].
+//! workspaces its caller belongs to (`member_of!`), every change by those where he may
+//! write (`writer_of!`), and what only those who run a workspace manage by those he runs
+//! (`runner_of!`), so a door that forgot its role check still changes nothing it should
+//! not. These macros are the one place the store writes the rule. The role checks themselves (404 or 403) read [`Store::role_on`].
 
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use super::paging::Keyset;
 use super::{Backend, CreatedKey, Store, db};
 use crate::domain::now;
 use crate::domain::page::{Page, PageRequest};
@@ -32,6 +34,18 @@ macro_rules! writer_of {
     };
 }
 pub(crate) use writer_of;
+
+/// SQL: the ids of the workspaces user `$n` runs (owner or admin: members, webhooks).
+macro_rules! runner_of {
+    ($n:literal) => {
+        concat!(
+            "(SELECT workspace_id FROM workspace_members WHERE user_id = $",
+            $n,
+            " AND role IN ('owner', 'admin'))"
+        )
+    };
+}
+pub(crate) use runner_of;
 
 /// What a role is asked about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -331,27 +345,16 @@ impl Store {
         workspace_id: Uuid,
         page: &PageRequest<CreatedKey>,
     ) -> anyhow::Result<Page<Member, CreatedKey>> {
-        let after = if page.after.is_some() {
-            " AND (m.joined_at, m.user_id) > ($3, $4)"
-        } else {
-            ""
-        };
+        let after = Keyset::ascending(page, "(m.joined_at, m.user_id)", 3);
         let sql = format!("{SELECT_MEMBER} WHERE m.workspace_id = $1{after} ORDER BY m.joined_at, m.user_id LIMIT $2");
         let rows = db!(self, read, |pool| {
             let query = sqlx::query_as::<_, MemberRow>(&sql)
                 .bind(workspace_id)
                 .bind(page.fetch());
-            match &page.after {
-                Some((at, id)) => query.bind(at).bind(id),
-                None => query,
-            }
-            .fetch_all(pool)
-            .await
+            after.bind(query).fetch_all(pool).await
         })?;
         let members = rows.into_iter().map(Member::from).collect();
-        Ok(Page::from_rows(members, page, |member: &Member| {
-            (member.joined_at, member.user_id)
-        }))
+        Ok(after.page(members, |member: &Member| (member.joined_at, member.user_id)))
     }
 
     pub async fn member(&self, workspace_id: Uuid, user_id: Uuid) -> anyhow::Result<Option<Member>> {
