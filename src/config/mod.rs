@@ -20,6 +20,8 @@ mod mail;
 mod material;
 mod model;
 mod quotas;
+#[cfg(test)]
+mod reference;
 mod search;
 mod server;
 mod speech;
