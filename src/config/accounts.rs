@@ -19,13 +19,13 @@ pub struct AccountsSettings {
     #[arg(long, env = "INSIGHT_SIGNUP", default_value = "invite", value_parser = checked(parse_signup))]
     pub signup: Signup,
 
-    /// Minutes a session may go unused before it ends (4320: 3 days).
+    /// Minutes a session may go unused before it ends.
     ///
     /// Its last use is written down at most once a minute.
     #[arg(long, env = "INSIGHT_SESSION_IDLE_MINUTES", default_value_t = 4320, value_parser = ranged::<u64>(1..=525_600))]
     pub session_idle_minutes: u64,
 
-    /// Hours a session lasts at most after sign-in, however much it is used (720: 30 days).
+    /// Hours a session lasts at most after sign-in, however much it is used.
     #[arg(long, env = "INSIGHT_SESSION_LIFETIME_HOURS", default_value_t = 720, value_parser = ranged::<u64>(1..=8_760))]
     pub session_lifetime_hours: u64,
 
