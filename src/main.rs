@@ -42,13 +42,13 @@ enum Command {
 
 #[derive(clap::Args)]
 struct DatabaseArg {
-    /// Database URL [env: INSIGHT_DATABASE_URL].
+    /// Database URL.
     #[arg(
         long,
         global = true,
         env = "INSIGHT_DATABASE_URL",
         default_value = "sqlite://insight.db",
-        value_parser = insight::config::parse_database_url
+        value_parser = insight::config::database_url()
     )]
     database_url: String,
 }
@@ -65,7 +65,7 @@ enum UsersCommand {
         /// Lifetime such as 24h or 7d.
         #[arg(long, default_value = "24h")]
         expires_in: String,
-        /// The address people reach the service at [env: INSIGHT_PUBLIC_URL].
+        /// The address people reach the service at.
         #[arg(long, env = "INSIGHT_PUBLIC_URL", default_value = "http://127.0.0.1:8000")]
         public_url: String,
     },

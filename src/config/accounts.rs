@@ -3,50 +3,61 @@
 
 use clap::Args;
 
-use super::*;
+use super::check::{checked, ranged};
 
+/// People sign in with an email address and password (`POST /auth/login`) or single
+/// sign-on; a session is a cookie (`HttpOnly`, `SameSite=Lax`, `Path=/`; `Secure` and the
+/// `__Host-` name when `INSIGHT_PUBLIC_URL` is `https://`) whose value is kept only as a
+/// SHA-256 hash. Passwords are argon2id hashes (19 MiB, 10 passes, 1 lane).
 #[derive(Debug, Clone, Args)]
-#[command(next_help_heading = "Accounts")]
+#[command(next_help_heading = "Accounts and sessions", verbatim_doc_comment)]
 pub struct AccountsSettings {
-    /// Who may make an account: `invite` (only by accepting an invitation), `open` (anyone,
-    /// with `POST /auth/signup`) or `closed` (nobody: accounts come from the CLI, and
-    /// invitations and single sign-on reach existing accounts only) [env: INSIGHT_SIGNUP].
-    #[arg(long, env = "INSIGHT_SIGNUP", default_value = "invite", value_parser = parse_signup)]
+    /// Who may make an account: `invite` (only by accepting an invitation, or with single
+    /// sign-on), `open` (anyone, with `POST /auth/signup`) or `closed` (nobody: accounts come
+    /// from `insight users add`, and invitations and single sign-on reach existing accounts
+    /// only).
+    #[arg(long, env = "INSIGHT_SIGNUP", default_value = "invite", value_parser = checked(parse_signup))]
     pub signup: Signup,
 
-    /// Minutes a session may go unused before it ends [env: INSIGHT_SESSION_IDLE_MINUTES].
-    #[arg(long, env = "INSIGHT_SESSION_IDLE_MINUTES", default_value_t = 4320, value_parser = parse_idle)]
+    /// Minutes a session may go unused before it ends.
+    ///
+    /// Its last use is written down at most once a minute.
+    #[arg(long, env = "INSIGHT_SESSION_IDLE_MINUTES", default_value_t = 4320, value_parser = ranged::<u64>(1..=525_600))]
     pub session_idle_minutes: u64,
 
-    /// Hours a session lasts at most, however much it is used [env: INSIGHT_SESSION_LIFETIME_HOURS].
-    #[arg(long, env = "INSIGHT_SESSION_LIFETIME_HOURS", default_value_t = 720, value_parser = parse_lifetime)]
+    /// Hours a session lasts at most after sign-in, however much it is used.
+    #[arg(long, env = "INSIGHT_SESSION_LIFETIME_HOURS", default_value_t = 720, value_parser = ranged::<u64>(1..=8_760))]
     pub session_lifetime_hours: u64,
 
-    /// Days an invitation link stays valid [env: INSIGHT_INVITATION_DAYS].
-    #[arg(long, env = "INSIGHT_INVITATION_DAYS", default_value_t = 7, value_parser = parse_invitation_days)]
+    /// Days an invitation link stays valid (it works once).
+    #[arg(long, env = "INSIGHT_INVITATION_DAYS", default_value_t = 7, value_parser = ranged::<u64>(1..=90))]
     pub invitation_days: u64,
 
-    /// Minutes a password reset link stays valid [env: INSIGHT_PASSWORD_RESET_MINUTES].
-    #[arg(long, env = "INSIGHT_PASSWORD_RESET_MINUTES", default_value_t = 60, value_parser = parse_reset_minutes)]
+    /// Minutes a password reset link stays valid (it works once).
+    #[arg(long, env = "INSIGHT_PASSWORD_RESET_MINUTES", default_value_t = 60, value_parser = ranged::<u64>(5..=10_080))]
     pub password_reset_minutes: u64,
 
     /// Failed sign-ins to one account, within the lock period, after which it is locked for
-    /// that period; each failure before that slows the next answer [env: INSIGHT_SIGN_IN_LOCK_AFTER].
-    #[arg(long, env = "INSIGHT_SIGN_IN_LOCK_AFTER", default_value_t = 10, value_parser = parse_lock_after)]
+    /// that period (429 with `Retry-After`, even with the right password).
+    ///
+    /// Each failure before that holds its answer 250 ms longer than the last (3 s at most).
+    #[arg(long, env = "INSIGHT_SIGN_IN_LOCK_AFTER", default_value_t = 10, value_parser = ranged::<u32>(3..=1000))]
     pub sign_in_lock_after: u32,
 
-    /// Failed sign-ins from one client address, within the lock period, after which the
-    /// address is locked out (higher than per account: many people share an office's address)
-    /// [env: INSIGHT_SIGN_IN_ADDRESS_LOCK_AFTER].
-    #[arg(long, env = "INSIGHT_SIGN_IN_ADDRESS_LOCK_AFTER", default_value_t = 50, value_parser = parse_address_lock_after)]
+    /// Failed sign-ins from one client address (see INSIGHT_TRUSTED_PROXIES), within the lock
+    /// period, after which the address is locked out (higher than per account: many people
+    /// share an office's address).
+    #[arg(long, env = "INSIGHT_SIGN_IN_ADDRESS_LOCK_AFTER", default_value_t = 50, value_parser = ranged::<u32>(3..=100_000))]
     pub sign_in_address_lock_after: u32,
 
-    /// Minutes a lock lasts, and the window in which failures are counted [env: INSIGHT_SIGN_IN_LOCK_MINUTES].
-    #[arg(long, env = "INSIGHT_SIGN_IN_LOCK_MINUTES", default_value_t = 15, value_parser = parse_lock_minutes)]
+    /// Minutes a lock lasts, and the window in which failures are counted.
+    ///
+    /// Counts and locks live in the database, so every instance sees the same.
+    #[arg(long, env = "INSIGHT_SIGN_IN_LOCK_MINUTES", default_value_t = 15, value_parser = ranged::<u64>(1..=1440))]
     pub sign_in_lock_minutes: u64,
 
-    /// Days the audit log keeps an entry [env: INSIGHT_AUDIT_RETENTION_DAYS].
-    #[arg(long, env = "INSIGHT_AUDIT_RETENTION_DAYS", default_value_t = 365, value_parser = parse_audit_days)]
+    /// Days the audit log keeps an entry; older ones are deleted hourly.
+    #[arg(long, env = "INSIGHT_AUDIT_RETENTION_DAYS", default_value_t = 365, value_parser = ranged::<u64>(1..=36_500))]
     pub audit_retention_days: u64,
 }
 
@@ -73,70 +84,6 @@ fn parse_signup(value: &str) -> Result<Signup, String> {
         "invite" => Ok(Signup::Invite),
         "open" => Ok(Signup::Open),
         "closed" => Ok(Signup::Closed),
-        _ => Err(format!(
-            "INSIGHT_SIGNUP (--signup) must be invite, open or closed, not {value:?}"
-        )),
+        _ => Err("must be invite, open or closed".into()),
     }
-}
-
-fn parse_idle(value: &str) -> Result<u64, String> {
-    parse_number(
-        value,
-        "INSIGHT_SESSION_IDLE_MINUTES",
-        "--session-idle-minutes",
-        1..=525_600,
-    )
-}
-
-fn parse_lifetime(value: &str) -> Result<u64, String> {
-    parse_number(
-        value,
-        "INSIGHT_SESSION_LIFETIME_HOURS",
-        "--session-lifetime-hours",
-        1..=8_760,
-    )
-}
-
-fn parse_invitation_days(value: &str) -> Result<u64, String> {
-    parse_number(value, "INSIGHT_INVITATION_DAYS", "--invitation-days", 1..=90)
-}
-
-fn parse_reset_minutes(value: &str) -> Result<u64, String> {
-    parse_number(
-        value,
-        "INSIGHT_PASSWORD_RESET_MINUTES",
-        "--password-reset-minutes",
-        5..=10_080,
-    )
-}
-
-fn parse_lock_after(value: &str) -> Result<u32, String> {
-    parse_number(value, "INSIGHT_SIGN_IN_LOCK_AFTER", "--sign-in-lock-after", 3..=1000)
-}
-
-fn parse_address_lock_after(value: &str) -> Result<u32, String> {
-    parse_number(
-        value,
-        "INSIGHT_SIGN_IN_ADDRESS_LOCK_AFTER",
-        "--sign-in-address-lock-after",
-        3..=100_000,
-    )
-}
-
-fn parse_lock_minutes(value: &str) -> Result<u64, String> {
-    parse_number(
-        value,
-        "INSIGHT_SIGN_IN_LOCK_MINUTES",
-        "--sign-in-lock-minutes",
-        1..=1440,
-    )
-}
-
-fn parse_audit_days(value: &str) -> Result<u64, String> {
-    parse_number(
-        value,
-        "INSIGHT_AUDIT_RETENTION_DAYS",
-        "--audit-retention-days",
-        1..=36_500,
-    )
 }

@@ -1,16 +1,18 @@
 //! Settings: every `INSIGHT_*` variable, with its default and its check, in groups owned
 //! by the subsystem each configures (one file each); `Settings` gathers the groups.
 //!
-//! Each setting is also a `serve` flag, declared once with its default; `serve --help`
-//! shows them under the group's heading. A bad value stops the start with clap's message,
-//! which names both the flag and the variable (see each `help`), so an operator knows
-//! exactly what to fix.
+//! Each setting is declared once, as a `serve` flag with its variable (`env`), default,
+//! check (`value_parser`, see `check.rs`) and doc comment; `serve --help` shows them under
+//! the group's heading, and docs/settings.md is rendered from the same declarations (see
+//! `reference.rs`). A bad value stops the start with a sentence naming the variable, the
+//! flag and what the value must be, so an operator knows exactly what to fix.
 
 use std::net::SocketAddr;
 
 use clap::Args;
 
 mod accounts;
+mod check;
 mod imports;
 mod interviews;
 mod jobs;
@@ -18,6 +20,8 @@ mod mail;
 mod material;
 mod model;
 mod quotas;
+#[cfg(test)]
+mod reference;
 mod search;
 mod server;
 mod speech;
@@ -41,11 +45,21 @@ pub use server::{ForwardedHeader, LogFormat, TrustedNetworks};
 pub use speech::SpeechSettings;
 pub use speech::SttProvider;
 pub use sso::{AllowedDomains, SsoRole, SsoSettings};
-pub use storage::{StorageSettings, StorageUrl, parse_database_url};
+pub use storage::{StorageSettings, StorageUrl, database_url};
 pub use webhooks::RetrySchedule;
 pub use webhooks::WebhooksSettings;
 
+/// Every setting is an environment variable and a flag of `insight serve` (the flag wins
+/// when both are given); `insight serve --help` lists them all. A bad value stops the start
+/// with a sentence naming the variable, its flag and what it must be, so an operator knows
+/// exactly what to fix. Secrets (`*_API_KEY`, `*_SECRET*`, `INSIGHT_SECRET_KEY`,
+/// `INSIGHT_SMTP_URL`) are never logged and never shown by `--help`, nor repeated when
+/// refused.
+///
+/// Whole numbers must lie in the range given with each; yes/no settings take `true`, `1`,
+/// `yes`, `on` or `false`, `0`, `no`, `off` (or empty).
 #[derive(Debug, Clone, Args)]
+#[command(verbatim_doc_comment)]
 pub struct Settings {
     #[command(flatten)]
     pub server: ServerSettings,
@@ -119,33 +133,6 @@ impl Settings {
         settings.storage.data_dir = std::env::temp_dir().join(format!("insight-data-{}", uuid::Uuid::new_v4()));
         settings
     }
-}
-
-fn parse_flag(value: &str, variable: &str, flag: &str) -> Result<bool, String> {
-    match value.to_ascii_lowercase().as_str() {
-        "true" | "1" | "yes" | "on" => Ok(true),
-        "false" | "0" | "no" | "off" | "" => Ok(false),
-        _ => Err(format!("{variable} ({flag}) must be true or false, not {value:?}")),
-    }
-}
-
-/// A whole number within `range`, or a sentence naming the variable and the range.
-fn parse_number<T>(value: &str, variable: &str, flag: &str, range: std::ops::RangeInclusive<T>) -> Result<T, String>
-where
-    T: std::str::FromStr + PartialOrd + std::fmt::Display,
-{
-    value
-        .trim()
-        .parse::<T>()
-        .ok()
-        .filter(|n| range.contains(n))
-        .ok_or_else(|| {
-            format!(
-                "{variable} ({flag}) must be a whole number from {} to {}, not {value:?}",
-                range.start(),
-                range.end()
-            )
-        })
 }
 
 #[cfg(test)]

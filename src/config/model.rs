@@ -2,49 +2,75 @@
 
 use clap::Args;
 
-use super::*;
+use super::check::{checked, parse_http_url, ranged};
 
+/// Without a model, Insight runs its offline engine: extractive reports of verbatim
+/// quotes, chat answers that quote the best passages, personas from the respondent's own
+/// words, and an interviewer that asks the guide's questions in order. With a model, any
+/// OpenAI-compatible Chat Completions server writes them.
 #[derive(Debug, Clone, Args)]
-#[command(next_help_heading = "Model")]
+#[command(next_help_heading = "Model", verbatim_doc_comment)]
 pub struct ModelSettings {
     /// AI engine: `offline` (no model, extractive) or `openai` (any OpenAI-compatible server);
-    /// unset, `openai` when INSIGHT_LLM_BASE_URL is set, else `offline` [env: INSIGHT_AI].
-    #[arg(long, env = "INSIGHT_AI", value_parser = parse_ai)]
+    /// unset, `openai` when INSIGHT_LLM_BASE_URL is set, else `offline`.
+    ///
+    /// `openai` needs `INSIGHT_LLM_BASE_URL`; without it the start stops.
+    #[arg(long, env = "INSIGHT_AI", value_parser = checked(parse_ai))]
     pub ai: Option<AiKind>,
 
-    /// Base URL of an OpenAI-compatible Chat Completions API, e.g. http://127.0.0.1:8080/v1 [env: INSIGHT_LLM_BASE_URL].
-    #[arg(long, env = "INSIGHT_LLM_BASE_URL", value_parser = parse_llm_base_url)]
+    /// Base URL of an OpenAI-compatible Chat Completions API, e.g. http://127.0.0.1:8080/v1;
+    /// setting it turns the model engine on (see INSIGHT_AI).
+    ///
+    /// OpenAI `https://api.openai.com/v1`, Ollama `http://127.0.0.1:11434/v1`, vLLM,
+    /// llama.cpp's server, OpenRouter, Azure OpenAI (its `/openai/v1` API).
+    #[arg(long, env = "INSIGHT_LLM_BASE_URL", value_parser = checked(parse_http_url))]
     pub llm_base_url: Option<String>,
 
-    /// Its API key, sent as a bearer token [env: INSIGHT_LLM_API_KEY].
+    /// Its API key, sent as a bearer token; servers that need none (Ollama, llama.cpp) leave
+    /// it unset.
     #[arg(long, env = "INSIGHT_LLM_API_KEY", hide_env_values = true)]
     pub llm_api_key: Option<String>,
 
-    /// Its model [env: INSIGHT_LLM_MODEL].
+    /// Its model.
     #[arg(long, env = "INSIGHT_LLM_MODEL", default_value = "gpt-4o-mini")]
     pub llm_model: String,
 
-    /// The model's context window in tokens; longer material is map-reduced [env: INSIGHT_LLM_CONTEXT_TOKENS].
-    #[arg(long, env = "INSIGHT_LLM_CONTEXT_TOKENS", default_value_t = 16_384, value_parser = parse_llm_context_tokens)]
+    /// The model's context window in tokens; longer material is map-reduced over chunks that
+    /// fit.
+    #[arg(long, env = "INSIGHT_LLM_CONTEXT_TOKENS", default_value_t = 16_384, value_parser = ranged::<usize>(4096..=10_000_000))]
     pub llm_context_tokens: usize,
 
-    /// Calls to the model at once, from this instance [env: INSIGHT_LLM_CONCURRENCY].
-    #[arg(long, env = "INSIGHT_LLM_CONCURRENCY", default_value_t = 4, value_parser = parse_llm_concurrency)]
+    /// Calls to the model at once, from this instance (reports, personas, chat, the
+    /// assistant and the interviewer share them).
+    ///
+    /// Also sets the default of `INSIGHT_REPORT_WORKERS`.
+    #[arg(long, env = "INSIGHT_LLM_CONCURRENCY", default_value_t = 4, value_parser = ranged::<usize>(1..=1024))]
     pub llm_concurrency: usize,
 
-    /// Longest wait for one model call, in seconds [env: INSIGHT_LLM_TIMEOUT_SECONDS].
-    #[arg(long, env = "INSIGHT_LLM_TIMEOUT_SECONDS", default_value_t = 300, value_parser = parse_llm_timeout_seconds)]
+    /// Longest wait for one model call, in seconds.
+    #[arg(long, env = "INSIGHT_LLM_TIMEOUT_SECONDS", default_value_t = 300, value_parser = ranged::<u64>(1..=86_400))]
     pub llm_timeout_seconds: u64,
 
     /// Attempts per model call (retries on 429, 5xx, timeouts, cut streams), before the
-    /// job's own retries [env: INSIGHT_LLM_MAX_ATTEMPTS].
-    #[arg(long, env = "INSIGHT_LLM_MAX_ATTEMPTS", default_value_t = 3, value_parser = parse_llm_max_attempts)]
+    /// job's own retries.
+    ///
+    /// A call is tried again on what may pass: connection errors, timeouts, 408, 409, 429
+    /// (waiting as `Retry-After` asks), 5xx, a stream cut before its end, an answer that is
+    /// not the JSON asked for. The wait between attempts grows from
+    /// `INSIGHT_JOB_RETRY_BASE_SECONDS` (at most 1 s) with jitter. What will not pass (400,
+    /// 401, 403, 404, 422) fails at once with the server's message.
+    #[arg(long, env = "INSIGHT_LLM_MAX_ATTEMPTS", default_value_t = 3, value_parser = ranged::<u32>(1..=20))]
     pub llm_max_attempts: u32,
 
     /// Prices per model in currency units per million tokens, input/output, e.g.
     /// `gpt-4o-mini=0.15/0.60,my-local=0/0`; over the defaults for common hosted models,
-    /// 0 for the others [env: INSIGHT_LLM_PRICES].
-    #[arg(long, env = "INSIGHT_LLM_PRICES", default_value = "", value_parser = crate::domain::usage::Prices::parse)]
+    /// 0 for the others.
+    ///
+    /// The defaults cover gpt-4o, gpt-4o-mini, gpt-4.1, gpt-5, o3, o4-mini, Claude, Gemini
+    /// and Mistral, at their providers' list prices in USD, matched by the longest name the
+    /// model's starts with. Usage, the report estimate and the workspaces' monthly budgets
+    /// count at these prices ([the API guide](api.md#cost)).
+    #[arg(long, env = "INSIGHT_LLM_PRICES", default_value = "", value_parser = checked(parse_prices))]
     pub llm_prices: crate::domain::usage::Prices,
 }
 
@@ -74,42 +100,15 @@ fn parse_ai(value: &str) -> Result<AiKind, String> {
     match value.trim().to_ascii_lowercase().as_str() {
         "offline" => Ok(AiKind::Offline),
         "openai" => Ok(AiKind::OpenAi),
-        _ => Err(format!("INSIGHT_AI (--ai) must be offline or openai, not {value:?}")),
+        _ => Err("must be offline or openai".into()),
     }
 }
 
-fn parse_llm_base_url(value: &str) -> Result<String, String> {
-    if value.starts_with("http://") || value.starts_with("https://") {
-        Ok(value.trim_end_matches('/').to_owned())
-    } else {
-        Err(format!(
-            "INSIGHT_LLM_BASE_URL (--llm-base-url) must be an http:// or https:// URL, not {value:?}"
-        ))
-    }
-}
-
-fn parse_llm_context_tokens(value: &str) -> Result<usize, String> {
-    parse_number(
-        value,
-        "INSIGHT_LLM_CONTEXT_TOKENS",
-        "--llm-context-tokens",
-        4096..=10_000_000,
-    )
-}
-
-fn parse_llm_concurrency(value: &str) -> Result<usize, String> {
-    parse_number(value, "INSIGHT_LLM_CONCURRENCY", "--llm-concurrency", 1..=1024)
-}
-
-fn parse_llm_timeout_seconds(value: &str) -> Result<u64, String> {
-    parse_number(
-        value,
-        "INSIGHT_LLM_TIMEOUT_SECONDS",
-        "--llm-timeout-seconds",
-        1..=86_400,
-    )
-}
-
-fn parse_llm_max_attempts(value: &str) -> Result<u32, String> {
-    parse_number(value, "INSIGHT_LLM_MAX_ATTEMPTS", "--llm-max-attempts", 1..=20)
+fn parse_prices(value: &str) -> Result<crate::domain::usage::Prices, String> {
+    // The domain's sentence names the item at fault; the value is shown whole after this.
+    crate::domain::usage::Prices::parse(value).map_err(|_| {
+        "must be comma-separated model=input/output prices (currency units per million tokens), \
+         e.g. gpt-4o-mini=0.15/0.60"
+            .into()
+    })
 }

@@ -3,35 +3,60 @@
 
 use clap::Args;
 
+use super::check::checked;
+
+/// People can sign in with an OpenID Connect provider (Keycloak, Authentik, Google, Entra
+/// ID, Okta...) through `GET /auth/oidc/login`: the authorization code flow with PKCE, the
+/// ID token's signature checked with the provider's published keys, and its issuer,
+/// audience, expiry and nonce checked too. Register this service at the provider as a
+/// confidential (or public) web client whose redirect URI is
+/// `INSIGHT_PUBLIC_URL/auth/oidc/callback`, with the scopes `openid email profile`.
+///
+/// The sign-in's state, nonce and PKCE verifier travel in a short-lived (10 minutes)
+/// cookie sealed with `INSIGHT_SECRET_KEY`, so any instance sharing the key can finish a
+/// sign-in another began.
 #[derive(Debug, Clone, Args)]
-#[command(next_help_heading = "Single sign-on")]
+#[command(next_help_heading = "Single sign-on", verbatim_doc_comment)]
 pub struct SsoSettings {
-    /// The OpenID Connect provider's issuer URL, exactly as its discovery document states it
-    /// (e.g. https://idp.example.com/realms/acme); unset, single sign-on is off [env: INSIGHT_OIDC_ISSUER].
-    #[arg(long, env = "INSIGHT_OIDC_ISSUER", value_parser = parse_oidc_issuer)]
+    /// The OpenID Connect provider's issuer URL, exactly as the `issuer` of its
+    /// `/.well-known/openid-configuration` states it (e.g. https://idp.example.com/realms/acme;
+    /// a trailing `/` matters); unset, single sign-on is off.
+    ///
+    /// Set, the start needs `INSIGHT_OIDC_CLIENT_ID` too, else it stops naming it. The
+    /// provider is asked for its discovery document and keys at the first sign-in, not at
+    /// the start, so a provider that is down does not keep the service from starting
+    /// (sign-ins get 503 until it is back). Use `https://`; `http://` is accepted for a
+    /// provider on the same host or network.
+    #[arg(long, env = "INSIGHT_OIDC_ISSUER", value_parser = checked(parse_oidc_issuer))]
     pub oidc_issuer: Option<String>,
 
-    /// The client ID this service is registered under at the provider [env: INSIGHT_OIDC_CLIENT_ID].
-    #[arg(long, env = "INSIGHT_OIDC_CLIENT_ID", value_parser = parse_oidc_client_id)]
+    /// The client ID this service is registered under at the provider; the ID token's
+    /// audience must name it.
+    #[arg(long, env = "INSIGHT_OIDC_CLIENT_ID", value_parser = checked(parse_oidc_client_id))]
     pub oidc_client_id: Option<String>,
 
-    /// The client secret; unset for a public client (PKCE only) [env: INSIGHT_OIDC_CLIENT_SECRET].
-    #[arg(long, env = "INSIGHT_OIDC_CLIENT_SECRET", hide_env_values = true, value_parser = parse_oidc_client_secret)]
+    /// The client secret, sent as HTTP Basic or in the form, whichever the provider
+    /// advertises (`token_endpoint_auth_methods_supported`); unset for a public client
+    /// (PKCE only). Never logged.
+    #[arg(long, env = "INSIGHT_OIDC_CLIENT_SECRET", hide_env_values = true, value_parser = checked(parse_oidc_client_secret))]
     pub oidc_client_secret: Option<crate::secret::KeyMaterial>,
 
     /// Email domains allowed to sign in, comma-separated (e.g. example.com,example.org);
-    /// empty, any [env: INSIGHT_OIDC_ALLOWED_DOMAINS].
-    #[arg(long, env = "INSIGHT_OIDC_ALLOWED_DOMAINS", default_value = "", value_parser = parse_allowed_domains)]
+    /// empty, any.
+    ///
+    /// A sign-in whose (verified) address is in another domain is refused. Matched exactly:
+    /// `example.com` does not let in `sub.example.com`. An address the provider says is not
+    /// verified (`email_verified: false`) is always refused.
+    #[arg(long, env = "INSIGHT_OIDC_ALLOWED_DOMAINS", default_value = "", value_parser = checked(parse_allowed_domains))]
     pub oidc_allowed_domains: AllowedDomains,
 
-    /// A workspace (its UUID) every new single sign-on user joins, besides his personal one
-    /// [env: INSIGHT_OIDC_WORKSPACE].
-    #[arg(long, env = "INSIGHT_OIDC_WORKSPACE", value_parser = parse_oidc_workspace)]
+    /// A workspace (its UUID) every new single sign-on user joins, besides his personal one.
+    #[arg(long, env = "INSIGHT_OIDC_WORKSPACE", value_parser = checked(parse_oidc_workspace))]
     pub oidc_workspace: Option<uuid::Uuid>,
 
     /// The role new single sign-on users get in INSIGHT_OIDC_WORKSPACE: owner, admin,
-    /// researcher or viewer [env: INSIGHT_OIDC_ROLE].
-    #[arg(long, env = "INSIGHT_OIDC_ROLE", default_value = "viewer", value_parser = parse_oidc_role)]
+    /// researcher or viewer.
+    #[arg(long, env = "INSIGHT_OIDC_ROLE", default_value = "viewer", value_parser = checked(parse_oidc_role))]
     pub oidc_role: SsoRole,
 }
 
@@ -98,24 +123,21 @@ fn parse_oidc_issuer(value: &str) -> Result<String, String> {
             // Kept as written: the provider's `iss` must match it character for character.
             Ok(value.to_owned())
         }
-        _ => Err(format!(
-            "INSIGHT_OIDC_ISSUER (--oidc-issuer) must be an https:// (or http://) URL without query or \
-             fragment, not {value:?}"
-        )),
+        _ => Err("must be an https:// (or http://) URL without query or fragment".into()),
     }
 }
 
 fn parse_oidc_client_id(value: &str) -> Result<String, String> {
     let value = value.trim();
     if value.is_empty() {
-        return Err("INSIGHT_OIDC_CLIENT_ID (--oidc-client-id) must not be empty".into());
+        return Err("must not be empty".into());
     }
     Ok(value.to_owned())
 }
 
 fn parse_oidc_client_secret(value: &str) -> Result<crate::secret::KeyMaterial, String> {
     if value.is_empty() {
-        return Err("INSIGHT_OIDC_CLIENT_SECRET (--oidc-client-secret) must not be empty".into());
+        return Err("must not be empty".into());
     }
     Ok(crate::secret::KeyMaterial::new(value))
 }
@@ -133,10 +155,7 @@ fn parse_allowed_domains(value: &str) -> Result<AllowedDomains, String> {
             if valid {
                 Ok(domain)
             } else {
-                Err(format!(
-                    "INSIGHT_OIDC_ALLOWED_DOMAINS (--oidc-allowed-domains) must be comma-separated email domains \
-                     such as example.com,example.org; {domain:?} is not one"
-                ))
+                Err("must be comma-separated email domains such as example.com,example.org".to_owned())
             }
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -144,10 +163,7 @@ fn parse_allowed_domains(value: &str) -> Result<AllowedDomains, String> {
 }
 
 fn parse_oidc_workspace(value: &str) -> Result<uuid::Uuid, String> {
-    value
-        .trim()
-        .parse()
-        .map_err(|_| format!("INSIGHT_OIDC_WORKSPACE (--oidc-workspace) must be a workspace's UUID, not {value:?}"))
+    value.trim().parse().map_err(|_| "must be a workspace's UUID".into())
 }
 
 fn parse_oidc_role(value: &str) -> Result<SsoRole, String> {
@@ -156,9 +172,7 @@ fn parse_oidc_role(value: &str) -> Result<SsoRole, String> {
         "admin" => Ok(SsoRole::Admin),
         "researcher" => Ok(SsoRole::Researcher),
         "viewer" => Ok(SsoRole::Viewer),
-        _ => Err(format!(
-            "INSIGHT_OIDC_ROLE (--oidc-role) must be owner, admin, researcher or viewer, not {value:?}"
-        )),
+        _ => Err("must be owner, admin, researcher or viewer".into()),
     }
 }
 
@@ -167,7 +181,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn values_are_checked_with_a_sentence_naming_the_variable() {
+    fn values_are_checked_with_a_sentence_saying_what_they_must_be() {
         assert_eq!(
             parse_oidc_issuer(" https://idp.example.com/realms/a ").unwrap(),
             "https://idp.example.com/realms/a"
@@ -182,27 +196,16 @@ mod tests {
             "https://idp.example.com/?a=1",
             "",
         ] {
-            assert!(
-                parse_oidc_issuer(bad).unwrap_err().contains("INSIGHT_OIDC_ISSUER"),
-                "{bad}"
-            );
+            assert!(parse_oidc_issuer(bad).unwrap_err().starts_with("must be "), "{bad}");
         }
         let domains = parse_allowed_domains(" Example.com, @example.org ,").unwrap();
         assert_eq!(domains.0, ["example.com", "example.org"]);
         assert!(domains.allows("a@EXAMPLE.COM") && !domains.allows("a@example.com.evil.net"));
         assert!(parse_allowed_domains("").unwrap().allows("anyone@anywhere.net"));
-        assert!(
-            parse_allowed_domains("a@b.com")
-                .unwrap_err()
-                .contains("INSIGHT_OIDC_ALLOWED_DOMAINS")
-        );
+        assert!(parse_allowed_domains("a@b.com").unwrap_err().contains("email domains"));
         assert_eq!(parse_oidc_role("Researcher").unwrap(), SsoRole::Researcher);
-        assert!(parse_oidc_role("guest").unwrap_err().contains("INSIGHT_OIDC_ROLE"));
-        assert!(
-            parse_oidc_workspace("nope")
-                .unwrap_err()
-                .contains("INSIGHT_OIDC_WORKSPACE")
-        );
+        assert!(parse_oidc_role("guest").unwrap_err().contains("viewer"));
+        assert!(parse_oidc_workspace("nope").unwrap_err().contains("UUID"));
     }
 
     #[test]

@@ -668,6 +668,36 @@ async fn every_bad_setting_stops_the_start_naming_its_variable() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// `serve --help` shows every setting the reference (docs/settings.md, rendered from the
+/// same declarations by a unit test) describes, by its variable and its flag.
+#[tokio::test]
+async fn serve_help_lists_every_setting_of_the_reference() {
+    let reference =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/settings.md")).expect("docs/settings.md");
+    let described: Vec<(&str, &str)> = reference
+        .lines()
+        .filter_map(|line| {
+            let (variable, rest) = line.strip_prefix("- **`")?.split_once("`**")?;
+            let flag = rest.strip_prefix(" (`")?.split_once("`)")?.0;
+            Some((variable, flag))
+        })
+        .collect();
+    assert!(
+        described.len() > 70,
+        "the reference describes {} settings",
+        described.len()
+    );
+    let outcome = finish(command(&["serve", "--help"])).await;
+    assert!(outcome.success, "{}", outcome.stderr);
+    let missing: Vec<_> = described
+        .iter()
+        .filter(|(variable, flag)| {
+            !outcome.stdout.contains(&format!("[env: {variable}")) || !outcome.stdout.contains(&format!("{flag} <"))
+        })
+        .collect();
+    assert!(missing.is_empty(), "not in serve --help: {missing:?}");
+}
+
 #[tokio::test]
 async fn a_recording_being_transcribed_when_the_server_is_killed_is_finished_after_the_restart() {
     let (database_url, _guard) = fresh_database().await;
