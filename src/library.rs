@@ -1,17 +1,149 @@
-//! The user's library of prompts and presets, for every door: making, changing, deleting
-//! and cloning them, and what a change the library refuses means. System prompts and
+//! The user's library of prompts and presets, for every door: reading, making, changing,
+//! deleting and cloning them, and what a change the library refuses means. System prompts and
 //! presets are shipped and read-only; the user's own are changed freely, except a prompt
 //! that one of the user's presets still uses.
 
 use uuid::Uuid;
 
 use crate::accounts::access;
+use crate::domain::page::{Page, PageRequest};
 use crate::domain::preset::{DEFAULT_CATEGORY, DEFAULT_ICON, Preset, PresetFields, Prompt, PromptFields};
-use crate::domain::workspace::Need;
+use crate::domain::workspace::{Need, Role};
 use crate::error::{ApiError, ApiResult, UnknownReferences};
 use crate::quota::Counted;
 use crate::services::Services;
-use crate::store::{ChangeRefused, Store, Target};
+use crate::store::{ChangeRefused, LibraryKey, Store, Target};
+
+/// A page of the prompts the user sees: system ones first, then his workspaces'.
+pub async fn prompts(
+    store: &Store,
+    user_id: Uuid,
+    page: &PageRequest<LibraryKey>,
+) -> ApiResult<Page<Prompt, LibraryKey>> {
+    Ok(store.list_prompts(user_id, page).await?)
+}
+
+/// A page of the presets the user sees: system ones first, then his workspaces'.
+pub async fn presets(
+    store: &Store,
+    user_id: Uuid,
+    page: &PageRequest<LibraryKey>,
+) -> ApiResult<Page<Preset, LibraryKey>> {
+    Ok(store.list_presets(user_id, page).await?)
+}
+
+/// The presets that ship with Insight (everyone sees them).
+pub async fn system_presets(store: &Store) -> ApiResult<Vec<Preset>> {
+    Ok(store.list_system_presets().await?)
+}
+
+/// A prompt the user sees (404 otherwise), with his role on it: a system one reads as
+/// `viewer`.
+pub async fn prompt(store: &Store, user_id: Uuid, prompt_id: Uuid) -> ApiResult<(Prompt, Role)> {
+    let role = access::require(store, user_id, Target::Prompt(prompt_id), Need::Read).await?;
+    let prompt = store.get_prompt(user_id, prompt_id).await?;
+    Ok((prompt.ok_or_else(|| ApiError::not_found("Prompt"))?, role))
+}
+
+/// A preset the user sees (404 otherwise), with his role on it: a system one reads as
+/// `viewer`.
+pub async fn preset(store: &Store, user_id: Uuid, preset_id: Uuid) -> ApiResult<(Preset, Role)> {
+    let role = access::require(store, user_id, Target::Preset(preset_id), Need::Read).await?;
+    let preset = store.get_preset(user_id, preset_id).await?;
+    Ok((preset.ok_or_else(|| ApiError::not_found("Preset"))?, role))
+}
+
+/// One workspace's library as a door lays it out.
+pub struct Shelf {
+    /// Every prompt the user sees (system ones and his workspaces'), which presets name.
+    pub visible: Vec<Prompt>,
+    pub system_presets: Vec<Preset>,
+    /// The workspace's own presets and prompts, oldest first.
+    pub presets: Vec<Preset>,
+    pub prompts: Vec<Prompt>,
+}
+
+/// The library of a workspace the user belongs to.
+pub async fn shelf(store: &Store, user_id: Uuid, workspace_id: Uuid) -> ApiResult<Shelf> {
+    access::require(store, user_id, Target::Workspace(workspace_id), Need::Read).await?;
+    Ok(Shelf {
+        visible: store.list_prompts(user_id, &PageRequest::everything()).await?.items,
+        system_presets: store.list_system_presets().await?,
+        presets: store.workspace_presets(workspace_id).await?,
+        prompts: store.workspace_prompts(workspace_id).await?,
+    })
+}
+
+/// A preset as a workspace's library shows it.
+pub struct PresetShown {
+    pub preset: Preset,
+    /// The user's role on it (`viewer` for a system one).
+    pub role: Role,
+    /// Every prompt the user sees, which the preset names.
+    pub visible: Vec<Prompt>,
+    /// The prompts of the workspace shown, which it can be made of beside system ones.
+    pub workspace_prompts: Vec<Prompt>,
+    /// Whether it is one of that workspace's presets.
+    pub in_workspace: bool,
+}
+
+/// A preset the user sees (404 otherwise), as the library of `workspace_id` shows it.
+pub async fn preset_in(store: &Store, user_id: Uuid, workspace_id: Uuid, preset_id: Uuid) -> ApiResult<PresetShown> {
+    let (preset, role) = preset(store, user_id, preset_id).await?;
+    Ok(PresetShown {
+        in_workspace: in_workspace(store, workspace_id, preset_id).await?,
+        visible: store.list_prompts(user_id, &PageRequest::everything()).await?.items,
+        workspace_prompts: store.workspace_prompts(workspace_id).await?,
+        preset,
+        role,
+    })
+}
+
+/// Whether the preset is one of the workspace's.
+async fn in_workspace(store: &Store, workspace_id: Uuid, preset_id: Uuid) -> ApiResult<bool> {
+    let presets = store.workspace_presets(workspace_id).await?;
+    Ok(presets.iter().any(|preset| preset.id == preset_id))
+}
+
+/// A prompt as it is, once the user may change it (see [`check_change`]).
+pub async fn prompt_to_change(store: &Store, user_id: Uuid, prompt_id: Uuid) -> ApiResult<Prompt> {
+    check_change(store, user_id, Target::Prompt(prompt_id)).await?;
+    let prompt = store.get_prompt(user_id, prompt_id).await?;
+    prompt.ok_or_else(|| ApiError::not_found("Prompt"))
+}
+
+/// A preset as it is, once the user may change it from the library of `workspace_id`:
+/// a door that offers that workspace's prompts for it would drop the prompts of a preset
+/// of another workspace on saving, so such a one is refused (409).
+pub async fn preset_to_change(store: &Store, user_id: Uuid, workspace_id: Uuid, preset_id: Uuid) -> ApiResult<Preset> {
+    check_change(store, user_id, Target::Preset(preset_id)).await?;
+    let preset = store
+        .get_preset(user_id, preset_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Preset"))?;
+    if !in_workspace(store, workspace_id, preset_id).await? {
+        return Err(ApiError::conflict(
+            "This preset belongs to another of your workspaces: switch to it to change the preset",
+        ));
+    }
+    Ok(preset)
+}
+
+/// Changes a preset from the library of `workspace_id` (as [`preset_to_change`] allows)
+/// into what `change` makes of it as it is; `None` leaves it as it is.
+pub async fn change_preset_in(
+    store: &Store,
+    user_id: Uuid,
+    workspace_id: Uuid,
+    preset_id: Uuid,
+    change: impl FnOnce(Preset) -> ApiResult<Option<PresetDraft>>,
+) -> ApiResult<()> {
+    let preset = preset_to_change(store, user_id, workspace_id, preset_id).await?;
+    if let Some(draft) = change(preset)? {
+        update_preset(store, user_id, preset_id, draft).await?;
+    }
+    Ok(())
+}
 
 /// Whether the user may change the prompt or preset: unseen is 404, a system one 403 (as
 /// the store would answer), and one of a workspace where he only reads 403.

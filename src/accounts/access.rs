@@ -6,7 +6,10 @@ use uuid::Uuid;
 
 use crate::domain::workspace::{Need, Role};
 use crate::error::{ApiError, UnknownReferences};
-use crate::store::{Store, Target};
+use crate::store::Store;
+
+// The doors name what they ask about by this, so it comes from here, not the store.
+pub use crate::store::Target;
 
 /// The caller's role on `target` if it allows `need`; otherwise the contract's answer.
 pub async fn require(store: &Store, user_id: Uuid, target: Target, need: Need) -> Result<Role, ApiError> {

@@ -8,7 +8,10 @@ use crate::domain::page::{Page, PageRequest};
 use crate::domain::user::User;
 use crate::domain::workspace::{AuditEvent, Need};
 use crate::error::ApiResult;
-use crate::store::{AuditFilter, CreatedKey, NewAuditEvent, Store, Target};
+use crate::store::{CreatedKey, NewAuditEvent, Store, Target};
+
+// The doors build the log's filter from their query, so it comes from here, not the store.
+pub use crate::store::AuditFilter;
 
 /// Who did it.
 #[derive(Debug, Clone, Default)]

@@ -1,14 +1,76 @@
-//! What a person does to his own account: changing his password and issuing or revoking
-//! his personal API tokens. The JSON API (`/me/...`) and the console's account page both
-//! call these, so each change is checked and logged the same way.
+//! What a person does to his own account: seeing it, changing his password, ending his
+//! sessions and issuing or revoking his personal API tokens. The JSON API (`/me/...`) and
+//! the console's account page both call these, so each change is checked and logged the
+//! same way.
 
 use uuid::Uuid;
 
 use super::audit::{self, Actor, Entry};
 use super::password;
-use crate::domain::user::{TokenInfo, TokenScope, User};
+use crate::domain::user::{SessionInfo, TokenInfo, TokenScope, User};
+use crate::domain::workspace::Membership;
 use crate::error::{ApiError, ApiResult, ValidationIssue};
 use crate::store::Store;
+
+/// The person's account as he sees it: his name and his workspaces.
+pub struct Profile {
+    pub name: String,
+    /// His personal workspace first.
+    pub workspaces: Vec<Membership>,
+}
+
+/// What the account page shows: whether he has a password, his live sessions and his
+/// tokens (revoked and expired ones included).
+pub struct Overview {
+    pub has_password: bool,
+    pub sessions: Vec<SessionInfo>,
+    pub tokens: Vec<TokenInfo>,
+}
+
+/// The person's name and workspaces.
+pub async fn profile(store: &Store, user_id: Uuid) -> ApiResult<Profile> {
+    let account = store
+        .account(user_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("User"))?;
+    Ok(Profile {
+        name: account.name,
+        workspaces: store.memberships(user_id).await?,
+    })
+}
+
+/// The person's account, sessions and tokens; `current` marks the session asking.
+pub async fn overview(store: &Store, user_id: Uuid, current: Option<Uuid>) -> ApiResult<Overview> {
+    let account = store
+        .account(user_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("User"))?;
+    Ok(Overview {
+        has_password: account.password_hash.is_some(),
+        sessions: sessions(store, user_id, current).await?,
+        tokens: tokens(store, user_id).await?,
+    })
+}
+
+/// The person's sessions that have not ended, newest first; `current` marks the one asking.
+pub async fn sessions(store: &Store, user_id: Uuid, current: Option<Uuid>) -> ApiResult<Vec<SessionInfo>> {
+    Ok(store.sessions(user_id, current).await?)
+}
+
+/// The person's personal API tokens, without their values, revoked and expired ones included.
+pub async fn tokens(store: &Store, user_id: Uuid) -> ApiResult<Vec<TokenInfo>> {
+    Ok(store.list_tokens(user_id).await?)
+}
+
+/// One of the person's tokens that is not revoked yet; 404 otherwise.
+pub async fn live_token(store: &Store, user_id: Uuid, token_id: Uuid) -> ApiResult<TokenInfo> {
+    store
+        .list_tokens(user_id)
+        .await?
+        .into_iter()
+        .find(|token| token.id == token_id && token.revoked_at.is_none())
+        .ok_or_else(|| ApiError::not_found("Token"))
+}
 
 /// Changes the password after checking the present one (an account made by single
 /// sign-on has none, and then sends none). Every session but `keep` ends.
@@ -102,4 +164,18 @@ pub async fn end_session(store: &Store, user_id: Uuid, session_id: Uuid) -> ApiR
     } else {
         Err(ApiError::not_found("Session"))
     }
+}
+
+/// Ends every session of the person's but `keep`.
+pub async fn end_other_sessions(store: &Store, user_id: Uuid, keep: Uuid) -> ApiResult<()> {
+    for session in store.sessions(user_id, Some(keep)).await? {
+        if !session.current {
+            // One ended meanwhile elsewhere is as good as ended here.
+            match end_session(store, user_id, session.id).await {
+                Ok(()) | Err(ApiError::NotFound(_)) => {}
+                Err(error) => return Err(error),
+            }
+        }
+    }
+    Ok(())
 }

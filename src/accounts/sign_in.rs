@@ -1,5 +1,5 @@
-//! Signing in with a password, into a session; and what a session's cookie and CSRF
-//! token are.
+//! Signing in with a password (or signing up), into a session; who holds a token or a
+//! session's cookie; signing out; and what a session's cookie and CSRF token are.
 //!
 //! Failed sign-ins are counted per account and per client address in the database, so
 //! every instance sees the same counts: each failure slows the next answer, and past a
@@ -13,11 +13,15 @@ use uuid::Uuid;
 
 use super::audit::{self, Actor};
 use super::password;
+use crate::config::Signup;
 use crate::domain::user::{User, normalize_email};
 use crate::error::{ApiError, ApiResult};
 use crate::secret::SecretKey;
 use crate::services::Services;
-use crate::store::{Account, Credential, Holder, SessionStart, Store};
+use crate::store::{Account, SessionStart, Store};
+
+// The doors name the caller they found by these, so they come from here, not the store.
+pub use crate::store::{Credential, Holder};
 
 /// The answer to wrong credentials: it never says which half was wrong.
 const WRONG: &str = "Wrong email or password";
@@ -56,6 +60,67 @@ pub async fn with_token(store: &Store, authorization: &[u8]) -> ApiResult<Holder
         .await?
         .filter(|holder| matches!(holder.credential, Credential::Token { .. }))
         .ok_or_else(|| ApiError::Unauthorized("Invalid, expired or revoked token".into()))
+}
+
+/// How often a session's last use is written down; its idle limit is counted from that.
+const TOUCH_EVERY: chrono::Duration = chrono::Duration::seconds(60);
+
+/// Who holds the live session whose cookie carries `value` (the JSON API and the console
+/// take the same cookie); `None` for an unknown, ended or idle one, or a token's value.
+/// A session used again is marked so, at most once a minute and without holding up the
+/// request, so that it does not end for idleness while it is used through either door.
+pub async fn with_session(store: &Store, value: &str) -> ApiResult<Option<Holder>> {
+    let Some(holder) = store
+        .holder_of(value)
+        .await?
+        .filter(|holder| matches!(holder.credential, Credential::Session { .. }))
+    else {
+        return Ok(None);
+    };
+    if let Credential::Session { id, last_seen_at } = holder.credential
+        && crate::domain::now() - last_seen_at > TOUCH_EVERY
+    {
+        let store = store.clone();
+        tokio::spawn(async move {
+            if let Err(error) = store.touch_session(id).await {
+                tracing::warn!(error = %format!("{error:#}"), "marking a session used failed");
+            }
+        });
+    }
+    Ok(Some(holder))
+}
+
+/// Ends the caller's session (signing out); one that ended already is as good as ended.
+pub async fn sign_out(store: &Store, user_id: Uuid, session_id: Uuid) -> ApiResult<()> {
+    store.revoke_session(user_id, session_id).await?;
+    Ok(())
+}
+
+/// Makes an account with a password, when sign-up is open (`INSIGHT_SIGNUP=open`), and
+/// signs it in.
+pub async fn sign_up(
+    services: &Services,
+    email: &str,
+    password: &str,
+    name: Option<&str>,
+    from: Device<'_>,
+) -> ApiResult<Session> {
+    if services.settings.accounts.signup != Signup::Open {
+        return Err(ApiError::forbidden(
+            "Sign-up is not open on this service: ask a workspace admin for an invitation",
+        ));
+    }
+    let email = normalize_email(email).ok_or_else(|| ApiError::conflict("That is not an email address"))?;
+    password::check_new_password(password).map_err(|why| ApiError::conflict(why.to_owned()))?;
+    let phc = password::hash(password.to_owned()).await?;
+    let name = name.unwrap_or_default().trim();
+    let user = services
+        .store
+        .add_user_named(&email, name)
+        .await?
+        .ok_or_else(|| ApiError::conflict("This address has an account already: sign in, or reset the password"))?;
+    services.store.set_password_hash(user.id, &phc, None).await?;
+    start(services, user, "signup", from).await
 }
 
 /// The cookie's name: with `__Host-` when the service is reached over https, which makes

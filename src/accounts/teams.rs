@@ -1,5 +1,5 @@
-//! Workspaces and their members: making and running a workspace, inviting people, and
-//! accepting an invitation. Each change is an audit entry.
+//! Workspaces and their members: making, running and deleting a workspace, inviting
+//! people, and accepting an invitation. Each change is an audit entry.
 
 use rand::RngCore;
 use uuid::Uuid;
@@ -12,7 +12,7 @@ use super::sign_in::{self, Session};
 use crate::config::Signup;
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::user::{User, hash_token, normalize_email};
-use crate::domain::workspace::{Invitation, Member, Need, Role};
+use crate::domain::workspace::{Invitation, Member, Membership, Need, Role, Workspace};
 use crate::error::{ApiError, ApiResult};
 use crate::secret::SecretKey;
 use crate::services::Services;
@@ -41,9 +41,25 @@ pub fn invitation_view(services: &Services, row: &InvitationRow) -> Invitation {
     }
 }
 
-/// Renames a workspace (owners and admins); the name is trimmed and may not be blank.
-pub async fn rename(store: &Store, actor: &Actor, by: Uuid, workspace_id: Uuid, name: &str) -> ApiResult<()> {
-    access::require(store, by, Target::Workspace(workspace_id), Need::Manage).await?;
+/// The workspaces the user belongs to, with his role in each; his personal one first.
+pub async fn workspaces(store: &Store, user_id: Uuid) -> ApiResult<Vec<Workspace>> {
+    Ok(store.workspaces_of(user_id).await?)
+}
+
+/// The user's memberships (the workspaces a door lets him switch between); his personal
+/// workspace first.
+pub async fn memberships(store: &Store, user_id: Uuid) -> ApiResult<Vec<Membership>> {
+    Ok(store.memberships(user_id).await?)
+}
+
+/// One of the user's workspaces; 404 for one he does not belong to.
+pub async fn workspace(store: &Store, user_id: Uuid, workspace_id: Uuid) -> ApiResult<Workspace> {
+    let workspace = store.workspace(user_id, workspace_id).await?;
+    workspace.ok_or_else(|| ApiError::not_found("Workspace"))
+}
+
+/// A workspace's name as given: trimmed, not blank, at most 200 characters.
+fn workspace_name(name: &str) -> ApiResult<&str> {
     let trimmed = name.trim();
     if trimmed.is_empty() {
         return Err(ApiError::validation(vec![crate::error::ValidationIssue::blank(
@@ -51,6 +67,60 @@ pub async fn rename(store: &Store, actor: &Actor, by: Uuid, workspace_id: Uuid, 
         )]));
     }
     crate::error::check_lengths(&[("name", trimmed, 200)])?;
+    Ok(trimmed)
+}
+
+/// Makes a team workspace; its maker is its owner.
+pub async fn create(store: &Store, actor: &Actor, by: Uuid, name: &str) -> ApiResult<Workspace> {
+    let workspace = store.create_workspace(by, workspace_name(name)?).await?;
+    audit::record(
+        store,
+        Entry {
+            workspace_id: Some(workspace.id),
+            actor: actor.clone(),
+            action: "workspace.created",
+            target: Some(("workspace", workspace.id.to_string())),
+            detail: serde_json::json!({ "name": workspace.name }),
+        },
+    )
+    .await?;
+    Ok(workspace)
+}
+
+/// Deletes a team workspace with everything in it, its recordings' files included
+/// (owners only); a personal workspace cannot be deleted (409).
+pub async fn delete(services: &Services, actor: &Actor, by: Uuid, workspace_id: Uuid) -> ApiResult<()> {
+    let store = &services.store;
+    let role = access::require(store, by, Target::Workspace(workspace_id), Need::Manage).await?;
+    if role != Role::Owner {
+        return Err(ApiError::forbidden("Only an owner may delete a workspace"));
+    }
+    let media = store.workspace_media_paths(workspace_id).await?;
+    if !store.delete_workspace(workspace_id).await? {
+        return Err(ApiError::conflict("A personal workspace cannot be deleted"));
+    }
+    for path in media {
+        services.files.delete(&path).await;
+    }
+    // The workspace's own log went with it; the deletion is kept in the owner's personal log.
+    audit::record(
+        store,
+        Entry {
+            workspace_id: Some(by),
+            actor: actor.clone(),
+            action: "workspace.deleted",
+            target: Some(("workspace", workspace_id.to_string())),
+            detail: serde_json::Value::Null,
+        },
+    )
+    .await
+}
+
+/// Renames a workspace (owners and admins); the name is trimmed and may not be blank. The
+/// answer is the workspace as it is now.
+pub async fn rename(store: &Store, actor: &Actor, by: Uuid, workspace_id: Uuid, name: &str) -> ApiResult<Workspace> {
+    access::require(store, by, Target::Workspace(workspace_id), Need::Manage).await?;
+    let trimmed = workspace_name(name)?;
     store.rename_workspace(workspace_id, trimmed).await?;
     audit::record(
         store,
@@ -62,7 +132,8 @@ pub async fn rename(store: &Store, actor: &Actor, by: Uuid, workspace_id: Uuid, 
             detail: serde_json::json!({ "name": trimmed }),
         },
     )
-    .await
+    .await?;
+    workspace(store, by, workspace_id).await
 }
 
 /// A page of the workspace's members, in the order they joined (every member sees them).
@@ -183,6 +254,32 @@ pub async fn invite(
     Ok(invitation)
 }
 
+/// An open invitation as its link's page shows it, before it is accepted.
+pub struct InvitationPreview {
+    pub workspace_name: String,
+    pub role: Role,
+    pub email: String,
+    pub expires_at: chrono::DateTime<chrono::Utc>,
+}
+
+/// The open invitation a link's token names: 404 when unknown, used or withdrawn, 410
+/// when expired. The token is the credential, so anyone holding the link may see it.
+pub async fn invitation(store: &Store, token: &str) -> ApiResult<InvitationPreview> {
+    let invitation = store
+        .invitation_by_hash(&hash_token(token))
+        .await?
+        .ok_or_else(|| ApiError::NotFound("This invitation is unknown, used or withdrawn: ask for a new one".into()))?;
+    if invitation.expires_at <= crate::domain::now() {
+        return Err(ApiError::Gone("This invitation has expired: ask for a new one".into()));
+    }
+    Ok(InvitationPreview {
+        workspace_name: store.workspace_name(invitation.workspace_id).await?.unwrap_or_default(),
+        role: invitation.role(),
+        email: invitation.email,
+        expires_at: invitation.expires_at,
+    })
+}
+
 /// Who accepts an invitation: someone signed in, or a new person who sets a password.
 pub enum Accepter<'a> {
     SignedIn(User),
@@ -285,7 +382,7 @@ pub fn not_the_addressee(invited: &str, signed_in: &str) -> ApiError {
 }
 
 /// Changes a member's role: an admin manages everyone but owners, an owner everyone; the
-/// last owner stays one.
+/// last owner stays one. The answer is the member as he is now.
 pub async fn change_role(
     store: &Store,
     actor: &Actor,
@@ -293,7 +390,7 @@ pub async fn change_role(
     workspace_id: Uuid,
     member: Uuid,
     role: Role,
-) -> ApiResult<()> {
+) -> ApiResult<Member> {
     let my_role = access::require(store, by, Target::Workspace(workspace_id), Need::Manage).await?;
     let current = store
         .member(workspace_id, member)
@@ -317,12 +414,19 @@ pub async fn change_role(
             detail: serde_json::json!({ "email": current.email, "from": current.role.as_str(), "to": role.as_str() }),
         },
     )
-    .await
+    .await?;
+    let changed = store.member(workspace_id, member).await?;
+    changed.ok_or_else(|| ApiError::not_found("Member"))
 }
 
-/// Removes a member (or lets a member leave). His access to the workspace ends with the
-/// next request he makes, whatever session or token he uses.
-pub async fn remove(store: &Store, actor: &Actor, by: Uuid, workspace_id: Uuid, member: Uuid) -> ApiResult<()> {
+/// The member that [`remove`] would remove, for a door that asks first: the same access
+/// rule, so a caller who may not remove him does not learn who he is either.
+pub async fn member_to_remove(store: &Store, by: Uuid, workspace_id: Uuid, member: Uuid) -> ApiResult<Member> {
+    Ok(removable(store, by, workspace_id, member).await?.1)
+}
+
+/// The caller's role and the member, once the caller may remove members (or leave).
+async fn removable(store: &Store, by: Uuid, workspace_id: Uuid, member: Uuid) -> ApiResult<(Role, Member)> {
     // The caller's access first: looking the member up before it would tell an outsider
     // (or a viewer) who belongs to the workspace by the answer's sentence.
     let need = if by == member { Need::Read } else { Need::Manage };
@@ -331,6 +435,13 @@ pub async fn remove(store: &Store, actor: &Actor, by: Uuid, workspace_id: Uuid, 
         .member(workspace_id, member)
         .await?
         .ok_or_else(|| ApiError::not_found("Member"))?;
+    Ok((my_role, current))
+}
+
+/// Removes a member (or lets a member leave). His access to the workspace ends with the
+/// next request he makes, whatever session or token he uses.
+pub async fn remove(store: &Store, actor: &Actor, by: Uuid, workspace_id: Uuid, member: Uuid) -> ApiResult<()> {
+    let (my_role, current) = removable(store, by, workspace_id, member).await?;
     if by != member && !my_role.may_assign(current.role) {
         return Err(ApiError::forbidden("Only an owner may remove an owner"));
     }

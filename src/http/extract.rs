@@ -18,10 +18,9 @@ use uuid::Uuid;
 
 use super::AppState;
 use super::validation::parse_body;
-use crate::accounts::sign_in;
+use crate::accounts::sign_in::{self, Credential, Holder};
 use crate::domain::user::{TokenScope, User};
 use crate::error::{ApiError, ValidationIssue};
-use crate::store::{Credential, Holder};
 
 /// The signed-in user (by a bearer token or a session cookie), allowed to make this
 /// request's method: see [`Caller`].
@@ -46,9 +45,6 @@ pub struct Caller {
     pub session_value: Option<String>,
 }
 
-/// How often a session's last use is written down; its idle limit is counted from that.
-const TOUCH_EVERY: chrono::Duration = chrono::Duration::seconds(60);
-
 impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
@@ -57,11 +53,8 @@ impl FromRequestParts<AppState> for Caller {
         let (holder, session_value) = if let Some(header) = parts.headers.get(AUTHORIZATION) {
             (sign_in::with_token(&state.store, header.as_bytes()).await?, None)
         } else if let Some(value) = session_cookie(parts, public_url) {
-            let holder = state
-                .store
-                .holder_of(&value)
+            let holder = sign_in::with_session(&state.store, &value)
                 .await?
-                .filter(|holder| matches!(holder.credential, Credential::Session { .. }))
                 .ok_or_else(|| ApiError::Unauthorized("Your session has ended: sign in again".into()))?;
             (holder, Some(value))
         } else {
@@ -76,18 +69,10 @@ impl FromRequestParts<AppState> for Caller {
                     "This token may only read (scope read); use a token with scope write",
                 ));
             }
-            Credential::Session { id, last_seen_at } => {
+            Credential::Session { .. } => {
                 if unsafe_method {
                     let value = session_value.as_deref().unwrap_or_default();
                     check_csrf(parts, state, value)?;
-                }
-                if crate::domain::now() - last_seen_at > TOUCH_EVERY {
-                    let store = state.store.clone();
-                    tokio::spawn(async move {
-                        if let Err(error) = store.touch_session(id).await {
-                            tracing::warn!(error = %format!("{error:#}"), "marking a session used failed");
-                        }
-                    });
                 }
             }
             Credential::Token { .. } => {}

@@ -129,16 +129,8 @@ impl Insight {
     )]
     async fn list_presets(&self, context: RequestContext<RoleServer>) -> ToolResult {
         let caller = caller_of(&context.extensions)?;
-        let presets = self
-            .services
-            .store
-            .list_presets(caller.user_id, &PageRequest::everything())
-            .await;
-        answer(
-            presets
-                .map_err(ApiError::from)
-                .map(|page| json!({ "presets": page.items })),
-        )
+        let presets = crate::library::presets(&self.services.store, caller.user_id, &PageRequest::everything()).await;
+        answer(presets.map(|page| json!({ "presets": page.items })))
     }
 
     #[tool(

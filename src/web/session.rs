@@ -10,13 +10,13 @@ use axum::http::request::Parts;
 use axum::response::{IntoResponse, Redirect, Response};
 
 use crate::accounts::audit::Actor;
-use crate::accounts::sign_in;
+use crate::accounts::sign_in::{self, Credential};
+use crate::accounts::teams;
 use crate::domain::ClientAddr;
 use crate::domain::user::User;
 use crate::domain::workspace::{Membership, Need};
 use crate::error::ApiError;
 use crate::services::Services;
-use crate::store::Credential;
 
 /// The cookie that remembers which workspace the console shows (not a secret: every
 /// page checks membership).
@@ -106,7 +106,7 @@ async fn visitor(parts: &Parts, services: &Services) -> Result<Option<Visitor>, 
     let Some(value) = sign_in::session_value(headers, public_url) else {
         return Ok(None);
     };
-    let holder = match services.store.holder_of(&value).await {
+    let holder = match sign_in::with_session(&services.store, &value).await {
         Ok(Some(holder)) => holder,
         Ok(None) => return Ok(None),
         Err(error) => return Err(super::PageError::from(error).into_response()),
@@ -114,9 +114,7 @@ async fn visitor(parts: &Parts, services: &Services) -> Result<Option<Visitor>, 
     let Credential::Session { id, .. } = holder.credential else {
         return Ok(None);
     };
-    let workspaces = services
-        .store
-        .memberships(holder.user.id)
+    let workspaces = teams::memberships(&services.store, holder.user.id)
         .await
         .map_err(|error| super::PageError::from(error).into_response())?;
     let chosen = cookie(parts, WORKSPACE_COOKIE).and_then(|id| id.parse::<uuid::Uuid>().ok());

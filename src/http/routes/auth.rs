@@ -11,11 +11,10 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::accounts::sign_in::{self, Session};
-use crate::accounts::{password, recovery};
-use crate::config::Signup;
-use crate::domain::user::{User, normalize_email};
-use crate::error::{ApiError, ApiResult};
+use crate::accounts::recovery;
+use crate::accounts::sign_in::{self, Credential, Session};
+use crate::domain::user::User;
+use crate::error::ApiResult;
 use crate::http::AppState;
 use crate::http::extract::{Caller, Client, ValidJson};
 
@@ -92,8 +91,8 @@ async fn login(State(app): State<AppState>, client: Client, ValidJson(body): Val
 #[utoipa::path(post, path = "/auth/logout", tag = "auth", security(("bearer" = [])),
     responses((status = 204, description = "Signed out")))]
 async fn logout(State(app): State<AppState>, caller: Caller) -> ApiResult<Response> {
-    if let crate::store::Credential::Session { id, .. } = caller.holder.credential {
-        app.store.revoke_session(caller.holder.user.id, id).await?;
+    if let Credential::Session { id, .. } = caller.holder.credential {
+        sign_in::sign_out(&app.store, caller.holder.user.id, id).await?;
     }
     let mut headers = HeaderMap::new();
     let clear = sign_in::clear_cookie(&app.settings.server.public_url);
@@ -113,22 +112,7 @@ async fn signup(
     client: Client,
     ValidJson(body): ValidJson<SignupRequest>,
 ) -> ApiResult<Response> {
-    if app.settings.accounts.signup != Signup::Open {
-        return Err(ApiError::forbidden(
-            "Sign-up is not open on this service: ask a workspace admin for an invitation",
-        ));
-    }
-    let email = normalize_email(&body.email).ok_or_else(|| ApiError::conflict("That is not an email address"))?;
-    password::check_new_password(&body.password).map_err(|why| ApiError::conflict(why.to_owned()))?;
-    let phc = password::hash(body.password).await?;
-    let name = body.name.as_deref().unwrap_or_default().trim();
-    let user = app
-        .store
-        .add_user_named(&email, name)
-        .await?
-        .ok_or_else(|| ApiError::conflict("This address has an account already: sign in, or reset the password"))?;
-    app.store.set_password_hash(user.id, &phc, None).await?;
-    let session = sign_in::start(&app, user, "signup", client.from()).await?;
+    let session = sign_in::sign_up(&app, &body.email, &body.password, body.name.as_deref(), client.from()).await?;
     session_answer(&app, StatusCode::CREATED, session)
 }
 

@@ -13,12 +13,12 @@ use uuid::Uuid;
 
 use crate::accounts::audit::Actor;
 use crate::accounts::own;
+use crate::accounts::sign_in::Credential;
 use crate::domain::user::{SessionInfo, TokenInfo, TokenScope};
 use crate::domain::workspace::Membership;
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::http::AppState;
 use crate::http::extract::{Caller, Client, CurrentUser, Ids, ValidJson};
-use crate::store::Credential;
 
 /// The signed-in user and the workspaces he belongs to.
 #[derive(Serialize, ToSchema)]
@@ -66,17 +66,13 @@ pub struct TokenCreated {
 #[utoipa::path(get, path = "/me", tag = "auth", security(("bearer" = [])),
     responses((status = 200, description = "The current user", body = Me)))]
 async fn me(CurrentUser(user): CurrentUser, State(app): State<AppState>) -> ApiResult<Json<Me>> {
-    let account = app
-        .store
-        .account(user.id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("User"))?;
+    let profile = own::profile(&app.store, user.id).await?;
     Ok(Json(Me {
         id: user.id,
         email: user.email,
-        name: account.name,
+        name: profile.name,
         created_at: user.created_at,
-        workspaces: app.store.memberships(user.id).await?,
+        workspaces: profile.workspaces,
     }))
 }
 
@@ -118,7 +114,7 @@ async fn list_sessions(caller: Caller, State(app): State<AppState>) -> ApiResult
         Credential::Session { id, .. } => Some(id),
         Credential::Token { .. } => None,
     };
-    Ok(Json(app.store.sessions(caller.holder.user.id, current).await?))
+    Ok(Json(own::sessions(&app.store, caller.holder.user.id, current).await?))
 }
 
 /// Ends one of the user's sessions at once.
@@ -138,7 +134,7 @@ async fn revoke_session(
 #[utoipa::path(get, path = "/me/tokens", tag = "auth", security(("bearer" = [])),
     responses((status = 200, description = "The tokens, revoked and expired ones included", body = Vec<TokenInfo>)))]
 async fn list_tokens(CurrentUser(user): CurrentUser, State(app): State<AppState>) -> ApiResult<Json<Vec<TokenInfo>>> {
-    Ok(Json(app.store.list_tokens(user.id).await?))
+    Ok(Json(own::tokens(&app.store, user.id).await?))
 }
 
 /// Issues a personal API token; its value is in this answer only.

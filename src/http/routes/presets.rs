@@ -13,7 +13,7 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::domain::preset::Preset;
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson};
 use crate::http::openapi::Conflicts;
@@ -60,7 +60,7 @@ async fn list_presets(
     uri: Uri,
 ) -> ApiResult<Response> {
     let page = paging.request()?;
-    Ok(paged(&uri, app.store.list_presets(user.id, &page).await?))
+    Ok(paged(&uri, library::presets(&app.store, user.id, &page).await?))
 }
 
 /// The presets that ship with Insight.
@@ -70,7 +70,7 @@ async fn list_system_presets(
     CurrentUser(_user): CurrentUser,
     State(app): State<AppState>,
 ) -> ApiResult<Json<Vec<Preset>>> {
-    Ok(Json(app.store.list_system_presets().await?))
+    Ok(Json(library::system_presets(&app.store).await?))
 }
 
 #[utoipa::path(post, path = "/presets/", tag = "presets", security(("bearer" = [])),
@@ -95,8 +95,8 @@ async fn get_preset(
     Ids(ids): Ids<1>,
 ) -> ApiResult<Json<Preset>> {
     let [preset_id] = ids;
-    let preset = app.store.get_preset(user.id, preset_id).await?;
-    preset.map(Json).ok_or_else(|| ApiError::not_found("Preset"))
+    let (preset, _role) = library::preset(&app.store, user.id, preset_id).await?;
+    Ok(Json(preset))
 }
 
 /// Replaces one of the user's presets (system presets: 403).

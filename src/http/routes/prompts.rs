@@ -11,7 +11,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::domain::preset::{DEFAULT_CATEGORY, Prompt, PromptFields};
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::http::AppState;
 use crate::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson};
 use crate::http::openapi::Conflicts;
@@ -56,7 +56,7 @@ async fn list_prompts(
     uri: Uri,
 ) -> ApiResult<Response> {
     let page = paging.request()?;
-    Ok(paged(&uri, app.store.list_prompts(user.id, &page).await?))
+    Ok(paged(&uri, library::prompts(&app.store, user.id, &page).await?))
 }
 
 #[utoipa::path(post, path = "/prompts/", tag = "prompts", security(("bearer" = [])),
@@ -81,8 +81,8 @@ async fn get_prompt(
     Ids(ids): Ids<1>,
 ) -> ApiResult<Json<Prompt>> {
     let [prompt_id] = ids;
-    let prompt = app.store.get_prompt(user.id, prompt_id).await?;
-    prompt.map(Json).ok_or_else(|| ApiError::not_found("Prompt"))
+    let (prompt, _role) = library::prompt(&app.store, user.id, prompt_id).await?;
+    Ok(Json(prompt))
 }
 
 /// Replaces one of the user's prompts (system prompts: 403).

@@ -11,10 +11,9 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use crate::accounts::access;
-use crate::accounts::audit::{self, Actor};
+use crate::accounts::audit::{self, Actor, AuditFilter};
 use crate::accounts::teams::{self, Accepter};
-use crate::domain::workspace::{AuditEvent, Invitation, Member, Need, Role, Workspace};
+use crate::domain::workspace::{AuditEvent, Invitation, Member, Role, Workspace};
 use crate::error::{ApiError, ApiResult};
 use crate::http::AppState;
 use crate::http::extract::{
@@ -22,7 +21,6 @@ use crate::http::extract::{
 };
 use crate::http::paging::{PageQuery, Paging, paged};
 use crate::http::validation::parse_body;
-use crate::store::{AuditFilter, Target};
 
 #[derive(Deserialize, ToSchema)]
 pub struct WorkspaceWrite {
@@ -63,16 +61,6 @@ pub struct InvitationAccepted {
     pub csrf_token: Option<String>,
 }
 
-fn name_of(body: &WorkspaceWrite) -> ApiResult<&str> {
-    let name = body.name.trim();
-    if name.is_empty() {
-        return Err(ApiError::validation(vec![crate::error::ValidationIssue::blank(
-            "name", &body.name,
-        )]));
-    }
-    Ok(name)
-}
-
 /// The workspaces the caller belongs to, with his role in each; his personal one first.
 #[utoipa::path(get, path = "/workspaces", tag = "workspaces", security(("bearer" = [])),
     responses((status = 200, description = "The workspaces", body = Vec<Workspace>)))]
@@ -80,7 +68,7 @@ async fn list_workspaces(
     CurrentUser(user): CurrentUser,
     State(app): State<AppState>,
 ) -> ApiResult<Json<Vec<Workspace>>> {
-    Ok(Json(app.store.workspaces_of(user.id).await?))
+    Ok(Json(teams::workspaces(&app.store, user.id).await?))
 }
 
 /// Makes a team workspace; its maker is its owner.
@@ -93,18 +81,7 @@ async fn create_workspace(
     client: Client,
     ValidJson(body): ValidJson<WorkspaceWrite>,
 ) -> ApiResult<(StatusCode, Json<Workspace>)> {
-    let workspace = app.store.create_workspace(user.id, name_of(&body)?).await?;
-    audit::record(
-        &app.store,
-        audit::Entry {
-            workspace_id: Some(workspace.id),
-            actor: Actor::user(&user, client.ip),
-            action: "workspace.created",
-            target: Some(("workspace", workspace.id.to_string())),
-            detail: serde_json::json!({ "name": workspace.name }),
-        },
-    )
-    .await?;
+    let workspace = teams::create(&app.store, &Actor::user(&user, client.ip), user.id, &body.name).await?;
     Ok((StatusCode::CREATED, Json(workspace)))
 }
 
@@ -116,8 +93,7 @@ async fn get_workspace(
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
 ) -> ApiResult<Json<Workspace>> {
-    let workspace = app.store.workspace(user.id, ids[0]).await?;
-    workspace.map(Json).ok_or_else(|| ApiError::not_found("Workspace"))
+    Ok(Json(teams::workspace(&app.store, user.id, ids[0]).await?))
 }
 
 /// Renames a workspace (owners and admins).
@@ -131,9 +107,10 @@ async fn update_workspace(
     client: Client,
     IdsAndJson(ids, body): IdsAndJson<1, WorkspaceWrite>,
 ) -> ApiResult<Json<Workspace>> {
-    teams::rename(&app.store, &Actor::user(&user, client.ip), user.id, ids[0], &body.name).await?;
-    let workspace = app.store.workspace(user.id, ids[0]).await?;
-    workspace.map(Json).ok_or_else(|| ApiError::not_found("Workspace"))
+    let actor = Actor::user(&user, client.ip);
+    Ok(Json(
+        teams::rename(&app.store, &actor, user.id, ids[0], &body.name).await?,
+    ))
 }
 
 /// Deletes a team workspace with everything in it (owners only). A personal workspace
@@ -148,30 +125,7 @@ async fn delete_workspace(
     client: Client,
     Ids(ids): Ids<1>,
 ) -> ApiResult<StatusCode> {
-    let [workspace_id] = ids;
-    let role = access::require(&app.store, user.id, Target::Workspace(workspace_id), Need::Manage).await?;
-    if role != Role::Owner {
-        return Err(ApiError::forbidden("Only an owner may delete a workspace"));
-    }
-    let media = app.store.workspace_media_paths(workspace_id).await?;
-    if !app.store.delete_workspace(workspace_id).await? {
-        return Err(ApiError::conflict("A personal workspace cannot be deleted"));
-    }
-    for path in media {
-        app.files.delete(&path).await;
-    }
-    // The workspace's own log went with it; the deletion is kept in the owner's personal log.
-    audit::record(
-        &app.store,
-        audit::Entry {
-            workspace_id: Some(user.id),
-            actor: Actor::user(&user, client.ip),
-            action: "workspace.deleted",
-            target: Some(("workspace", workspace_id.to_string())),
-            detail: serde_json::Value::Null,
-        },
-    )
-    .await?;
+    teams::delete(&app, &Actor::user(&user, client.ip), user.id, ids[0]).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -204,7 +158,7 @@ async fn update_member(
     IdsAndJson(ids, body): IdsAndJson<2, RoleChange>,
 ) -> ApiResult<Json<Member>> {
     let [workspace_id, member] = ids;
-    teams::change_role(
+    let member = teams::change_role(
         &app.store,
         &Actor::user(&user, client.ip),
         user.id,
@@ -213,8 +167,7 @@ async fn update_member(
         body.role,
     )
     .await?;
-    let member = app.store.member(workspace_id, member).await?;
-    member.map(Json).ok_or_else(|| ApiError::not_found("Member"))
+    Ok(Json(member))
 }
 
 /// Removes a member, or lets the caller leave; his access ends at once.

@@ -15,7 +15,6 @@ use crate::accounts::recovery;
 
 use crate::accounts::teams::{self, Accepter};
 use crate::domain::ClientAddr;
-use crate::domain::user::hash_token;
 use crate::error::ApiError;
 use crate::services::Services;
 use crate::web::session::{Visitor, workspace_cookie};
@@ -126,22 +125,11 @@ async fn invitation_page(
     status: StatusCode,
     error: Option<String>,
 ) -> PageResult {
-    let invitation = services
-        .store
-        .invitation_by_hash(&hash_token(token))
-        .await?
-        .ok_or_else(|| ApiError::NotFound("This invitation is unknown, used or withdrawn: ask for a new one".into()))?;
-    if invitation.expires_at <= crate::domain::now() {
-        return Err(ApiError::Gone("This invitation has expired: ask for a new one".into()).into());
-    }
+    let invitation = teams::invitation(&services.store, token).await?;
     let html = InvitationPage {
         shell: visitor.map_or_else(Shell::signed_out, Shell::of),
-        workspace: services
-            .store
-            .workspace_name(invitation.workspace_id)
-            .await?
-            .unwrap_or_default(),
-        role: invitation.role().as_str(),
+        workspace: invitation.workspace_name.clone(),
+        role: invitation.role.as_str(),
         email: invitation.email.clone(),
         expires: invitation.expires_at.format("%Y-%m-%d %H:%M UTC").to_string(),
         token: token.to_owned(),

@@ -120,10 +120,7 @@ struct SignOutForm {
 
 async fn sign_out(State(services): State<Services>, visitor: Visitor, Form(form): Form<SignOutForm>) -> PageResult {
     visitor.check_change(&services, &form.csrf)?;
-    services
-        .store
-        .revoke_session(visitor.user.id, visitor.session_id)
-        .await?;
+    sign_in::sign_out(&services.store, visitor.user.id, visitor.session_id).await?;
     let to = match form.return_to.as_deref() {
         Some(_) => safe_return(form.return_to.as_deref()),
         None => "/sign-in",

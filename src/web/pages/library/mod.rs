@@ -16,9 +16,9 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::{SettingsNav, Shell};
-use crate::domain::page::PageRequest;
 use crate::domain::preset::{Ownership, Preset, Prompt};
 use crate::error::{ApiError, ValidationIssue};
+use crate::library;
 use crate::services::Services;
 use crate::web::session::Visitor;
 use crate::web::{PageResult, page};
@@ -29,14 +29,9 @@ pub(super) struct PresetView {
     prompts: Vec<Prompt>,
 }
 
-/// Every prompt the visitor sees (system ones and his workspaces'), by id.
-pub(super) async fn prompts_by_id(services: &Services, visitor: &Visitor) -> Result<HashMap<Uuid, Prompt>, ApiError> {
-    let all = services
-        .store
-        .list_prompts(visitor.user.id, &PageRequest::everything())
-        .await?
-        .items;
-    Ok(all.into_iter().map(|prompt| (prompt.id, prompt)).collect())
+/// Prompts by id, for resolving presets' prompts.
+pub(super) fn by_id(prompts: Vec<Prompt>) -> HashMap<Uuid, Prompt> {
+    prompts.into_iter().map(|prompt| (prompt.id, prompt)).collect()
 }
 
 pub(super) fn view(preset: Preset, prompts: &HashMap<Uuid, Prompt>) -> PresetView {
@@ -76,23 +71,15 @@ struct LibraryPage {
 }
 
 async fn show(State(services): State<Services>, visitor: Visitor) -> PageResult {
-    let by_id = prompts_by_id(&services, &visitor).await?;
-    let workspace_id = visitor.current.id;
-    let system_presets = services
-        .store
-        .list_system_presets()
-        .await?
+    let shelf = library::shelf(&services.store, visitor.user.id, visitor.current.id).await?;
+    let by_id = by_id(shelf.visible);
+    let system_presets = shelf
+        .system_presets
         .into_iter()
         .map(|preset| view(preset, &by_id))
         .collect();
-    let presets = services
-        .store
-        .workspace_presets(workspace_id)
-        .await?
-        .into_iter()
-        .map(|preset| view(preset, &by_id))
-        .collect();
-    let prompts = services.store.workspace_prompts(workspace_id).await?;
+    let presets = shelf.presets.into_iter().map(|preset| view(preset, &by_id)).collect();
+    let prompts = shelf.prompts;
     let mut choosable: Vec<Prompt> = by_id
         .values()
         .filter(|prompt| prompt.prompt_type == Ownership::System)

@@ -11,18 +11,16 @@ use axum::{Form, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
-use crate::accounts::access;
-use crate::domain::preset::{Ownership, Preset, Prompt};
+use crate::domain::preset::{Ownership, Prompt};
 use crate::domain::workspace::Need;
 use crate::error::ApiError;
 use crate::library::{self, PresetDraft};
 use crate::services::Services;
-use crate::store::Target;
 use crate::web::pages::{ConfirmDelete, CsrfForm, SettingsNav, Shell};
 use crate::web::session::Visitor;
 use crate::web::{PageResult, page};
 
-use super::{PresetView, invalid, prompts_by_id, view};
+use super::{PresetView, by_id, invalid, view};
 
 /// A preset form: repeated `prompt_ids` are read in full, which a plain form decoder
 /// would not.
@@ -111,13 +109,9 @@ async fn show_preset(
     Path(preset_id): Path<Uuid>,
     axum::extract::Query(query): axum::extract::Query<PresetQuery>,
 ) -> PageResult {
-    let role = access::require(&services.store, visitor.user.id, Target::Preset(preset_id), Need::Read).await?;
-    let preset = services
-        .store
-        .get_preset(visitor.user.id, preset_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Preset"))?;
-    let by_id = prompts_by_id(&services, &visitor).await?;
+    let shown = library::preset_in(&services.store, visitor.user.id, visitor.current.id, preset_id).await?;
+    let (preset, role) = (shown.preset, shown.role);
+    let by_id = by_id(shown.visible);
     let system = preset.preset_type == Ownership::System;
     let mut choosable: Vec<(Prompt, bool)> = by_id
         .values()
@@ -125,7 +119,7 @@ async fn show_preset(
         .map(|prompt| (prompt.clone(), preset.prompt_ids.contains(&prompt.id)))
         .collect();
     choosable.sort_by(|a, b| a.0.title.cmp(&b.0.title));
-    for prompt in services.store.workspace_prompts(visitor.current.id).await? {
+    for prompt in shown.workspace_prompts {
         let used = preset.prompt_ids.contains(&prompt.id);
         choosable.push((prompt, used));
     }
@@ -134,40 +128,13 @@ async fn show_preset(
         nav: SettingsNav::new(&visitor, "library"),
         system,
         choosable,
-        can_write: !system && role.allows(Need::Write) && in_current_workspace(&services, &visitor, preset_id).await?,
+        can_write: !system && role.allows(Need::Write) && shown.in_workspace,
         can_clone: visitor.can_write(),
         cloned: query.cloned.unwrap_or(false) && !system,
         view: view(preset, &by_id),
         csrf: visitor.csrf.clone(),
     };
     Ok(page(StatusCode::OK, super::super::render(&html)))
-}
-
-/// The preset as it is, for a change of part of it.
-async fn own_preset(services: &Services, visitor: &Visitor, preset_id: Uuid) -> Result<Preset, ApiError> {
-    library::check_change(&services.store, visitor.user.id, Target::Preset(preset_id)).await?;
-    let preset = services
-        .store
-        .get_preset(visitor.user.id, preset_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Preset"))?;
-    if !in_current_workspace(services, visitor, preset_id).await? {
-        return Err(ApiError::conflict(
-            "This preset belongs to another of your workspaces: switch to it to change the preset",
-        ));
-    }
-    Ok(preset)
-}
-
-/// Whether the preset is one of the workspace the console shows: its form offers that
-/// workspace's prompts, so a preset of another would lose its own on saving.
-async fn in_current_workspace(services: &Services, visitor: &Visitor, preset_id: Uuid) -> Result<bool, ApiError> {
-    Ok(services
-        .store
-        .workspace_presets(visitor.current.id)
-        .await?
-        .iter()
-        .any(|preset| preset.id == preset_id))
 }
 
 /// Saves the title, category and chosen prompts: prompts it kept stay in their order,
@@ -180,22 +147,24 @@ async fn update_preset(
 ) -> PageResult {
     let mut form = preset_form(&body)?;
     visitor.check_change(&services, &form.csrf)?;
-    let preset = own_preset(&services, &visitor, preset_id).await?;
     let chosen = std::mem::take(&mut form.prompt_ids);
-    let mut order: Vec<Uuid> = preset
-        .prompt_ids
-        .iter()
-        .copied()
-        .filter(|id| chosen.contains(id))
-        .collect();
-    for id in chosen {
-        if !order.contains(&id) {
-            order.push(id);
+    let (user_id, workspace_id) = (visitor.user.id, visitor.current.id);
+    library::change_preset_in(&services.store, user_id, workspace_id, preset_id, |preset| {
+        let mut order: Vec<Uuid> = preset
+            .prompt_ids
+            .iter()
+            .copied()
+            .filter(|id| chosen.contains(id))
+            .collect();
+        for id in chosen {
+            if !order.contains(&id) {
+                order.push(id);
+            }
         }
-    }
-    form.prompt_ids = order;
-    let draft = form.draft(Some(preset.icon))?;
-    library::update_preset(&services.store, visitor.user.id, preset_id, draft).await?;
+        form.prompt_ids = order;
+        form.draft(Some(preset.icon)).map(Some)
+    })
+    .await?;
     Ok(Redirect::to(&format!("/settings/library/presets/{preset_id}")).into_response())
 }
 
@@ -215,27 +184,29 @@ async fn move_prompt(
     Form(form): Form<MoveForm>,
 ) -> PageResult {
     visitor.check_change(&services, &form.csrf)?;
-    let preset = own_preset(&services, &visitor, preset_id).await?;
-    let mut order = preset.prompt_ids.clone();
-    let at = order
-        .iter()
-        .position(|id| *id == form.prompt_id)
-        .ok_or_else(|| ApiError::conflict("That prompt is no longer in the preset; reload the page"))?;
-    let to = match form.direction.as_str() {
-        "up" => at.checked_sub(1),
-        "down" => Some(at + 1).filter(|to| *to < order.len()),
-        _ => None,
-    };
-    if let Some(to) = to {
-        order.swap(at, to);
-        let draft = PresetDraft {
-            title: preset.title,
-            prompt_ids: order,
-            icon: Some(preset.icon),
-            category: Some(preset.category),
+    let (user_id, workspace_id) = (visitor.user.id, visitor.current.id);
+    library::change_preset_in(&services.store, user_id, workspace_id, preset_id, |preset| {
+        let mut order = preset.prompt_ids.clone();
+        let at = order
+            .iter()
+            .position(|id| *id == form.prompt_id)
+            .ok_or_else(|| ApiError::conflict("That prompt is no longer in the preset; reload the page"))?;
+        let to = match form.direction.as_str() {
+            "up" => at.checked_sub(1),
+            "down" => Some(at + 1).filter(|to| *to < order.len()),
+            _ => None,
         };
-        library::update_preset(&services.store, visitor.user.id, preset_id, draft).await?;
-    }
+        Ok(to.map(|to| {
+            order.swap(at, to);
+            PresetDraft {
+                title: preset.title,
+                prompt_ids: order,
+                icon: Some(preset.icon),
+                category: Some(preset.category),
+            }
+        }))
+    })
+    .await?;
     Ok(Redirect::to(&format!(
         "/settings/library/presets/{preset_id}#prompt-{}",
         form.prompt_id
@@ -259,7 +230,7 @@ async fn confirm_delete_preset(
     visitor: Visitor,
     Path(preset_id): Path<Uuid>,
 ) -> PageResult {
-    let preset = own_preset(&services, &visitor, preset_id).await?;
+    let preset = library::preset_to_change(&services.store, visitor.user.id, visitor.current.id, preset_id).await?;
     Ok(ConfirmDelete::page(
         &visitor,
         preset.title,

@@ -9,13 +9,11 @@ use axum::{Form, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
-use crate::accounts::access;
 use crate::domain::preset::{DEFAULT_CATEGORY, Ownership, Prompt, PromptFields};
 use crate::domain::workspace::Need;
 use crate::error::ApiError;
 use crate::library;
 use crate::services::Services;
-use crate::store::Target;
 use crate::web::pages::{ConfirmDelete, CsrfForm, SettingsNav, Shell};
 use crate::web::session::Visitor;
 use crate::web::{PageResult, page};
@@ -86,12 +84,7 @@ async fn show_prompt(
     Path(prompt_id): Path<Uuid>,
     axum::extract::Query(from): axum::extract::Query<FromPreset>,
 ) -> PageResult {
-    let role = access::require(&services.store, visitor.user.id, Target::Prompt(prompt_id), Need::Read).await?;
-    let prompt = services
-        .store
-        .get_prompt(visitor.user.id, prompt_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Prompt"))?;
+    let (prompt, role) = library::prompt(&services.store, visitor.user.id, prompt_id).await?;
     let html = PromptPage {
         shell: Shell::of(&visitor),
         nav: SettingsNav::new(&visitor, "library"),
@@ -123,12 +116,7 @@ async fn confirm_delete_prompt(
     visitor: Visitor,
     Path(prompt_id): Path<Uuid>,
 ) -> PageResult {
-    library::check_change(&services.store, visitor.user.id, Target::Prompt(prompt_id)).await?;
-    let prompt = services
-        .store
-        .get_prompt(visitor.user.id, prompt_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Prompt"))?;
+    let prompt = library::prompt_to_change(&services.store, visitor.user.id, prompt_id).await?;
     Ok(ConfirmDelete::page(
         &visitor,
         prompt.title,

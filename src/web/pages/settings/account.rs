@@ -115,16 +115,9 @@ async fn render_page(
     message: Message,
     new_token: Option<NewToken>,
 ) -> PageResult {
-    let user_id = visitor.user.id;
-    let account = services
-        .store
-        .account(user_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("User"))?;
-    let sessions: Vec<SessionRow> = services
-        .store
-        .sessions(user_id, Some(visitor.session_id))
-        .await?
+    let overview = own::overview(&services.store, visitor.user.id, Some(visitor.session_id)).await?;
+    let sessions: Vec<SessionRow> = overview
+        .sessions
         .into_iter()
         .map(|session| SessionRow {
             device: device(session.user_agent.as_deref()),
@@ -134,10 +127,8 @@ async fn render_page(
         })
         .collect();
     let now = crate::domain::now();
-    let tokens = services
-        .store
-        .list_tokens(user_id)
-        .await?
+    let tokens = overview
+        .tokens
         .into_iter()
         .rev()
         .map(|token| TokenRow {
@@ -158,7 +149,7 @@ async fn render_page(
         nav: SettingsNav::new(visitor, "account"),
         csrf: visitor.csrf.clone(),
         email: visitor.user.email.clone(),
-        has_password: account.password_hash.is_some(),
+        has_password: overview.has_password,
         others: sessions.iter().filter(|row| !row.session.current).count(),
         sessions,
         tokens,
@@ -231,19 +222,7 @@ async fn end_session(
 
 async fn end_others(State(services): State<Services>, visitor: Visitor, Form(form): Form<CsrfForm>) -> PageResult {
     visitor.check_change(&services, &form.csrf)?;
-    for session in services
-        .store
-        .sessions(visitor.user.id, Some(visitor.session_id))
-        .await?
-    {
-        if !session.current {
-            // One ended meanwhile elsewhere is as good as ended here.
-            match own::end_session(&services.store, visitor.user.id, session.id).await {
-                Ok(()) | Err(ApiError::NotFound(_)) => {}
-                Err(error) => return Err(error.into()),
-            }
-        }
-    }
+    own::end_other_sessions(&services.store, visitor.user.id, visitor.session_id).await?;
     Ok(Redirect::to("/settings/account?done=ended-all").into_response())
 }
 
@@ -298,13 +277,7 @@ async fn create_token(State(services): State<Services>, visitor: Visitor, Form(f
 }
 
 async fn confirm_revoke(State(services): State<Services>, visitor: Visitor, Path(token_id): Path<Uuid>) -> PageResult {
-    let token = services
-        .store
-        .list_tokens(visitor.user.id)
-        .await?
-        .into_iter()
-        .find(|token| token.id == token_id && token.revoked_at.is_none())
-        .ok_or_else(|| ApiError::not_found("Token"))?;
+    let token = own::live_token(&services.store, visitor.user.id, token_id).await?;
     Ok(ConfirmDelete::ask(
         &visitor,
         format!("Revoke the API token “{}”?", token.name),

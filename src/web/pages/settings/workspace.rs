@@ -178,7 +178,7 @@ async fn rename(State(services): State<Services>, visitor: Visitor, Form(form): 
     )
     .await
     {
-        Ok(()) => Ok(Redirect::to("/settings/workspace?done=renamed").into_response()),
+        Ok(_) => Ok(Redirect::to("/settings/workspace?done=renamed").into_response()),
         Err(error) => refused(&services, &visitor, error, None).await,
     }
 }
@@ -236,24 +236,13 @@ async fn change_role(
     )
     .await;
     match changed {
-        Ok(()) => Ok(Redirect::to("/settings/workspace?done=role").into_response()),
+        Ok(_) => Ok(Redirect::to("/settings/workspace?done=role").into_response()),
         Err(error) => refused(&services, &visitor, error, None).await,
     }
 }
 
 async fn confirm_remove(State(services): State<Services>, visitor: Visitor, Path(user_id): Path<Uuid>) -> PageResult {
-    crate::accounts::access::require(
-        &services.store,
-        visitor.user.id,
-        crate::store::Target::Workspace(visitor.current.id),
-        Need::Manage,
-    )
-    .await?;
-    let member = services
-        .store
-        .member(visitor.current.id, user_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Member"))?;
+    let member = teams::member_to_remove(&services.store, visitor.user.id, visitor.current.id, user_id).await?;
     Ok(ConfirmDelete::ask(
         &visitor,
         format!("Remove {} from {}?", member.email, visitor.current.name),
