@@ -338,3 +338,34 @@ mod tests {
         assert_eq!(backoff(0.0, 3), Duration::ZERO);
     }
 }
+
+#[cfg(test)]
+mod chores {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_chore_runs_at_once_then_every_period_until_the_workers_stop() {
+        let (shutdown, _) = watch::channel(false);
+        let mut workers = Workers {
+            shutdown,
+            tasks: Vec::new(),
+            dispatcher: None,
+        };
+        let runs = Arc::new(AtomicUsize::new(0));
+        let counted = runs.clone();
+        workers.every(Duration::from_millis(20), move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            std::future::ready(())
+        });
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        let seen = runs.load(Ordering::SeqCst);
+        assert!(seen >= 3, "it ran at once and again: {seen}");
+        workers.stop().await;
+        let stopped = runs.load(Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(runs.load(Ordering::SeqCst), stopped, "it does not run after the stop");
+    }
+}
