@@ -212,7 +212,9 @@ mod house {
         let offenders: Vec<_> = all_sources()
             .into_iter()
             .filter(|(path, text)| {
-                path.starts_with("http/routes") && !path.ends_with("mod.rs") && text.contains("super::")
+                path.starts_with("http/routes")
+                    && !path.ends_with("mod.rs")
+                    && (text.contains("super::") || text.contains("crate::http::routes::"))
             })
             .map(|(path, _)| path)
             .collect();
@@ -297,5 +299,98 @@ mod house {
                     use crate::{config, store::Store};\nlet x = $crate::store::db!();";
         let named: Vec<String> = named_modules(text).into_iter().map(|(_, name)| name).collect();
         assert_eq!(named, ["domain", "config", "store", "store"]);
+    }
+
+    /// A file's text before its tests.
+    fn before_tests(text: &str) -> &str {
+        text.split("#[cfg(test)]").next().unwrap_or(text)
+    }
+
+    /// The store methods a text calls (`store.x(`, `.store\n.x(`), outside comments.
+    fn store_calls(text: &str) -> Vec<String> {
+        let code: String = before_tests(text)
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut calls = Vec::new();
+        for (at, _) in code.match_indices("store") {
+            let before = code[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                continue;
+            }
+            let rest = code[at + "store".len()..].trim_start();
+            let Some(rest) = rest.strip_prefix('.') else { continue };
+            let method: String = rest
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let after = rest.trim_start()[method.len()..].trim_start();
+            if !method.is_empty() && (after.starts_with('(') || after.starts_with("::")) {
+                calls.push(method);
+            }
+        }
+        calls
+    }
+
+    #[test]
+    fn the_doors_reach_the_store_only_through_use_cases() {
+        let offenders: Vec<String> = all_sources()
+            .into_iter()
+            .filter(|(path, _)| ["http", "web", "mcp"].iter().any(|door| path.starts_with(door)))
+            .flat_map(|(path, text)| {
+                let named = named_modules(before_tests(&text))
+                    .into_iter()
+                    .filter(|(_, name)| name == "store")
+                    .map(|(line, _)| format!("{}:{line} crate::store", path.display()));
+                let called = store_calls(&text)
+                    .into_iter()
+                    .map(|method| format!("{} store.{method}(", path.display()));
+                named.chain(called).collect::<Vec<_>>()
+            })
+            .collect();
+        assert!(
+            offenders.is_empty(),
+            "these doors use the store themselves: {offenders:?}"
+        );
+    }
+
+    #[test]
+    fn the_store_calls_of_a_text_are_found() {
+        let text = "let a = services.store.get_report(x);\nlet b = app\n    .store\n    .list(y);\n\
+                    // store.in_a_comment()\nlet c = f(&services.store, z);\nlet d = restore.go();";
+        assert_eq!(store_calls(text), ["get_report", "list"]);
+    }
+
+    #[test]
+    fn no_use_case_speaks_http() {
+        let use_cases = [
+            "accounts",
+            "records",
+            "reports.rs",
+            "conversation",
+            "assistant.rs",
+            "persona.rs",
+            "interview",
+            "webhooks",
+            "library.rs",
+            "projects.rs",
+            "repository",
+            "backup",
+            "exports",
+            "trust",
+            "quota.rs",
+        ];
+        let offenders: Vec<_> = all_sources()
+            .into_iter()
+            .filter(|(path, _)| use_cases.iter().any(|room| path.starts_with(room)))
+            .filter(|(_, text)| {
+                let code = before_tests(text);
+                code.contains("axum") || code.contains("StatusCode")
+            })
+            .map(|(path, _)| path)
+            .collect();
+        assert!(offenders.is_empty(), "these use cases speak HTTP: {offenders:?}");
     }
 }

@@ -189,6 +189,15 @@ pub fn decode_cursor<K: SortKey>(cursor: &str) -> Option<K> {
     }))
 }
 
+/// Where a page of a list sorted by creation continues: the last item's time and id.
+pub type CreatedKey = (chrono::DateTime<chrono::Utc>, uuid::Uuid);
+/// A page of chat threads continues after the last one's latest activity and id.
+pub type ThreadKey = (chrono::DateTime<chrono::Utc>, i64);
+/// A page of a thread's messages continues after a position.
+pub type MessageKey = i64;
+/// A page of prompts or presets continues after a kind (system first), a time and an id.
+pub type LibraryKey = (i32, chrono::DateTime<chrono::Utc>, uuid::Uuid);
+
 #[cfg(test)]
 mod tests {
     use super::*;

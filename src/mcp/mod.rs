@@ -29,10 +29,10 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use uuid::Uuid;
 
 use crate::accounts::sign_in;
+use crate::accounts::sign_in::Credential;
 use crate::domain::user::TokenScope;
 use crate::error::ApiError;
 use crate::services::Services;
-use crate::store::Credential;
 
 /// Where the door is served.
 pub const PATH: &str = "/mcp";

@@ -9,11 +9,12 @@ use axum::routing::get;
 use serde::Deserialize;
 
 use super::when;
+use crate::accounts::audit::AuditFilter;
 use crate::accounts::{audit, teams};
+use crate::domain::page::CreatedKey;
 use crate::domain::page::{PageRequest, decode_cursor, encode_cursor};
 use crate::domain::workspace::AuditEvent;
 use crate::services::Services;
-use crate::store::{AuditFilter, CreatedKey};
 use crate::web::pages::{SettingsNav, Shell, render};
 use crate::web::session::Visitor;
 use crate::web::{PageResult, page};
