@@ -193,6 +193,13 @@ impl Drop for Slot {
 /// How long an import waits for its turn before it is told to come back.
 const IMPORT_WAIT_SECONDS: u64 = 5;
 
+impl Services {
+    /// Whether the service can serve: its database answers.
+    pub async fn ready(&self) -> bool {
+        self.store.ping().await
+    }
+}
+
 /// How many report creations check what they name at once (`Services::report_intake`):
 /// all cores but one, so that a burst of creations leaves a core to the work it queues
 /// (the writer, the workers' claims and reads, the model calls' hand-offs); the
@@ -225,12 +232,5 @@ mod tests {
         assert!(InFlight::take(&answers, anna).is_some());
         drop(slots);
         assert!(answers.0.lock().expect("lock").is_empty());
-    }
-}
-
-impl Services {
-    /// Whether the service can serve: its database answers.
-    pub async fn ready(&self) -> bool {
-        self.store.ping().await
     }
 }

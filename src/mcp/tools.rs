@@ -35,11 +35,7 @@ impl Insight {
     async fn list_projects(&self, context: RequestContext<RoleServer>) -> ToolResult {
         let caller = caller_of(&context.extensions)?;
         let projects = crate::projects::list(&self.services, caller.user_id).await;
-        answer(
-            projects
-                .map_err(ApiError::from)
-                .map(|projects| json!({ "projects": projects })),
-        )
+        answer(projects.map(|projects| json!({ "projects": projects })))
     }
 
     #[tool(

@@ -245,7 +245,7 @@ async fn receive(
         return Err(ApiError::validation(issues));
     }
     let [workspace_id] = ids;
-    crate::repository::exchange::may_import(&app, user_id, workspace_id).await?;
+    crate::repository::exchange::may_import(app, user_id, workspace_id).await?;
     let declared = parts
         .headers
         .get(CONTENT_LENGTH)

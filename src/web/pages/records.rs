@@ -35,7 +35,7 @@ async fn record_for(
     record_id: Uuid,
     need: Need,
 ) -> Result<(Role, Record, String), ApiError> {
-    Ok(crate::records::of_user(services, visitor.user.id, record_id, need).await?)
+    crate::records::of_user(services, visitor.user.id, record_id, need).await
 }
 
 #[derive(Deserialize)]
