@@ -260,18 +260,6 @@ impl ApiError {
     }
 }
 
-impl From<crate::quota::QuotaExceeded> for ApiError {
-    fn from(exceeded: crate::quota::QuotaExceeded) -> Self {
-        match exceeded.retry_after {
-            Some(retry_after) => Self::TooManyRequests {
-                detail: exceeded.sentence,
-                retry_after,
-            },
-            None => Self::Conflict(exceeded.sentence),
-        }
-    }
-}
-
 impl From<sqlx::Error> for ApiError {
     fn from(err: sqlx::Error) -> Self {
         Self::Internal(anyhow::Error::new(err).context("database"))

@@ -273,6 +273,12 @@ mod house {
     }
 
     #[test]
+    fn the_errors_name_nothing_of_ours() {
+        let offenders = imports_outside("error.rs", &["error"]);
+        assert!(offenders.is_empty(), "the errors import these: {offenders:?}");
+    }
+
+    #[test]
     fn the_store_imports_only_the_domain_the_errors_and_the_settings() {
         let offenders = imports_outside("store", &["store", "domain", "error", "config"]);
         assert!(offenders.is_empty(), "the store imports these: {offenders:?}");

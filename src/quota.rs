@@ -9,6 +9,7 @@ use uuid::Uuid;
 use crate::config::Quotas;
 use crate::domain::now;
 pub use crate::domain::quota::Counted;
+use crate::error::ApiError;
 use crate::services::Services;
 use crate::store::Store;
 
@@ -18,6 +19,19 @@ pub struct QuotaExceeded {
     pub sentence: String,
     /// For a rate: seconds until the creation would fit.
     pub retry_after: Option<u64>,
+}
+
+/// A quota reached is a 409 with its sentence, a rate a 429 with when to come back.
+impl From<QuotaExceeded> for ApiError {
+    fn from(exceeded: QuotaExceeded) -> Self {
+        match exceeded.retry_after {
+            Some(retry_after) => Self::TooManyRequests {
+                detail: exceeded.sentence,
+                retry_after,
+            },
+            None => Self::Conflict(exceeded.sentence),
+        }
+    }
 }
 
 impl QuotaExceeded {
