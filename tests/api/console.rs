@@ -388,7 +388,40 @@ async fn the_researchers_day(browser: &Browser, app: &TestApp, researcher: &Test
     )
     .await;
     look(browser, "report-regenerate").await;
+    // Deleted, the report is still found at its address, marked so, and restored from there.
+    browser.go(&app.url(&format!("{report_path}/delete"))).await;
+    let confirm = browser.find("form[action$='/delete'] button[type=submit]").await;
+    browser.click(&confirm).await;
+    until(
+        browser,
+        "the project page",
+        "return !location.pathname.includes('/reports/') || null",
+    )
+    .await;
     browser.go(&app.url(&report_path)).await;
+    until(
+        browser,
+        "the deleted report",
+        "return document.getElementById('deleted') ? true : null",
+    )
+    .await;
+    let links = browser
+        .script("return !!(document.getElementById('downloads') || document.getElementById('versions-link'))")
+        .await;
+    assert_eq!(
+        links,
+        Value::Bool(false),
+        "a deleted report offers no downloads or versions (they answer 404)"
+    );
+    look(browser, "report-deleted").await;
+    let restore = browser.find("#deleted button[type=submit]").await;
+    browser.click(&restore).await;
+    until(
+        browser,
+        "the restored report",
+        "return !document.getElementById('deleted') && document.querySelector(\"form[action$='/share'] button\") ? true : null",
+    )
+    .await;
     let share = browser.find("form[action$='/share'] button").await;
     browser.click(&share).await;
     let public = until(
