@@ -450,10 +450,9 @@ pub struct Reading {
 pub async fn reading(services: &Services, user_id: Uuid, project_id: Uuid, report_id: Uuid) -> ApiResult<Reading> {
     let role = access::require(&services.store, user_id, Target::Project(project_id), Need::Read).await?;
     let report = report_of(&services.store, user_id, project_id, report_id).await?;
-    let (generation, edited) = tokio::try_join!(
-        generation(services, user_id, project_id, report_id),
-        edited(services, user_id, project_id, report_id),
-    )?;
+    let (generation, edited) = tokio::try_join!(generation(services, user_id, project_id, report_id), async {
+        Ok(services.store.report_edited(report_id).await?)
+    },)?;
     Ok(Reading {
         report,
         generation,

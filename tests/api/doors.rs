@@ -214,16 +214,8 @@ async fn a_deleted_report_is_found_marked_by_every_door_and_read_by_none_until_r
     assert!(resource["result"]["contents"].is_array(), "{resource}");
     let (_, html) = page(client, cookie).await;
     assert!(!html.contains("id=\"deleted\""));
-    let workspace = user.id;
-    let (_, audit) = app
-        .get(&format!("/workspaces/{workspace}/audit?action=report.restored"), &user)
-        .await;
-    let entries = audit["items"]
-        .as_array()
-        .or(audit.as_array())
-        .cloned()
-        .unwrap_or_default();
-    assert_eq!(entries.len(), 1, "{audit}");
-    assert_eq!(entries[0]["actor_email"], user.email.as_str(), "{audit}");
+    let entries = app.audit(&user, user.id, "report.restored").await;
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0]["actor_email"], user.email.as_str(), "{entries:?}");
     app.stop().await;
 }

@@ -937,16 +937,10 @@ async fn erasing_a_respondent_leaves_no_trace_of_their_address_and_a_receipt() {
     assert_eq!(status, StatusCode::OK, "another respondent's record stays");
     let (_, report) = app.get(&format!("/projects/{project}/reports/{report}"), &owner).await;
     assert_eq!(report["content"], "## Contact\n\nReach [erased] for more.");
-    let (_, audit) = app
-        .get(
-            &format!("/workspaces/{workspace}/audit?action=respondent.erased"),
-            &owner,
-        )
-        .await;
-    let entry = audit["items"]
-        .as_array()
-        .or(audit.as_array())
-        .and_then(|items| items.first())
+    let entry = app
+        .audit(&owner, &workspace, "respondent.erased")
+        .await
+        .first()
         .cloned();
     let entry = entry.expect("an audit entry");
     assert_eq!(entry["detail"]["deleted"]["records"], 2, "{entry}");
@@ -1043,16 +1037,10 @@ async fn records_and_recordings_past_the_retention_are_deleted_by_the_background
     // The audit entry is written once the sweep has removed the files, a moment after the
     // record is gone.
     let entry = loop {
-        let (_, audit) = app
-            .get(
-                &format!("/workspaces/{workspace}/audit?action=retention.applied"),
-                &owner,
-            )
-            .await;
-        let entry = audit["items"]
-            .as_array()
-            .or(audit.as_array())
-            .and_then(|items| items.first())
+        let entry = app
+            .audit(&owner, &workspace, "retention.applied")
+            .await
+            .first()
             .cloned();
         if let Some(entry) = entry {
             break entry;
@@ -1221,19 +1209,9 @@ async fn a_redacted_record_keeps_placeholders_for_good_and_what_came_from_it_fol
     crate::generation::wait_generation(&app, &owner, &report_path, &["completed", "failed"]).await;
     let (_, regenerated) = app.get(&report_path, &owner).await;
     assert!(regenerated.get("needs_regeneration").is_none(), "{regenerated}");
-    let (_, audit) = app
-        .get(
-            &format!("/workspaces/{}/audit?action=record.redacted", owner.id),
-            &owner,
-        )
-        .await;
-    let entries = audit["items"]
-        .as_array()
-        .or(audit.as_array())
-        .cloned()
-        .unwrap_or_default();
-    assert_eq!(entries.len(), 1, "{audit}");
-    assert!(!entries[0].to_string().contains("Maria"), "{audit}");
+    let entries = app.audit(&owner, owner.id, "record.redacted").await;
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert!(!entries[0].to_string().contains("Maria"), "{entries:?}");
 
     // A recording goes with the redaction.
     let (status, call) = upload(&app, &owner, &project, "call.wav", "audio/wav", wav(), None).await;

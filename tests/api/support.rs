@@ -237,6 +237,19 @@ impl TestApp {
         report["id"].as_str().expect("report id").to_owned()
     }
 
+    /// The workspace's audit entries whose action starts with `action`, newest first.
+    pub async fn audit(&self, user: &TestUser, workspace: impl std::fmt::Display, action: &str) -> Vec<Value> {
+        let (status, audit) = self
+            .get(&format!("/workspaces/{workspace}/audit?action={action}"), user)
+            .await;
+        assert_eq!(status, StatusCode::OK, "{audit}");
+        audit["items"]
+            .as_array()
+            .or(audit.as_array())
+            .cloned()
+            .unwrap_or_default()
+    }
+
     pub async fn system_preset_id(&self, user: &TestUser) -> String {
         let (status, presets) = self.get("/presets/system/", user).await;
         assert_eq!(status, StatusCode::OK);
