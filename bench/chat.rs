@@ -25,8 +25,8 @@ use anyhow::{Context, bail};
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 
-use insight::search::Scope;
-use insight::search::indexer::Search;
+use insight::engines::search::Scope;
+use insight::engines::search::indexer::Search;
 use insight::{Server, Settings, Store};
 
 #[path = "../tests/common/openai_stub.rs"]

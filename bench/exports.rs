@@ -10,9 +10,9 @@ mod words;
 
 use std::time::Instant;
 
-use insight::ai::citations::CitationIndex;
-use insight::exports::document::{Citations, from_markdown};
-use insight::exports::{Document, docx, pdf};
+use insight::app::exports::document::{Citations, from_markdown};
+use insight::app::exports::{Document, docx, pdf};
+use insight::engines::ai::citations::CitationIndex;
 use uuid::Uuid;
 use words::{Rng, Vocabulary, push_word};
 
@@ -118,7 +118,10 @@ fn main() {
                 "From 8 records · written 28 November 2026".into(),
             ],
             blocks: from_markdown(
-                insight::exports::document::without_title(&markdown, "Onboarding and billing: what 8 teams told us"),
+                insight::app::exports::document::without_title(
+                    &markdown,
+                    "Onboarding and billing: what 8 teams told us",
+                ),
                 &Citations {
                     index: &index,
                     public_url: "https://insight.example",

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use insight::Store;
 use insight::domain::record::transcribe;
 use insight::domain::{now, project::NewProject};
-use insight::ingest::{self, Format};
+use insight::engines::ingest::{self, Format};
 use insight::store::{NewRecord, RecordContent};
 use stats::peak_rss_mb;
 

@@ -18,7 +18,7 @@ use argon2::password_hash::phc::PasswordHash;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use argon2::{Algorithm, Argon2, Params, Version};
 
-use insight::accounts::password;
+use insight::app::accounts::password;
 
 mod stats;
 use stats::percentile;

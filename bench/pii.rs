@@ -12,8 +12,8 @@
 
 use std::time::Instant;
 
-use insight::privacy::corpus::{Miss, leaks, parse_interviews};
-use insight::privacy::{Detector, Known};
+use insight::engines::privacy::corpus::{Miss, leaks, parse_interviews};
+use insight::engines::privacy::{Detector, Known};
 
 fn main() {
     let misses = std::env::args().any(|a| a == "--misses");

@@ -10,8 +10,8 @@ mod words;
 
 use std::time::Instant;
 
-use insight::privacy::corpus::{parse, score, table};
-use insight::privacy::{Detector, Known, Pseudonyms};
+use insight::engines::privacy::corpus::{parse, score, table};
+use insight::engines::privacy::{Detector, Known, Pseudonyms};
 
 /// Words a speaker says in three hours (150 words a minute).
 const THREE_HOURS_WORDS: usize = 27_000;

@@ -45,7 +45,7 @@ use futures_util::StreamExt;
 use insight::domain::job::JobKind;
 use insight::domain::project::NewProject;
 use insight::domain::record::{RecordStatus, transcribe};
-use insight::ingest::ParsedUtterance;
+use insight::engines::ingest::ParsedUtterance;
 use insight::store::{NewRecord, RecordContent, Store};
 use reqwest::StatusCode;
 use serde_json::{Value, json};

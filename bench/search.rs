@@ -19,7 +19,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use insight::search::bm25::{Document, Index};
+use insight::engines::search::bm25::{Document, Index};
 use uuid::Uuid;
 
 mod words;

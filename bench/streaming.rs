@@ -131,7 +131,7 @@ async fn run() -> anyhow::Result<()> {
     let server = Server::start(settings, store.clone()).await?;
     let base = format!("http://{}", server.addr);
     let user = store.add_user("bench@example.org").await?.context("user")?;
-    let phc = insight::accounts::password::hash(PASSWORD.to_owned()).await?;
+    let phc = insight::app::accounts::password::hash(PASSWORD.to_owned()).await?;
     store.set_password_hash(user.id, &phc, None).await?;
     let (_, token) = store
         .issue_token(user.id, "bench", insight::domain::user::TokenScope::Write, None)

@@ -1,9 +1,10 @@
-//! The one error type of the API and its two wire shapes.
+//! The one error the use cases answer with, and the 422 body's problems.
 //!
-//! Every failure a client can cause becomes either the FastAPI/pydantic 422 body
+//! Nothing here speaks HTTP: each door maps an `Error` to its shape. The JSON API makes
+//! every failure a client can cause either the FastAPI/pydantic 422 body
 //! (`{"detail":[{"loc","msg","type"}]}`) or `{"detail":"<sentence>"}` with the status the
-//! contract names. Internal failures are logged with their context and answer an opaque
-//! 500, so nothing about the database or the host leaks to a client.
+//! contract names (`doors::http::error`); internal failures are logged with their context
+//! and answer an opaque 500, so nothing about the database or the host leaks.
 //!
 //! Which constructor to use:
 //! - `not_found("project")`: the resource does not exist *or belongs to someone else*;
@@ -11,10 +12,8 @@
 //! - `conflict(..)`: the request is well formed but the resource's state forbids it.
 //! - `forbidden(..)`: the resource is visible but never changeable by this caller
 //!   (system prompts and presets).
-//! - `ApiError::validation(..)`: anything about the shape or values of the input.
+//! - `Error::validation(..)`: anything about the shape or values of the input.
 
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
@@ -132,19 +131,19 @@ impl UnknownReferences {
     }
 
     /// The 409 for one unknown reference.
-    pub fn one(what: &str, id: impl std::fmt::Display, place: &str) -> ApiError {
+    pub fn one(what: &str, id: impl std::fmt::Display, place: &str) -> Error {
         let mut unknown = Self::default();
         unknown.add(what, id, place);
         unknown.error()
     }
 
     /// The 409, when anything was unknown.
-    pub fn into_error(self) -> Option<ApiError> {
+    pub fn into_error(self) -> Option<Error> {
         (!self.0.is_empty()).then(|| self.error())
     }
 
-    fn error(&self) -> ApiError {
-        ApiError::conflict(format!(
+    fn error(&self) -> Error {
+        Error::conflict(format!(
             "The request names what is not found, or not yours: {}.",
             self.0.join("; ")
         ))
@@ -164,49 +163,62 @@ pub struct ErrorBody {
     pub detail: String,
 }
 
+/// What a use case answers when it cannot do what was asked, in the product's words. Each
+/// door says it its own way: the JSON API as a status and the contract's bodies
+/// (`doors::http::error`), the console as a page or a form's error summary, MCP as a tool
+/// error.
 #[derive(Debug, thiserror::Error)]
-pub enum ApiError {
+pub enum Error {
+    /// The input's shape or values are wrong, each problem with its place.
     #[error("validation failed")]
-    Validation(Vec<ValidationIssue>),
-    /// A request the server cannot read at all (a body cut off before its end).
+    Invalid(Vec<ValidationIssue>),
+    /// What was sent cannot be read at all (a body cut off before its end).
     #[error("{0}")]
-    BadRequest(String),
+    Unreadable(String),
+    /// Nobody known is asking: no credential, or one that is not valid.
     #[error("{0}")]
-    Unauthorized(String),
+    Unauthenticated(String),
+    /// The caller sees the thing but may not do this to it.
     #[error("{0}")]
     Forbidden(String),
+    /// It does not exist, or the caller may not see it: the same answer either way.
     #[error("{0}")]
     NotFound(String),
+    /// The request is well formed but the thing's state forbids it.
     #[error("{0}")]
     Conflict(String),
-    /// The resource was there but is no longer usable (an expired interview link).
+    /// The thing was there but is no longer usable (an expired interview link).
     #[error("{0}")]
     Gone(String),
     /// The workspace spent its monthly budget for AI work.
     #[error("{0}")]
-    PaymentRequired(String),
+    OverBudget(String),
+    /// The material is larger than the settings allow.
     #[error("{0}")]
-    PayloadTooLarge(String),
+    TooLarge(String),
+    /// The material is in a format the product does not read.
     #[error("{0}")]
-    UnsupportedMediaType(String),
+    UnsupportedFormat(String),
+    /// Something the work needs (a provider, the model) is not there now.
     #[error("{0}")]
     Unavailable(String),
-    /// The client sent its body too slowly; the connection is closed after the answer.
+    /// What was sent arrived too slowly; the connection is closed after the answer.
     #[error("{0}")]
-    RequestTimeout(String),
-    /// A rate was exceeded; the client may try again after `retry_after` seconds.
+    TooSlow(String),
+    /// Asked too often; the caller may try again after `retry_after` seconds.
     #[error("{detail}")]
-    TooManyRequests { detail: String, retry_after: u64 },
+    TooSoon { detail: String, retry_after: u64 },
+    /// A fault of ours, logged with its context and never shown.
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
 }
 
-pub type ApiResult<T> = Result<T, ApiError>;
+pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Refuses, in one 422, each `(field, text, most characters)` whose text is longer. The
 /// JSON door's schemas say the same limits; a use case checks them again for the doors
 /// that have no schema (a console form), so every door keeps them.
-pub fn check_lengths(fields: &[(&str, &str, usize)]) -> ApiResult<()> {
+pub fn check_lengths(fields: &[(&str, &str, usize)]) -> Result<()> {
     let issues: Vec<ValidationIssue> = fields
         .iter()
         .filter(|(_, text, max)| text.chars().count() > *max)
@@ -215,13 +227,13 @@ pub fn check_lengths(fields: &[(&str, &str, usize)]) -> ApiResult<()> {
     if issues.is_empty() {
         Ok(())
     } else {
-        Err(ApiError::validation(issues))
+        Err(Error::validation(issues))
     }
 }
 
-impl ApiError {
+impl Error {
     pub fn validation(issues: Vec<ValidationIssue>) -> Self {
-        Self::Validation(issues)
+        Self::Invalid(issues)
     }
 
     pub fn not_found(what: &str) -> Self {
@@ -236,78 +248,13 @@ impl ApiError {
         Self::Forbidden(sentence.into())
     }
 
-    pub fn unauthorized() -> Self {
-        Self::Unauthorized("Not authenticated: send 'Authorization: Bearer <token>' with a valid token".into())
-    }
-
-    pub fn status(&self) -> StatusCode {
-        match self {
-            Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
-            Self::BadRequest(_) => StatusCode::BAD_REQUEST,
-            Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            Self::Forbidden(_) => StatusCode::FORBIDDEN,
-            Self::NotFound(_) => StatusCode::NOT_FOUND,
-            Self::Conflict(_) => StatusCode::CONFLICT,
-            Self::Gone(_) => StatusCode::GONE,
-            Self::PaymentRequired(_) => StatusCode::PAYMENT_REQUIRED,
-            Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
-            Self::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
-            Self::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
-            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
-        }
+    pub fn unauthenticated() -> Self {
+        Self::Unauthenticated("Not authenticated: send 'Authorization: Bearer <token>' with a valid token".into())
     }
 }
 
-impl From<sqlx::Error> for ApiError {
+impl From<sqlx::Error> for Error {
     fn from(err: sqlx::Error) -> Self {
         Self::Internal(anyhow::Error::new(err).context("database"))
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let status = self.status();
-        match self {
-            Self::Validation(detail) => (status, axum::Json(ValidationErrorBody { detail })).into_response(),
-            Self::Internal(err) => {
-                tracing::error!(error = ?err, "internal error");
-                let body = ErrorBody {
-                    detail: "Internal server error".into(),
-                };
-                (status, axum::Json(body)).into_response()
-            }
-            Self::Unauthorized(detail) => {
-                let mut response = (status, axum::Json(ErrorBody { detail })).into_response();
-                response
-                    .headers_mut()
-                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-                response
-            }
-            Self::RequestTimeout(detail) => {
-                let mut response = (status, axum::Json(ErrorBody { detail })).into_response();
-                response
-                    .headers_mut()
-                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
-                response
-            }
-            Self::TooManyRequests { detail, retry_after } => {
-                let mut response = (status, axum::Json(ErrorBody { detail })).into_response();
-                response
-                    .headers_mut()
-                    .insert(header::RETRY_AFTER, HeaderValue::from(retry_after.max(1)));
-                response
-            }
-            Self::BadRequest(detail)
-            | Self::Forbidden(detail)
-            | Self::NotFound(detail)
-            | Self::Conflict(detail)
-            | Self::Gone(detail)
-            | Self::PaymentRequired(detail)
-            | Self::PayloadTooLarge(detail)
-            | Self::UnsupportedMediaType(detail)
-            | Self::Unavailable(detail) => (status, axum::Json(ErrorBody { detail })).into_response(),
-        }
     }
 }

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
-use insight::accounts::password;
+use insight::app::accounts::password;
 use insight::config::{LogFormat, Settings};
 use insight::domain::user::{TokenScope, normalize_email, parse_lifetime};
 use insight::{Server, Store};
@@ -232,7 +232,7 @@ async fn users(store: &Store, command: UsersCommand) -> anyhow::Result<()> {
             let lifetime = parse_lifetime(&expires_in)
                 .with_context(|| format!("--expires-in {expires_in:?}: give a number and d, h, m or s, e.g. 24h"))?;
             let token = store.issue_password_link(user.id, lifetime).await?;
-            println!("{}", insight::accounts::password_link_url(&public_url, &token));
+            println!("{}", insight::app::accounts::password_link_url(&public_url, &token));
         }
     }
     Ok(())
@@ -268,7 +268,7 @@ async fn serve(settings: Settings) -> anyhow::Result<()> {
         println!("{token}");
         println!(
             "{}",
-            insight::accounts::password_link_url(&settings.server.public_url, &link)
+            insight::app::accounts::password_link_url(&settings.server.public_url, &link)
         );
     }
     let backend = store.backend();

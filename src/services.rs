@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 
-use crate::ai::{self, Engine};
 use crate::config::{self, Settings};
-use crate::ingest::stt::SpeechToText;
-use crate::livekit::LiveKit;
-use crate::search::indexer::Search;
-use crate::search::web::WebSearch;
+use crate::engines::ai::{self, Engine};
+use crate::engines::ingest::stt::SpeechToText;
+use crate::engines::search::indexer::Search;
+use crate::providers::livekit::LiveKit;
+use crate::providers::web_search::WebSearch;
 use crate::secret::SecretKey;
 use crate::store::Store;
 use uuid::Uuid;
@@ -37,33 +37,33 @@ pub struct Services {
     /// The LiveKit project for voice interviews, when one is configured.
     pub livekit: Option<LiveKit>,
     /// How many report creations may check what they name at once (see
-    /// [`crate::reports::create`] and `report_intake_permits`).
+    /// [`crate::app::reports::create`] and `report_intake_permits`).
     pub report_intake: Arc<tokio::sync::Semaphore>,
     /// How many imports this instance reads at once (`INSIGHT_IMPORT_CONCURRENCY`): each
     /// may hold up to its text budget in memory, so N at once must not cost N budgets.
     pub imports: Arc<tokio::sync::Semaphore>,
     /// Single sign-on, when an OpenID Connect provider is configured.
-    pub sso: Option<Arc<crate::accounts::oidc::Sso>>,
+    pub sso: Option<Arc<crate::providers::oidc::Sso>>,
     /// Outgoing mail (invitations, password resets), when SMTP is configured.
-    pub mailer: Option<Arc<crate::accounts::mail::Mailer>>,
+    pub mailer: Option<Arc<crate::providers::mail::Mailer>>,
     /// Where recordings are kept: the data folder or a bucket.
-    pub files: crate::files::Files,
+    pub files: crate::providers::files::Files,
 }
 
 impl Services {
     /// Builds every service the settings name; fails with the setting to fix.
     pub async fn build(settings: Arc<Settings>, store: Store) -> anyhow::Result<Self> {
         settings.sso.check().map_err(anyhow::Error::msg)?;
-        let sso = crate::accounts::oidc::Sso::from_settings(&settings.sso, &settings.server.public_url)
+        let sso = crate::providers::oidc::Sso::from_settings(&settings.sso, &settings.server.public_url)
             .map_err(anyhow::Error::msg)?
             .map(Arc::new);
-        let mailer = crate::accounts::mail::Mailer::from_settings(&settings.mail)?.map(Arc::new);
+        let mailer = crate::providers::mail::Mailer::from_settings(&settings.mail)?.map(Arc::new);
         let secret = Arc::new(SecretKey::load(
             settings.storage.secret_key.as_ref(),
             &settings.storage.data_dir,
         )?);
         let stt = SpeechToText::from_settings(&settings);
-        let files = crate::files::Files::open(&settings.storage)?;
+        let files = crate::providers::files::Files::open(&settings.storage)?;
         let engine = match settings.model.ai_kind().map_err(anyhow::Error::msg)? {
             config::AiKind::Offline => Engine::Offline,
             config::AiKind::OpenAi => Engine::OpenAi(
@@ -132,11 +132,11 @@ impl Services {
 
     /// A turn to read an import: waits a few seconds for one, then answers 429 with
     /// `Retry-After` rather than holding the upload's connection open for long.
-    pub async fn import_permit(&self) -> crate::error::ApiResult<tokio::sync::OwnedSemaphorePermit> {
+    pub async fn import_permit(&self) -> crate::error::Result<tokio::sync::OwnedSemaphorePermit> {
         let wait = std::time::Duration::from_secs(IMPORT_WAIT_SECONDS);
         match tokio::time::timeout(wait, Arc::clone(&self.imports).acquire_owned()).await {
             Ok(permit) => Ok(permit.map_err(anyhow::Error::from)?),
-            Err(_) => Err(crate::error::ApiError::TooManyRequests {
+            Err(_) => Err(crate::error::Error::TooSoon {
                 detail: format!(
                     "This Insight is reading {} import(s) already (INSIGHT_IMPORT_CONCURRENCY); send the file again shortly.",
                     self.settings.imports.import_concurrency

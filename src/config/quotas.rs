@@ -1,4 +1,4 @@
-//! How much one user may pile up (see `crate::quota`).
+//! How much one user may pile up (see `crate::app::quota`).
 
 use clap::Args;
 

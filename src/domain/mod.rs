@@ -2,13 +2,13 @@
 //! these are what the store returns and what the API serialises, field for field as the
 //! interface document lists them.
 
-pub mod chat;
+pub mod conversation;
 pub mod exchange;
 pub mod highlight;
 pub mod insight;
 pub mod interview;
 pub mod job;
-pub mod page;
+pub mod paging;
 pub mod patch;
 pub mod persona;
 pub mod preset;

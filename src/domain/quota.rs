@@ -1,5 +1,5 @@
 //! What a user's quotas count: the thing a creation would add one to. The limits and
-//! their sentences are the quota use case's (`crate::quota`); the store counts.
+//! their sentences are the quota use case's (`crate::app::quota`); the store counts.
 
 use uuid::Uuid;
 

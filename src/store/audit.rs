@@ -6,7 +6,7 @@ use uuid::Uuid;
 use super::paging::Keyset;
 use super::{CreatedKey, Store, db};
 use crate::domain::now;
-use crate::domain::page::{Page, PageRequest};
+use crate::domain::paging::{Page, PageRequest};
 use crate::domain::workspace::AuditEvent;
 
 /// One thing worth a line in the log.

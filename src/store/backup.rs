@@ -1,4 +1,4 @@
-//! A whole project as its rows, read out for an archive (`crate::backup`) and written
+//! A whole project as its rows, read out for an archive (`crate::app::backup`) and written
 //! back as a new project. The rows are the archive's JSON, field for field, so that a
 //! round trip keeps every column; what points outside the project (its workspace, people,
 //! tags) is carried by name and found again where it is restored.
@@ -243,7 +243,7 @@ pub struct ProjectDump {
     pub interviews: Vec<RoomDump>,
 }
 
-/// A room's new link, made by the caller (`crate::interview`): its nonce and hash.
+/// A room's new link, made by the caller (`crate::app::interview`): its nonce and hash.
 pub struct RoomLink {
     pub token_nonce: Vec<u8>,
     pub token_hash: Vec<u8>,

@@ -13,7 +13,7 @@ use super::{CreatedKey, Store, db};
 use crate::domain::highlight::{Anchor, Highlight, HighlightStatus, InsightRef, TagRef};
 use crate::domain::insight::Insight;
 use crate::domain::now;
-use crate::domain::page::{Page, PageRequest};
+use crate::domain::paging::{Page, PageRequest};
 
 /// Ids bound at once in an `IN (...)` list.
 const CHUNK: usize = 500;

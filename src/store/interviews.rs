@@ -12,7 +12,7 @@ use super::records::{NewRecord, RecordContent, insert_record};
 use super::{CreatedKey, Store, db, member_of};
 use crate::domain::interview::{Room, RoomStatus, RoomUpdate, status_at};
 use crate::domain::now;
-use crate::domain::page::{Page, PageRequest};
+use crate::domain::paging::{Page, PageRequest};
 use crate::domain::patch::Patch;
 use crate::domain::record::{Consent, RecordStatus};
 

@@ -7,7 +7,7 @@ use uuid::Uuid;
 use super::paging::Keyset;
 use super::{CreatedKey, Store, db};
 use crate::domain::now;
-use crate::domain::page::{Page, PageRequest};
+use crate::domain::paging::{Page, PageRequest};
 use crate::domain::workspace::Role;
 
 /// An invitation as stored; the door derives its link from `token_nonce`.

@@ -16,7 +16,7 @@
 //! value does not live on in a page's free space (see `erasure.rs` for the rest).
 
 mod backup;
-mod chat;
+mod conversations;
 mod erasure;
 mod generation;
 mod highlights;
@@ -63,7 +63,7 @@ use std::pin::Pin;
 
 pub use audit::{AuditFilter, NewAuditEvent};
 pub use backup::{ProjectDump, RoomLink};
-pub use chat::{Exchange, ThreadOwner, ThreadTarget};
+pub use conversations::{Exchange, ThreadOwner, ThreadTarget};
 pub use erasure::{Erased, Redacted, Retained, SEARCH_PURGE};
 pub use generation::{GenerationRefused, GenerationRow, MaterialRow, PromptText, ReportVersionRow, ReportWork};
 pub use highlights::{HighlightFields, HighlightFilter, HighlightOrder, NewHighlight, RecordPlace, SuggestionRequest};
@@ -87,7 +87,7 @@ pub use webhooks::{Attempt, ClaimedDelivery, NewEndpoint, Resend};
 pub use workspaces::{MemberChange, Target};
 pub(crate) use workspaces::{member_of, runner_of, writer_of};
 
-pub use crate::domain::page::{CreatedKey, LibraryKey, MessageKey, ThreadKey};
+pub use crate::domain::paging::{CreatedKey, LibraryKey, MessageKey, ThreadKey};
 
 #[derive(Debug, Clone)]
 enum Db {

@@ -13,7 +13,7 @@ use sqlx::query::QueryAs;
 use sqlx::{Database, Postgres, Sqlite};
 use uuid::Uuid;
 
-use crate::domain::page::{Page, PageRequest};
+use crate::domain::paging::{Page, PageRequest};
 
 /// A list's sort key as SQL parameters: how many it takes.
 pub(super) trait Key {

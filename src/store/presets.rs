@@ -8,7 +8,7 @@ use uuid::Uuid;
 use super::paging::Keyset;
 use super::{LibraryKey, Store, db, member_of, writer_of};
 use crate::domain::now;
-use crate::domain::page::{Page, PageRequest};
+use crate::domain::paging::{Page, PageRequest};
 use crate::domain::preset::{Ownership, Preset, PresetFields, Prompt, PromptFields};
 use crate::domain::system_presets::{SYSTEM_PRESETS, system_id};
 

@@ -1,10 +1,10 @@
-//! Counts for the quotas (`crate::quota`).
+//! Counts for the quotas (`crate::app::quota`).
 
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::{Store, db, member_of};
-use crate::domain::chat::ThreadKind;
+use crate::domain::conversation::ThreadKind;
 use crate::domain::quota::Counted;
 
 impl Store {

@@ -10,7 +10,7 @@ use super::paging::Keyset;
 use super::{Backend, Store, db, member_of, writer_of};
 use crate::domain::job::JobKind;
 use crate::domain::now;
-use crate::domain::page::{Page, PageRequest};
+use crate::domain::paging::{Page, PageRequest};
 use crate::domain::record::{Record, RecordStatus, Transcribed, Utterance, speakers};
 
 #[derive(sqlx::FromRow)]

@@ -13,7 +13,7 @@ use super::{Backend, Store, db, member_of, writer_of};
 use crate::domain::insight::Insight;
 use crate::domain::job::JobKind;
 use crate::domain::now;
-use crate::domain::page::{Page, PageRequest};
+use crate::domain::paging::{Page, PageRequest};
 use crate::domain::patch::Patch;
 use crate::domain::report::{ReasoningMode, Report, ReportStatus};
 

@@ -1,7 +1,7 @@
 //! What the search index reads: the outbox of changes (written by triggers, see
 //! migration 0014) and each searchable item as it is now, with the workspace and project
 //! it belongs to. No caller check here: the index holds every workspace's material and
-//! every query is filtered by the caller's workspaces (`crate::search::index`).
+//! every query is filtered by the caller's workspaces (`crate::engines::search::index`).
 
 use chrono::{DateTime, Utc};
 use uuid::Uuid;

@@ -12,7 +12,7 @@ use super::CreatedKey;
 use super::paging::Keyset;
 use super::{Db, Store, db, member_of, runner_of};
 use crate::domain::now;
-use crate::domain::page::{Page, PageRequest};
+use crate::domain::paging::{Page, PageRequest};
 use crate::domain::webhook::{Delivery, DeliveryStatus, Endpoint, EndpointStatus, EventType};
 
 /// Inside a write: queues `$event` (an [`EventType`]) with `$data` (a JSON value) for

@@ -12,7 +12,7 @@ use uuid::Uuid;
 use super::paging::Keyset;
 use super::{Backend, CreatedKey, Store, db};
 use crate::domain::now;
-use crate::domain::page::{Page, PageRequest};
+use crate::domain::paging::{Page, PageRequest};
 use crate::domain::workspace::{Member, Membership, Role, Workspace};
 
 /// SQL: the ids of the workspaces user `$n` belongs to.

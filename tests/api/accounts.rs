@@ -22,7 +22,7 @@ pub struct Browser {
 }
 
 pub async fn set_password(app: &TestApp, user: &TestUser, password: &str) {
-    let phc = insight::accounts::password::hash(password.to_owned())
+    let phc = insight::app::accounts::password::hash(password.to_owned())
         .await
         .expect("hash");
     app.store
@@ -763,7 +763,7 @@ async fn an_expired_invitation_is_gone_and_a_withdrawn_one_unknown() {
     let workspace = owner.id;
     let key = insight::secret::SecretKey::load(None, &app.data_dir).expect("the instance key");
     let nonce = [7u8; 16];
-    let token = insight::accounts::teams::invitation_token(&key, &nonce);
+    let token = insight::app::accounts::teams::invitation_token(&key, &nonce);
     app.store
         .create_invitation(insight::store::NewInvitation {
             workspace_id: workspace,

@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
-use insight::interview::phrases::phrases;
+use insight::app::interview::phrases::phrases;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 

@@ -205,7 +205,10 @@ async fn past_the_budget_an_interview_closes_in_the_offline_words_and_new_links_
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{closing}");
-    assert_eq!(closing["message"], insight::interview::phrases::phrases("en").closing);
+    assert_eq!(
+        closing["message"],
+        insight::app::interview::phrases::phrases("en").closing
+    );
     assert_eq!(closing["done"], true, "{closing}");
     assert_eq!(chat_calls(&model), calls, "no model call past the budget");
     let (_, finished) = app.get(&format!("/api/interviews/rooms/{}", room(0)), &ann).await;
@@ -216,7 +219,7 @@ async fn past_the_budget_an_interview_closes_in_the_offline_words_and_new_links_
     let last = record["utterances"].as_array().and_then(|u| u.last()).cloned();
     assert_eq!(
         last.map(|u| u["text"].clone()),
-        Some(json!(insight::interview::phrases::phrases("en").closing)),
+        Some(json!(insight::app::interview::phrases::phrases("en").closing)),
         "the transcript ends with the closing: {record}"
     );
     assert_eq!(charged(&app, &ann, &workspace, "interview", 1).await.0, 1);

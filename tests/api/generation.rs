@@ -492,7 +492,7 @@ async fn a_three_hour_transcript_is_map_reduced_in_calls_that_fit_the_context() 
             .filter_map(|m| m["content"].as_str())
             .collect::<Vec<_>>()
             .join("\n");
-        let tokens = insight::ai::openai::count_tokens(&prompt);
+        let tokens = insight::engines::ai::openai::count_tokens(&prompt);
         let answer = request["max_tokens"]
             .as_u64()
             .or(request["max_completion_tokens"].as_u64())

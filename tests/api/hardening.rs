@@ -139,7 +139,7 @@ fn routes() -> Vec<(Method, String, Value)> {
             routes.push((method, path.clone(), operation.clone()));
         }
     }
-    for page in insight::http::routes::interview_page::PATHS {
+    for page in insight::doors::http::routes::interview_page::PATHS {
         routes.push((Method::GET, page.to_owned(), Value::Null));
     }
     // Deleting last, so the other routes reach the seeded objects.

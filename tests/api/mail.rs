@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use chrono::{TimeZone, Utc};
 use insight::Settings;
-use insight::accounts::mail::{Letter, Mailer};
 use insight::config::parse_smtp_url;
+use insight::providers::mail::{Letter, Mailer};
 
 use crate::mail_sink::MailSink;
 

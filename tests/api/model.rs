@@ -8,8 +8,8 @@
 
 use std::time::{Duration, Instant};
 
-use insight::ai::openai::{ChatRequest, Message, OpenAiClient, OpenAiConfig};
-use insight::ai::{Source, quotes};
+use insight::engines::ai::openai::{ChatRequest, Message, OpenAiClient, OpenAiConfig};
+use insight::engines::ai::{Source, quotes};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use uuid::Uuid;

@@ -1,11 +1,11 @@
-//! Single sign-on (`insight::accounts::oidc`) against a real OpenID Connect provider on
+//! Single sign-on (`insight::providers::oidc`) against a real OpenID Connect provider on
 //! loopback (see [`provider`]): a sign-in that succeeds, and one test for each way a
 //! sign-in must be refused. Each test plays the browser between `begin` and `finish`.
 //! Where the provider's Python is missing, each says it was skipped and passes.
 
 pub(crate) mod provider;
 
-use insight::accounts::oidc::{Identity, Sso, SsoError};
+use insight::providers::oidc::{Identity, Sso, SsoError};
 use insight::secret::SecretKey;
 use serde_json::{Value, json};
 use url::Url;

@@ -1148,8 +1148,8 @@ async fn files_no_record_owns_are_swept_once_a_day_old() {
     age(&orphan);
     age(&cut_off);
 
-    let files = insight::files::Files::in_folder(&app.data_dir).expect("the data folder");
-    assert_eq!(insight::jobs::sweep(&app.store, &app.data_dir, &files).await, 2);
+    let files = insight::providers::files::Files::in_folder(&app.data_dir).expect("the data folder");
+    assert_eq!(insight::workers::sweep(&app.store, &app.data_dir, &files).await, 2);
     assert!(owned.exists(), "a record's recording stays, however old");
     assert!(fresh.exists(), "an upload that may be in progress stays");
     assert!(!orphan.exists() && !cut_off.exists());

@@ -219,7 +219,7 @@ async fn search_finds_words_and_phrases_in_their_language_filters_marks_and_link
     assert_ne!(hits(&second)[0], hits(&first)[0]);
 
     // Far past the last hit is an empty page, not a 500.
-    let far = insight::domain::page::encode_cursor(&(i64::MAX / 2));
+    let far = insight::domain::paging::encode_cursor(&(i64::MAX / 2));
     let (status, body) = app.get(&format!("/search?q=price&cursor={far}"), &ann).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(hits(&body).len(), 0);

@@ -97,7 +97,7 @@ impl Moto {
     async fn object(&self, key: &str) -> Vec<u8> {
         let mut settings = insight::Settings::for_database("sqlite://unused.db");
         in_bucket(&mut settings, self.addr, "");
-        let files = insight::files::Files::open(&settings.storage).expect("the bucket");
+        let files = insight::providers::files::Files::open(&settings.storage).expect("the bucket");
         let mut reading = files.read(key, None).await.expect("the object");
         let mut bytes = Vec::new();
         while let Some(chunk) = futures_util::StreamExt::next(&mut reading.bytes).await {

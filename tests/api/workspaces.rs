@@ -3,7 +3,7 @@
 //! what a lost check looks like; meaningful on PostgreSQL, where requests run side by
 //! side (SQLite's single writer takes them in turn).
 
-use insight::domain::page::PageRequest;
+use insight::domain::paging::PageRequest;
 use insight::domain::workspace::Role;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};

@@ -1,0 +1,163 @@
+//! Who is looking at a page: the signed-in person (by the session cookie), his
+//! workspaces and the one he is in. A page without a session sends the browser to the
+//! sign-in page and back; a form that changes something must carry the session's CSRF
+//! token and come from this service's own pages.
+
+use axum::extract::{FromRequestParts, OptionalFromRequestParts};
+use axum::http::HeaderValue;
+use axum::http::header::{COOKIE, HOST, ORIGIN};
+use axum::http::request::Parts;
+use axum::response::{IntoResponse, Redirect, Response};
+
+use crate::app::accounts::audit::Actor;
+use crate::app::accounts::sign_in::{self, Credential};
+use crate::app::accounts::teams;
+use crate::domain::ClientAddr;
+use crate::domain::user::User;
+use crate::domain::workspace::{Membership, Need};
+use crate::error::Error;
+use crate::services::Services;
+
+/// The cookie that remembers which workspace the console shows (not a secret: every
+/// page checks membership).
+pub const WORKSPACE_COOKIE: &str = "insight_workspace";
+
+pub struct Visitor {
+    pub user: User,
+    pub session_id: uuid::Uuid,
+    /// The CSRF token every form of the page carries.
+    pub csrf: String,
+    session_value: String,
+    pub workspaces: Vec<Membership>,
+    /// The workspace the console shows.
+    pub current: Membership,
+    origin: Option<String>,
+    host: Option<String>,
+    /// The client's address (see `INSIGHT_TRUSTED_PROXIES`), for the audit log.
+    ip: Option<std::net::IpAddr>,
+}
+
+impl Visitor {
+    /// The visitor as the audit log names him.
+    pub fn actor(&self) -> Actor {
+        Actor::user(&self.user, self.ip)
+    }
+
+    /// Whether the visitor may change research material in the current workspace.
+    pub fn can_write(&self) -> bool {
+        self.current.role.allows(Need::Write)
+    }
+
+    /// Refuses a change without the session's CSRF token or from another origin.
+    pub fn check_change(&self, services: &Services, csrf: &str) -> Result<(), Error> {
+        if !sign_in::csrf_matches(&services.secret, &self.session_value, Some(csrf)) {
+            return Err(Error::forbidden(
+                "This form has expired or came from elsewhere: reload the page and try again",
+            ));
+        }
+        if !sign_in::same_origin(
+            &services.settings.server.public_url,
+            self.origin.as_deref(),
+            self.host.as_deref(),
+        ) {
+            return Err(Error::forbidden(
+                "This change did not come from this service's own pages",
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn to_sign_in(parts: &Parts) -> Response {
+    let here = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+    let back: String = url::form_urlencoded::byte_serialize(here.as_bytes()).collect();
+    Redirect::to(&format!("/sign-in?return_to={back}")).into_response()
+}
+
+/// The `Set-Cookie` value that makes the console show `workspace_id`.
+pub fn workspace_cookie(services: &Services, workspace_id: uuid::Uuid) -> anyhow::Result<HeaderValue> {
+    let secure = if sign_in::secure(&services.settings.server.public_url) {
+        "; Secure"
+    } else {
+        ""
+    };
+    let cookie = format!("{WORKSPACE_COOKIE}={workspace_id}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000{secure}");
+    Ok(HeaderValue::from_str(&cookie)?)
+}
+
+/// The value of a cookie among the request's `Cookie` headers.
+pub fn cookie(parts: &Parts, name: &str) -> Option<String> {
+    let headers = parts
+        .headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok());
+    sign_in::read_cookie(headers, name)
+}
+
+/// The visitor of a request with a live session; `Ok(None)` without one.
+async fn visitor(parts: &Parts, services: &Services) -> Result<Option<Visitor>, Response> {
+    let public_url = &services.settings.server.public_url;
+    let headers = parts
+        .headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok());
+    let Some(value) = sign_in::session_value(headers, public_url) else {
+        return Ok(None);
+    };
+    let holder = match sign_in::with_session(&services.store, &value).await {
+        Ok(Some(holder)) => holder,
+        Ok(None) => return Ok(None),
+        Err(error) => return Err(super::PageError::from(error).into_response()),
+    };
+    let Credential::Session { id, .. } = holder.credential else {
+        return Ok(None);
+    };
+    let workspaces = teams::memberships(&services.store, holder.user.id)
+        .await
+        .map_err(|error| super::PageError::from(error).into_response())?;
+    let chosen = cookie(parts, WORKSPACE_COOKIE).and_then(|id| id.parse::<uuid::Uuid>().ok());
+    let Some(current) = workspaces
+        .iter()
+        .find(|w| Some(w.id) == chosen)
+        .or_else(|| workspaces.first())
+        .cloned()
+    else {
+        return Ok(None);
+    };
+    let header = |name| {
+        parts
+            .headers
+            .get(name)
+            .and_then(|v: &axum::http::HeaderValue| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    Ok(Some(Visitor {
+        csrf: sign_in::csrf_token(&services.secret, &value),
+        user: holder.user,
+        session_id: id,
+        session_value: value,
+        workspaces,
+        current,
+        origin: header(ORIGIN),
+        host: header(HOST),
+        ip: parts.extensions.get::<ClientAddr>().map(|client| client.0),
+    }))
+}
+
+impl FromRequestParts<Services> for Visitor {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, services: &Services) -> Result<Self, Self::Rejection> {
+        visitor(parts, services).await?.ok_or_else(|| to_sign_in(parts))
+    }
+}
+
+impl OptionalFromRequestParts<Services> for Visitor {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, services: &Services) -> Result<Option<Self>, Self::Rejection> {
+        visitor(parts, services).await
+    }
+}

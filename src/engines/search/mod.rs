@@ -1,0 +1,82 @@
+//! Search: the workspace index (tantivy, `index.rs`), kept in step with the database by
+//! `indexer.rs`, which chat and the research assistant also retrieve their passages from;
+//! the home-made BM25 (`bm25.rs`) that ranks a report's material for the offline engine and
+//! a record's sentences for suggestions; and web search (`web.rs`).
+
+pub mod bm25;
+pub mod index;
+pub mod indexer;
+
+use std::time::Duration;
+
+use uuid::Uuid;
+
+use self::index::{Kind, Request};
+use self::indexer::Search;
+
+/// How long a question waits for the index to hold the changes committed before it.
+const PATIENCE: Duration = Duration::from_secs(1);
+
+/// One passage found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Passage {
+    pub record_id: Uuid,
+    pub utterance_id: i64,
+    pub speaker: String,
+    pub is_respondent: bool,
+    pub start_ms: Option<i64>,
+    pub text: String,
+    pub score: f32,
+}
+
+/// Where passages are looked for. The caller has checked that the user may read all of it.
+#[derive(Debug, Clone, Default)]
+pub struct Scope {
+    /// The workspaces the projects or the record belong to.
+    pub workspace_ids: Vec<Uuid>,
+    /// Any of these projects (none: every project of the workspaces).
+    pub project_ids: Vec<Uuid>,
+    pub record_id: Option<Uuid>,
+    /// When what is searched last changed, when the caller knows (a record's version): a
+    /// change the index already holds needs no look at the database.
+    pub changed_at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+impl Search {
+    /// The `limit` utterances of `scope` most relevant to `query`, best first, once every
+    /// change committed before the call is searchable (waiting at most [`PATIENCE`]), or
+    /// at once when the index holds the scope's last change.
+    pub async fn passages(&self, scope: &Scope, query: &str, limit: usize) -> anyhow::Result<Vec<Passage>> {
+        if scope.workspace_ids.is_empty() || query.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        if !scope.changed_at.is_some_and(|at| self.holds_changes_before(at)) {
+            self.caught_up(PATIENCE).await?;
+        }
+        let request = Request {
+            query: query.to_owned(),
+            workspace_ids: scope.workspace_ids.clone(),
+            project_ids: scope.project_ids.clone(),
+            record_id: scope.record_id,
+            kind: Some(Kind::Utterance),
+            limit,
+            retrieval: true,
+            ..Request::default()
+        };
+        let (found, _) = self.search(request).await?;
+        Ok(found
+            .into_iter()
+            .filter_map(|hit| {
+                Some(Passage {
+                    record_id: hit.record_id?,
+                    utterance_id: hit.utterance_id?,
+                    speaker: hit.speaker.unwrap_or_default(),
+                    is_respondent: hit.is_respondent,
+                    start_ms: hit.start_ms,
+                    text: hit.text,
+                    score: hit.score,
+                })
+            })
+            .collect())
+    }
+}

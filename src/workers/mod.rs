@@ -1,0 +1,371 @@
+//! Background workers over the durable job queue (see `store::jobs`). Each kind of job
+//! has its runner; a worker claims a due job, keeps its lease alive while it runs, and
+//! then completes it, schedules a retry with exponential backoff and jitter, or fails it
+//! with a reason. Workers wake at once when this instance's store commits a job of their
+//! kind and otherwise poll, so work queued by another instance, a retry coming due, or a
+//! job whose worker died is picked up within a second or so.
+
+mod personas;
+mod records;
+mod reports;
+pub mod retention;
+mod suggestions;
+mod sweep;
+mod themes;
+
+pub use sweep::sweep;
+
+use std::time::Duration;
+
+use rand::Rng;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::domain::job::JobKind;
+use crate::store::{Job, ReportWork, Store};
+
+const POLL: Duration = Duration::from_secs(1);
+
+/// What a job's runner reports when it could not finish.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobError {
+    /// Worth another attempt (a provider down, a timeout).
+    Transient(String),
+    /// Will not get better by trying again.
+    Permanent(String),
+    /// Something of the service's own (the file store) does not answer: a record's job
+    /// waits for it without using up an attempt, however long it is down.
+    Waiting(String),
+}
+
+impl From<anyhow::Error> for JobError {
+    fn from(error: anyhow::Error) -> Self {
+        Self::Transient(format!("{error:#}"))
+    }
+}
+
+/// Everything runners need: the house's services.
+pub(crate) use crate::services::Services as Context;
+
+/// The running workers.
+pub struct Workers {
+    shutdown: watch::Sender<bool>,
+    tasks: Vec<JoinHandle<()>>,
+    /// Let finish its round of deliveries on stop, so none stays claimed by an instance
+    /// that is gone (another instance would wait for the lease to run out).
+    dispatcher: Option<JoinHandle<()>>,
+}
+
+impl Workers {
+    /// Starts the workers of this instance.
+    pub fn start(context: Context) -> Self {
+        let (shutdown, stopped) = watch::channel(false);
+        let mut tasks = vec![tokio::spawn(work(
+            context.clone(),
+            JobKind::ProcessRecord,
+            stopped.clone(),
+        ))];
+        // Personas and suggestions are AI work like reports: `INSIGHT_REPORT_WORKERS=0`
+        // stops them all.
+        if context.settings.report_workers() > 0 {
+            for kind in [
+                JobKind::WritePersona,
+                JobKind::SuggestHighlights,
+                JobKind::ProposeThemes,
+            ] {
+                tasks.push(tokio::spawn(work(context.clone(), kind, stopped.clone())));
+            }
+        }
+        tasks.push(tokio::spawn(watch_interviews(context.store.clone(), stopped.clone())));
+        tasks.push(tokio::spawn(context.search.clone().run(stopped.clone())));
+        let dispatcher = match crate::app::webhooks::Dispatcher::new(
+            context.store.clone(),
+            context.secret.clone(),
+            context.settings.clone(),
+        ) {
+            Ok(dispatcher) => Some(tokio::spawn(dispatcher.run(stopped.clone()))),
+            Err(error) => {
+                tracing::error!(%error, "cannot start sending webhooks");
+                None
+            }
+        };
+        for _ in 0..context.settings.report_workers() {
+            tasks.push(tokio::spawn(work(
+                context.clone(),
+                JobKind::GenerateReport,
+                stopped.clone(),
+            )));
+        }
+        let mut workers = Self {
+            shutdown,
+            tasks,
+            dispatcher,
+        };
+        workers.chores(&context);
+        workers
+    }
+
+    /// The house's periodic chores: the audit log keeps `INSIGHT_AUDIT_RETENTION_DAYS`,
+    /// files no record owns are swept, and records and recordings past a workspace's
+    /// retention go.
+    fn chores(&mut self, context: &Context) {
+        let store = context.store.clone();
+        let keep = chrono::Duration::days(context.settings.accounts.audit_retention_days as i64);
+        self.every(Duration::from_secs(3600), move || {
+            let store = store.clone();
+            async move {
+                if let Err(error) = store.prune_audit(crate::domain::now() - keep).await {
+                    tracing::warn!(error = %format!("{error:#}"), "pruning the audit log failed; trying again later");
+                }
+            }
+        });
+        let (store, data_dir, files) = (
+            context.store.clone(),
+            context.settings.storage.data_dir.clone(),
+            context.files.clone(),
+        );
+        self.every(sweep::EVERY, move || {
+            let (store, data_dir, files) = (store.clone(), data_dir.clone(), files.clone());
+            async move {
+                sweep(&store, &data_dir, &files).await;
+            }
+        });
+        let (store, files) = (context.store.clone(), context.files.clone());
+        self.every(Duration::from_secs(3600), move || {
+            let (store, files) = (store.clone(), files.clone());
+            async move {
+                if let Err(error) = retention::sweep(&store, &files).await {
+                    tracing::warn!(error = %format!("{error:#}"), "applying the retention settings failed; trying again later");
+                }
+            }
+        });
+    }
+
+    /// Runs `chore` now and every `period` until the workers stop.
+    pub fn every<Chore, Done>(&mut self, period: Duration, mut chore: Chore)
+    where
+        Chore: FnMut() -> Done + Send + 'static,
+        Done: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let mut stopped = self.shutdown.subscribe();
+        self.tasks.push(tokio::spawn(async move {
+            loop {
+                chore().await;
+                tokio::select! {
+                    () = tokio::time::sleep(period) => {}
+                    _ = stopped.changed() => return,
+                }
+            }
+        }));
+    }
+
+    /// Stops taking jobs; a job in progress is left to its lease (it is taken over later).
+    pub async fn stop(self) {
+        let _ = self.shutdown.send(true);
+        if let Some(dispatcher) = self.dispatcher {
+            let patience = DISPATCHER_PATIENCE;
+            if tokio::time::timeout(patience, dispatcher).await.is_err() {
+                tracing::warn!("webhook deliveries in flight did not finish; their leases will run out");
+            }
+        }
+        for task in self.tasks {
+            task.abort();
+            let _ = task.await;
+        }
+    }
+}
+
+/// How long a stop waits for the deliveries in flight (a receiver's answer is waited
+/// for at most `INSIGHT_WEBHOOKS_TIMEOUT_SECONDS`).
+const DISPATCHER_PATIENCE: Duration = Duration::from_secs(20);
+
+/// How often interviews are checked for a time that ran out.
+const INTERVIEW_WATCH: Duration = Duration::from_secs(5);
+
+/// Closes interviews whose respondent went away when their time runs out (their
+/// transcript becomes a record), and marks links that expired unused.
+async fn watch_interviews(store: Store, mut stopped: watch::Receiver<bool>) {
+    loop {
+        if let Err(error) = crate::app::interview::close_overdue(&store).await {
+            tracing::warn!(error = %format!("{error:#}"), "closing overdue interviews failed; trying again");
+        }
+        tokio::select! {
+            () = tokio::time::sleep(INTERVIEW_WATCH) => {}
+            _ = stopped.changed() => return,
+        }
+    }
+}
+
+async fn work(context: Context, kind: JobKind, mut stopped: watch::Receiver<bool>) {
+    let lease = chrono::Duration::seconds(i64::try_from(context.settings.jobs.job_lease_seconds).unwrap_or(60));
+    loop {
+        if *stopped.borrow() {
+            return;
+        }
+        let claimed = if kind == JobKind::GenerateReport {
+            context.store.claim_generation(lease).await
+        } else {
+            context
+                .store
+                .claim_job(kind, lease)
+                .await
+                .map(|job| job.map(|job| (job, None)))
+        };
+        match claimed {
+            Ok(Some((job, report))) => run(&context, job, report, lease).await,
+            Ok(None) => {
+                tokio::select! {
+                    () = context.store.job_committed(kind) => {}
+                    () = tokio::time::sleep(POLL) => {}
+                    _ = stopped.changed() => return,
+                }
+            }
+            Err(error) => {
+                tracing::warn!(error = %format!("{error:#}"), %kind, "claiming a job failed");
+                tokio::time::sleep(POLL).await;
+            }
+        }
+    }
+}
+
+/// Runs one job with its heartbeat, then records how it went. A report generation comes
+/// with its report when the claim started its attempt.
+async fn run(context: &Context, job: Job, report: Option<ReportWork>, lease: chrono::Duration) {
+    let heartbeat = {
+        let store = context.store.clone();
+        let job = job.clone();
+        let every = (lease / 3)
+            .to_std()
+            .unwrap_or(Duration::from_secs(20))
+            .max(Duration::from_millis(200));
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                match store.extend_job(&job, lease).await {
+                    Ok(true) => {}
+                    Ok(false) => return,
+                    Err(error) => {
+                        tracing::warn!(job = %job.id, error = %format!("{error:#}"), "extending a job's lease failed; trying again")
+                    }
+                }
+            }
+        })
+    };
+    let max_attempts = i32::try_from(context.settings.jobs.job_max_attempts).unwrap_or(5);
+    let outcome = match job.kind {
+        // Claimed more often than allowed: earlier attempts died with their process.
+        _ if job.attempts > max_attempts => Err(JobError::Permanent(format!(
+            "Gave up after {} attempts; the service stopped while working on it each time.",
+            job.attempts - 1
+        ))),
+        JobKind::ProcessRecord => records::process(context, &job).await,
+        JobKind::GenerateReport => reports::generate(context, &job, report).await,
+        JobKind::WritePersona => personas::write(context, &job).await,
+        JobKind::SuggestHighlights => suggestions::suggest(context, &job).await,
+        JobKind::ProposeThemes => themes::propose(context, &job).await,
+    };
+    heartbeat.abort();
+    let record_job = job.kind == JobKind::ProcessRecord;
+    let result = match &outcome {
+        Ok(()) => "done",
+        Err(JobError::Waiting(_)) if record_job => "waiting",
+        Err(JobError::Transient(_) | JobError::Waiting(_)) if job.attempts < max_attempts => "retried",
+        Err(_) => "failed",
+    };
+    let settled = match outcome {
+        Ok(()) => Ok(true),
+        Err(JobError::Waiting(reason)) if record_job => {
+            let delay = backoff(context.settings.jobs.job_retry_base_seconds, 1);
+            tracing::warn!(job = %job.id, kind = %job.kind, %reason, retry_in = ?delay, "job waits for the file store");
+            let run_at = crate::domain::now() + chrono::Duration::from_std(delay).unwrap_or_default();
+            context.store.wait_record_job(&job, run_at).await
+        }
+        Err(JobError::Transient(reason) | JobError::Waiting(reason)) if job.attempts < max_attempts => {
+            let delay = backoff(context.settings.jobs.job_retry_base_seconds, job.attempts);
+            tracing::warn!(job = %job.id, kind = %job.kind, attempt = job.attempts, %reason, retry_in = ?delay, "job failed; will retry");
+            let run_at = crate::domain::now() + chrono::Duration::from_std(delay).unwrap_or_default();
+            if record_job {
+                context.store.requeue_record_job(&job, run_at, &reason).await
+            } else if job.kind == JobKind::GenerateReport {
+                context.store.requeue_generation(&job, run_at, &reason).await
+            } else {
+                context.store.retry_job(&job, run_at, &reason).await
+            }
+        }
+        Err(JobError::Transient(reason) | JobError::Permanent(reason) | JobError::Waiting(reason)) => {
+            tracing::warn!(job = %job.id, kind = %job.kind, attempt = job.attempts, %reason, "job failed for good");
+            if record_job {
+                context.store.fail_record_job(&job, &reason).await
+            } else if job.kind == JobKind::GenerateReport {
+                context.store.fail_generation(&job, &reason).await
+            } else {
+                context.store.fail_job(&job, &reason).await
+            }
+        }
+    };
+    metrics::counter!("insight_jobs_total", "kind" => job.kind.as_str(), "result" => result).increment(1);
+    match settled {
+        Ok(true) => {}
+        // Its lease ran out and another worker has it now: that attempt's outcome counts.
+        Ok(false) => tracing::warn!(job = %job.id, "a job's lease was lost before it finished; its outcome is dropped"),
+        // The lease runs out and another attempt takes the job: nothing is lost.
+        Err(error) => tracing::error!(job = %job.id, error = %format!("{error:#}"), "recording a job's outcome failed"),
+    }
+}
+
+/// `base * 2^(attempt-1)`, times a random factor from 0.5 to 1.5, at most a day.
+fn backoff(base_seconds: f64, attempt: i32) -> Duration {
+    let exponent = attempt.saturating_sub(1).clamp(0, 30);
+    let jitter = rand::rng().random_range(0.5..1.5);
+    Duration::from_secs_f64((base_seconds * f64::from(1u32 << exponent) * jitter).min(86_400.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_with_jitter_and_is_capped() {
+        for attempt in 1..=6 {
+            let nominal = 10.0 * f64::from(1u32 << (attempt - 1));
+            let delay = backoff(10.0, attempt).as_secs_f64();
+            assert!(
+                delay >= nominal * 0.5 && delay <= nominal * 1.5,
+                "attempt {attempt}: {delay}"
+            );
+        }
+        assert!(backoff(10.0, 40).as_secs_f64() <= 86_400.0);
+        assert_eq!(backoff(0.0, 3), Duration::ZERO);
+    }
+}
+
+#[cfg(test)]
+mod chores {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_chore_runs_at_once_then_every_period_until_the_workers_stop() {
+        let (shutdown, _) = watch::channel(false);
+        let mut workers = Workers {
+            shutdown,
+            tasks: Vec::new(),
+            dispatcher: None,
+        };
+        let runs = Arc::new(AtomicUsize::new(0));
+        let counted = runs.clone();
+        workers.every(Duration::from_millis(20), move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            std::future::ready(())
+        });
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        let seen = runs.load(Ordering::SeqCst);
+        assert!(seen >= 3, "it ran at once and again: {seen}");
+        workers.stop().await;
+        let stopped = runs.load(Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(runs.load(Ordering::SeqCst), stopped, "it does not run after the stop");
+    }
+}
