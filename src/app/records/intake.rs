@@ -71,17 +71,40 @@ pub fn ingest_error(error: IngestError, field: &str) -> Error {
     }
 }
 
+/// Leave to file one record in a project. Only the checks below make one and every
+/// function that files a record takes one, so a door or an import that forgot the role
+/// or the quota does not compile; it is spent by the record it files.
+#[must_use]
+pub struct RecordPermit {
+    project_id: Uuid,
+}
+
+impl RecordPermit {
+    pub fn project_id(&self) -> Uuid {
+        self.project_id
+    }
+}
+
 /// Whether the user may add a record to the project now: his role allows it, and the
 /// project's record quota is not reached. Checked before an upload is read.
-pub async fn may_add(services: &Services, user_id: Uuid, project_id: Uuid) -> Result<()> {
+pub async fn may_add(services: &Services, user_id: Uuid, project_id: Uuid) -> Result<RecordPermit> {
     access::require(&services.store, user_id, Target::Project(project_id), Need::Write).await?;
-    services.check_quota(Counted::Records { project_id }).await
+    within_quota(services, project_id).await
+}
+
+/// The leave for a project an import is making, whose workspace the caller was checked
+/// to write to (the project itself is not visible until the import is done): its record
+/// quota only.
+pub(crate) async fn within_quota(services: &Services, project_id: Uuid) -> Result<RecordPermit> {
+    services.check_quota(Counted::Records { project_id }).await?;
+    Ok(RecordPermit { project_id })
 }
 
 /// Files an upload as a record of the project (see [`intake`]) and answers the record as
 /// written; the caller was checked by [`may_add`] before the upload was read.
-pub async fn add(services: &Services, user_id: Uuid, project_id: Uuid, upload: Upload) -> Result<Record> {
-    let record_id = match intake(services, project_id, upload).await {
+pub async fn add(services: &Services, user_id: Uuid, permit: RecordPermit, upload: Upload) -> Result<Record> {
+    let project_id = permit.project_id;
+    let record_id = match intake(services, permit, upload).await {
         Ok(id) => id,
         // The project was deleted while the upload came in.
         Err(Error::Internal(_)) if !services.store.sees_project(user_id, project_id).await? => {
@@ -99,7 +122,8 @@ pub async fn add(services: &Services, user_id: Uuid, project_id: Uuid, upload: U
 /// Files an upload as a record of the project: text and documents are read now (a
 /// broken file is refused before anything is written), recordings are filed for
 /// transcription in the background.
-pub async fn intake(services: &Services, project_id: Uuid, upload: Upload) -> Result<Uuid> {
+pub async fn intake(services: &Services, permit: RecordPermit, upload: Upload) -> Result<Uuid> {
+    let project_id = permit.project_id;
     let (format, bytes, source_name, field) = match upload.source {
         Source::Text(text) => {
             let bytes = text.into_bytes();
@@ -164,7 +188,7 @@ pub async fn intake(services: &Services, project_id: Uuid, upload: Upload) -> Re
     };
     file_transcript(
         services,
-        project_id,
+        permit,
         upload.title,
         upload.language,
         format,
@@ -181,7 +205,7 @@ pub async fn intake(services: &Services, project_id: Uuid, upload: Upload) -> Re
 #[allow(clippy::too_many_arguments)]
 pub async fn file_transcript(
     services: &Services,
-    project_id: Uuid,
+    permit: RecordPermit,
     title: Option<String>,
     language: Option<String>,
     format: Format,
@@ -190,6 +214,7 @@ pub async fn file_transcript(
     field: &str,
 ) -> Result<Uuid> {
     check_limits(services, &transcript, field)?;
+    let project_id = permit.project_id;
     let language = language.or(transcript.language);
     let transcribed = transcribe(transcript.utterances);
     let name = record_name(title, source_name.as_deref());

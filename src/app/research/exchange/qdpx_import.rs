@@ -316,14 +316,12 @@ async fn fill(
     };
     for (index, source) in parsed.sources.into_iter().enumerate() {
         // The workspace's access was checked at the start; the project is not visible yet.
-        services
-            .check_quota(crate::app::quota::Counted::Records { project_id })
-            .await?;
+        let permit = crate::app::records::intake::within_quota(services, project_id).await?;
         services.store.touch_import(holding).await?;
         let utterances: Vec<ParsedUtterance> = source.read.utterances.clone();
         let record_id = crate::app::records::intake::file_transcript(
             services,
-            project_id,
+            permit,
             Some(record_title(&source.name, index)),
             None,
             Format::Text,

@@ -52,13 +52,13 @@ async fn paste(
     Form(form): Form<PasteForm>,
 ) -> PageResult {
     visitor.check_change(&services, &form.csrf)?;
-    intake::may_add(&services, visitor.user.id, project_id).await?;
+    let permit = intake::may_add(&services, visitor.user.id, project_id).await?;
     let upload = Upload {
         title: Some(form.title),
         language: None,
         source: Source::Text(form.text),
     };
-    intake::intake(&services, project_id, upload).await?;
+    intake::intake(&services, permit, upload).await?;
     Ok(Redirect::to(&format!("/p/{project_id}")).into_response())
 }
 

@@ -149,7 +149,7 @@ async fn create_record(
         return Err(Error::validation(issues));
     }
     let [project_id] = ids;
-    intake::may_add(&app, user.id, project_id).await?;
+    let permit = intake::may_add(&app, user.id, project_id).await?;
     let limit = app.settings.material.max_upload_bytes;
     let declared = parts
         .headers
@@ -188,7 +188,7 @@ async fn create_record(
             source: Source::Text(body.text),
         }
     };
-    let record = intake::add(&app, user.id, project_id, upload).await?;
+    let record = intake::add(&app, user.id, permit, upload).await?;
     Ok((StatusCode::CREATED, Json(record)))
 }
 
