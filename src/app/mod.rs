@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod backup;
+pub mod caller;
 pub mod conversation;
 pub mod exports;
 pub mod gate;
@@ -18,3 +19,5 @@ pub mod records;
 pub mod reports;
 pub mod research;
 pub mod webhooks;
+
+pub use caller::Caller;

@@ -4,6 +4,7 @@
 use serde_json::json;
 use uuid::Uuid;
 
+use crate::app::Caller;
 use crate::app::accounts::access;
 use crate::app::accounts::audit::{self, Actor};
 use crate::app::quota::Counted;
@@ -94,13 +95,21 @@ pub const TITLE_MAX: usize = 300;
 
 /// Creates a report from the prompts given, or the preset's, over the records given, or
 /// every record of the project, and queues its generation. Answers it as written.
-pub async fn create(services: &Services, owner_id: Uuid, project_id: Uuid, body: ReportCreateFields) -> Result<Report> {
+pub async fn create(
+    services: &Services,
+    caller: &Caller,
+    project_id: Uuid,
+    body: ReportCreateFields,
+) -> Result<Report> {
+    let owner_id = caller.id();
     // The checks below are a few reads each; a burst of creations taken all at once would
     // queue its first report only when the whole burst was checked, leaving the model
     // idle. A few at a time, first come first served, the first reports start generating
     // while the rest are checked. The write is left out: creations that reach it
     // together share a commit.
-    access::require(&services.store, owner_id, Target::Project(project_id), Need::Write).await?;
+    caller
+        .require(&services.store, Target::Project(project_id), Need::Write)
+        .await?;
     let body = checked(body)?;
     crate::app::gate::require_project_budget(services, project_id).await?;
     let intake = services.report_intake.acquire().await.map_err(anyhow::Error::from)?;
@@ -246,13 +255,15 @@ pub async fn estimate(
 /// Making it public or private, deleting or restoring it, is an audit entry.
 pub async fn update(
     services: &Services,
-    actor: &Actor,
-    owner_id: Uuid,
+    caller: &Caller,
     project_id: Uuid,
     report_id: Uuid,
     changes: ReportChanges,
 ) -> Result<Report> {
-    access::require(&services.store, owner_id, Target::Project(project_id), Need::Write).await?;
+    let (owner_id, actor) = (caller.id(), &caller.actor());
+    caller
+        .require(&services.store, Target::Project(project_id), Need::Write)
+        .await?;
     check_references(
         &services.store,
         owner_id,
@@ -293,14 +304,11 @@ pub async fn update(
 
 /// Deletes a report (kept with `is_deleted: true`, so it can be restored), with an audit
 /// entry.
-pub async fn delete(
-    services: &Services,
-    actor: &Actor,
-    owner_id: Uuid,
-    project_id: Uuid,
-    report_id: Uuid,
-) -> Result<()> {
-    access::require(&services.store, owner_id, Target::Project(project_id), Need::Write).await?;
+pub async fn delete(services: &Services, caller: &Caller, project_id: Uuid, report_id: Uuid) -> Result<()> {
+    let (owner_id, actor) = (caller.id(), &caller.actor());
+    caller
+        .require(&services.store, Target::Project(project_id), Need::Write)
+        .await?;
     let changes = ReportChanges {
         is_deleted: Patch::Value(true),
         ..ReportChanges::default()
@@ -346,9 +354,9 @@ fn refused(refused: GenerationRefused, action: &str) -> Error {
 /// Queues the report's generation again (its prompts, over its records as they are now).
 /// A person's edits are versions since they were saved, so the new text loses none of them;
 /// the console asks first all the same (`store.report_edited`).
-pub async fn regenerate(services: &Services, owner_id: Uuid, project_id: Uuid, report_id: Uuid) -> Result<Report> {
-    let store = &services.store;
-    access::require(store, owner_id, Target::Project(project_id), Need::Write).await?;
+pub async fn regenerate(services: &Services, caller: &Caller, project_id: Uuid, report_id: Uuid) -> Result<Report> {
+    let (store, owner_id) = (&services.store, caller.id());
+    caller.require(store, Target::Project(project_id), Need::Write).await?;
     crate::app::gate::require_project_budget(services, project_id).await?;
     store
         .regenerate_report(owner_id, project_id, report_id)
@@ -389,8 +397,9 @@ pub async fn versions(store: &Store, user_id: Uuid, project_id: Uuid, report_id:
 }
 
 /// Cancels a queued or running generation; a worker on it stops at its next step.
-pub async fn cancel(store: &Store, owner_id: Uuid, project_id: Uuid, report_id: Uuid) -> Result<Report> {
-    access::require(store, owner_id, Target::Project(project_id), Need::Write).await?;
+pub async fn cancel(store: &Store, caller: &Caller, project_id: Uuid, report_id: Uuid) -> Result<Report> {
+    let owner_id = caller.id();
+    caller.require(store, Target::Project(project_id), Need::Write).await?;
     store
         .cancel_generation(owner_id, project_id, report_id)
         .await?

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use uuid::Uuid;
 
+use crate::app::Caller;
 use crate::app::accounts::access;
 use crate::app::conversation::{
     Asked, CitationStyle, InFlight, Pending, blank_message, report_excerpts, retrieve, sources, turns, unknown_thread,
@@ -145,7 +146,10 @@ async fn across(
 /// Takes the user's question and starts its answer, in the thread the question names or
 /// in a new one, about the project it names (or the thread's), about several projects
 /// (`project_ids`, or every project of `workspace_id`), or about none.
-pub async fn ask(services: &Services, user_id: Uuid, body: AgentChatCreate) -> Result<Asked> {
+pub async fn ask(services: &Services, caller: &Caller, body: AgentChatCreate) -> Result<Asked> {
+    // Asking keeps the question and its answer in a thread: a change.
+    caller.may_change()?;
+    let user_id = caller.id();
     if body.message.trim().is_empty() {
         return Err(blank_message(&body.message));
     }

@@ -5,6 +5,7 @@
 use serde_json::json;
 use uuid::Uuid;
 
+use crate::app::Caller;
 use crate::services::Services;
 
 use crate::app::accounts::access;
@@ -153,8 +154,9 @@ pub(crate) async fn place_span(
 }
 
 /// Highlights a span of a finished record.
-pub async fn create(store: &Store, user_id: Uuid, record_id: Uuid, body: HighlightCreate) -> Result<Highlight> {
-    access::require(store, user_id, Target::Record(record_id), Need::Write).await?;
+pub async fn create(store: &Store, caller: &Caller, record_id: Uuid, body: HighlightCreate) -> Result<Highlight> {
+    caller.require(store, Target::Record(record_id), Need::Write).await?;
+    let user_id = caller.id();
     let note = body.note.unwrap_or_default();
     check_lengths(&[("note", &note, NOTE_MAX_CHARS)])?;
     let place = finished_record(store, record_id).await?;

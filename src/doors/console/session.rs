@@ -43,6 +43,12 @@ impl Visitor {
         Actor::user(&self.user, self.ip)
     }
 
+    /// The visitor as the use cases take a caller: a session may change what his role
+    /// allows.
+    pub fn caller(&self) -> crate::app::Caller {
+        crate::app::Caller::new(self.user.clone(), crate::domain::user::TokenScope::Write, self.ip)
+    }
+
     /// Whether the visitor may change research material in the current workspace.
     pub fn can_write(&self) -> bool {
         self.current.role.allows(Need::Write)

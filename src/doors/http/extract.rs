@@ -1,7 +1,7 @@
 //! Extractors: bearer auth, UUID path parameters, and validated JSON bodies. Each turns
 //! bad input into the contract's error shapes, never into axum's plain-text rejections.
 //!
-//! Put `CurrentUser` (or `Caller`) first in a handler's arguments: a request without a
+//! Put `CurrentUser` (or `Credentials`) first in a handler's arguments: a request without a
 //! valid token or session gets 401, and one its credential does not allow 403, before
 //! anything about its input is said.
 
@@ -23,7 +23,7 @@ use crate::domain::user::{TokenScope, User};
 use crate::error::{Error, ValidationIssue};
 
 /// The signed-in user (by a bearer token or a session cookie), allowed to make this
-/// request's method: see [`Caller`].
+/// request's method: see [`Credentials`].
 pub struct CurrentUser(pub User);
 
 /// The signed-in user with the version of his data that a project list reflects (it
@@ -39,13 +39,13 @@ pub struct VersionedUser {
 /// - with a `read` token, for any method that changes something: 403;
 /// - with a session cookie, for such a method, without the session's CSRF token in
 ///   `X-CSRF-Token` or without an `Origin` of this service: 403.
-pub struct Caller {
+pub struct Credentials {
     pub holder: Holder,
     /// The session cookie's value, when the caller came with one.
     pub session_value: Option<String>,
 }
 
-impl FromRequestParts<AppState> for Caller {
+impl FromRequestParts<AppState> for Credentials {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
@@ -77,7 +77,23 @@ impl FromRequestParts<AppState> for Caller {
             }
             Credential::Token { .. } => {}
         }
-        Ok(Caller { holder, session_value })
+        Ok(Credentials { holder, session_value })
+    }
+}
+
+/// The caller as the use cases take him: the person, his credential's scope (a session
+/// changes like a `write` token) and his address for the audit log.
+impl FromRequestParts<AppState> for crate::app::Caller {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let Credentials { holder, .. } = Credentials::from_request_parts(parts, state).await?;
+        let scope = match holder.credential {
+            Credential::Token { scope } => scope,
+            Credential::Session { .. } => TokenScope::Write,
+        };
+        let ip = parts.extensions.get::<super::peer::ClientAddr>().map(|client| client.0);
+        Ok(crate::app::Caller::new(holder.user, scope, ip))
     }
 }
 
@@ -119,7 +135,7 @@ impl FromRequestParts<AppState> for VersionedUser {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let Caller { holder, .. } = Caller::from_request_parts(parts, state).await?;
+        let Credentials { holder, .. } = Credentials::from_request_parts(parts, state).await?;
         Ok(Self {
             user: holder.user,
             data_version: holder.data_version,
@@ -131,7 +147,7 @@ impl FromRequestParts<AppState> for CurrentUser {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        Caller::from_request_parts(parts, state)
+        Credentials::from_request_parts(parts, state)
             .await
             .map(|caller| CurrentUser(caller.holder.user))
     }
@@ -145,7 +161,7 @@ impl FromRequestParts<AppState> for WritingUser {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let caller = Caller::from_request_parts(parts, state).await?;
+        let caller = Credentials::from_request_parts(parts, state).await?;
         if let Credential::Token {
             scope: TokenScope::Read,
         } = caller.holder.credential

@@ -26,8 +26,8 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use uuid::Uuid;
 
+use crate::app::Caller;
 use crate::app::accounts::sign_in;
 use crate::app::accounts::sign_in::Credential;
 use crate::domain::user::TokenScope;
@@ -43,14 +43,6 @@ const INSTRUCTIONS: &str = "Insight holds a research team's customer interviews:
 Start with list_projects, then list_records or search; read_transcript gives a record's utterances with their \
 ids, which add_highlight takes. ask_project answers a question from a project's material with citations. \
 Cite what you use with the urls the tools return.";
-
-/// The authenticated caller of an MCP request.
-#[derive(Debug, Clone, Copy)]
-pub struct Caller {
-    pub user_id: Uuid,
-    /// Whether the token's scope allows changes (`write`).
-    pub may_write: bool,
-}
 
 /// The MCP server: the house's services and the tools' table.
 #[derive(Clone)]
@@ -138,16 +130,12 @@ async fn authenticate(State(services): State<Services>, mut request: Request, ne
         Ok(holder) => holder,
         Err(error) => return error.into_response(),
     };
-    let may_write = matches!(
-        holder.credential,
-        Credential::Token {
-            scope: TokenScope::Write
-        }
-    );
-    request.extensions_mut().insert(Caller {
-        user_id: holder.user.id,
-        may_write,
-    });
+    // Only personal tokens reach MCP (no session cookie), each with its scope.
+    let scope = match holder.credential {
+        Credential::Token { scope } => scope,
+        Credential::Session { .. } => TokenScope::Read,
+    };
+    request.extensions_mut().insert(Caller::new(holder.user, scope, None));
     let (parts, body) = request.into_parts();
     let body = match axum::body::to_bytes(body, BODY_LIMIT).await {
         Ok(bytes) => bytes,
@@ -185,7 +173,7 @@ fn caller_of(extensions: &rmcp::model::Extensions) -> Result<Caller, rmcp::Error
     extensions
         .get::<axum::http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<Caller>())
-        .copied()
+        .cloned()
         .ok_or_else(|| rmcp::ErrorData::internal_error("the request reached the server unauthenticated", None))
 }
 

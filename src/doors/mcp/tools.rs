@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam};
+use rmcp::model::{CallToolResult, ProgressNotificationParam};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, tool, tool_router};
 use serde_json::{Value, json};
@@ -34,7 +34,7 @@ impl Insight {
     )]
     async fn list_projects(&self, context: RequestContext<RoleServer>) -> ToolResult {
         let caller = caller_of(&context.extensions)?;
-        let projects = crate::app::projects::list(&self.services, caller.user_id).await;
+        let projects = crate::app::projects::list(&self.services, caller.id()).await;
         answer(projects.map(|projects| json!({ "projects": projects })))
     }
 
@@ -87,9 +87,6 @@ impl Insight {
         context: RequestContext<RoleServer>,
     ) -> ToolResult {
         let caller = caller_of(&context.extensions)?;
-        if let Some(refusal) = read_only(caller) {
-            return Ok(refusal);
-        }
         answer(self.ask(caller, args).await)
     }
 
@@ -125,8 +122,7 @@ impl Insight {
     )]
     async fn list_presets(&self, context: RequestContext<RoleServer>) -> ToolResult {
         let caller = caller_of(&context.extensions)?;
-        let presets =
-            crate::app::library::presets(&self.services.store, caller.user_id, &PageRequest::everything()).await;
+        let presets = crate::app::library::presets(&self.services.store, caller.id(), &PageRequest::everything()).await;
         answer(presets.map(|page| json!({ "presets": page.items })))
     }
 
@@ -153,9 +149,6 @@ impl Insight {
         context: RequestContext<RoleServer>,
     ) -> ToolResult {
         let caller = caller_of(&context.extensions)?;
-        if let Some(refusal) = read_only(caller) {
-            return Ok(refusal);
-        }
         answer(self.write_report(caller, args, &context).await)
     }
 
@@ -169,9 +162,6 @@ impl Insight {
         context: RequestContext<RoleServer>,
     ) -> ToolResult {
         let caller = caller_of(&context.extensions)?;
-        if let Some(refusal) = read_only(caller) {
-            return Ok(refusal);
-        }
         answer(self.highlight(caller, args).await)
     }
 }
@@ -186,14 +176,14 @@ impl Insight {
     }
 
     async fn records(&self, caller: Caller, project_id: Uuid) -> Result<Value> {
-        let records = crate::app::records::list(&self.services, caller.user_id, project_id, &PageRequest::everything())
+        let records = crate::app::records::list(&self.services, caller.id(), project_id, &PageRequest::everything())
             .await?
             .items;
         Ok(json!({ "records": records }))
     }
 
     async fn transcript(&self, caller: Caller, record_id: Uuid) -> Result<Value> {
-        let detail = crate::app::records::detail(&self.services.store, caller.user_id, record_id).await?;
+        let detail = crate::app::records::detail(&self.services.store, caller.id(), record_id).await?;
         let mut value = serde_json::to_value(&detail).map_err(anyhow::Error::from)?;
         if let Some(utterances) = value.get_mut("utterances").and_then(Value::as_array_mut) {
             for utterance in utterances {
@@ -223,8 +213,7 @@ impl Insight {
             limit: args.limit.unwrap_or(20).clamp(1, 100) as usize,
             after: None,
         };
-        let (mut results, _) =
-            crate::app::research::search::search(&self.services, caller.user_id, query, &page).await?;
+        let (mut results, _) = crate::app::research::search::search(&self.services, caller.id(), query, &page).await?;
         for hit in &mut results.hits {
             hit.url = self.link(&hit.url);
         }
@@ -240,7 +229,7 @@ impl Insight {
             workspace_id: None,
             reasoning_mode: None,
         };
-        let message = crate::app::conversation::assistant::ask(&self.services, caller.user_id, body)
+        let message = crate::app::conversation::assistant::ask(&self.services, &caller, body)
             .await?
             .finish()
             .await?;
@@ -254,7 +243,7 @@ impl Insight {
     async fn reports(&self, caller: Caller, args: ReportListArgs) -> Result<Value> {
         let reports = crate::app::reports::list(
             &self.services,
-            caller.user_id,
+            caller.id(),
             args.project_id,
             args.include_archived,
             &PageRequest::everything(),
@@ -265,14 +254,14 @@ impl Insight {
     }
 
     async fn report(&self, caller: Caller, project_id: Uuid, report_id: Uuid) -> Result<Value> {
-        let report = crate::app::reports::get(&self.services, caller.user_id, project_id, report_id).await?;
+        let report = crate::app::reports::get(&self.services, caller.id(), project_id, report_id).await?;
         let mut value = serde_json::to_value(report).map_err(anyhow::Error::from)?;
         value["url"] = json!(self.link(&format!("/p/{project_id}/reports/{report_id}")));
         Ok(value)
     }
 
     async fn tags(&self, caller: Caller, workspace_id: Uuid) -> Result<Value> {
-        let tags = crate::app::research::tags::list(&self.services.store, caller.user_id, workspace_id).await?;
+        let tags = crate::app::research::tags::list(&self.services.store, caller.id(), workspace_id).await?;
         Ok(json!({ "tags": tags }))
     }
 
@@ -294,7 +283,7 @@ impl Insight {
             reasoning_mode: None,
         };
         let project_id = args.project_id;
-        let created = crate::app::reports::create(&self.services, caller.user_id, project_id, fields).await?;
+        let created = crate::app::reports::create(&self.services, &caller, project_id, fields).await?;
         let wait = Duration::from_secs(args.wait_seconds.unwrap_or(WAIT_DEFAULT_SECONDS).min(WAIT_MOST_SECONDS));
         let deadline = tokio::time::Instant::now() + wait;
         let progress_token = context.meta.get_progress_token();
@@ -319,7 +308,7 @@ impl Insight {
         };
         crate::app::reports::wait(
             &self.services,
-            caller.user_id,
+            caller.id(),
             project_id,
             created.id,
             deadline,
@@ -332,7 +321,7 @@ impl Insight {
 
     async fn highlight(&self, caller: Caller, args: HighlightArgs) -> Result<Value> {
         let store = &self.services.store;
-        let detail = crate::app::records::detail(store, caller.user_id, args.record_id).await?;
+        let detail = crate::app::records::detail(store, caller.id(), args.record_id).await?;
         let utterance = |id: i64| {
             detail
                 .utterances
@@ -370,20 +359,11 @@ impl Insight {
             tag_ids: args.tag_ids,
             note: args.note,
         };
-        let highlight = crate::app::research::highlights::create(store, caller.user_id, args.record_id, body).await?;
+        let highlight = crate::app::research::highlights::create(store, &caller, args.record_id, body).await?;
         let mut value = serde_json::to_value(highlight).map_err(anyhow::Error::from)?;
         value["url"] = json!(self.link(&crate::domain::search::moment_path(args.record_id, first.id)));
         Ok(value)
     }
-}
-
-/// A write tool's answer to a `read` token.
-fn read_only(caller: Caller) -> Option<CallToolResult> {
-    (!caller.may_write).then(|| {
-        CallToolResult::error(vec![ContentBlock::text(
-            "This token may only read (scope read); use a token with scope write",
-        )])
-    })
 }
 
 fn answer(result: Result<Value>) -> ToolResult {

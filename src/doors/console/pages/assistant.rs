@@ -125,7 +125,10 @@ async fn ask_assistant(
         workspace_id: form.across(),
         reasoning_mode: None,
     };
-    let answer = assistant::ask(&services, visitor.user.id, body).await?.finish().await?;
+    let answer = assistant::ask(&services, &visitor.caller(), body)
+        .await?
+        .finish()
+        .await?;
     Ok(Redirect::to(&format!("/p/{project_id}/assistant?thread={}#chat", answer.thread_id)).into_response())
 }
 

@@ -63,7 +63,7 @@ async fn generate(
         }
     }
     visitor.check_change(&services, &csrf)?;
-    let report = reports::create(&services, visitor.user.id, project_id, fields).await?;
+    let report = reports::create(&services, &visitor.caller(), project_id, fields).await?;
     Ok(Redirect::to(&format!("/p/{project_id}/reports/{}", report.id)).into_response())
 }
 
@@ -185,7 +185,7 @@ async fn regenerate(
             return regenerate_question(&services, &visitor, report).await;
         }
     }
-    reports::regenerate(&services, visitor.user.id, project_id, report_id).await?;
+    reports::regenerate(&services, &visitor.caller(), project_id, report_id).await?;
     Ok(Redirect::to(&format!("/p/{project_id}/reports/{report_id}")).into_response())
 }
 
@@ -196,7 +196,7 @@ async fn cancel(
     Form(form): Form<CsrfForm>,
 ) -> PageResult {
     visitor.check_change(&services, &form.csrf)?;
-    reports::cancel(&services.store, visitor.user.id, project_id, report_id).await?;
+    reports::cancel(&services.store, &visitor.caller(), project_id, report_id).await?;
     Ok(Redirect::to(&format!("/p/{project_id}/reports/{report_id}")).into_response())
 }
 
@@ -232,15 +232,7 @@ async fn save(
     report_id: Uuid,
     changes: ReportChanges,
 ) -> PageResult {
-    reports::update(
-        services,
-        &visitor.actor(),
-        visitor.user.id,
-        project_id,
-        report_id,
-        changes,
-    )
-    .await?;
+    reports::update(services, &visitor.caller(), project_id, report_id, changes).await?;
     Ok(Redirect::to(&format!("/p/{project_id}/reports/{report_id}")).into_response())
 }
 
@@ -335,7 +327,7 @@ async fn delete(
     Form(form): Form<CsrfForm>,
 ) -> PageResult {
     visitor.check_change(&services, &form.csrf)?;
-    reports::delete(&services, &visitor.actor(), visitor.user.id, project_id, report_id).await?;
+    reports::delete(&services, &visitor.caller(), project_id, report_id).await?;
     Ok(Redirect::to(&format!("/p/{project_id}")).into_response())
 }
 

@@ -187,7 +187,7 @@ async fn create_highlight(
         tag_ids: form.tag_ids,
         note: Some(form.note),
     };
-    let made = highlights::create(&services.store, visitor.user.id, record_id, body).await?;
+    let made = highlights::create(&services.store, &visitor.caller(), record_id, body).await?;
     Ok(Redirect::to(&format!("/r/{record_id}?done=highlighted#u{}", made.start.utterance_id)).into_response())
 }
 

@@ -33,12 +33,12 @@ use crate::error::{Error, ErrorBody, Result};
         (status = 503, description = "The model failed", body = ErrorBody),
         Conflicts))]
 async fn agent_chat(
-    CurrentUser(user): CurrentUser,
+    caller: crate::app::Caller,
     State(app): State<AppState>,
     headers: HeaderMap,
     ValidJson(body): ValidJson<AgentChatCreate>,
 ) -> Result<Response> {
-    let asked = assistant::ask(&app, user.id, body).await?;
+    let asked = assistant::ask(&app, &caller, body).await?;
     Ok(answer(&headers, asked).await)
 }
 

@@ -15,7 +15,7 @@ use crate::app::accounts::recovery;
 use crate::app::accounts::sign_in::{self, Credential, Session};
 use crate::domain::user::User;
 use crate::doors::http::AppState;
-use crate::doors::http::extract::{Caller, Client, ValidJson};
+use crate::doors::http::extract::{Client, Credentials, ValidJson};
 use crate::error::Result;
 
 #[derive(Deserialize, ToSchema)]
@@ -90,7 +90,7 @@ async fn login(State(app): State<AppState>, client: Client, ValidJson(body): Val
 /// Ends the caller's session and clears its cookie.
 #[utoipa::path(post, path = "/auth/logout", tag = "auth", security(("bearer" = [])),
     responses((status = 204, description = "Signed out")))]
-async fn logout(State(app): State<AppState>, caller: Caller) -> Result<Response> {
+async fn logout(State(app): State<AppState>, caller: Credentials) -> Result<Response> {
     if let Credential::Session { id, .. } = caller.holder.credential {
         sign_in::sign_out(&app.store, caller.holder.user.id, id).await?;
     }

@@ -47,11 +47,11 @@ fn filter_of(uri: &Uri) -> Result<HighlightFilter> {
         (status = 404, description = "No such record", body = ErrorBody),
         Conflicts))]
 async fn create_highlight(
-    CurrentUser(user): CurrentUser,
+    caller: crate::app::Caller,
     State(app): State<AppState>,
     IdsAndJson(ids, body): IdsAndJson<1, HighlightCreate>,
 ) -> Result<(StatusCode, Json<Highlight>)> {
-    let highlight = highlights::create(&app.store, user.id, ids[0], body).await?;
+    let highlight = highlights::create(&app.store, &caller, ids[0], body).await?;
     Ok((StatusCode::CREATED, Json(highlight)))
 }
 

@@ -17,7 +17,7 @@ use crate::app::accounts::sign_in::Credential;
 use crate::domain::user::{SessionInfo, TokenInfo, TokenScope};
 use crate::domain::workspace::Membership;
 use crate::doors::http::AppState;
-use crate::doors::http::extract::{Caller, Client, CurrentUser, Ids, ValidJson};
+use crate::doors::http::extract::{Client, Credentials, CurrentUser, Ids, ValidJson};
 use crate::error::Result;
 
 /// The signed-in user and the workspaces he belongs to.
@@ -84,7 +84,7 @@ async fn me(CurrentUser(user): CurrentUser, State(app): State<AppState>) -> Resu
         (status = 409, description = "The present password is wrong, or the new one too weak", body = crate::error::ErrorBody),
     ))]
 async fn change_password(
-    caller: Caller,
+    caller: Credentials,
     State(app): State<AppState>,
     client: Client,
     ValidJson(body): ValidJson<PasswordChange>,
@@ -109,7 +109,7 @@ async fn change_password(
 /// The user's sessions that have not ended, newest first; `current` marks this one.
 #[utoipa::path(get, path = "/me/sessions", tag = "auth", security(("bearer" = [])),
     responses((status = 200, description = "The sessions", body = Vec<SessionInfo>)))]
-async fn list_sessions(caller: Caller, State(app): State<AppState>) -> Result<Json<Vec<SessionInfo>>> {
+async fn list_sessions(caller: Credentials, State(app): State<AppState>) -> Result<Json<Vec<SessionInfo>>> {
     let current = match caller.holder.credential {
         Credential::Session { id, .. } => Some(id),
         Credential::Token { .. } => None,

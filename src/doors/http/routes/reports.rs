@@ -14,7 +14,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use crate::app::accounts::audit::Actor;
+use crate::app::Caller;
 use crate::app::reports;
 use crate::app::reports::ReportChanges;
 use crate::domain::insight::Insight;
@@ -22,7 +22,7 @@ use crate::domain::patch::Patch;
 use crate::domain::report::{Generation, ReasoningMode, Report, ReportCreateFields, ReportStatus, ReportVersion};
 use crate::domain::usage::Estimate;
 use crate::doors::http::AppState;
-use crate::doors::http::extract::{Client, CurrentUser, Ids, IdsAndJson, query_bool};
+use crate::doors::http::extract::{CurrentUser, Ids, IdsAndJson, query_bool};
 use crate::doors::http::openapi::Conflicts;
 use crate::doors::http::paging::{PageQuery, Paging, paged};
 use crate::error::Result;
@@ -111,12 +111,12 @@ pub struct ProjectReportUpdate {
     request_body = ReportCreate,
     responses((status = 202, description = "The report, queued for generation", body = Report), Conflicts))]
 async fn create_report(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     IdsAndJson(ids, ReportCreate(body)): IdsAndJson<1, ReportCreate>,
 ) -> Result<(StatusCode, Json<Report>)> {
     let [project_id] = ids;
-    let report = reports::create(&app, user.id, project_id, body).await?;
+    let report = reports::create(&app, &caller, project_id, body).await?;
     Ok((StatusCode::ACCEPTED, Json(report)))
 }
 
@@ -181,9 +181,8 @@ async fn get_report(
     request_body = ProjectReportUpdate,
     responses((status = 200, description = "The updated report", body = Report), Conflicts))]
 async fn update_report(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
-    client: Client,
     IdsAndJson(ids, body): IdsAndJson<2, ProjectReportUpdate>,
 ) -> Result<Json<Report>> {
     let [project_id, report_id] = ids;
@@ -204,9 +203,8 @@ async fn update_report(
         reasoning_mode: body.reasoning_mode,
         insights_rendered: false,
     };
-    let actor = Actor::user(&user, client.ip);
     Ok(Json(
-        reports::update(&app, &actor, user.id, project_id, report_id, changes).await?,
+        reports::update(&app, &caller, project_id, report_id, changes).await?,
     ))
 }
 
@@ -215,14 +213,9 @@ async fn update_report(
     security(("bearer" = [])),
     params(("project_id" = Uuid, Path, description = "The project"), ("report_id" = Uuid, Path, description = "The report")),
     responses((status = 204, description = "Deleted")))]
-async fn delete_report(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    client: Client,
-    Ids(ids): Ids<2>,
-) -> Result<StatusCode> {
+async fn delete_report(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<2>) -> Result<StatusCode> {
     let [project_id, report_id] = ids;
-    reports::delete(&app, &Actor::user(&user, client.ip), user.id, project_id, report_id).await?;
+    reports::delete(&app, &caller, project_id, report_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -247,12 +240,12 @@ async fn get_public_report(State(app): State<AppState>, Ids(ids): Ids<2>) -> Res
         (status = 409, description = "Already queued or being generated", body = crate::error::ErrorBody),
     ))]
 async fn regenerate_report(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     Ids(ids): Ids<2>,
 ) -> Result<(StatusCode, Json<Report>)> {
     let [project_id, report_id] = ids;
-    let report = reports::regenerate(&app, user.id, project_id, report_id).await?;
+    let report = reports::regenerate(&app, &caller, project_id, report_id).await?;
     Ok((StatusCode::ACCEPTED, Json(report)))
 }
 
@@ -265,12 +258,12 @@ async fn regenerate_report(
         (status = 409, description = "Not queued or being generated", body = crate::error::ErrorBody),
     ))]
 async fn cancel_report(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     Ids(ids): Ids<2>,
 ) -> Result<(StatusCode, Json<Report>)> {
     let [project_id, report_id] = ids;
-    let report = reports::cancel(&app.store, user.id, project_id, report_id).await?;
+    let report = reports::cancel(&app.store, &caller, project_id, report_id).await?;
     Ok((StatusCode::ACCEPTED, Json(report)))
 }
 

@@ -16,7 +16,7 @@ use crate::app::accounts::teams::{self, Accepter};
 use crate::domain::workspace::{AuditEvent, Invitation, Member, Role, Workspace};
 use crate::doors::http::AppState;
 use crate::doors::http::extract::{
-    Caller, Client, CurrentUser, Ids, IdsAndJson, PathText, ValidJson, has_session_cookie, read_json_body_up_to,
+    Client, Credentials, CurrentUser, Ids, IdsAndJson, PathText, ValidJson, has_session_cookie, read_json_body_up_to,
 };
 use crate::doors::http::paging::{PageQuery, Paging, paged};
 use crate::doors::http::validation::parse_body;
@@ -281,7 +281,7 @@ async fn accept_invitation(
     let signed_in = parts.headers.contains_key(axum::http::header::AUTHORIZATION)
         || has_session_cookie(&parts, &app.settings.server.public_url);
     let caller = if signed_in {
-        Some(<Caller as axum::extract::FromRequestParts<AppState>>::from_request_parts(&mut parts, &app).await?)
+        Some(<Credentials as axum::extract::FromRequestParts<AppState>>::from_request_parts(&mut parts, &app).await?)
     } else {
         None
     };

@@ -1,0 +1,59 @@
+//! Who asks a use case: the person, what his credential allows, and how the audit log
+//! names him. Each door finds the caller once (the API from its bearer token or session,
+//! the console from the visitor's session, MCP from its token) and hands it to the use
+//! cases, which check his role and his credential's scope themselves.
+
+use std::net::IpAddr;
+
+use uuid::Uuid;
+
+use crate::app::accounts::access::{self, Target};
+use crate::app::accounts::audit::Actor;
+use crate::domain::user::{TokenScope, User};
+use crate::domain::workspace::{Need, Role};
+use crate::error::{Error, Result};
+use crate::store::Store;
+
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub user: User,
+    /// What the credential allows: a session or a `write` token changes, a `read` token
+    /// only reads.
+    pub scope: TokenScope,
+    /// The address the request came from, for the audit log.
+    pub ip: Option<IpAddr>,
+}
+
+impl Caller {
+    pub fn new(user: User, scope: TokenScope, ip: Option<IpAddr>) -> Self {
+        Self { user, scope, ip }
+    }
+
+    pub fn id(&self) -> Uuid {
+        self.user.id
+    }
+
+    /// The caller as the audit log names him.
+    pub fn actor(&self) -> Actor {
+        Actor::user(&self.user, self.ip)
+    }
+
+    /// Refuses a change to a caller whose credential may only read.
+    pub fn may_change(&self) -> Result<()> {
+        match self.scope {
+            TokenScope::Write => Ok(()),
+            TokenScope::Read => Err(Error::forbidden(
+                "This token may only read (scope read); use a token with scope write",
+            )),
+        }
+    }
+
+    /// The caller's role on `target` if it allows `need` (unseen 404, not allowed 403),
+    /// and for anything beyond reading a credential that may change.
+    pub async fn require(&self, store: &Store, target: Target, need: Need) -> Result<Role> {
+        if need != Need::Read {
+            self.may_change()?;
+        }
+        access::require(store, self.user.id, target, need).await
+    }
+}
