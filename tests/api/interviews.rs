@@ -641,7 +641,7 @@ async fn the_respondent_page_is_escaped_localised_and_locked_down() {
     let html = response.text().await.unwrap();
     assert!(html.contains("lang=\"ru\""), "{html}");
     assert!(!html.contains("<script>alert(1)"), "{html}");
-    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(html.contains("&#60;script&#62;alert(1)&#60;/script&#62;"), "{html}");
     assert!(!html.contains("<b>") && !html.contains(&user.email));
     assert!(
         !html.contains(" style=") && !html.contains("<script>"),

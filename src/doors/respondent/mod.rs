@@ -1,12 +1,13 @@
 //! The page a respondent opens from an interview link. It shows the room and runs the
 //! conversation against the public join API from `assets/interview.js`.
 //!
-//! The HTML is written by hand so the page needs no template engine: everything that
-//! comes from a room passes through `escape_html`. The page is served under a strict
+//! The HTML is askama's (`templates/respondent/`), checked at compile time and escaping
+//! everything that comes from a room. The page is served under a strict
 //! Content-Security-Policy, so it has no inline script or style; the script reads the
 //! token and language from `data-*` attributes on `<body>` and its strings from a JSON
 //! block.
 
+use askama::Template;
 use serde::Serialize;
 
 /// What the page shows of a room.
@@ -49,6 +50,44 @@ pub fn render_preview(room: &PageRoom<'_>, back: &str) -> String {
     render_page(room, Some(back))
 }
 
+/// The respondent's page (`templates/respondent/page.html`); askama escapes every value
+/// that comes from a room.
+#[derive(Template)]
+#[template(path = "respondent/page.html")]
+struct Page<'a> {
+    lang: &'static str,
+    title: String,
+    style_url: &'static str,
+    script_url: &'static str,
+    /// The script's strings as JSON (none in a preview, which runs no script).
+    strings: Option<String>,
+    state: &'static str,
+    token: &'a str,
+    status: &'a str,
+    speech_lang: String,
+    preview_back: Option<&'a str>,
+    room_name: &'a str,
+    project_name: &'a str,
+    duration: String,
+    topics: &'a str,
+    /// Why the room cannot be joined, when it cannot.
+    closed: Option<&'static str>,
+    text: &'static Text,
+    /// A preview: the form is switched off.
+    off: bool,
+    /// The workspace's consent text, paragraph by paragraph.
+    consent: Option<Vec<&'a str>>,
+}
+
+#[derive(Template)]
+#[template(path = "respondent/not_found.html")]
+struct NotFound {
+    lang: &'static str,
+    title: &'static str,
+    style_url: &'static str,
+    message: &'static str,
+}
+
 fn render_page(room: &PageRoom<'_>, preview: Option<&str>) -> String {
     let known = supported(room.language);
     let text = known.unwrap_or(&EN);
@@ -57,17 +96,18 @@ fn render_page(room: &PageRoom<'_>, preview: Option<&str>) -> String {
     } else {
         room.room_name
     };
-    let title = if room.project_name.trim().is_empty() {
+    let project_name = room.project_name.trim();
+    let title = if project_name.is_empty() {
         room_name.to_owned()
     } else {
         format!("{room_name} – {}", room.project_name)
     };
-    let (state, content) = match room.status {
-        "pending" | "active" => ("join", join_view(text, preview.is_some(), room.consent_text)),
-        "completed" => ("completed", closed_view(text.script.completed)),
-        "expired" => ("expired", closed_view(text.expired)),
-        "cancelled" => ("cancelled", closed_view(text.cancelled)),
-        _ => ("unavailable", closed_view(text.unavailable)),
+    let (state, closed) = match room.status {
+        "pending" | "active" => ("join", None),
+        "completed" => ("completed", Some(text.script.completed)),
+        "expired" => ("expired", Some(text.expired)),
+        "cancelled" => ("cancelled", Some(text.cancelled)),
+        _ => ("unavailable", Some(text.unavailable)),
     };
     let state = if preview.is_some() { "preview" } else { state };
     // Speech engines do better with the room's region ("de-AT") than with the bare
@@ -76,55 +116,48 @@ fn render_page(room: &PageRoom<'_>, preview: Option<&str>) -> String {
         Some(_) => room.language.trim().replace('_', "-"),
         None => "en".to_owned(),
     };
-    let body_attributes = format!(
-        r#" data-state="{state}" data-token="{}" data-status="{}" data-lang="{}""#,
-        escape_html(room.token),
-        escape_html(room.status),
-        escape_html(&speech_lang),
-    );
-    // The banner speaks to the researcher, in the console's language, whatever the
-    // room's.
-    let banner = preview.map_or_else(String::new, |back| {
-        format!(
-            "<aside class=\"preview-banner\" lang=\"en\" aria-label=\"Preview\">\n<p><strong>Preview.</strong> \
-             This is the page respondents see when they open their link. Nothing here is saved, and the form \
-             is switched off.</p>\n<p><a href=\"{}\">Back to the interview links</a></p>\n</aside>\n",
-            escape_html(back)
-        )
-    });
-    let body = format!(
-        "{banner}{header}\n<main>\n{content}</main>\n",
-        header = header(text, room_name, room),
-    );
-    document(text, &title, &body_attributes, &body, preview.is_none())
+    let consent = room
+        .consent_text
+        .map(str::trim)
+        .filter(|consent| !consent.is_empty())
+        .map(|consent| consent.split("\n\n").map(str::trim).collect());
+    let page = Page {
+        lang: text.lang,
+        title,
+        style_url: STYLE_URL,
+        script_url: SCRIPT_URL,
+        strings: preview.is_none().then(|| script_json(&text.script)),
+        state,
+        token: room.token,
+        status: room.status,
+        speech_lang,
+        // The banner speaks to the researcher, in the console's language, whatever the
+        // room's.
+        preview_back: preview,
+        room_name,
+        project_name: if project_name.is_empty() { "" } else { room.project_name },
+        duration: (text.about_minutes)(room.max_duration_minutes),
+        topics: room.topics_for_respondent.trim(),
+        closed,
+        text,
+        off: preview.is_some(),
+        consent,
+    };
+    page.render().expect("the respondent's page renders")
 }
 
 /// The page for a token that names no room, in the first language of `accept_language`
 /// (an `Accept-Language` header value) the page has text for, else in English.
 pub fn render_not_found(accept_language: Option<&str>) -> String {
     let text = accept_language.and_then(preferred).unwrap_or(&EN);
-    let body = format!(
-        "<main class=\"notice\">\n<h1>{}</h1>\n<p>{}</p>\n</main>\n",
-        escape_html(text.not_found_title),
-        escape_html(text.not_found_body),
-    );
-    document(text, text.not_found_title, "", &body, false)
-}
-
-/// Makes `value` safe as HTML text and as a quoted attribute value.
-pub fn escape_html(value: &str) -> String {
-    let mut escaped = String::with_capacity(value.len());
-    for c in value.chars() {
-        match c {
-            '&' => escaped.push_str("&amp;"),
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '"' => escaped.push_str("&quot;"),
-            '\'' => escaped.push_str("&#39;"),
-            _ => escaped.push(c),
-        }
+    NotFound {
+        lang: text.lang,
+        title: text.not_found_title,
+        style_url: STYLE_URL,
+        message: text.not_found_body,
     }
-    escaped
+    .render()
+    .expect("the not-found page renders")
 }
 
 /// JSON for a `<script type="application/json">` block. The HTML parser ends the block
@@ -133,139 +166,6 @@ fn script_json<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value)
         .expect("the page strings serialize")
         .replace('<', "\\u003c")
-}
-
-fn document(text: &Text, title: &str, body_attributes: &str, body: &str, with_script: bool) -> String {
-    let script = if with_script {
-        format!(
-            "<script type=\"application/json\" id=\"strings\">{}</script>\n<script src=\"{SCRIPT_URL}\" defer></script>\n",
-            script_json(&text.script)
-        )
-    } else {
-        String::new()
-    };
-    // `no-referrer` because the URL holds the access token.
-    format!(
-        r#"<!DOCTYPE html>
-<html lang="{lang}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex, nofollow">
-<title>{title}</title>
-<link rel="stylesheet" href="{STYLE_URL}">
-{script}</head>
-<body{body_attributes}>
-{body}</body>
-</html>
-"#,
-        lang = text.lang,
-        title = escape_html(title),
-    )
-}
-
-fn header(text: &Text, room_name: &str, room: &PageRoom<'_>) -> String {
-    let project = if room.project_name.trim().is_empty() {
-        String::new()
-    } else {
-        format!("<p class=\"project\">{}</p>\n", escape_html(room.project_name))
-    };
-    let topics = if room.topics_for_respondent.trim().is_empty() {
-        String::new()
-    } else {
-        format!(
-            "<section class=\"topics\" aria-labelledby=\"topics-heading\">\n<h2 id=\"topics-heading\">{}</h2>\n<p>{}</p>\n</section>\n",
-            escape_html(text.topics),
-            escape_html(room.topics_for_respondent.trim()),
-        )
-    };
-    format!(
-        "<header class=\"room\">\n<h1>{}</h1>\n{project}<p class=\"duration\">{}</p>\n{topics}</header>",
-        escape_html(room_name),
-        escape_html(&(text.about_minutes)(room.max_duration_minutes)),
-    )
-}
-
-fn closed_view(message: &str) -> String {
-    format!(
-        "<div id=\"state\" class=\"state closed\" role=\"status\">{}</div>\n",
-        escape_html(message)
-    )
-}
-
-/// The join form, and the conversation the script reveals once joined; `off` (a
-/// preview) disables the form.
-fn join_view(text: &Text, off: bool, consent_text: Option<&str>) -> String {
-    let t = |s: &str| escape_html(s);
-    let off = if off { " disabled" } else { "" };
-    // The workspace's own text, paragraph by paragraph, and a box to tick before starting.
-    let agreement = match consent_text.map(str::trim).filter(|c| !c.is_empty()) {
-        Some(consent) => {
-            let paragraphs: String = consent
-                .split("\n\n")
-                .map(|p| format!("<p>{}</p>", escape_html(p.trim())))
-                .collect();
-            format!(
-                "<fieldset class=\"agreement\">\n<legend>{}</legend>\n<div class=\"agreement-text\">{paragraphs}</div>\n\
-                 <label class=\"accept\"><input id=\"consent\" name=\"consent\" type=\"checkbox\" required{off}> {}</label>\n</fieldset>\n",
-                t(text.consent_heading),
-                t(text.consent_accept),
-            )
-        }
-        None => String::new(),
-    };
-    format!(
-        r#"<section id="join-section" class="join" aria-labelledby="join-heading">
-<h2 id="join-heading">{join_heading}</h2>
-<p>{join_intro}</p>
-<form id="join-form">
-<label for="email">{email_label}</label>
-<input id="email" name="email" type="email" autocomplete="email" required autocapitalize="off" spellcheck="false"{off}>
-{agreement}<button id="join" type="submit" class="primary"{off}>{join}</button>
-</form>
-<p class="consent">{consent}</p>
-</section>
-<section id="interview" class="interview" aria-labelledby="interview-heading" hidden>
-<div class="bar">
-<h2 id="interview-heading">{conversation}</h2>
-<div id="timer-box" class="timer-box" hidden><span id="timer-label">{time_left}</span> <div id="timer" role="timer" aria-labelledby="timer-label">--:--</div></div>
-</div>
-<div id="log" class="log" role="log" aria-live="polite" aria-labelledby="interview-heading"></div>
-<div id="typing" class="typing" aria-live="polite"></div>
-<form id="answer">
-<label for="message">{message_label}</label>
-<textarea id="message" name="message" rows="3" aria-describedby="message-hint"></textarea>
-<p id="message-hint" class="hint">{message_hint}</p>
-<div class="actions">
-<button id="mic" type="button" class="mic" aria-pressed="false" hidden>{mic}</button>
-<button id="send" type="submit" class="primary">{send}</button>
-</div>
-</form>
-<div class="controls">
-<div id="speak-control" class="speak" hidden><input id="speak" type="checkbox" autocomplete="off"> <label for="speak">{speak}</label></div>
-<button id="leave" type="button" class="leave">{leave}</button>
-</div>
-</section>
-<div id="error" class="error" role="alert"></div>
-<div id="state" class="state" role="status"></div>
-<noscript><p class="error">{noscript}</p></noscript>
-"#,
-        join_heading = t(text.join_heading),
-        join_intro = t(text.join_intro),
-        email_label = t(text.email_label),
-        join = t(text.join),
-        consent = t(text.consent),
-        conversation = t(text.conversation),
-        time_left = t(text.time_left),
-        leave = t(text.script.leave),
-        message_label = t(text.message_label),
-        message_hint = t(text.message_hint),
-        mic = t(text.mic),
-        send = t(text.send),
-        speak = t(text.speak),
-        noscript = t(text.noscript),
-    )
 }
 
 /// The page text for `tag`'s primary subtag, if the page has it.
@@ -578,16 +478,6 @@ mod tests {
     }
 
     #[test]
-    fn escape_html_escapes_the_five_characters() {
-        assert_eq!(
-            escape_html(r#"<a href="x" title='y'>&amp;</a>"#),
-            "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;"
-        );
-        assert_eq!(escape_html("Grüße, привет"), "Grüße, привет");
-        assert_eq!(escape_html(""), "");
-    }
-
-    #[test]
     fn room_fields_are_escaped() {
         let html = render(&PageRoom {
             token: "a\"b<c>",
@@ -599,19 +489,17 @@ mod tests {
             max_duration_minutes: 30,
             consent_text: Some("<b>I agree</b>\n\nto be recorded."),
         });
-        assert!(
-            html.contains(
-                "<div class=\"agreement-text\"><p>&lt;b&gt;I agree&lt;/b&gt;</p><p>to be recorded.</p></div>"
-            )
-        );
+        assert!(html.contains(
+            "<div class=\"agreement-text\"><p>&#60;b&#62;I agree&#60;/b&#62;</p><p>to be recorded.</p></div>"
+        ));
         assert!(html.contains(r#"<input id="consent" name="consent" type="checkbox" required>"#));
         assert!(!html.contains("<script>alert"), "{html}");
         assert!(!html.contains("<b>bold"));
         assert!(!html.contains("<img"));
-        assert!(html.contains("<h1>&lt;script&gt;alert(&#39;room&#39;)&lt;/script&gt;</h1>"));
-        assert!(html.contains("&quot;Quoted&quot; &amp; &lt;b&gt;bold&lt;/b&gt;"));
-        assert!(html.contains("&lt;img src=x onerror=alert(1)&gt; &#39;topics&#39;"));
-        assert!(html.contains(r#"data-token="a&quot;b&lt;c&gt;""#));
+        assert!(html.contains("<h1>&#60;script&#62;alert(&#39;room&#39;)&#60;/script&#62;</h1>"));
+        assert!(html.contains("&#34;Quoted&#34; &#38; &#60;b&#62;bold&#60;/b&#62;"));
+        assert!(html.contains("&#60;img src=x onerror=alert(1)&#62; &#39;topics&#39;"));
+        assert!(html.contains(r#"data-token="a&#34;b&#60;c&#62;""#));
     }
 
     #[test]
