@@ -373,6 +373,160 @@ mod house {
         assert_eq!(store_calls(text), ["get_report", "list"]);
     }
 
+    /// A type as written, without spaces or module paths (`axum::Form<x::Y>` is `Form<Y>`).
+    fn bare(ty: &str) -> String {
+        let ty: String = ty.chars().filter(|c| !c.is_whitespace()).collect();
+        let (mut out, mut rest) = (String::new(), ty.as_str());
+        while let Some(at) = rest.find("::") {
+            out.push_str(rest[..at].trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '_'));
+            rest = &rest[at + 2..];
+        }
+        out + rest
+    }
+
+    /// The functions a text defines outside comments, each with its parameters' types
+    /// (bare), split at the commas between them.
+    fn signatures(text: &str) -> Vec<(String, Vec<String>)> {
+        let code: String = text
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut found = Vec::new();
+        for (at, _) in code.match_indices("fn ") {
+            if code[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
+                continue;
+            }
+            let rest = &code[at + "fn ".len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let Some(open) = rest.find('(') else { continue };
+            let (mut depth, mut params, mut param) = (0, Vec::new(), String::new());
+            for c in rest[open + 1..].chars() {
+                match c {
+                    '(' | '<' | '[' => depth += 1,
+                    ')' if depth == 0 => break,
+                    ')' | '>' | ']' => depth -= 1,
+                    ',' if depth == 0 => {
+                        params.push(std::mem::take(&mut param));
+                        continue;
+                    }
+                    _ => {}
+                }
+                param.push(c);
+            }
+            params.push(param);
+            let types = params
+                .iter()
+                .filter_map(|param| {
+                    // The pattern ends at the first single colon (`Path((a, b)): Path<..>`).
+                    let colon = (0..param.len()).find(|&i| {
+                        param[i..].starts_with(':') && !param[i + 1..].starts_with(':') && !param[..i].ends_with(':')
+                    })?;
+                    Some(bare(&param[colon + 1..]))
+                })
+                .collect();
+            found.push((name, types));
+        }
+        found
+    }
+
+    #[test]
+    fn the_signatures_of_a_text_are_read() {
+        let text = "async fn create(\n    State(services): State<Services>,\n    Path((a, b)): Path<(Uuid, i64)>,\n    \
+                    Change(visitor, form): Change<crate::x::Form>,\n) -> PageResult {\n// fn in_a_comment(x: Bytes)\n\
+                    fn show(visitor: Option<Visitor>, body: axum::Form<HashMap<String, String>>) {}";
+        assert_eq!(
+            signatures(text),
+            [
+                (
+                    "create".to_owned(),
+                    vec![
+                        "State<Services>".to_owned(),
+                        "Path<(Uuid,i64)>".into(),
+                        "Change<Form>".into()
+                    ]
+                ),
+                (
+                    "show".to_owned(),
+                    vec!["Option<Visitor>".to_owned(), "Form<HashMap<String,String>>".into()]
+                ),
+            ]
+        );
+    }
+
+    /// The console's handlers that take the visitor themselves: those may only look (the
+    /// visitor of a form that changes something comes in a `Change`, which has checked
+    /// its CSRF token and origin before reading it).
+    fn console_handlers_taking_the_visitor() -> Vec<(PathBuf, String, Vec<String>, String)> {
+        all_sources()
+            .into_iter()
+            .filter(|(path, _)| path.starts_with("doors/console"))
+            .flat_map(|(path, text)| {
+                signatures(&text)
+                    .into_iter()
+                    .filter(|(_, types)| types.iter().any(|ty| ty == "Visitor" || ty == "Option<Visitor>"))
+                    .map(|(name, types)| (path.clone(), name, types, text.clone()))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_console_handler_that_takes_the_visitor_reads_no_form_of_its_own() {
+        // What reads a request's body (a `Query` or `Path` reads only its address; a whole
+        // `Request` is taken by a page that reads its headers, and a POST route is caught
+        // by the rule below whatever it takes).
+        let body = |ty: &String| {
+            ty.starts_with("Form<")
+                || ty.starts_with("Json<")
+                || ["Bytes", "String", "RawForm", "Multipart"].contains(&ty.as_str())
+        };
+        let offenders: Vec<String> = console_handlers_taking_the_visitor()
+            .into_iter()
+            .filter(|(_, _, types, _)| types.iter().any(body))
+            .map(|(path, name, _, _)| format!("{} fn {name}", path.display()))
+            .collect();
+        assert!(
+            offenders.is_empty(),
+            "these take the visitor and read a body unchecked (take a session::Change instead): {offenders:?}"
+        );
+    }
+
+    #[test]
+    fn a_console_form_that_changes_something_is_checked_by_its_type() {
+        // A POST route's handler must get its visitor from a `Change` (or `MaybeChange`).
+        let offenders: Vec<String> = console_handlers_taking_the_visitor()
+            .into_iter()
+            .filter(|(_, name, _, text)| text.contains(&format!("post({name})")))
+            .map(|(path, name, _, _)| format!("{} fn {name}", path.display()))
+            .collect();
+        assert!(
+            offenders.is_empty(),
+            "these answer a POST with a bare Visitor (take a session::Change instead): {offenders:?}"
+        );
+        let called: Vec<_> = all_sources()
+            .into_iter()
+            .filter(|(path, text)| {
+                path.starts_with("doors/console")
+                    && text
+                        .lines()
+                        .any(|line| !line.trim_start().starts_with("//") && line.contains("check_change("))
+            })
+            .map(|(path, _)| path)
+            .collect();
+        assert!(
+            called.is_empty(),
+            "these check a form's CSRF token by hand (take a session::Change instead): {called:?}"
+        );
+    }
+
     #[test]
     fn no_use_case_speaks_http() {
         let offenders: Vec<_> = all_sources()

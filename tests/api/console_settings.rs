@@ -623,3 +623,88 @@ async fn settings_pages_refuse_what_a_role_does_not_allow_and_forms_without_thei
     assert!(ci["expires_at"].is_string(), "it expires: {ci}");
     app.stop().await;
 }
+
+/// Asserts that a form was refused with the console's 403 page saying `sentence`.
+async fn assert_refused(answer: reqwest::Response, what: &str, sentence: &str) {
+    assert_eq!(answer.status(), StatusCode::FORBIDDEN, "{what}");
+    let html = answer.text().await.expect("html");
+    assert!(
+        html.contains("Not allowed") && html.contains(sentence),
+        "{what}: {html}"
+    );
+}
+
+#[tokio::test]
+async fn a_form_with_a_wrong_token_or_without_an_origin_is_refused_on_a_page_and_changes_nothing() {
+    let app = TestApp::start().await;
+    let owner = app.user().await;
+    let (client, cookie, csrf) = http_session(&app, &owner, "/settings/tags").await;
+    assert!(!csrf.is_empty(), "the page's forms carry the token");
+    // `origin: None` sends no Origin header at all.
+    let post = |path: &str, origin: Option<&str>, fields: &[(&str, &str)]| {
+        let mut request = client.post(app.url(path)).header(COOKIE, &cookie).form(fields);
+        if let Some(origin) = origin {
+            request = request.header(ORIGIN, origin.to_owned());
+        }
+        request.send()
+    };
+    let expired = "This form has expired or came from elsewhere: reload the page and try again";
+    // Up to the apostrophe, which the page escapes.
+    let elsewhere = "This change did not come from this service";
+    let (base, evil) = (Some(app.base.as_str()), Some("https://evil.example"));
+
+    // A form decoded as a struct (a tag).
+    let tag = |csrf: &'static str| [("csrf", csrf), ("name", "Forged"), ("color", ""), ("parent_id", "")];
+    let answer = post("/settings/tags", base, &tag("forged")).await.expect("sent");
+    assert_refused(answer, "a wrong token", expired).await;
+    let answer = post("/settings/tags", base, &tag("forged")[1..]).await.expect("sent");
+    assert_refused(answer, "no token", expired).await;
+    let right = [
+        ("csrf", csrf.as_str()),
+        ("name", "Forged"),
+        ("color", ""),
+        ("parent_id", ""),
+    ];
+    let answer = post("/settings/tags", None, &right).await.expect("sent");
+    assert_refused(answer, "no Origin", elsewhere).await;
+    let answer = post("/settings/tags", evil, &right).await.expect("sent");
+    assert_refused(answer, "another Origin", elsewhere).await;
+    let (_, tags) = app.get(&format!("/workspaces/{}/tags", owner.id), &owner).await;
+    assert_eq!(tags, json!([]), "no tag was made");
+
+    // A form read field by field (a webhook's repeated events).
+    let hook = |csrf| {
+        [
+            ("csrf", csrf),
+            ("url", "https://hooks.example/in"),
+            ("events", "report.completed"),
+            ("events", "record.finished"),
+        ]
+    };
+    let answer = post("/settings/webhooks", base, &hook("forged")).await.expect("sent");
+    assert_refused(answer, "a wrong token", expired).await;
+    let answer = post("/settings/webhooks", None, &hook(csrf.as_str()))
+        .await
+        .expect("sent");
+    assert_refused(answer, "no Origin", elsewhere).await;
+    let (_, endpoints) = app.get("/webhooks/endpoints", &owner).await;
+    assert_eq!(endpoints, json!([]), "no endpoint was registered");
+
+    // Without a session the form is not read: the browser goes to sign in and back.
+    let anonymous = crate::console_pages::forms()
+        .post(app.url("/settings/tags"))
+        .header(ORIGIN, &app.base)
+        .form(&right)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(anonymous.status(), StatusCode::SEE_OTHER);
+    assert_eq!(anonymous.headers()["location"], "/sign-in?return_to=%2Fsettings%2Ftags");
+
+    // The same form with its token, from this service's page, is taken.
+    let made = post("/settings/tags", base, &right).await.expect("sent");
+    assert_eq!(made.status(), StatusCode::SEE_OTHER);
+    let (_, tags) = app.get(&format!("/workspaces/{}/tags", owner.id), &owner).await;
+    assert_eq!(tags[0]["name"], "Forged");
+    app.stop().await;
+}

@@ -1,13 +1,17 @@
 //! Who is looking at a page: the signed-in person (by the session cookie), his
 //! workspaces and the one he is in. A page without a session sends the browser to the
 //! sign-in page and back; a form that changes something must carry the session's CSRF
-//! token and come from this service's own pages.
+//! token and come from this service's own pages, which the [`Change`] extractor checks
+//! before the form is read.
 
-use axum::extract::{FromRequestParts, OptionalFromRequestParts};
+use axum::Form;
+use axum::body::Body;
+use axum::extract::{FromRequest, FromRequestParts, OptionalFromRequestParts, RawForm, Request};
 use axum::http::HeaderValue;
-use axum::http::header::{COOKIE, HOST, ORIGIN};
+use axum::http::header::{CONTENT_TYPE, COOKIE, HOST, ORIGIN};
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Redirect, Response};
+use serde::de::DeserializeOwned;
 
 use crate::app::accounts::audit::Actor;
 use crate::app::accounts::sign_in::{self, Credential};
@@ -53,25 +57,25 @@ impl Visitor {
     pub fn can_write(&self) -> bool {
         self.current.role.allows(Need::Write)
     }
+}
 
-    /// Refuses a change without the session's CSRF token or from another origin.
-    pub fn check_change(&self, services: &Services, csrf: &str) -> Result<(), Error> {
-        if !sign_in::csrf_matches(&services.secret, &self.session_value, Some(csrf)) {
-            return Err(Error::forbidden(
-                "This form has expired or came from elsewhere: reload the page and try again",
-            ));
-        }
-        if !sign_in::same_origin(
-            &services.settings.server.public_url,
-            self.origin.as_deref(),
-            self.host.as_deref(),
-        ) {
-            return Err(Error::forbidden(
-                "This change did not come from this service's own pages",
-            ));
-        }
-        Ok(())
+/// Refuses a change without the session's CSRF token or from another origin.
+fn refuse_forgery(visitor: &Visitor, services: &Services, csrf: Option<&str>) -> Result<(), Error> {
+    if !sign_in::csrf_matches(&services.secret, &visitor.session_value, csrf) {
+        return Err(Error::forbidden(
+            "This form has expired or came from elsewhere: reload the page and try again",
+        ));
     }
+    if !sign_in::same_origin(
+        &services.settings.server.public_url,
+        visitor.origin.as_deref(),
+        visitor.host.as_deref(),
+    ) {
+        return Err(Error::forbidden(
+            "This change did not come from this service's own pages",
+        ));
+    }
+    Ok(())
 }
 
 fn to_sign_in(parts: &Parts) -> Response {
@@ -166,4 +170,78 @@ impl OptionalFromRequestParts<Services> for Visitor {
     async fn from_request_parts(parts: &mut Parts, services: &Services) -> Result<Option<Self>, Self::Rejection> {
         visitor(parts, services).await
     }
+}
+
+/// A change a signed-in visitor sends with a form: the visitor, then the form as `F`. The
+/// form is decoded only once its `csrf` field is the session's token and it came from
+/// this service's own pages, so that a handler which changes something cannot forget to
+/// ask (forms carry no `csrf` field of their own).
+pub struct Change<F>(pub Visitor, pub F);
+
+impl<F: DeserializeOwned> FromRequest<Services> for Change<F> {
+    type Rejection = Response;
+
+    async fn from_request(request: Request, services: &Services) -> Result<Self, Self::Rejection> {
+        let (mut parts, body) = request.into_parts();
+        let visitor = <Visitor as FromRequestParts<Services>>::from_request_parts(&mut parts, services).await?;
+        let form = checked_form(parts, body, services, |csrf| refuse_forgery(&visitor, services, csrf)).await?;
+        Ok(Change(visitor, form))
+    }
+}
+
+/// A form that a signed-in visitor or someone signed out may send (accepting an
+/// invitation): with a session it is checked as a [`Change`]; without one it must still
+/// come from this service's own page, for it may start a session.
+pub struct MaybeChange<F>(pub Option<Visitor>, pub F);
+
+impl<F: DeserializeOwned> FromRequest<Services> for MaybeChange<F> {
+    type Rejection = Response;
+
+    async fn from_request(request: Request, services: &Services) -> Result<Self, Self::Rejection> {
+        let (mut parts, body) = request.into_parts();
+        let visitor = <Visitor as OptionalFromRequestParts<Services>>::from_request_parts(&mut parts, services).await?;
+        let headers = parts.headers.clone();
+        let form = checked_form(parts, body, services, |csrf| match &visitor {
+            Some(visitor) => refuse_forgery(visitor, services, csrf),
+            None => super::pages::from_this_service(services, &headers),
+        })
+        .await?;
+        Ok(MaybeChange(visitor, form))
+    }
+}
+
+/// A form read field by field, in order: for repeated fields (checkboxes, several ids)
+/// that a struct decoder would not gather.
+pub type Fields = Vec<(String, String)>;
+
+/// Reads a form's body as axum's `Form` does (its content type, the body limit, its
+/// rejections), lets `check` refuse it by its `csrf` field, and only then decodes it.
+async fn checked_form<F: DeserializeOwned>(
+    parts: Parts,
+    body: Body,
+    services: &Services,
+    check: impl FnOnce(Option<&str>) -> Result<(), Error>,
+) -> Result<F, Response> {
+    let (method, uri, extensions) = (parts.method.clone(), parts.uri.clone(), parts.extensions.clone());
+    let content_type = parts.headers.get(CONTENT_TYPE).cloned();
+    let RawForm(bytes) = RawForm::from_request(Request::from_parts(parts, body), services)
+        .await
+        .map_err(IntoResponse::into_response)?;
+    let csrf = url::form_urlencoded::parse(&bytes)
+        .find(|(key, _)| key == "csrf")
+        .map(|(_, value)| value);
+    check(csrf.as_deref()).map_err(|error| super::PageError(error).into_response())?;
+    // Decoded by `Form` itself, so that a malformed form is refused in its words; the
+    // request keeps its extensions, hence the same body limit.
+    let mut again = Request::new(Body::from(bytes));
+    *again.method_mut() = method;
+    *again.uri_mut() = uri;
+    *again.extensions_mut() = extensions;
+    if let Some(content_type) = content_type {
+        again.headers_mut().insert(CONTENT_TYPE, content_type);
+    }
+    let Form(form) = Form::<F>::from_request(again, services)
+        .await
+        .map_err(IntoResponse::into_response)?;
+    Ok(form)
 }

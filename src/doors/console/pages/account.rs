@@ -15,7 +15,7 @@ use crate::app::accounts::recovery;
 
 use crate::app::accounts::teams::{self, Accepter};
 use crate::domain::ClientAddr;
-use crate::doors::console::session::{Visitor, workspace_cookie};
+use crate::doors::console::session::{MaybeChange, Visitor, workspace_cookie};
 use crate::doors::console::{PageError, PageResult, page};
 use crate::error::Error;
 use crate::services::Services;
@@ -157,29 +157,21 @@ struct AcceptForm {
     #[serde(default)]
     password: String,
     name: Option<String>,
-    csrf: Option<String>,
 }
 
 async fn accept(
     State(services): State<Services>,
-    visitor: Option<Visitor>,
     client: Option<Extension<ClientAddr>>,
     headers: HeaderMap,
     Path(token): Path<String>,
-    Form(form): Form<AcceptForm>,
+    MaybeChange(visitor, form): MaybeChange<AcceptForm>,
 ) -> PageResult {
     let accepter = match &visitor {
-        Some(visitor) => {
-            visitor.check_change(&services, form.csrf.as_deref().unwrap_or_default())?;
-            Accepter::SignedIn(visitor.user.clone())
-        }
-        None => {
-            from_this_service(&services, &headers)?;
-            Accepter::New {
-                password: &form.password,
-                name: form.name.as_deref(),
-            }
-        }
+        Some(visitor) => Accepter::SignedIn(visitor.user.clone()),
+        None => Accepter::New {
+            password: &form.password,
+            name: form.name.as_deref(),
+        },
     };
     let (workspace_id, _, session) = match teams::accept(&services, &token, accepter, device(&client, &headers)).await {
         Ok(accepted) => accepted,

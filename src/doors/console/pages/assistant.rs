@@ -3,11 +3,11 @@
 //! only when the researcher saves them.
 
 use askama::Template;
+use axum::Router;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::{get, post};
-use axum::{Form, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -21,7 +21,7 @@ use crate::domain::paging::PageRequest;
 use crate::domain::patch::Patch;
 use crate::domain::project::Project;
 use crate::domain::workspace::Need;
-use crate::doors::console::session::Visitor;
+use crate::doors::console::session::{Change, Visitor};
 use crate::doors::console::{PageResult, page};
 use crate::error::Error;
 use crate::services::Services;
@@ -108,11 +108,9 @@ async fn project_thread(
 
 async fn ask_assistant(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(project_id): Path<Uuid>,
-    Form(form): Form<AskForm>,
+    Change(visitor, form): Change<AskForm>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     project_for(&services, &visitor, project_id, Need::Read).await?;
     if let Some(thread_id) = form.thread_id() {
         project_thread(&services, visitor.user.id, project_id, thread_id).await?;
@@ -134,11 +132,9 @@ async fn ask_assistant(
 
 async fn rename_assistant_thread(
     State(services): State<Services>,
-    visitor: Visitor,
     Path((project_id, thread_id)): Path<(Uuid, i64)>,
-    Form(form): Form<RenameForm>,
+    Change(visitor, form): Change<RenameForm>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     project_thread(&services, visitor.user.id, project_id, thread_id).await?;
     conversation::rename_thread(
         &services.store,
@@ -238,18 +234,15 @@ async fn accept_form(
 
 #[derive(Deserialize)]
 struct AcceptForm {
-    csrf: String,
     field: Field,
     text: String,
 }
 
 async fn accept(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(project_id): Path<Uuid>,
-    Form(form): Form<AcceptForm>,
+    Change(visitor, form): Change<AcceptForm>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     let text = Patch::Value(form.text.trim().to_owned());
     let changes = match form.field {
         Field::ResearchGoals => ProjectChanges {

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use super::{Shell, device, from_this_service, signed_in};
 use crate::app::accounts::sign_in;
 use crate::domain::ClientAddr;
-use crate::doors::console::session::{Visitor, workspace_cookie};
+use crate::doors::console::session::{Change, workspace_cookie};
 use crate::doors::console::{PageError, PageResult, page};
 use crate::error::Error;
 use crate::services::Services;
@@ -114,12 +114,10 @@ async fn submit(
 /// invitation to another address), which names itself in `return_to` to come back to.
 #[derive(Deserialize)]
 struct SignOutForm {
-    csrf: String,
     return_to: Option<String>,
 }
 
-async fn sign_out(State(services): State<Services>, visitor: Visitor, Form(form): Form<SignOutForm>) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
+async fn sign_out(State(services): State<Services>, Change(visitor, form): Change<SignOutForm>) -> PageResult {
     sign_in::sign_out(&services.store, visitor.user.id, visitor.session_id).await?;
     let to = match form.return_to.as_deref() {
         Some(_) => safe_return(form.return_to.as_deref()),
@@ -135,12 +133,10 @@ async fn sign_out(State(services): State<Services>, visitor: Visitor, Form(form)
 
 #[derive(Deserialize)]
 struct SwitchForm {
-    csrf: String,
     workspace_id: uuid::Uuid,
 }
 
-async fn switch(State(services): State<Services>, visitor: Visitor, Form(form): Form<SwitchForm>) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
+async fn switch(State(services): State<Services>, Change(visitor, form): Change<SwitchForm>) -> PageResult {
     if !visitor.workspaces.iter().any(|w| w.id == form.workspace_id) {
         return Err(Error::not_found("Workspace").into());
     }

@@ -4,10 +4,10 @@
 //! question by a plain form post; `chat.js` sends the same question to the JSON API
 //! instead and streams the answer in as it is written.
 
+use axum::Router;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::post;
-use axum::{Form, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -19,7 +19,7 @@ use crate::domain::conversation::{
 use crate::domain::paging::PageRequest;
 use crate::doors::console::PageResult;
 use crate::doors::console::markdown::{CitationIndex, render};
-use crate::doors::console::session::Visitor;
+use crate::doors::console::session::{Change, Visitor};
 use crate::error::Error;
 use crate::services::Services;
 
@@ -193,7 +193,6 @@ pub async fn record_panel(
 
 #[derive(Deserialize)]
 pub(super) struct AskForm {
-    pub(super) csrf: String,
     #[serde(default)]
     message: String,
     #[serde(default)]
@@ -227,11 +226,9 @@ impl AskForm {
 /// shows the thread.
 async fn ask_record(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(record_id): Path<Uuid>,
-    Form(form): Form<AskForm>,
+    Change(visitor, form): Change<AskForm>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     let body = ChatMessageCreate {
         search_settings: Some(SearchSettings {
             use_web: form.use_web.is_some(),
@@ -247,17 +244,14 @@ async fn ask_record(
 
 #[derive(Deserialize)]
 pub(super) struct RenameForm {
-    pub(super) csrf: String,
     pub(super) title: String,
 }
 
 async fn rename_record_thread(
     State(services): State<Services>,
-    visitor: Visitor,
     Path((record_id, thread_id)): Path<(Uuid, i64)>,
-    Form(form): Form<RenameForm>,
+    Change(visitor, form): Change<RenameForm>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     conversation::record::owned_record(&services, visitor.user.id, record_id).await?;
     conversation::rename_thread(
         &services.store,

@@ -4,21 +4,21 @@
 //! as the JSON API's (`interview::rooms`).
 
 use askama::Template;
+use axum::Router;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::get;
-use axum::{Form, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
-use super::{ConfirmDelete, CsrfForm, ProjectNav, Shell};
+use super::{Button, ConfirmDelete, ProjectNav, Shell};
 use crate::app::interview::rooms;
 use crate::domain::interview::{Room, RoomCreate, RoomStatus};
 use crate::domain::paging::PageRequest;
 use crate::domain::project::Project;
 use crate::domain::workspace::Need;
-use crate::doors::console::session::Visitor;
+use crate::doors::console::session::{Change, Visitor};
 use crate::doors::console::{PageResult, page};
 use crate::doors::respondent as respondent_page;
 use crate::error::Error;
@@ -37,8 +37,6 @@ const LANGUAGES: &[(&str, &str)] = &[
 /// The create form as typed, kept to show again beside its errors.
 #[derive(Deserialize, Clone)]
 struct LinksForm {
-    #[serde(default)]
-    csrf: String,
     #[serde(default = "one")]
     count: String,
     #[serde(default = "thirty")]
@@ -69,7 +67,6 @@ fn english() -> String {
 impl Default for LinksForm {
     fn default() -> Self {
         Self {
-            csrf: String::new(),
             count: one(),
             max_duration_minutes: thirty(),
             expires_in_days: seven(),
@@ -243,11 +240,9 @@ async fn show(
 
 async fn create(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(project_id): Path<Uuid>,
-    Form(form): Form<LinksForm>,
+    Change(visitor, form): Change<LinksForm>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     let body = match form.rooms(project_id) {
         Ok(body) => body,
         Err(errors) => return interviews_page(&services, &visitor, project_id, form, errors, 0).await,
@@ -276,11 +271,9 @@ async fn confirm_cancel(
 
 async fn cancel(
     State(services): State<Services>,
-    visitor: Visitor,
     Path((project_id, room_id)): Path<(Uuid, Uuid)>,
-    Form(form): Form<CsrfForm>,
+    Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     let room = rooms::owned_room(&services.store, visitor.user.id, room_id).await?;
     if room.project_id != project_id {
         return Err(Error::not_found("Interview room").into());

@@ -133,11 +133,10 @@ impl<'a> ErrorPage<'a> {
     }
 }
 
-/// A form that carries nothing but its CSRF token (a button that deletes, cancels...).
+/// The form of a button that only asks (delete, cancel, end a session...): nothing in it
+/// but its CSRF token, which [`Change`](super::session::Change) reads.
 #[derive(Deserialize)]
-pub struct CsrfForm {
-    pub csrf: String,
-}
+pub struct Button {}
 
 /// The page that asks before something is deleted (or cancelled, revoked, removed),
 /// saying what will be lost.

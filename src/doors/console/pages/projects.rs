@@ -2,15 +2,15 @@
 //! project's page with its records, changing and deleting it.
 
 use askama::Template;
+use axum::Router;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::{get, post};
-use axum::{Form, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
-use super::{ConfirmDelete, CsrfForm, ProjectNav, Shell};
+use super::{Button, ConfirmDelete, ProjectNav, Shell};
 use crate::app::projects;
 use crate::app::projects::ProjectChanges;
 use crate::domain::patch::Patch;
@@ -19,7 +19,7 @@ use crate::domain::project::{NewProject, Project, ProjectStatus};
 use crate::domain::record::Record;
 use crate::domain::report::Report;
 use crate::domain::workspace::Need;
-use crate::doors::console::session::Visitor;
+use crate::doors::console::session::{Change, Visitor};
 use crate::doors::console::{PageResult, page};
 use crate::services::Services;
 
@@ -104,7 +104,6 @@ async fn list(State(services): State<Services>, visitor: Visitor, Query(query): 
 
 #[derive(Deserialize)]
 struct ProjectForm {
-    csrf: String,
     name: String,
     #[serde(default)]
     description: String,
@@ -115,8 +114,7 @@ struct ProjectForm {
     status: Option<String>,
 }
 
-async fn create(State(services): State<Services>, visitor: Visitor, Form(form): Form<ProjectForm>) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
+async fn create(State(services): State<Services>, Change(visitor, form): Change<ProjectForm>) -> PageResult {
     let new = NewProject {
         name: form.name.trim().to_owned(),
         description: form.description,
@@ -194,11 +192,9 @@ async fn show(State(services): State<Services>, visitor: Visitor, Path(project_i
 
 async fn update(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(project_id): Path<Uuid>,
-    Form(form): Form<ProjectForm>,
+    Change(visitor, form): Change<ProjectForm>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     let name = form.name.trim();
     let changes = ProjectChanges {
         name: if name.is_empty() {
@@ -240,11 +236,9 @@ async fn confirm_delete(
 
 async fn delete(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(project_id): Path<Uuid>,
-    Form(form): Form<CsrfForm>,
+    Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     projects::delete(&services, &visitor.actor(), visitor.user.id, project_id).await?;
     Ok(Redirect::to("/").into_response())
 }

@@ -2,18 +2,18 @@
 //! speakers.
 
 use askama::Template;
+use axum::Router;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::post;
-use axum::{Form, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
 use super::chat::{ChatPanel, ThreadQuery};
 use super::repository::{Segment, segments};
 use super::settings::{Done, Message};
-use super::{ConfirmDelete, CsrfForm, Shell};
+use super::{Button, ConfirmDelete, Shell};
 use crate::app::persona::Current;
 use crate::app::records::intake::{self, Source, Upload};
 use crate::app::records::{correction, removal, speakers};
@@ -22,7 +22,7 @@ use crate::domain::record::{Record, Utterance};
 use crate::domain::tag::Tag;
 use crate::domain::workspace::{Need, Role};
 use crate::doors::console::markdown::{CitationIndex, render};
-use crate::doors::console::session::Visitor;
+use crate::doors::console::session::{Change, Visitor};
 use crate::doors::console::{PageResult, page};
 use crate::error::Error;
 use crate::services::Services;
@@ -40,18 +40,15 @@ async fn record_for(
 
 #[derive(Deserialize)]
 struct PasteForm {
-    csrf: String,
     title: String,
     text: String,
 }
 
 async fn paste(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(project_id): Path<Uuid>,
-    Form(form): Form<PasteForm>,
+    Change(visitor, form): Change<PasteForm>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     let permit = intake::may_add(&services, visitor.user.id, project_id).await?;
     let upload = Upload {
         title: Some(form.title),
@@ -193,36 +190,30 @@ async fn show(
 
 #[derive(Deserialize)]
 struct RenameForm {
-    csrf: String,
     speaker: String,
     name: String,
 }
 
 async fn rename(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(record_id): Path<Uuid>,
-    Form(form): Form<RenameForm>,
+    Change(visitor, form): Change<RenameForm>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     speakers::rename(&services.store, visitor.user.id, record_id, &form.speaker, &form.name).await?;
     Ok(Redirect::to(&format!("/r/{record_id}")).into_response())
 }
 
 #[derive(Deserialize)]
 struct RespondentForm {
-    csrf: String,
     speaker: String,
     is_respondent: bool,
 }
 
 async fn respondent(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(record_id): Path<Uuid>,
-    Form(form): Form<RespondentForm>,
+    Change(visitor, form): Change<RespondentForm>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     speakers::set_respondent(
         &services.store,
         visitor.user.id,
@@ -357,17 +348,14 @@ async fn persona(State(services): State<Services>, visitor: Visitor, Path(record
 
 #[derive(Deserialize)]
 struct CorrectionForm {
-    csrf: String,
     text: String,
 }
 
 async fn correct(
     State(services): State<Services>,
-    visitor: Visitor,
     Path((record_id, utterance_id)): Path<(Uuid, i64)>,
-    Form(form): Form<CorrectionForm>,
+    Change(visitor, form): Change<CorrectionForm>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     correction::correct_utterance(
         &services.store,
         visitor.user.id,
@@ -395,11 +383,9 @@ async fn confirm_delete(State(services): State<Services>, visitor: Visitor, Path
 
 async fn delete(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(record_id): Path<Uuid>,
-    Form(form): Form<CsrfForm>,
+    Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     let project_id = removal::delete(&services, &visitor.actor(), visitor.user.id, record_id).await?;
     Ok(Redirect::to(&format!("/p/{project_id}")).into_response())
 }
@@ -422,11 +408,9 @@ async fn confirm_redact(State(services): State<Services>, visitor: Visitor, Path
 
 async fn redact(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(record_id): Path<Uuid>,
-    Form(form): Form<CsrfForm>,
+    Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     crate::app::protection::redaction::redact(&services, visitor.actor(), visitor.user.id, record_id).await?;
     Ok(Redirect::to(&format!("/r/{record_id}")).into_response())
 }

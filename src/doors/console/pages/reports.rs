@@ -3,22 +3,21 @@
 //! with a preview, sharing it, and the public page of a shared one.
 
 use askama::Template;
-use axum::body::Bytes;
+use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
-use axum::{Form, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
-use super::{ConfirmDelete, CsrfForm, Shell};
+use super::{Button, ConfirmDelete, Shell};
 use crate::app::reports;
 use crate::app::reports::ReportChanges;
 use crate::domain::patch::Patch;
 use crate::domain::report::{ReasoningMode, Report, ReportCreateFields, ReportStatus};
 use crate::doors::console::markdown::{CitationIndex, render, without_title};
-use crate::doors::console::session::Visitor;
+use crate::doors::console::session::{Change, Fields, Visitor};
 use crate::doors::console::{PageResult, page};
 use crate::error::{Error, Result};
 use crate::services::Services;
@@ -27,11 +26,9 @@ use crate::services::Services;
 /// which a plain form decoder would not.
 async fn generate(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(project_id): Path<Uuid>,
-    body: Bytes,
+    Change(visitor, form): Change<Fields>,
 ) -> PageResult {
-    let mut csrf = String::new();
     let mut fields = ReportCreateFields {
         title: String::new(),
         prompts_ids: None,
@@ -48,10 +45,9 @@ async fn generate(
             .parse::<Uuid>()
             .map_err(|_| Error::conflict(format!("The form sent {what} that is not an id; reload the page")))
     };
-    for (key, value) in url::form_urlencoded::parse(&body) {
+    for (key, value) in &form {
         let value = value.trim();
-        match key.as_ref() {
-            "csrf" => csrf = value.to_owned(),
+        match key.as_str() {
             "title" => fields.title = value.to_owned(),
             "preset_id" if !value.is_empty() => fields.preset_id = Some(ids(value, "a preset")?),
             "prompts_ids" => fields.prompts_ids.get_or_insert_default().push(ids(value, "a prompt")?),
@@ -62,7 +58,6 @@ async fn generate(
             _ => {}
         }
     }
-    visitor.check_change(&services, &csrf)?;
     let report = reports::create(&services, &visitor.caller(), project_id, fields).await?;
     Ok(Redirect::to(&format!("/p/{project_id}/reports/{}", report.id)).into_response())
 }
@@ -164,7 +159,6 @@ async fn confirm_regenerate(
 
 #[derive(Deserialize)]
 struct RegenerateForm {
-    csrf: String,
     /// Sent by the question's form: the visitor has been told what happens to his edits.
     confirmed: Option<String>,
 }
@@ -174,11 +168,9 @@ struct RegenerateForm {
 /// is asked here), though its edits are versions either way.
 async fn regenerate(
     State(services): State<Services>,
-    visitor: Visitor,
     Path((project_id, report_id)): Path<(Uuid, Uuid)>,
-    Form(form): Form<RegenerateForm>,
+    Change(visitor, form): Change<RegenerateForm>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     if form.confirmed.is_none() {
         let report = writable_report(&services, &visitor, project_id, report_id).await?;
         if reports::edited(&services, visitor.user.id, project_id, report_id).await? {
@@ -191,18 +183,15 @@ async fn regenerate(
 
 async fn cancel(
     State(services): State<Services>,
-    visitor: Visitor,
     Path((project_id, report_id)): Path<(Uuid, Uuid)>,
-    Form(form): Form<CsrfForm>,
+    Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     reports::cancel(&services.store, &visitor.caller(), project_id, report_id).await?;
     Ok(Redirect::to(&format!("/p/{project_id}/reports/{report_id}")).into_response())
 }
 
 #[derive(Deserialize)]
 struct FlagForm {
-    csrf: String,
     is_public: Option<bool>,
     is_archived: Option<bool>,
     is_deleted: Option<bool>,
@@ -210,11 +199,9 @@ struct FlagForm {
 
 async fn flag(
     State(services): State<Services>,
-    visitor: Visitor,
     Path((project_id, report_id)): Path<(Uuid, Uuid)>,
-    Form(form): Form<FlagForm>,
+    Change(visitor, form): Change<FlagForm>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     let changes = ReportChanges {
         is_public: form.is_public.map_or(Patch::Missing, Patch::Value),
         is_archived: form.is_archived.map_or(Patch::Missing, Patch::Value),
@@ -279,7 +266,6 @@ async fn edit_form(
 
 #[derive(Deserialize)]
 struct EditForm {
-    csrf: String,
     title: String,
     content: String,
     action: Option<String>,
@@ -287,11 +273,9 @@ struct EditForm {
 
 async fn edit(
     State(services): State<Services>,
-    visitor: Visitor,
     Path((project_id, report_id)): Path<(Uuid, Uuid)>,
-    Form(form): Form<EditForm>,
+    Change(visitor, form): Change<EditForm>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     if form.action.as_deref() == Some("preview") {
         let report = writable_report(&services, &visitor, project_id, report_id).await?;
         let preview = rendered(&services, &report, &form.content).await?;
@@ -322,11 +306,9 @@ async fn confirm_delete(
 
 async fn delete(
     State(services): State<Services>,
-    visitor: Visitor,
     Path((project_id, report_id)): Path<(Uuid, Uuid)>,
-    Form(form): Form<CsrfForm>,
+    Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     reports::delete(&services, &visitor.caller(), project_id, report_id).await?;
     Ok(Redirect::to(&format!("/p/{project_id}")).into_response())
 }

@@ -8,7 +8,6 @@ use std::collections::HashMap;
 
 use askama::Template;
 use axum::Router;
-use axum::body::Bytes;
 use axum::extract::{Path, Query, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect};
@@ -16,7 +15,7 @@ use axum::routing::{get, post};
 use uuid::Uuid;
 
 use super::settings::{Message, on_the_form};
-use super::{ProjectNav, Shell, project_for, render};
+use super::{Button, ProjectNav, Shell, project_for, render};
 use crate::app::research::highlights::HighlightFilter;
 use crate::app::research::{highlights, insights, search, tags, themes};
 use crate::domain::highlight::{Anchor, Highlight, HighlightCreate, HighlightStatus, HighlightUpdate};
@@ -28,7 +27,7 @@ use crate::domain::search::SearchHit;
 use crate::domain::tag::Tag;
 use crate::domain::theme::{ThemeAccept, ThemeProposal};
 use crate::domain::workspace::Need;
-use crate::doors::console::session::Visitor;
+use crate::doors::console::session::{Change, Fields, Visitor};
 use crate::doors::console::{PageResult, page};
 use crate::error::Error;
 use crate::services::Services;
@@ -92,7 +91,6 @@ pub fn segments(utterance_id: i64, text: &str, highlights: &[Highlight]) -> Vec<
 /// The form fields of a highlight: its span (or a whole turn), its tags and note.
 #[derive(Default)]
 struct HighlightForm {
-    csrf: String,
     start_utterance: Option<i64>,
     start_offset: Option<i64>,
     end_utterance: Option<i64>,
@@ -104,24 +102,23 @@ struct HighlightForm {
     back: String,
 }
 
-fn read_form(body: &[u8]) -> Result<HighlightForm, Error> {
+fn read_form(fields: &Fields) -> Result<HighlightForm, Error> {
     let mut form = HighlightForm::default();
     let number = |value: &str| value.trim().parse::<i64>().ok();
-    for (key, value) in url::form_urlencoded::parse(body) {
-        match key.as_ref() {
-            "csrf" => form.csrf = value.into_owned(),
-            "start_utterance" => form.start_utterance = number(&value),
-            "start_offset" => form.start_offset = number(&value),
-            "end_utterance" => form.end_utterance = number(&value),
-            "end_offset" => form.end_offset = number(&value),
-            "utterance" => form.utterance = number(&value),
+    for (key, value) in fields {
+        match key.as_str() {
+            "start_utterance" => form.start_utterance = number(value),
+            "start_offset" => form.start_offset = number(value),
+            "end_utterance" => form.end_utterance = number(value),
+            "end_offset" => form.end_offset = number(value),
+            "utterance" => form.utterance = number(value),
             "tag_ids" => form.tag_ids.push(
                 value
                     .parse()
                     .map_err(|_| Error::conflict("The form sent a tag that is not an id; reload the page"))?,
             ),
-            "note" => form.note = value.into_owned(),
-            "back" => form.back = value.into_owned(),
+            "note" => form.note = value.clone(),
+            "back" => form.back = value.clone(),
             _ => {}
         }
     }
@@ -139,12 +136,10 @@ fn back_to(back: &str, fallback: String) -> String {
 
 async fn create_highlight(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(record_id): Path<Uuid>,
-    body: Bytes,
+    Change(visitor, fields): Change<Fields>,
 ) -> PageResult {
-    let form = read_form(&body)?;
-    visitor.check_change(&services, &form.csrf)?;
+    let form = read_form(&fields)?;
     let (start, end) = match (
         form.start_utterance,
         form.start_offset,
@@ -193,12 +188,10 @@ async fn create_highlight(
 
 async fn suggest(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(record_id): Path<Uuid>,
-    body: Bytes,
+    Change(visitor, fields): Change<Fields>,
 ) -> PageResult {
-    let form = read_form(&body)?;
-    visitor.check_change(&services, &form.csrf)?;
+    let form = read_form(&fields)?;
     highlights::suggest(&services, visitor.user.id, record_id, &form.tag_ids).await?;
     Ok(Redirect::to(&format!("/r/{record_id}?done=suggesting#highlights")).into_response())
 }
@@ -206,13 +199,11 @@ async fn suggest(
 /// Accepts a suggestion, or saves a highlight's tags and note.
 async fn update_highlight(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(highlight_id): Path<Uuid>,
-    body: Bytes,
+    Change(visitor, fields): Change<Fields>,
 ) -> PageResult {
-    let form = read_form(&body)?;
-    visitor.check_change(&services, &form.csrf)?;
-    let accept = url::form_urlencoded::parse(&body).any(|(key, value)| key == "accept" && value == "1");
+    let form = read_form(&fields)?;
+    let accept = fields.iter().any(|(key, value)| key == "accept" && value == "1");
     let update = if accept {
         HighlightUpdate {
             status: Patch::Value(HighlightStatus::Ok),
@@ -233,12 +224,10 @@ async fn update_highlight(
 /// Deletes a highlight, or rejects a suggestion.
 async fn delete_highlight(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(highlight_id): Path<Uuid>,
-    body: Bytes,
+    Change(visitor, fields): Change<Fields>,
 ) -> PageResult {
-    let form = read_form(&body)?;
-    visitor.check_change(&services, &form.csrf)?;
+    let form = read_form(&fields)?;
     let highlight = highlights::get(&services.store, visitor.user.id, highlight_id).await?;
     highlights::delete(&services.store, visitor.user.id, highlight_id).await?;
     let back = back_to(&form.back, format!("/r/{}#highlights", highlight.record_id));
@@ -363,12 +352,9 @@ async fn board(
 /// Asks for themes over the project's untagged highlights.
 async fn propose_themes(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(project_id): Path<Uuid>,
-    body: Bytes,
+    Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    let form = read_form(&body)?;
-    visitor.check_change(&services, &form.csrf)?;
     themes::request(&services, visitor.user.id, project_id).await?;
     Ok(Redirect::to(&format!("/p/{project_id}/highlights?themes=asked#themes")).into_response())
 }
@@ -376,19 +362,15 @@ async fn propose_themes(
 /// Accepts a proposed theme under the name the form gives, or rejects it.
 async fn decide_theme(
     State(services): State<Services>,
-    visitor: Visitor,
     Path((theme_id, decision)): Path<(Uuid, String)>,
-    body: Bytes,
+    Change(visitor, fields): Change<Fields>,
 ) -> PageResult {
-    let (mut csrf, mut name) = (String::new(), None);
-    for (key, value) in url::form_urlencoded::parse(&body) {
-        match key.as_ref() {
-            "csrf" => csrf = value.into_owned(),
-            "name" => name = Some(value.into_owned()),
-            _ => {}
+    let mut name = None;
+    for (key, value) in fields {
+        if key == "name" {
+            name = Some(value);
         }
     }
-    visitor.check_change(&services, &csrf)?;
     let store = &services.store;
     let project_id = themes::project_of(store, visitor.user.id, theme_id).await?;
     match decision.as_str() {
@@ -487,21 +469,18 @@ async fn show_insights(State(services): State<Services>, visitor: Visitor, Path(
 
 async fn create_insight(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(project_id): Path<Uuid>,
-    body: Bytes,
+    Change(visitor, fields): Change<Fields>,
 ) -> PageResult {
-    let mut csrf = String::new();
     let mut draft = InsightCreate {
         title: String::new(),
         body: None,
         highlight_ids: Vec::new(),
     };
-    for (key, value) in url::form_urlencoded::parse(&body) {
-        match key.as_ref() {
-            "csrf" => csrf = value.into_owned(),
-            "title" => draft.title = value.into_owned(),
-            "body" => draft.body = Some(value.into_owned()),
+    for (key, value) in fields {
+        match key.as_str() {
+            "title" => draft.title = value,
+            "body" => draft.body = Some(value),
             "highlight_ids" => {
                 if let Ok(id) = value.parse() {
                     draft.highlight_ids.push(id);
@@ -510,7 +489,6 @@ async fn create_insight(
             _ => {}
         }
     }
-    visitor.check_change(&services, &csrf)?;
     match insights::create(&services.store, visitor.user.id, project_id, draft).await {
         Ok(made) => Ok(Redirect::to(&format!("/p/{project_id}/insights#insight-{}", made.id)).into_response()),
         Err(error) if on_the_form(&error) => {
@@ -523,12 +501,9 @@ async fn create_insight(
 
 async fn delete_insight(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(insight_id): Path<Uuid>,
-    body: Bytes,
+    Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    let form = read_form(&body)?;
-    visitor.check_change(&services, &form.csrf)?;
     let insight = insights::get(&services.store, visitor.user.id, insight_id).await?;
     insights::delete(&services.store, visitor.user.id, insight_id).await?;
     Ok(Redirect::to(&format!("/p/{}/insights", insight.project_id)).into_response())
@@ -537,20 +512,17 @@ async fn delete_insight(
 /// Includes an insight in a report of its project, or takes it out (`take_out`).
 async fn insight_in_report(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(insight_id): Path<Uuid>,
-    body: Bytes,
+    Change(visitor, fields): Change<Fields>,
 ) -> PageResult {
-    let (mut csrf, mut report_id, mut take_out) = (String::new(), None, false);
-    for (key, value) in url::form_urlencoded::parse(&body) {
-        match key.as_ref() {
-            "csrf" => csrf = value.into_owned(),
+    let (mut report_id, mut take_out) = (None, false);
+    for (key, value) in &fields {
+        match key.as_str() {
             "report_id" => report_id = value.parse::<Uuid>().ok(),
             "take_out" => take_out = true,
             _ => {}
         }
     }
-    visitor.check_change(&services, &csrf)?;
     let insight = insights::get(&services.store, visitor.user.id, insight_id).await?;
     let project_id = insight.project_id;
     let report_id = report_id.ok_or_else(|| Error::not_found("Report"))?;

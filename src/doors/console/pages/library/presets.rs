@@ -2,20 +2,19 @@
 //! prompts chosen and reordered, and deleted.
 
 use askama::Template;
-use axum::body::Bytes;
+use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::{get, post};
-use axum::{Form, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
 use crate::app::library::{self, PresetDraft};
 use crate::domain::preset::{Ownership, Prompt};
 use crate::domain::workspace::Need;
-use crate::doors::console::pages::{ConfirmDelete, CsrfForm, SettingsNav, Shell};
-use crate::doors::console::session::Visitor;
+use crate::doors::console::pages::{Button, ConfirmDelete, SettingsNav, Shell};
+use crate::doors::console::session::{Change, Fields, Visitor};
 use crate::doors::console::{PageResult, page};
 use crate::error::Error;
 use crate::services::Services;
@@ -25,23 +24,20 @@ use super::{PresetView, by_id, invalid, view};
 /// A preset form: repeated `prompt_ids` are read in full, which a plain form decoder
 /// would not.
 struct PresetForm {
-    csrf: String,
     title: String,
     category: String,
     prompt_ids: Vec<Uuid>,
 }
 
-fn preset_form(body: &[u8]) -> Result<PresetForm, Error> {
+fn preset_form(fields: &Fields) -> Result<PresetForm, Error> {
     let mut form = PresetForm {
-        csrf: String::new(),
         title: String::new(),
         category: String::new(),
         prompt_ids: Vec::new(),
     };
-    for (key, value) in url::form_urlencoded::parse(body) {
+    for (key, value) in fields {
         let value = value.trim();
-        match key.as_ref() {
-            "csrf" => form.csrf = value.to_owned(),
+        match key.as_str() {
             "title" => form.title = value.to_owned(),
             "category" => form.category = value.to_owned(),
             "prompt_ids" => form.prompt_ids.push(
@@ -73,9 +69,8 @@ impl PresetForm {
     }
 }
 
-async fn create_preset(State(services): State<Services>, visitor: Visitor, body: Bytes) -> PageResult {
-    let form = preset_form(&body)?;
-    visitor.check_change(&services, &form.csrf)?;
+async fn create_preset(State(services): State<Services>, Change(visitor, fields): Change<Fields>) -> PageResult {
+    let form = preset_form(&fields)?;
     let preset =
         library::create_preset(&services, visitor.user.id, Some(visitor.current.id), form.draft(None)?).await?;
     Ok(Redirect::to(&format!("/settings/library/presets/{}", preset.id)).into_response())
@@ -141,12 +136,10 @@ async fn show_preset(
 /// newly chosen ones join at the end.
 async fn update_preset(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(preset_id): Path<Uuid>,
-    body: Bytes,
+    Change(visitor, fields): Change<Fields>,
 ) -> PageResult {
-    let mut form = preset_form(&body)?;
-    visitor.check_change(&services, &form.csrf)?;
+    let mut form = preset_form(&fields)?;
     let chosen = std::mem::take(&mut form.prompt_ids);
     let (user_id, workspace_id) = (visitor.user.id, visitor.current.id);
     library::change_preset_in(&services.store, user_id, workspace_id, preset_id, |preset| {
@@ -170,7 +163,6 @@ async fn update_preset(
 
 #[derive(Deserialize)]
 struct MoveForm {
-    csrf: String,
     prompt_id: Uuid,
     /// `up` or `down`.
     direction: String,
@@ -179,11 +171,9 @@ struct MoveForm {
 /// Moves one prompt a place up or down in the preset's order.
 async fn move_prompt(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(preset_id): Path<Uuid>,
-    Form(form): Form<MoveForm>,
+    Change(visitor, form): Change<MoveForm>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     let (user_id, workspace_id) = (visitor.user.id, visitor.current.id);
     library::change_preset_in(&services.store, user_id, workspace_id, preset_id, |preset| {
         let mut order = preset.prompt_ids.clone();
@@ -216,11 +206,9 @@ async fn move_prompt(
 
 async fn clone_preset(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(preset_id): Path<Uuid>,
-    Form(form): Form<CsrfForm>,
+    Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     let clone = library::clone_preset(&services, visitor.user.id, Some(visitor.current.id), preset_id).await?;
     Ok(Redirect::to(&format!("/settings/library/presets/{}?cloned=true", clone.id)).into_response())
 }
@@ -244,11 +232,9 @@ async fn confirm_delete_preset(
 
 async fn delete_preset(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(preset_id): Path<Uuid>,
-    Form(form): Form<CsrfForm>,
+    Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     library::delete_preset(&services.store, visitor.user.id, preset_id).await?;
     Ok(Redirect::to("/settings/library#presets-heading").into_response())
 }

@@ -1,19 +1,19 @@
 //! The workspace's own prompts: written, read, changed and deleted.
 
 use askama::Template;
+use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::{get, post};
-use axum::{Form, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
 use crate::app::library;
 use crate::domain::preset::{DEFAULT_CATEGORY, Ownership, Prompt, PromptFields};
 use crate::domain::workspace::Need;
-use crate::doors::console::pages::{ConfirmDelete, CsrfForm, SettingsNav, Shell};
-use crate::doors::console::session::Visitor;
+use crate::doors::console::pages::{Button, ConfirmDelete, SettingsNav, Shell};
+use crate::doors::console::session::{Change, Visitor};
 use crate::doors::console::{PageResult, page};
 use crate::error::Error;
 use crate::services::Services;
@@ -22,7 +22,6 @@ use super::invalid;
 
 #[derive(Deserialize)]
 struct PromptForm {
-    csrf: String,
     #[serde(default)]
     title: String,
     #[serde(default)]
@@ -55,8 +54,7 @@ impl PromptForm {
     }
 }
 
-async fn create_prompt(State(services): State<Services>, visitor: Visitor, Form(form): Form<PromptForm>) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
+async fn create_prompt(State(services): State<Services>, Change(visitor, form): Change<PromptForm>) -> PageResult {
     let prompt = library::create_prompt(&services, visitor.user.id, Some(visitor.current.id), form.fields()?).await?;
     Ok(Redirect::to(&format!("/settings/library#prompt-{}", prompt.id)).into_response())
 }
@@ -98,11 +96,9 @@ async fn show_prompt(
 
 async fn update_prompt(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(prompt_id): Path<Uuid>,
-    Form(form): Form<PromptForm>,
+    Change(visitor, form): Change<PromptForm>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     library::update_prompt(&services.store, visitor.user.id, prompt_id, form.fields()?).await?;
     let back = match form.preset.as_deref().and_then(|id| id.parse::<Uuid>().ok()) {
         Some(preset_id) => format!("/settings/library/presets/{preset_id}#prompt-{prompt_id}"),
@@ -130,11 +126,9 @@ async fn confirm_delete_prompt(
 
 async fn delete_prompt(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(prompt_id): Path<Uuid>,
-    Form(form): Form<CsrfForm>,
+    Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     library::delete_prompt(&services.store, visitor.user.id, prompt_id).await?;
     Ok(Redirect::to("/settings/library#prompts-heading").into_response())
 }

@@ -2,19 +2,19 @@
 //! personal API tokens (a new one shown in the answer, once).
 
 use askama::Template;
+use axum::Router;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::{get, post};
-use axum::{Form, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
 use super::{Done, Message, on_the_form, when};
 use crate::app::accounts::own;
 use crate::domain::user::{SessionInfo, TokenInfo, TokenScope};
-use crate::doors::console::pages::{ConfirmDelete, CsrfForm, SettingsNav, Shell, render};
-use crate::doors::console::session::Visitor;
+use crate::doors::console::pages::{Button, ConfirmDelete, SettingsNav, Shell, render};
+use crate::doors::console::session::{Change, Visitor};
 use crate::doors::console::{PageResult, page};
 use crate::error::Error;
 use crate::services::Services;
@@ -183,18 +183,12 @@ async fn refused(services: &Services, visitor: &Visitor, error: Error) -> PageRe
 
 #[derive(Deserialize)]
 struct PasswordForm {
-    csrf: String,
     #[serde(default)]
     current_password: String,
     new_password: String,
 }
 
-async fn change_password(
-    State(services): State<Services>,
-    visitor: Visitor,
-    Form(form): Form<PasswordForm>,
-) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
+async fn change_password(State(services): State<Services>, Change(visitor, form): Change<PasswordForm>) -> PageResult {
     let changed = own::change_password(
         &services.store,
         &visitor.actor(),
@@ -212,11 +206,9 @@ async fn change_password(
 
 async fn end_session(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(session_id): Path<Uuid>,
-    Form(form): Form<CsrfForm>,
+    Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     own::end_session(&services.store, visitor.user.id, session_id).await?;
     // Ending this very session is signing out.
     let to = if session_id == visitor.session_id {
@@ -227,23 +219,20 @@ async fn end_session(
     Ok(Redirect::to(to).into_response())
 }
 
-async fn end_others(State(services): State<Services>, visitor: Visitor, Form(form): Form<CsrfForm>) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
+async fn end_others(State(services): State<Services>, Change(visitor, _): Change<Button>) -> PageResult {
     own::end_other_sessions(&services.store, visitor.user.id, visitor.session_id).await?;
     Ok(Redirect::to("/settings/account?done=ended-all").into_response())
 }
 
 #[derive(Deserialize)]
 struct TokenForm {
-    csrf: String,
     name: String,
     scope: String,
     #[serde(default)]
     expires_in_days: String,
 }
 
-async fn create_token(State(services): State<Services>, visitor: Visitor, Form(form): Form<TokenForm>) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
+async fn create_token(State(services): State<Services>, Change(visitor, form): Change<TokenForm>) -> PageResult {
     let Some(scope) = TokenScope::parse(&form.scope) else {
         return refused(&services, &visitor, Error::conflict("Choose what the token may do")).await;
     };
@@ -299,11 +288,9 @@ async fn confirm_revoke(State(services): State<Services>, visitor: Visitor, Path
 
 async fn revoke(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(token_id): Path<Uuid>,
-    Form(form): Form<CsrfForm>,
+    Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     own::revoke_token(&services.store, &visitor.actor(), visitor.user.id, token_id).await?;
     Ok(Redirect::to("/settings/account?done=revoked").into_response())
 }

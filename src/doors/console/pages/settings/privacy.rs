@@ -4,11 +4,11 @@
 //! admins change it through the same use case as the JSON API (`trust`).
 
 use askama::Template;
+use axum::Router;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::get;
-use axum::{Form, Router};
 use serde::Deserialize;
 
 use super::{Done, Message, on_the_form};
@@ -17,7 +17,7 @@ use crate::domain::patch::Patch;
 use crate::domain::usage::UsageReport;
 use crate::domain::workspace::{Need, Settings, SettingsUpdate};
 use crate::doors::console::pages::{SettingsNav, Shell, render};
-use crate::doors::console::session::Visitor;
+use crate::doors::console::session::{Change, Visitor};
 use crate::doors::console::{PageResult, page};
 use crate::error::{Error, ValidationIssue};
 use crate::services::Services;
@@ -84,7 +84,6 @@ async fn show(State(services): State<Services>, visitor: Visitor, Query(done): Q
 
 #[derive(Deserialize)]
 struct PrivacyForm {
-    csrf: String,
     /// A checkbox: sent only when ticked.
     #[serde(default)]
     pseudonymise: Option<String>,
@@ -120,8 +119,7 @@ fn number<T: std::str::FromStr>(field: &str, raw: &str, issues: &mut Vec<Validat
     }
 }
 
-async fn save(State(services): State<Services>, visitor: Visitor, Form(form): Form<PrivacyForm>) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
+async fn save(State(services): State<Services>, Change(visitor, form): Change<PrivacyForm>) -> PageResult {
     let mut issues = Vec::new();
     let update = SettingsUpdate {
         pseudonymise: Patch::Value(form.pseudonymise.is_some()),

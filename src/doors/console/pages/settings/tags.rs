@@ -3,11 +3,11 @@
 //! the JSON API (`repository::tags`).
 
 use askama::Template;
+use axum::Router;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::{get, post};
-use axum::{Form, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -15,8 +15,8 @@ use super::{Done, Message, on_the_form};
 use crate::app::research::tags;
 use crate::domain::patch::Patch;
 use crate::domain::tag::{Tag, TagCreate, TagUpdate};
-use crate::doors::console::pages::{ConfirmDelete, CsrfForm, SettingsNav, Shell, render};
-use crate::doors::console::session::Visitor;
+use crate::doors::console::pages::{Button, ConfirmDelete, SettingsNav, Shell, render};
+use crate::doors::console::session::{Change, Visitor};
 use crate::doors::console::{PageResult, page};
 use crate::services::Services;
 
@@ -99,7 +99,6 @@ fn group_of(raw: &str) -> Option<Uuid> {
 
 #[derive(Deserialize)]
 struct TagForm {
-    csrf: String,
     #[serde(default)]
     name: String,
     #[serde(default)]
@@ -110,8 +109,7 @@ struct TagForm {
     parent_id: String,
 }
 
-async fn create(State(services): State<Services>, visitor: Visitor, Form(form): Form<TagForm>) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
+async fn create(State(services): State<Services>, Change(visitor, form): Change<TagForm>) -> PageResult {
     let body = TagCreate {
         name: form.name,
         color: Some(form.color).filter(|c| !c.trim().is_empty()),
@@ -124,11 +122,9 @@ async fn create(State(services): State<Services>, visitor: Visitor, Form(form): 
 
 async fn update(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(tag_id): Path<Uuid>,
-    Form(form): Form<TagForm>,
+    Change(visitor, form): Change<TagForm>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     let body = TagUpdate {
         name: Patch::Value(form.name),
         color: Patch::Value(form.color),
@@ -141,17 +137,14 @@ async fn update(
 
 #[derive(Deserialize)]
 struct MergeForm {
-    csrf: String,
     into_tag_id: Uuid,
 }
 
 async fn merge(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(tag_id): Path<Uuid>,
-    Form(form): Form<MergeForm>,
+    Change(visitor, form): Change<MergeForm>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     let merged = tags::merge(&services.store, visitor.user.id, tag_id, form.into_tag_id).await;
     answer(&services, &visitor, merged.map(drop), "merged").await
 }
@@ -171,11 +164,9 @@ async fn confirm_delete(State(services): State<Services>, visitor: Visitor, Path
 
 async fn delete(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(tag_id): Path<Uuid>,
-    Form(form): Form<CsrfForm>,
+    Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     tags::delete(&services.store, visitor.user.id, tag_id).await?;
     Ok(Redirect::to("/settings/tags?done=deleted").into_response())
 }

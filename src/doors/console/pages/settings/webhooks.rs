@@ -3,20 +3,19 @@
 //! again" button, and deleting one.
 
 use askama::Template;
-use axum::body::Bytes;
+use axum::Router;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::{get, post};
-use axum::{Form, Router};
 use uuid::Uuid;
 
 use super::{Done, Message, on_the_form, when};
 use crate::app::webhooks;
 use crate::domain::paging::PageRequest;
 use crate::domain::webhook::{Delivery, Endpoint, EndpointCreate, EventType};
-use crate::doors::console::pages::{ConfirmDelete, CsrfForm, SettingsNav, Shell, render};
-use crate::doors::console::session::Visitor;
+use crate::doors::console::pages::{Button, ConfirmDelete, SettingsNav, Shell, render};
+use crate::doors::console::session::{Change, Fields, Visitor};
 use crate::doors::console::{PageResult, page};
 use crate::error::Error;
 use crate::services::Services;
@@ -132,21 +131,18 @@ async fn show(State(services): State<Services>, visitor: Visitor, Query(done): Q
 
 /// The form to register an endpoint: its repeated `events` checkboxes are read in full,
 /// which a plain form decoder would not.
-async fn create(State(services): State<Services>, visitor: Visitor, body: Bytes) -> PageResult {
-    let mut csrf = String::new();
+async fn create(State(services): State<Services>, Change(visitor, form): Change<Fields>) -> PageResult {
     let mut url = String::new();
     let mut description = String::new();
     let mut events = Vec::new();
-    for (key, value) in url::form_urlencoded::parse(&body) {
-        match key.as_ref() {
-            "csrf" => csrf = value.into_owned(),
+    for (key, value) in &form {
+        match key.as_str() {
             "url" => url = value.trim().to_owned(),
             "description" => description = value.trim().to_owned(),
-            "events" => events.extend(EventType::parse(&value)),
+            "events" => events.extend(EventType::parse(value)),
             _ => {}
         }
     }
-    visitor.check_change(&services, &csrf)?;
     if events.is_empty() {
         let error = Error::conflict("Choose at least one event to send");
         return render_page(
@@ -216,22 +212,18 @@ async fn confirm_delete(
 
 async fn delete(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(endpoint_id): Path<Uuid>,
-    Form(form): Form<CsrfForm>,
+    Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     webhooks::remove(&services, visitor.user.id, endpoint_id).await?;
     Ok(Redirect::to("/settings/webhooks?done=deleted").into_response())
 }
 
 async fn send_again(
     State(services): State<Services>,
-    visitor: Visitor,
     Path((endpoint_id, delivery_id)): Path<(Uuid, Uuid)>,
-    Form(form): Form<CsrfForm>,
+    Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     match webhooks::send_again(&services, visitor.user.id, endpoint_id, delivery_id).await {
         Ok(_) => Ok(Redirect::to("/settings/webhooks?done=resent").into_response()),
         Err(error) if on_the_form(&error) => {

@@ -3,11 +3,11 @@
 //! `accounts::teams`: only an owner makes or unmakes an owner, the last owner stays).
 
 use askama::Template;
+use axum::Router;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
-use axum::{Form, Router};
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -15,8 +15,8 @@ use super::{Done, Message, on_the_form, when};
 use crate::app::accounts::teams;
 use crate::domain::paging::PageRequest;
 use crate::domain::workspace::{Invitation, Member, Need, Role};
-use crate::doors::console::pages::{ConfirmDelete, CsrfForm, SettingsNav, Shell, render};
-use crate::doors::console::session::Visitor;
+use crate::doors::console::pages::{Button, ConfirmDelete, SettingsNav, Shell, render};
+use crate::doors::console::session::{Change, Visitor};
 use crate::doors::console::{PageResult, page};
 use crate::error::Error;
 use crate::services::Services;
@@ -170,12 +170,10 @@ async fn refused(services: &Services, visitor: &Visitor, error: Error, form: Opt
 
 #[derive(Deserialize)]
 struct NameForm {
-    csrf: String,
     name: String,
 }
 
-async fn rename(State(services): State<Services>, visitor: Visitor, Form(form): Form<NameForm>) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
+async fn rename(State(services): State<Services>, Change(visitor, form): Change<NameForm>) -> PageResult {
     let workspace_id = visitor.current.id;
     match teams::rename(
         &services.store,
@@ -193,13 +191,11 @@ async fn rename(State(services): State<Services>, visitor: Visitor, Form(form): 
 
 #[derive(Deserialize)]
 struct InviteForm {
-    csrf: String,
     email: String,
     role: String,
 }
 
-async fn invite(State(services): State<Services>, visitor: Visitor, Form(form): Form<InviteForm>) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
+async fn invite(State(services): State<Services>, Change(visitor, form): Change<InviteForm>) -> PageResult {
     let Some(role) = Role::parse(&form.role) else {
         let error = Error::conflict("Choose one of the roles offered");
         return refused(&services, &visitor, error, Some(&form)).await;
@@ -222,17 +218,14 @@ async fn invite(State(services): State<Services>, visitor: Visitor, Form(form): 
 
 #[derive(Deserialize)]
 struct RoleForm {
-    csrf: String,
     role: String,
 }
 
 async fn change_role(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(user_id): Path<Uuid>,
-    Form(form): Form<RoleForm>,
+    Change(visitor, form): Change<RoleForm>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     let role = Role::parse(&form.role).ok_or_else(|| Error::conflict("Choose one of the roles offered"))?;
     let changed = teams::change_role(
         &services.store,
@@ -267,11 +260,9 @@ async fn confirm_remove(State(services): State<Services>, visitor: Visitor, Path
 
 async fn remove(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(user_id): Path<Uuid>,
-    Form(form): Form<CsrfForm>,
+    Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    visitor.check_change(&services, &form.csrf)?;
     let removed = teams::remove(
         &services.store,
         &visitor.actor(),
@@ -311,11 +302,9 @@ async fn confirm_withdraw(
 
 async fn withdraw(
     State(services): State<Services>,
-    visitor: Visitor,
     Path(invitation_id): Path<Uuid>,
-    Form(form): Form<CsrfForm>,
+    Change(visitor, _): Change<Button>,
 ) -> PageResult<Response> {
-    visitor.check_change(&services, &form.csrf)?;
     teams::withdraw(
         &services.store,
         &visitor.actor(),
