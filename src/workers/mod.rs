@@ -1,9 +1,10 @@
 //! Background workers over the durable job queue (see `store::jobs`). Each kind of job
-//! has its runner; a worker claims a due job, keeps its lease alive while it runs, and
-//! then completes it, schedules a retry with exponential backoff and jitter, or fails it
-//! with a reason. Workers wake at once when this instance's store commits a job of their
-//! kind and otherwise poll, so work queued by another instance, a retry coming due, or a
-//! job whose worker died is picked up within a second or so.
+//! is an implementation of [`Kind`], listed once in [`KINDS`]; a worker of a kind claims a
+//! due job, keeps its lease alive while it runs, and then completes it, schedules a retry
+//! with exponential backoff and jitter, or fails it with a reason. Workers wake at once
+//! when this instance's store commits a job of their kind and otherwise poll, so work
+//! queued by another instance, a retry coming due, or a job whose worker died is picked up
+//! within a second or so.
 
 mod personas;
 mod records;
@@ -15,14 +16,17 @@ mod themes;
 
 pub use sweep::sweep;
 
+use std::future::Future;
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
 use rand::Rng;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::config::Settings;
 use crate::domain::job::JobKind;
-use crate::store::{Job, ReportWork, Store};
+use crate::store::{Job, Store};
 
 const POLL: Duration = Duration::from_secs(1);
 
@@ -47,6 +51,98 @@ impl From<anyhow::Error> for JobError {
 /// Everything runners need: the house's services.
 pub(crate) use crate::services::Services as Context;
 
+/// A kind of job: how it is claimed, run, retried and failed. The worker loop ([`work`])
+/// is written once over it; a kind's own store calls (a record's or a report's state
+/// moves with its job) are its overrides.
+pub(crate) trait Kind: Send + Sync + 'static {
+    /// The kind of the rows it claims.
+    const KIND: JobKind;
+
+    /// What the claim answers beside the job, for the runner (a report generation's
+    /// report, read in the claim's write); the default claim answers its default.
+    type Claimed: Default + Send + 'static;
+
+    /// How many workers of this kind an instance runs.
+    fn workers(settings: &Settings) -> usize;
+
+    /// Claims the next due job of this kind for `lease`, if there is one.
+    fn claim(
+        store: &Store,
+        lease: chrono::Duration,
+    ) -> impl Future<Output = anyhow::Result<Option<(Job, Self::Claimed)>>> + Send {
+        async move {
+            let job = store.claim_job(Self::KIND, lease).await?;
+            Ok(job.map(|job| (job, Self::Claimed::default())))
+        }
+    }
+
+    /// Does the job's work; the runner completes the job itself when it succeeds.
+    fn run(context: &Context, job: &Job, claimed: Self::Claimed) -> impl Future<Output = Result<(), JobError>> + Send;
+
+    /// Puts the job back in the queue for `run_at` after a failed attempt, noting why;
+    /// `false` when the job is no longer this attempt's.
+    fn retry(
+        store: &Store,
+        job: &Job,
+        run_at: DateTime<Utc>,
+        reason: &str,
+    ) -> impl Future<Output = anyhow::Result<bool>> + Send {
+        store.retry_job(job, run_at, reason)
+    }
+
+    /// Gives up on the job with `reason`; `false` when it is no longer this attempt's.
+    fn fail(store: &Store, job: &Job, reason: &str) -> impl Future<Output = anyhow::Result<bool>> + Send {
+        store.fail_job(job, reason)
+    }
+
+    /// Puts the job to sleep until `run_at` without using up an attempt, when the
+    /// runner waits for the file store ([`JobError::Waiting`]). `None`: this kind counts
+    /// that as a transient failure.
+    fn wait(
+        _store: &Store,
+        _job: &Job,
+        _run_at: DateTime<Utc>,
+    ) -> Option<impl Future<Output = anyhow::Result<bool>> + Send> {
+        None::<std::future::Ready<anyhow::Result<bool>>>
+    }
+}
+
+/// Every kind of job, each once: adding a kind is its [`Kind`] and a line here.
+const KINDS: &[Registered] = &[
+    Registered::of::<records::ProcessRecord>(),
+    Registered::of::<personas::WritePersona>(),
+    Registered::of::<reports::GenerateReport>(),
+    Registered::of::<suggestions::SuggestHighlights>(),
+    Registered::of::<themes::ProposeThemes>(),
+];
+
+/// A kind in [`KINDS`], as `Workers::start` starts it.
+struct Registered {
+    kind: JobKind,
+    workers: fn(&Settings) -> usize,
+    spawn: fn(Context, watch::Receiver<bool>) -> JoinHandle<()>,
+}
+
+impl Registered {
+    const fn of<K: Kind>() -> Self {
+        Self {
+            kind: K::KIND,
+            workers: K::workers,
+            spawn: spawn::<K>,
+        }
+    }
+}
+
+fn spawn<K: Kind>(context: Context, stopped: watch::Receiver<bool>) -> JoinHandle<()> {
+    tokio::spawn(work::<K>(context, stopped))
+}
+
+/// Personas, suggestions and themes are AI work like reports: `INSIGHT_REPORT_WORKERS=0`
+/// stops them all; otherwise one worker each.
+fn one_unless_reports_stopped(settings: &Settings) -> usize {
+    usize::from(settings.report_workers() > 0)
+}
+
 /// The running workers.
 pub struct Workers {
     shutdown: watch::Sender<bool>,
@@ -60,20 +156,12 @@ impl Workers {
     /// Starts the workers of this instance.
     pub fn start(context: Context) -> Self {
         let (shutdown, stopped) = watch::channel(false);
-        let mut tasks = vec![tokio::spawn(work(
-            context.clone(),
-            JobKind::ProcessRecord,
-            stopped.clone(),
-        ))];
-        // Personas and suggestions are AI work like reports: `INSIGHT_REPORT_WORKERS=0`
-        // stops them all.
-        if context.settings.report_workers() > 0 {
-            for kind in [
-                JobKind::WritePersona,
-                JobKind::SuggestHighlights,
-                JobKind::ProposeThemes,
-            ] {
-                tasks.push(tokio::spawn(work(context.clone(), kind, stopped.clone())));
+        let mut tasks = Vec::new();
+        for registered in KINDS {
+            let workers = (registered.workers)(&context.settings);
+            tracing::debug!(kind = %registered.kind, workers, "starting the workers of a kind of job");
+            for _ in 0..workers {
+                tasks.push((registered.spawn)(context.clone(), stopped.clone()));
             }
         }
         tasks.push(tokio::spawn(watch_interviews(context.store.clone(), stopped.clone())));
@@ -89,13 +177,6 @@ impl Workers {
                 None
             }
         };
-        for _ in 0..context.settings.report_workers() {
-            tasks.push(tokio::spawn(work(
-                context.clone(),
-                JobKind::GenerateReport,
-                stopped.clone(),
-            )));
-        }
         let mut workers = Self {
             shutdown,
             tasks,
@@ -196,23 +277,16 @@ async fn watch_interviews(store: Store, mut stopped: watch::Receiver<bool>) {
     }
 }
 
-async fn work(context: Context, kind: JobKind, mut stopped: watch::Receiver<bool>) {
+/// One worker of kind `K`: claims its due jobs one at a time until the workers stop.
+async fn work<K: Kind>(context: Context, mut stopped: watch::Receiver<bool>) {
+    let kind = K::KIND;
     let lease = chrono::Duration::seconds(i64::try_from(context.settings.jobs.job_lease_seconds).unwrap_or(60));
     loop {
         if *stopped.borrow() {
             return;
         }
-        let claimed = if kind == JobKind::GenerateReport {
-            context.store.claim_generation(lease).await
-        } else {
-            context
-                .store
-                .claim_job(kind, lease)
-                .await
-                .map(|job| job.map(|job| (job, None)))
-        };
-        match claimed {
-            Ok(Some((job, report))) => run(&context, job, report, lease).await,
+        match K::claim(&context.store, lease).await {
+            Ok(Some((job, claimed))) => run::<K>(&context, job, claimed, lease).await,
             Ok(None) => {
                 tokio::select! {
                     () = context.store.job_committed(kind) => {}
@@ -228,9 +302,8 @@ async fn work(context: Context, kind: JobKind, mut stopped: watch::Receiver<bool
     }
 }
 
-/// Runs one job with its heartbeat, then records how it went. A report generation comes
-/// with its report when the claim started its attempt.
-async fn run(context: &Context, job: Job, report: Option<ReportWork>, lease: chrono::Duration) {
+/// Runs one job with its heartbeat, then records how it went.
+async fn run<K: Kind>(context: &Context, job: Job, claimed: K::Claimed, lease: chrono::Duration) {
     let heartbeat = {
         let store = context.store.clone();
         let job = job.clone();
@@ -252,55 +325,34 @@ async fn run(context: &Context, job: Job, report: Option<ReportWork>, lease: chr
         })
     };
     let max_attempts = i32::try_from(context.settings.jobs.job_max_attempts).unwrap_or(5);
-    let outcome = match job.kind {
+    let outcome = if job.attempts > max_attempts {
         // Claimed more often than allowed: earlier attempts died with their process.
-        _ if job.attempts > max_attempts => Err(JobError::Permanent(format!(
+        Err(JobError::Permanent(format!(
             "Gave up after {} attempts; the service stopped while working on it each time.",
             job.attempts - 1
-        ))),
-        JobKind::ProcessRecord => records::process(context, &job).await,
-        JobKind::GenerateReport => reports::generate(context, &job, report).await,
-        JobKind::WritePersona => personas::write(context, &job).await,
-        JobKind::SuggestHighlights => suggestions::suggest(context, &job).await,
-        JobKind::ProposeThemes => themes::propose(context, &job).await,
+        )))
+    } else {
+        K::run(context, &job, claimed).await
     };
     heartbeat.abort();
-    let record_job = job.kind == JobKind::ProcessRecord;
-    let result = match &outcome {
-        Ok(()) => "done",
-        Err(JobError::Waiting(_)) if record_job => "waiting",
-        Err(JobError::Transient(_) | JobError::Waiting(_)) if job.attempts < max_attempts => "retried",
-        Err(_) => "failed",
+    let store = &context.store;
+    let base_seconds = context.settings.jobs.job_retry_base_seconds;
+    let waiting = match &outcome {
+        Err(JobError::Waiting(reason)) => waits::<K>(store, &job, base_seconds, reason),
+        _ => None,
     };
-    let settled = match outcome {
-        Ok(()) => Ok(true),
-        Err(JobError::Waiting(reason)) if record_job => {
-            let delay = backoff(context.settings.jobs.job_retry_base_seconds, 1);
-            tracing::warn!(job = %job.id, kind = %job.kind, %reason, retry_in = ?delay, "job waits for the file store");
-            let run_at = crate::domain::now() + chrono::Duration::from_std(delay).unwrap_or_default();
-            context.store.wait_record_job(&job, run_at).await
-        }
-        Err(JobError::Transient(reason) | JobError::Waiting(reason)) if job.attempts < max_attempts => {
-            let delay = backoff(context.settings.jobs.job_retry_base_seconds, job.attempts);
+    let (result, settled) = match (outcome, waiting) {
+        (Ok(()), _) => ("done", Ok(true)),
+        (Err(_), Some(waiting)) => ("waiting", waiting.await),
+        (Err(JobError::Transient(reason) | JobError::Waiting(reason)), None) if job.attempts < max_attempts => {
+            let delay = backoff(base_seconds, job.attempts);
             tracing::warn!(job = %job.id, kind = %job.kind, attempt = job.attempts, %reason, retry_in = ?delay, "job failed; will retry");
             let run_at = crate::domain::now() + chrono::Duration::from_std(delay).unwrap_or_default();
-            if record_job {
-                context.store.requeue_record_job(&job, run_at, &reason).await
-            } else if job.kind == JobKind::GenerateReport {
-                context.store.requeue_generation(&job, run_at, &reason).await
-            } else {
-                context.store.retry_job(&job, run_at, &reason).await
-            }
+            ("retried", K::retry(store, &job, run_at, &reason).await)
         }
-        Err(JobError::Transient(reason) | JobError::Permanent(reason) | JobError::Waiting(reason)) => {
+        (Err(JobError::Transient(reason) | JobError::Permanent(reason) | JobError::Waiting(reason)), None) => {
             tracing::warn!(job = %job.id, kind = %job.kind, attempt = job.attempts, %reason, "job failed for good");
-            if record_job {
-                context.store.fail_record_job(&job, &reason).await
-            } else if job.kind == JobKind::GenerateReport {
-                context.store.fail_generation(&job, &reason).await
-            } else {
-                context.store.fail_job(&job, &reason).await
-            }
+            ("failed", K::fail(store, &job, &reason).await)
         }
     };
     metrics::counter!("insight_jobs_total", "kind" => job.kind.as_str(), "result" => result).increment(1);
@@ -311,6 +363,21 @@ async fn run(context: &Context, job: Job, report: Option<ReportWork>, lease: chr
         // The lease runs out and another attempt takes the job: nothing is lost.
         Err(error) => tracing::error!(job = %job.id, error = %format!("{error:#}"), "recording a job's outcome failed"),
     }
+}
+
+/// The sleep of a job that waits for the file store, if its kind waits (see
+/// [`Kind::wait`]): one base delay, whatever its attempt.
+fn waits<'a, K: Kind>(
+    store: &'a Store,
+    job: &'a Job,
+    base_seconds: f64,
+    reason: &str,
+) -> Option<impl Future<Output = anyhow::Result<bool>> + Send + use<'a, K>> {
+    let delay = backoff(base_seconds, 1);
+    let run_at = crate::domain::now() + chrono::Duration::from_std(delay).unwrap_or_default();
+    let waiting = K::wait(store, job, run_at)?;
+    tracing::warn!(job = %job.id, kind = %job.kind, %reason, retry_in = ?delay, "job waits for the file store");
+    Some(waiting)
 }
 
 /// `base * 2^(attempt-1)`, times a random factor from 0.5 to 1.5, at most a day.
@@ -336,6 +403,44 @@ mod tests {
         }
         assert!(backoff(10.0, 40).as_secs_f64() <= 86_400.0);
         assert_eq!(backoff(0.0, 3), Duration::ZERO);
+    }
+
+    #[test]
+    fn every_kind_of_job_is_registered_once() {
+        for kind in JobKind::ALL {
+            let registered = KINDS.iter().filter(|registered| registered.kind == kind).count();
+            assert_eq!(registered, 1, "{kind}");
+        }
+        assert_eq!(KINDS.len(), JobKind::ALL.len());
+    }
+
+    #[test]
+    fn records_always_have_a_worker_and_the_ai_work_stops_with_the_reports() {
+        let workers = |settings: &Settings, kind: JobKind| {
+            let registered = KINDS.iter().find(|registered| registered.kind == kind);
+            (registered.expect("registered").workers)(settings)
+        };
+        let mut settings = Settings::for_database("sqlite://unused.db");
+        settings.jobs.report_workers = Some(3);
+        assert_eq!(workers(&settings, JobKind::ProcessRecord), 1);
+        assert_eq!(workers(&settings, JobKind::GenerateReport), 3);
+        for kind in [
+            JobKind::WritePersona,
+            JobKind::SuggestHighlights,
+            JobKind::ProposeThemes,
+        ] {
+            assert_eq!(workers(&settings, kind), 1, "{kind}");
+        }
+        settings.jobs.report_workers = Some(0);
+        assert_eq!(workers(&settings, JobKind::ProcessRecord), 1);
+        for kind in [
+            JobKind::GenerateReport,
+            JobKind::WritePersona,
+            JobKind::SuggestHighlights,
+            JobKind::ProposeThemes,
+        ] {
+            assert_eq!(workers(&settings, kind), 0, "{kind}");
+        }
     }
 }
 

@@ -1,12 +1,30 @@
 //! Writing a record's persona: read the record as it is now, have the engine write the
 //! persona, and store it with the version of the record it was written from.
 
-use super::{Context, JobError};
+use super::{Context, JobError, Kind};
+use crate::config::Settings;
+use crate::domain::job::JobKind;
 use crate::domain::record::RecordStatus;
 use crate::engines::ai::AiError;
 use crate::store::Job;
 
-pub async fn write(context: &Context, job: &Job) -> Result<(), JobError> {
+/// A record's persona: the job alone is retried and failed.
+pub(super) struct WritePersona;
+
+impl Kind for WritePersona {
+    const KIND: JobKind = JobKind::WritePersona;
+    type Claimed = ();
+
+    fn workers(settings: &Settings) -> usize {
+        super::one_unless_reports_stopped(settings)
+    }
+
+    async fn run(context: &Context, job: &Job, (): ()) -> Result<(), JobError> {
+        write(context, job).await
+    }
+}
+
+async fn write(context: &Context, job: &Job) -> Result<(), JobError> {
     let Some(record) = context.store.record_by_id(job.subject_id).await? else {
         // Deleted since: nothing to write.
         context.store.complete_job(job).await?;

@@ -1,7 +1,11 @@
 //! Processing a record: transcribe a recording (text formats were read at upload), and
 //! mark the record `Finished`, or `Error` with the reason.
 
-use super::{Context, JobError};
+use chrono::{DateTime, Utc};
+
+use super::{Context, JobError, Kind};
+use crate::config::Settings;
+use crate::domain::job::JobKind;
 use crate::domain::now;
 use crate::domain::record::RecordStatus;
 use crate::engines::ingest::Transcript;
@@ -9,9 +13,48 @@ use crate::engines::ingest::stt::{
     ASSEMBLYAI_JOB, AssemblyAi, Callback, DEEPGRAM_JOB, Deepgram, Listened, Progress, SETTINGS_HINT, SpeechToText,
     SttError, accept, callback_token,
 };
-use crate::store::{Job, RecordWork};
+use crate::store::{Job, RecordWork, Store};
 
-pub(super) async fn process(context: &Context, job: &Job) -> Result<(), JobError> {
+/// A record's processing: its record moves with its job (back in the queue on a retry,
+/// `Error` with the reason on a failure), and it waits out a file store that does not
+/// answer without using up an attempt.
+pub(super) struct ProcessRecord;
+
+impl Kind for ProcessRecord {
+    const KIND: JobKind = JobKind::ProcessRecord;
+    type Claimed = ();
+
+    fn workers(_settings: &Settings) -> usize {
+        1
+    }
+
+    async fn run(context: &Context, job: &Job, (): ()) -> Result<(), JobError> {
+        process(context, job).await
+    }
+
+    fn retry(
+        store: &Store,
+        job: &Job,
+        run_at: DateTime<Utc>,
+        reason: &str,
+    ) -> impl Future<Output = anyhow::Result<bool>> + Send {
+        store.requeue_record_job(job, run_at, reason)
+    }
+
+    fn fail(store: &Store, job: &Job, reason: &str) -> impl Future<Output = anyhow::Result<bool>> + Send {
+        store.fail_record_job(job, reason)
+    }
+
+    fn wait(
+        store: &Store,
+        job: &Job,
+        run_at: DateTime<Utc>,
+    ) -> Option<impl Future<Output = anyhow::Result<bool>> + Send> {
+        Some(store.wait_record_job(job, run_at))
+    }
+}
+
+async fn process(context: &Context, job: &Job) -> Result<(), JobError> {
     let store = &context.store;
     let Some(work) = store.record_work(job.subject_id).await? else {
         // The record was deleted meanwhile: nothing to do.

@@ -2,15 +2,57 @@
 //! report's records; every quote is checked against the transcripts; progress and token
 //! usage are noted after each prompt, and a cancelled report stops at the next one.
 
-use super::{Context, JobError};
+use chrono::{DateTime, Utc};
+
+use super::{Context, JobError, Kind};
+use crate::config::Settings;
 use crate::domain::insight::{report_section, with_report_section};
+use crate::domain::job::JobKind;
 use crate::domain::report::{ReasoningMode, ReportStatus};
 use crate::engines::ai::{AiError, SectionBrief, Source, Usage, quotes};
-use crate::store::{Job, ReportWork};
+use crate::store::{Job, ReportWork, Store};
+
+/// A report's generation: the claim starts the report's attempt in the same write, and
+/// the report moves with its job (its reason noted on a retry, `failed` on a failure).
+pub(super) struct GenerateReport;
+
+impl Kind for GenerateReport {
+    const KIND: JobKind = JobKind::GenerateReport;
+    /// The report, when the claim started its attempt.
+    type Claimed = Option<ReportWork>;
+
+    fn workers(settings: &Settings) -> usize {
+        settings.report_workers()
+    }
+
+    fn claim(
+        store: &Store,
+        lease: chrono::Duration,
+    ) -> impl Future<Output = anyhow::Result<Option<(Job, Self::Claimed)>>> + Send {
+        store.claim_generation(lease)
+    }
+
+    async fn run(context: &Context, job: &Job, claimed: Option<ReportWork>) -> Result<(), JobError> {
+        generate(context, job, claimed).await
+    }
+
+    fn retry(
+        store: &Store,
+        job: &Job,
+        run_at: DateTime<Utc>,
+        reason: &str,
+    ) -> impl Future<Output = anyhow::Result<bool>> + Send {
+        store.requeue_generation(job, run_at, reason)
+    }
+
+    fn fail(store: &Store, job: &Job, reason: &str) -> impl Future<Output = anyhow::Result<bool>> + Send {
+        store.fail_generation(job, reason)
+    }
+}
 
 /// Generates the report of `job`; `claimed` is the report as the claim that started this
 /// attempt answered it (`None`: it is read, to see why it was not started).
-pub(super) async fn generate(context: &Context, job: &Job, claimed: Option<ReportWork>) -> Result<(), JobError> {
+async fn generate(context: &Context, job: &Job, claimed: Option<ReportWork>) -> Result<(), JobError> {
     let store = &context.store;
     let work = match claimed {
         Some(work) => Some(work),

@@ -1,13 +1,31 @@
 //! Suggesting highlights on a record: read the record and the tags asked for, have the
 //! engine find the passages, and store each as a suggestion that waits for a person.
 
-use super::{Context, JobError};
+use super::{Context, JobError, Kind};
+use crate::config::Settings;
+use crate::domain::job::JobKind;
 use crate::domain::record::RecordStatus;
 use crate::engines::ai::AiError;
 use crate::engines::ai::suggest::TagBrief;
 use crate::store::Job;
 
-pub async fn suggest(context: &Context, job: &Job) -> Result<(), JobError> {
+/// A request's highlight suggestions: the job alone is retried and failed.
+pub(super) struct SuggestHighlights;
+
+impl Kind for SuggestHighlights {
+    const KIND: JobKind = JobKind::SuggestHighlights;
+    type Claimed = ();
+
+    fn workers(settings: &Settings) -> usize {
+        super::one_unless_reports_stopped(settings)
+    }
+
+    async fn run(context: &Context, job: &Job, (): ()) -> Result<(), JobError> {
+        suggest(context, job).await
+    }
+}
+
+async fn suggest(context: &Context, job: &Job) -> Result<(), JobError> {
     let store = &context.store;
     let Some(request) = store.suggestion_request(job.subject_id).await? else {
         store.complete_job(job).await?;

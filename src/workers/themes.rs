@@ -1,11 +1,29 @@
 //! Proposing themes for a project's untagged highlights: have the engine group them, and
 //! store each group as a proposed tag that waits for a person.
 
-use super::{Context, JobError};
+use super::{Context, JobError, Kind};
+use crate::config::Settings;
+use crate::domain::job::JobKind;
 use crate::engines::ai::AiError;
 use crate::store::Job;
 
-pub async fn propose(context: &Context, job: &Job) -> Result<(), JobError> {
+/// A project's proposed themes: the job alone is retried and failed.
+pub(super) struct ProposeThemes;
+
+impl Kind for ProposeThemes {
+    const KIND: JobKind = JobKind::ProposeThemes;
+    type Claimed = ();
+
+    fn workers(settings: &Settings) -> usize {
+        super::one_unless_reports_stopped(settings)
+    }
+
+    async fn run(context: &Context, job: &Job, (): ()) -> Result<(), JobError> {
+        propose(context, job).await
+    }
+}
+
+async fn propose(context: &Context, job: &Job) -> Result<(), JobError> {
     let store = &context.store;
     let project_id = job.subject_id;
     let highlights = store.untagged_highlights(project_id).await?;
