@@ -2,8 +2,9 @@
 
 use uuid::Uuid;
 
+use crate::app::Caller;
 use crate::app::accounts::access;
-use crate::app::accounts::audit::{self, Actor};
+use crate::app::accounts::audit::{self};
 use crate::app::quota::Counted;
 use crate::domain::paging::PageRequest;
 use crate::domain::preset::{Preset, Prompt};
@@ -41,8 +42,16 @@ fn text(patch: &crate::domain::patch::Patch<String>) -> &str {
     patch.as_value().map_or("", String::as_str)
 }
 
-pub async fn update(services: &Services, user_id: Uuid, project_id: Uuid, changes: ProjectChanges) -> Result<Project> {
-    access::require(&services.store, user_id, Target::Project(project_id), Need::Write).await?;
+pub async fn update(
+    services: &Services,
+    caller: &Caller,
+    project_id: Uuid,
+    changes: ProjectChanges,
+) -> Result<Project> {
+    let user_id = caller.id();
+    caller
+        .require(&services.store, Target::Project(project_id), Need::Write)
+        .await?;
     crate::error::check_lengths(&[
         ("name", text(&changes.name), 200),
         ("description", text(&changes.description), 10_000),
@@ -55,8 +64,12 @@ pub async fn update(services: &Services, user_id: Uuid, project_id: Uuid, change
 
 /// Deletes a project with its records, reports, rooms and recordings; an audit entry
 /// says who did.
-pub async fn delete(services: &Services, actor: &Actor, user_id: Uuid, project_id: Uuid) -> Result<()> {
-    access::require(&services.store, user_id, Target::Project(project_id), Need::Write).await?;
+pub async fn delete(services: &Services, caller: &Caller, project_id: Uuid) -> Result<()> {
+    let user_id = caller.id();
+    let actor = &caller.actor();
+    caller
+        .require(&services.store, Target::Project(project_id), Need::Write)
+        .await?;
     let project = services.store.get_project(user_id, project_id).await?;
     let recordings = services.store.project_media_paths(user_id, project_id).await?;
     if !services.store.delete_project(user_id, project_id).await? {

@@ -3,7 +3,7 @@
 
 use uuid::Uuid;
 
-use crate::app::accounts::access;
+use crate::app::Caller;
 use crate::domain::record::{RecordDetail, RecordStatus};
 use crate::domain::workspace::Need;
 use crate::error::{Error, Result, ValidationIssue};
@@ -27,13 +27,14 @@ use crate::store::{CorrectionRefused, Store, Target};
 ///   writes nothing and leaves the version as it is.
 pub async fn correct_utterance(
     store: &Store,
-    user_id: Uuid,
+    caller: &Caller,
     record_id: Uuid,
     utterance_id: i64,
     text: Option<String>,
     speaker: Option<String>,
 ) -> Result<RecordDetail> {
-    access::require(store, user_id, Target::Record(record_id), Need::Write).await?;
+    let user_id = caller.id();
+    caller.require(store, Target::Record(record_id), Need::Write).await?;
     let mut issues = Vec::new();
     let mut trimmed = |field: &str, value: &Option<String>| {
         let value = value.as_deref()?;

@@ -8,8 +8,9 @@ pub mod transcription;
 
 use uuid::Uuid;
 
+use crate::app::Caller;
 use crate::app::accounts::access;
-use crate::app::accounts::audit::{self, Actor};
+use crate::app::accounts::audit::{self};
 use crate::domain::highlight::Highlight;
 use crate::domain::paging::{Page, PageRequest};
 use crate::domain::privacy::PiiReport;
@@ -156,14 +157,15 @@ pub async fn recording(services: &Services, user_id: Uuid, record_id: Uuid) -> R
 /// Renames a record or makes it public or private; a change of sharing is an audit entry.
 pub async fn update(
     services: &Services,
-    actor: &Actor,
-    user_id: Uuid,
+    caller: &Caller,
     record_id: Uuid,
     name: Option<&str>,
     is_public: Option<bool>,
 ) -> Result<Record> {
+    let user_id = caller.id();
+    let actor = &caller.actor();
     let store = &services.store;
-    access::require(store, user_id, Target::Record(record_id), Need::Write).await?;
+    caller.require(store, Target::Record(record_id), Need::Write).await?;
     if let Some(blank) = name.filter(|name| name.trim().is_empty()) {
         return Err(Error::validation(vec![ValidationIssue::blank("name", blank)]));
     }

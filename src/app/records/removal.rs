@@ -3,16 +3,20 @@
 
 use uuid::Uuid;
 
-use crate::app::accounts::access;
-use crate::app::accounts::audit::{self, Actor};
+use crate::app::Caller;
+use crate::app::accounts::audit::{self};
 use crate::domain::workspace::Need;
 use crate::error::{Error, Result};
 use crate::services::Services;
 use crate::store::Target;
 
 /// Deletes the record; returns its project, for the door to go back to.
-pub async fn delete(services: &Services, actor: &Actor, user_id: Uuid, record_id: Uuid) -> Result<Uuid> {
-    access::require(&services.store, user_id, Target::Record(record_id), Need::Write).await?;
+pub async fn delete(services: &Services, caller: &Caller, record_id: Uuid) -> Result<Uuid> {
+    let user_id = caller.id();
+    let actor = &caller.actor();
+    caller
+        .require(&services.store, Target::Record(record_id), Need::Write)
+        .await?;
     let record = services
         .store
         .get_record(user_id, record_id)

@@ -2,7 +2,7 @@
 
 use uuid::Uuid;
 
-use crate::app::accounts::access;
+use crate::app::Caller;
 use crate::domain::workspace::Need;
 use crate::error::{Error, Result, UnknownReferences, ValidationIssue};
 use crate::store::{Store, Target};
@@ -12,8 +12,8 @@ fn no_speaker(speaker: &str) -> Error {
 }
 
 /// Renames `speaker` to `name` in every utterance of the record.
-pub async fn rename(store: &Store, user_id: Uuid, record_id: Uuid, speaker: &str, name: &str) -> Result<()> {
-    access::require(store, user_id, Target::Record(record_id), Need::Write).await?;
+pub async fn rename(store: &Store, caller: &Caller, record_id: Uuid, speaker: &str, name: &str) -> Result<()> {
+    caller.require(store, Target::Record(record_id), Need::Write).await?;
     let trimmed = name.trim();
     if trimmed.is_empty() {
         return Err(Error::validation(vec![ValidationIssue::blank("name", name)]));
@@ -27,12 +27,12 @@ pub async fn rename(store: &Store, user_id: Uuid, record_id: Uuid, speaker: &str
 /// Marks `speaker`'s turns as the respondent's, or not.
 pub async fn set_respondent(
     store: &Store,
-    user_id: Uuid,
+    caller: &Caller,
     record_id: Uuid,
     speaker: &str,
     is_respondent: bool,
 ) -> Result<()> {
-    access::require(store, user_id, Target::Record(record_id), Need::Write).await?;
+    caller.require(store, Target::Record(record_id), Need::Write).await?;
     if !store.set_speaker_respondent(record_id, speaker, is_respondent).await? {
         return Err(no_speaker(speaker));
     }

@@ -233,9 +233,12 @@ pub async fn of_tag(
 
 /// Changes a highlight: its tags, its note, its place (which quotes the words there and
 /// makes a detached highlight whole again), or accepts a suggestion (`status: ok`).
-pub async fn update(store: &Store, user_id: Uuid, highlight_id: Uuid, body: HighlightUpdate) -> Result<Highlight> {
+pub async fn update(store: &Store, caller: &Caller, highlight_id: Uuid, body: HighlightUpdate) -> Result<Highlight> {
+    let user_id = caller.id();
     let highlight = get(store, user_id, highlight_id).await?;
-    access::require(store, user_id, Target::Highlight(highlight_id), Need::Write).await?;
+    caller
+        .require(store, Target::Highlight(highlight_id), Need::Write)
+        .await?;
     let note = match body.note {
         Patch::Missing => highlight.note.clone(),
         Patch::Null => String::new(),
@@ -380,8 +383,11 @@ pub async fn store_suggestions(
 }
 
 /// Deletes a highlight, or rejects a suggestion (it is not suggested again).
-pub async fn delete(store: &Store, user_id: Uuid, highlight_id: Uuid) -> Result<()> {
-    access::require(store, user_id, Target::Highlight(highlight_id), Need::Write).await?;
+pub async fn delete(store: &Store, caller: &Caller, highlight_id: Uuid) -> Result<()> {
+    let user_id = caller.id();
+    caller
+        .require(store, Target::Highlight(highlight_id), Need::Write)
+        .await?;
     if store.delete_highlight(user_id, highlight_id).await? {
         Ok(())
     } else {

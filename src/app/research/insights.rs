@@ -3,6 +3,7 @@
 
 use uuid::Uuid;
 
+use crate::app::Caller;
 use crate::app::accounts::access;
 use crate::domain::insight::{Insight, InsightCreate, InsightUpdate};
 use crate::domain::paging::{Page, PageRequest};
@@ -41,8 +42,9 @@ async fn check_evidence(store: &Store, project_id: Uuid, ids: &[Uuid]) -> Result
     references.into_error().map_or(Ok(unique), Err)
 }
 
-pub async fn create(store: &Store, user_id: Uuid, project_id: Uuid, body: InsightCreate) -> Result<Insight> {
-    access::require(store, user_id, Target::Project(project_id), Need::Write).await?;
+pub async fn create(store: &Store, caller: &Caller, project_id: Uuid, body: InsightCreate) -> Result<Insight> {
+    let user_id = caller.id();
+    caller.require(store, Target::Project(project_id), Need::Write).await?;
     let text = body.body.unwrap_or_default();
     check_fields(&body.title, &text)?;
     let evidence = check_evidence(store, project_id, &body.highlight_ids).await?;
@@ -74,9 +76,10 @@ pub async fn list(
 }
 
 /// Changes an insight's title, body or evidence; a field left out stays.
-pub async fn update(store: &Store, user_id: Uuid, insight_id: Uuid, body: InsightUpdate) -> Result<Insight> {
+pub async fn update(store: &Store, caller: &Caller, insight_id: Uuid, body: InsightUpdate) -> Result<Insight> {
+    let user_id = caller.id();
     let insight = get(store, user_id, insight_id).await?;
-    access::require(store, user_id, Target::Insight(insight_id), Need::Write).await?;
+    caller.require(store, Target::Insight(insight_id), Need::Write).await?;
     let title = body
         .title
         .as_value()
@@ -101,8 +104,9 @@ pub async fn update(store: &Store, user_id: Uuid, insight_id: Uuid, body: Insigh
     get(store, user_id, insight_id).await
 }
 
-pub async fn delete(store: &Store, user_id: Uuid, insight_id: Uuid) -> Result<()> {
-    access::require(store, user_id, Target::Insight(insight_id), Need::Write).await?;
+pub async fn delete(store: &Store, caller: &Caller, insight_id: Uuid) -> Result<()> {
+    let user_id = caller.id();
+    caller.require(store, Target::Insight(insight_id), Need::Write).await?;
     if store.delete_insight(user_id, insight_id).await? {
         Ok(())
     } else {

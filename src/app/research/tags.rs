@@ -5,6 +5,7 @@
 use serde_json::json;
 use uuid::Uuid;
 
+use crate::app::Caller;
 use crate::app::accounts::access;
 use crate::domain::patch::Patch;
 use crate::domain::tag::{Tag, TagCreate, TagUpdate, default_color};
@@ -88,8 +89,11 @@ pub async fn get(store: &Store, user_id: Uuid, tag_id: Uuid) -> Result<Tag> {
         .ok_or_else(|| Error::not_found("Tag"))
 }
 
-pub async fn create(store: &Store, user_id: Uuid, workspace_id: Uuid, body: TagCreate) -> Result<Tag> {
-    access::require(store, user_id, Target::Workspace(workspace_id), Need::Write).await?;
+pub async fn create(store: &Store, caller: &Caller, workspace_id: Uuid, body: TagCreate) -> Result<Tag> {
+    let user_id = caller.id();
+    caller
+        .require(store, Target::Workspace(workspace_id), Need::Write)
+        .await?;
     if let Some(parent_id) = body.parent_id {
         check_group(store, user_id, workspace_id, None, parent_id).await?;
     }
@@ -123,9 +127,10 @@ async fn make(store: &Store, user_id: Uuid, workspace_id: Uuid, body: TagCreate)
 }
 
 /// Renames, recolours, describes or regroups a tag; a field left out stays.
-pub async fn update(store: &Store, user_id: Uuid, tag_id: Uuid, body: TagUpdate) -> Result<Tag> {
+pub async fn update(store: &Store, caller: &Caller, tag_id: Uuid, body: TagUpdate) -> Result<Tag> {
+    let user_id = caller.id();
     let tag = get(store, user_id, tag_id).await?;
-    access::require(store, user_id, Target::Tag(tag_id), Need::Write).await?;
+    caller.require(store, Target::Tag(tag_id), Need::Write).await?;
     let name = body
         .name
         .as_value()
@@ -163,8 +168,9 @@ pub async fn update(store: &Store, user_id: Uuid, tag_id: Uuid, body: TagUpdate)
 }
 
 /// Deletes a tag; the tags in its group stay, out of it.
-pub async fn delete(store: &Store, user_id: Uuid, tag_id: Uuid) -> Result<()> {
-    access::require(store, user_id, Target::Tag(tag_id), Need::Write).await?;
+pub async fn delete(store: &Store, caller: &Caller, tag_id: Uuid) -> Result<()> {
+    let user_id = caller.id();
+    caller.require(store, Target::Tag(tag_id), Need::Write).await?;
     if store.delete_tag(user_id, tag_id).await? {
         Ok(())
     } else {
@@ -176,9 +182,10 @@ pub async fn delete(store: &Store, user_id: Uuid, tag_id: Uuid) -> Result<()> {
 /// under the first are filed under the second, the first's group moves with it (into the
 /// second, or the second's own group, so groups stay one level deep), and the first is
 /// deleted.
-pub async fn merge(store: &Store, user_id: Uuid, tag_id: Uuid, into_tag_id: Uuid) -> Result<Tag> {
+pub async fn merge(store: &Store, caller: &Caller, tag_id: Uuid, into_tag_id: Uuid) -> Result<Tag> {
+    let user_id = caller.id();
     let tag = get(store, user_id, tag_id).await?;
-    access::require(store, user_id, Target::Tag(tag_id), Need::Write).await?;
+    caller.require(store, Target::Tag(tag_id), Need::Write).await?;
     let into = match store.get_tag(user_id, into_tag_id).await? {
         Some(into) if into.workspace_id == tag.workspace_id => into,
         _ => return Err(UnknownReferences::one("tag", into_tag_id, "into_tag_id")),

@@ -5,6 +5,7 @@
 
 use uuid::Uuid;
 
+use crate::app::Caller;
 use crate::services::Services;
 
 use crate::app::accounts::access;
@@ -75,7 +76,9 @@ pub async fn project_of(store: &Store, user_id: Uuid, theme_id: Uuid) -> Result<
 /// Accepts a proposal: the tag named as proposed (or as `body` renames it) is made, or the
 /// workspace's tag of that name taken, and the proposal's highlights are filed under it.
 /// Answers the tag.
-pub async fn accept(store: &Store, user_id: Uuid, theme_id: Uuid, body: ThemeAccept) -> Result<Tag> {
+pub async fn accept(store: &Store, caller: &Caller, theme_id: Uuid, body: ThemeAccept) -> Result<Tag> {
+    let user_id = caller.id();
+    caller.may_change()?;
     let theme = proposal(store, user_id, theme_id, Need::Write).await?;
     let name = body.name.as_deref().unwrap_or(&theme.name).trim().to_owned();
     let tag_id = match store.tag_named(theme.workspace_id, &name).await? {
@@ -87,9 +90,7 @@ pub async fn accept(store: &Store, user_id: Uuid, theme_id: Uuid, body: ThemeAcc
                 description: Some(body.description.unwrap_or_else(|| theme.description.clone())),
                 parent_id: None,
             };
-            super::tags::create(store, user_id, theme.workspace_id, create)
-                .await?
-                .id
+            super::tags::create(store, caller, theme.workspace_id, create).await?.id
         }
     };
     store.accept_theme(&theme, tag_id).await?;

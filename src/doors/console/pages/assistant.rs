@@ -254,7 +254,7 @@ async fn accept(
             ..ProjectChanges::default()
         },
     };
-    crate::app::projects::update(&services, visitor.user.id, project_id, changes).await?;
+    crate::app::projects::update(&services, &visitor.caller(), project_id, changes).await?;
     Ok(Redirect::to(&format!("/p/{project_id}")).into_response())
 }
 

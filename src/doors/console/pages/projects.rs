@@ -211,7 +211,7 @@ async fn update(
         research_goals: Patch::Value(form.research_goals),
         interview_guide: Patch::Value(form.interview_guide),
     };
-    projects::update(&services, visitor.user.id, project_id, changes).await?;
+    projects::update(&services, &visitor.caller(), project_id, changes).await?;
     Ok(Redirect::to(&format!("/p/{project_id}")).into_response())
 }
 
@@ -239,7 +239,7 @@ async fn delete(
     Path(project_id): Path<Uuid>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    projects::delete(&services, &visitor.actor(), visitor.user.id, project_id).await?;
+    projects::delete(&services, &visitor.caller(), project_id).await?;
     Ok(Redirect::to("/").into_response())
 }
 

@@ -199,7 +199,7 @@ async fn rename(
     Path(record_id): Path<Uuid>,
     Change(visitor, form): Change<RenameForm>,
 ) -> PageResult {
-    speakers::rename(&services.store, visitor.user.id, record_id, &form.speaker, &form.name).await?;
+    speakers::rename(&services.store, &visitor.caller(), record_id, &form.speaker, &form.name).await?;
     Ok(Redirect::to(&format!("/r/{record_id}")).into_response())
 }
 
@@ -216,7 +216,7 @@ async fn respondent(
 ) -> PageResult {
     speakers::set_respondent(
         &services.store,
-        visitor.user.id,
+        &visitor.caller(),
         record_id,
         &form.speaker,
         form.is_respondent,
@@ -358,7 +358,7 @@ async fn correct(
 ) -> PageResult {
     correction::correct_utterance(
         &services.store,
-        visitor.user.id,
+        &visitor.caller(),
         record_id,
         utterance_id,
         Some(form.text),
@@ -386,7 +386,7 @@ async fn delete(
     Path(record_id): Path<Uuid>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    let project_id = removal::delete(&services, &visitor.actor(), visitor.user.id, record_id).await?;
+    let project_id = removal::delete(&services, &visitor.caller(), record_id).await?;
     Ok(Redirect::to(&format!("/p/{project_id}")).into_response())
 }
 

@@ -216,7 +216,7 @@ async fn update_highlight(
             ..HighlightUpdate::default()
         }
     };
-    let saved = highlights::update(&services.store, visitor.user.id, highlight_id, update).await?;
+    let saved = highlights::update(&services.store, &visitor.caller(), highlight_id, update).await?;
     let back = back_to(&form.back, format!("/r/{}#highlights", saved.record_id));
     Ok(Redirect::to(&back).into_response())
 }
@@ -229,7 +229,7 @@ async fn delete_highlight(
 ) -> PageResult {
     let form = read_form(&fields)?;
     let highlight = highlights::get(&services.store, visitor.user.id, highlight_id).await?;
-    highlights::delete(&services.store, visitor.user.id, highlight_id).await?;
+    highlights::delete(&services.store, &visitor.caller(), highlight_id).await?;
     let back = back_to(&form.back, format!("/r/{}#highlights", highlight.record_id));
     Ok(Redirect::to(&back).into_response())
 }
@@ -379,7 +379,7 @@ async fn decide_theme(
                 name,
                 description: None,
             };
-            themes::accept(store, visitor.user.id, theme_id, body).await?;
+            themes::accept(store, &visitor.caller(), theme_id, body).await?;
         }
         "reject" => themes::reject(store, visitor.user.id, theme_id).await?,
         _ => return Err(Error::not_found("Page").into()),
@@ -489,7 +489,7 @@ async fn create_insight(
             _ => {}
         }
     }
-    match insights::create(&services.store, visitor.user.id, project_id, draft).await {
+    match insights::create(&services.store, &visitor.caller(), project_id, draft).await {
         Ok(made) => Ok(Redirect::to(&format!("/p/{project_id}/insights#insight-{}", made.id)).into_response()),
         Err(error) if on_the_form(&error) => {
             let status = crate::doors::status(&error);
@@ -505,7 +505,7 @@ async fn delete_insight(
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
     let insight = insights::get(&services.store, visitor.user.id, insight_id).await?;
-    insights::delete(&services.store, visitor.user.id, insight_id).await?;
+    insights::delete(&services.store, &visitor.caller(), insight_id).await?;
     Ok(Redirect::to(&format!("/p/{}/insights", insight.project_id)).into_response())
 }
 

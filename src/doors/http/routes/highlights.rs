@@ -8,6 +8,7 @@ use axum::response::Response;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::app::Caller;
 use crate::app::research::highlights::HighlightFilter;
 use crate::app::research::{highlights, insights, themes};
 use crate::domain::highlight::{
@@ -164,11 +165,11 @@ async fn get_highlight(
         (status = 404, description = "No such highlight", body = ErrorBody),
         Conflicts))]
 async fn update_highlight(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     IdsAndJson(ids, body): IdsAndJson<1, HighlightUpdate>,
 ) -> Result<Json<Highlight>> {
-    Ok(Json(highlights::update(&app.store, user.id, ids[0], body).await?))
+    Ok(Json(highlights::update(&app.store, &caller, ids[0], body).await?))
 }
 
 /// Deletes a highlight; a suggestion is rejected (and not suggested again).
@@ -176,12 +177,8 @@ async fn update_highlight(
     params(("highlight_id" = Uuid, Path, description = "The highlight")),
     responses((status = 204, description = "Deleted, or rejected"),
         (status = 404, description = "No such highlight", body = ErrorBody)))]
-async fn delete_highlight(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<1>,
-) -> Result<StatusCode> {
-    highlights::delete(&app.store, user.id, ids[0]).await?;
+async fn delete_highlight(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<StatusCode> {
+    highlights::delete(&app.store, &caller, ids[0]).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -209,11 +206,11 @@ async fn list_insights(
         (status = 404, description = "No such project", body = ErrorBody),
         Conflicts))]
 async fn create_insight(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     IdsAndJson(ids, body): IdsAndJson<1, InsightCreate>,
 ) -> Result<(StatusCode, Json<Insight>)> {
-    let insight = insights::create(&app.store, user.id, ids[0], body).await?;
+    let insight = insights::create(&app.store, &caller, ids[0], body).await?;
     Ok((StatusCode::CREATED, Json(insight)))
 }
 
@@ -237,11 +234,11 @@ async fn get_insight(
         (status = 404, description = "No such insight", body = ErrorBody),
         Conflicts))]
 async fn update_insight(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     IdsAndJson(ids, body): IdsAndJson<1, InsightUpdate>,
 ) -> Result<Json<Insight>> {
-    Ok(Json(insights::update(&app.store, user.id, ids[0], body).await?))
+    Ok(Json(insights::update(&app.store, &caller, ids[0], body).await?))
 }
 
 /// Deletes an insight; its highlights stay.
@@ -249,12 +246,8 @@ async fn update_insight(
     params(("insight_id" = Uuid, Path, description = "The insight")),
     responses((status = 204, description = "Deleted"),
         (status = 404, description = "No such insight", body = ErrorBody)))]
-async fn delete_insight(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<1>,
-) -> Result<StatusCode> {
-    insights::delete(&app.store, user.id, ids[0]).await?;
+async fn delete_insight(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<StatusCode> {
+    insights::delete(&app.store, &caller, ids[0]).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -300,11 +293,11 @@ async fn list_themes(
         (status = 404, description = "No such proposal waiting", body = ErrorBody),
         Conflicts))]
 async fn accept_theme(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     IdsAndJson(ids, body): IdsAndJson<1, ThemeAccept>,
 ) -> Result<Json<Tag>> {
-    Ok(Json(themes::accept(&app.store, user.id, ids[0], body).await?))
+    Ok(Json(themes::accept(&app.store, &caller, ids[0], body).await?))
 }
 
 /// Rejects a proposed theme: it is not listed again, and its name is not proposed again for

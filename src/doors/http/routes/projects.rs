@@ -12,13 +12,13 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::app::accounts::audit::Actor;
+use crate::app::Caller;
 use crate::app::projects;
 use crate::app::projects::ProjectChanges;
 use crate::domain::patch::Patch;
 use crate::domain::project::{NewProject, Project, ProjectStatus};
 use crate::doors::http::AppState;
-use crate::doors::http::extract::{Client, CurrentUser, Ids, IdsAndJson, ValidJson, VersionedUser};
+use crate::doors::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson, VersionedUser};
 use crate::doors::http::openapi::Conflicts;
 use crate::error::Result;
 
@@ -115,7 +115,7 @@ async fn get_project(
     request_body = ProjectUpdate,
     responses((status = 200, description = "The updated project", body = Project)))]
 async fn update_project(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     IdsAndJson(ids, body): IdsAndJson<1, ProjectUpdate>,
 ) -> Result<Json<Project>> {
@@ -127,21 +127,16 @@ async fn update_project(
         research_goals: body.research_goals,
         interview_guide: body.interview_guide,
     };
-    Ok(Json(projects::update(&app, user.id, project_id, changes).await?))
+    Ok(Json(projects::update(&app, &caller, project_id, changes).await?))
 }
 
 /// Deletes a project with its records, reports and interview rooms.
 #[utoipa::path(delete, path = "/projects/{project_id}", tag = "projects", security(("bearer" = [])),
     params(("project_id" = uuid::Uuid, Path, description = "The project")),
     responses((status = 204, description = "Deleted")))]
-async fn delete_project(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    client: Client,
-    Ids(ids): Ids<1>,
-) -> Result<StatusCode> {
+async fn delete_project(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<StatusCode> {
     let [project_id] = ids;
-    projects::delete(&app, &Actor::user(&user, client.ip), user.id, project_id).await?;
+    projects::delete(&app, &caller, project_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -18,15 +18,13 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use crate::app::accounts::audit::Actor;
+use crate::app::Caller;
 use crate::app::records::intake::{self, MAX_DOCUMENT_BYTES, Source, TempFile, Upload, upload_path};
 use crate::app::records::speakers;
 use crate::app::records::{correction, removal};
 use crate::domain::record::{Record, RecordDetail};
 use crate::doors::http::AppState;
-use crate::doors::http::extract::{
-    Client, CurrentUser, IdNumberAndJson, Ids, IdsAndJson, path_ids, read_json_body_up_to,
-};
+use crate::doors::http::extract::{CurrentUser, IdNumberAndJson, Ids, IdsAndJson, path_ids, read_json_body_up_to};
 use crate::doors::http::openapi::Conflicts;
 use crate::doors::http::paging::{PageQuery, Paging, paged};
 use crate::doors::http::upload::{multipart_error, stream_to_file, too_large};
@@ -358,14 +356,9 @@ async fn get_record(
 #[utoipa::path(delete, path = "/insight/{rec_id}/", tag = "insight", security(("bearer" = [])),
     params(("rec_id" = Uuid, Path, description = "The record")),
     responses((status = 204, description = "Deleted with its utterances (and its recording, if any)")))]
-async fn delete_record(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    client: Client,
-    Ids(ids): Ids<1>,
-) -> Result<StatusCode> {
+async fn delete_record(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<StatusCode> {
     let [record_id] = ids;
-    removal::delete(&app, &Actor::user(&user, client.ip), user.id, record_id).await?;
+    removal::delete(&app, &caller, record_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -374,15 +367,12 @@ async fn delete_record(
     request_body = RecordUpdate,
     responses((status = 200, description = "The record, renamed or made public or private", body = Record)))]
 async fn update_record(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
-    client: Client,
     IdsAndJson(ids, body): IdsAndJson<1, RecordUpdate>,
 ) -> Result<Json<Record>> {
     let [record_id] = ids;
-    let actor = Actor::user(&user, client.ip);
-    let record =
-        crate::app::records::update(&app, &actor, user.id, record_id, body.name.as_deref(), body.is_public).await?;
+    let record = crate::app::records::update(&app, &caller, record_id, body.name.as_deref(), body.is_public).await?;
     Ok(Json(record))
 }
 
@@ -391,13 +381,13 @@ async fn update_record(
     request_body = SpeakerName,
     responses((status = 200, description = "The record with the speaker renamed", body = RecordDetail), Conflicts))]
 async fn rename_speaker(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     IdsAndJson(ids, body): IdsAndJson<1, SpeakerName>,
 ) -> Result<Json<RecordDetail>> {
     let [record_id] = ids;
-    speakers::rename(&app.store, user.id, record_id, &body.speaker, &body.name).await?;
-    Ok(Json(record_detail(&app, user.id, record_id).await?))
+    speakers::rename(&app.store, &caller, record_id, &body.speaker, &body.name).await?;
+    Ok(Json(record_detail(&app, caller.id(), record_id).await?))
 }
 
 #[utoipa::path(patch, path = "/insight/{rec_id}/speaker_respondent", tag = "insight", security(("bearer" = [])),
@@ -405,13 +395,13 @@ async fn rename_speaker(
     request_body = SpeakerRespondent,
     responses((status = 200, description = "The record with the speaker's role set", body = RecordDetail), Conflicts))]
 async fn set_speaker_respondent(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     IdsAndJson(ids, body): IdsAndJson<1, SpeakerRespondent>,
 ) -> Result<Json<RecordDetail>> {
     let [record_id] = ids;
-    speakers::set_respondent(&app.store, user.id, record_id, &body.speaker, body.is_respondent).await?;
-    Ok(Json(record_detail(&app, user.id, record_id).await?))
+    speakers::set_respondent(&app.store, &caller, record_id, &body.speaker, body.is_respondent).await?;
+    Ok(Json(record_detail(&app, caller.id(), record_id).await?))
 }
 
 #[utoipa::path(patch, path = "/insight/{rec_id}/utterances/{utterance_id}", tag = "insight", security(("bearer" = [])),
@@ -425,12 +415,12 @@ async fn set_speaker_respondent(
         Conflicts,
     ))]
 async fn correct_utterance(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     IdNumberAndJson(record_id, utterance_id, body): IdNumberAndJson<UtteranceUpdate>,
 ) -> Result<Json<RecordDetail>> {
     let detail =
-        correction::correct_utterance(&app.store, user.id, record_id, utterance_id, body.text, body.speaker).await?;
+        correction::correct_utterance(&app.store, &caller, record_id, utterance_id, body.text, body.speaker).await?;
     Ok(Json(detail))
 }
 

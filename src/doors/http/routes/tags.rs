@@ -7,6 +7,7 @@ use axum::http::StatusCode;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::app::Caller;
 use crate::app::research::tags;
 use crate::domain::tag::{Tag, TagCreate, TagMerge, TagUpdate};
 use crate::doors::http::AppState;
@@ -36,11 +37,11 @@ async fn list_tags(
         (status = 404, description = "No such workspace", body = ErrorBody),
         Conflicts))]
 async fn create_tag(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     IdsAndJson(ids, body): IdsAndJson<1, TagCreate>,
 ) -> Result<(StatusCode, Json<Tag>)> {
-    let tag = tags::create(&app.store, user.id, ids[0], body).await?;
+    let tag = tags::create(&app.store, &caller, ids[0], body).await?;
     Ok((StatusCode::CREATED, Json(tag)))
 }
 
@@ -52,11 +53,11 @@ async fn create_tag(
         (status = 404, description = "No such tag", body = ErrorBody),
         Conflicts))]
 async fn update_tag(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     IdsAndJson(ids, body): IdsAndJson<1, TagUpdate>,
 ) -> Result<Json<Tag>> {
-    Ok(Json(tags::update(&app.store, user.id, ids[0], body).await?))
+    Ok(Json(tags::update(&app.store, &caller, ids[0], body).await?))
 }
 
 /// Deletes a tag; the tags in its group leave the group.
@@ -64,12 +65,8 @@ async fn update_tag(
     params(("tag_id" = Uuid, Path, description = "The tag")),
     responses((status = 204, description = "Deleted"),
         (status = 404, description = "No such tag", body = ErrorBody)))]
-async fn delete_tag(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<1>,
-) -> Result<StatusCode> {
-    tags::delete(&app.store, user.id, ids[0]).await?;
+async fn delete_tag(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<StatusCode> {
+    tags::delete(&app.store, &caller, ids[0]).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -81,11 +78,11 @@ async fn delete_tag(
         (status = 404, description = "No such tag", body = ErrorBody),
         Conflicts))]
 async fn merge_tag(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     IdsAndJson(ids, body): IdsAndJson<1, TagMerge>,
 ) -> Result<Json<Tag>> {
-    Ok(Json(tags::merge(&app.store, user.id, ids[0], body.into_tag_id).await?))
+    Ok(Json(tags::merge(&app.store, &caller, ids[0], body.into_tag_id).await?))
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

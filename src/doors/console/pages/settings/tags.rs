@@ -116,7 +116,7 @@ async fn create(State(services): State<Services>, Change(visitor, form): Change<
         description: Some(form.description),
         parent_id: group_of(&form.parent_id),
     };
-    let made = tags::create(&services.store, visitor.user.id, visitor.current.id, body).await;
+    let made = tags::create(&services.store, &visitor.caller(), visitor.current.id, body).await;
     answer(&services, &visitor, made.map(drop), "made").await
 }
 
@@ -131,7 +131,7 @@ async fn update(
         description: Patch::Value(form.description),
         parent_id: group_of(&form.parent_id).map_or(Patch::Null, Patch::Value),
     };
-    let saved = tags::update(&services.store, visitor.user.id, tag_id, body).await;
+    let saved = tags::update(&services.store, &visitor.caller(), tag_id, body).await;
     answer(&services, &visitor, saved.map(drop), "saved").await
 }
 
@@ -145,7 +145,7 @@ async fn merge(
     Path(tag_id): Path<Uuid>,
     Change(visitor, form): Change<MergeForm>,
 ) -> PageResult {
-    let merged = tags::merge(&services.store, visitor.user.id, tag_id, form.into_tag_id).await;
+    let merged = tags::merge(&services.store, &visitor.caller(), tag_id, form.into_tag_id).await;
     answer(&services, &visitor, merged.map(drop), "merged").await
 }
 
@@ -167,7 +167,7 @@ async fn delete(
     Path(tag_id): Path<Uuid>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    tags::delete(&services.store, visitor.user.id, tag_id).await?;
+    tags::delete(&services.store, &visitor.caller(), tag_id).await?;
     Ok(Redirect::to("/settings/tags?done=deleted").into_response())
 }
 
