@@ -10,8 +10,9 @@ use reqwest::header::COOKIE;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::interviews::{join, public, say};
-use crate::openai_stub::{OpenAiStub, Reply};
+use crate::support::accounts::http_session;
+use crate::support::interviews::{join, public, say};
+use crate::support::openai_stub::{OpenAiStub, Reply};
 use crate::support::{TestApp, TestUser};
 
 const GREETING: &str = "Hello! Thanks for joining. What do you do for a living?";
@@ -243,7 +244,7 @@ async fn past_the_budget_an_interview_closes_in_the_offline_words_and_new_links_
 
     // The owner sees why on the interview links' page.
     let path = format!("/p/{project}/interviews");
-    let (client, cookie, _) = crate::console_pages::http_session(&app, &ann, &path).await;
+    let (client, cookie, _) = http_session(&app, &ann, &path).await;
     let html = client
         .get(app.url(&path))
         .header(COOKIE, &cookie)

@@ -10,11 +10,10 @@ use reqwest::StatusCode;
 use reqwest::header::{COOKIE, ORIGIN};
 use serde_json::{Value, json};
 
-use crate::accounts::set_password;
-use crate::browser::Browser;
-use crate::console::{PASSWORD, in_chromium, look, researcher_and_viewer, sign_in, until};
-use crate::console_pages::{csrf_meta, forms};
-use crate::highlights::finished_record;
+use crate::support::accounts::{PASSWORD, csrf_meta, forms, researcher_and_viewer, set_password};
+use crate::support::browser::{Browser, in_chromium, look, sign_in, until};
+use crate::support::records::finished_record;
+use crate::support::reports::wait_generation;
 use crate::support::{TestApp, TestUser};
 
 const CALL: &str = "Interviewer: How do you find the price?\n\
@@ -186,7 +185,7 @@ async fn walk(browser: &Browser, app: &TestApp, user: &TestUser, project: &str, 
     )
     .await;
     look(browser, "insights").await;
-    crate::generation::wait_generation(
+    wait_generation(
         app,
         user,
         &format!("/projects/{project}/reports/{report}"),
@@ -281,7 +280,7 @@ async fn without_the_script_a_whole_turn_is_highlighted_and_a_viewer_is_refused(
         )
         .await;
     for (who, allowed) in [(&researcher, true), (&viewer, false)] {
-        let cookie = crate::console_pages::sign_in(&app, who).await;
+        let cookie = crate::support::accounts::sign_in(&app, who).await;
         let page = forms()
             .get(app.url(&format!("/r/{record}")))
             .header(COOKIE, &cookie)
@@ -323,7 +322,7 @@ async fn without_the_script_a_whole_turn_is_highlighted_and_a_viewer_is_refused(
     );
     assert_eq!(made[0]["tags"][0]["name"], json!("Export"));
     // A form without its token changes nothing.
-    let cookie = crate::console_pages::sign_in(&app, &researcher).await;
+    let cookie = crate::support::accounts::sign_in(&app, &researcher).await;
     let response = forms()
         .post(app.url(&format!("/r/{record}/highlights")))
         .header(COOKIE, &cookie)

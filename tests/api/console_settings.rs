@@ -12,32 +12,9 @@ use reqwest::header::{CACHE_CONTROL, COOKIE, ORIGIN};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::accounts::set_password;
-use crate::browser::Browser;
-use crate::console::{PASSWORD, in_chromium, in_chromiums, look, sign_in, until};
-use crate::console_pages::{http_session, quoted_after};
+use crate::support::accounts::{PASSWORD, http_session, quoted_after, set_password};
+use crate::support::browser::{Browser, in_chromium, in_chromiums, look, set, sign_in, submit, until};
 use crate::support::{TestApp, TestUser};
-
-/// Submits the form around the element `css` finds, as its submit button would.
-pub(crate) async fn submit(browser: &Browser, css: &str) {
-    let done = browser
-        .script(&format!(
-            "const f = document.querySelector({css:?})?.form ?? document.querySelector({css:?})?.closest('form'); \
-             if (!f) return false; f.requestSubmit(); return true"
-        ))
-        .await;
-    assert_eq!(done, Value::Bool(true), "a form around {css}");
-}
-
-/// Sets a field's value (a select's option, or text replacing what is there).
-pub(crate) async fn set(browser: &Browser, css: &str, value: &str) {
-    let done = browser
-        .script(&format!(
-            "const e = document.querySelector({css:?}); if (!e) return false; e.value = {value:?}; return e.value === {value:?}"
-        ))
-        .await;
-    assert_eq!(done, Value::Bool(true), "{css} takes {value}");
-}
 
 /// A POST from the page with its CSRF token, as a forged form would send it: the status.
 async fn forged_post(browser: &Browser, path: &str, body: &str) -> Value {

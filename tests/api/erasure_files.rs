@@ -11,8 +11,9 @@ use std::time::{Duration, Instant};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::openai_stub::{OpenAiStub, Reply};
-use crate::records::{upload, wait_for, wav};
+use crate::support::db::made_at;
+use crate::support::openai_stub::{OpenAiStub, Reply};
+use crate::support::records::{upload, wait_for, wav};
 use crate::support::{TestApp, TestUser};
 
 const EMAIL: &str = "quentin.marwood@example.org";
@@ -398,7 +399,7 @@ async fn records_past_the_retention_leave_no_trace_in_any_file() {
     assert_eq!(status, StatusCode::OK, "{settings}");
     let long_ago = chrono::Utc::now() - chrono::Duration::days(91);
     for record in [&said, &recorded] {
-        crate::privacy::made_at(&app, record, long_ago).await;
+        made_at(&app, record, long_ago).await;
     }
     let tables = ["records", "utterances", "personas", "audit_events"];
     let before = vacuum_counts(&app, &tables).await;

@@ -8,10 +8,12 @@ use std::time::{Duration, Instant};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use crate::chat::{REAL_QUOTE, interview, stream_events};
-use crate::generation::{ANNA, wait_generation};
-use crate::openai_stub::{OpenAiStub, Reply};
 use crate::support::TestApp;
+use crate::support::accounts::set_password;
+use crate::support::models::stream_events;
+use crate::support::openai_stub::{OpenAiStub, Reply};
+use crate::support::records::{ANNA, REAL_QUOTE, interview};
+use crate::support::reports::wait_generation;
 
 const REMOVED: &str = "[quote removed: not found in the transcript]";
 const INVENTED: &str = "We would pay double if the export worked on Fridays.";
@@ -396,8 +398,9 @@ async fn reports_answers_and_personas_keep_what_wrote_them_and_a_report_its_vers
     assert_model_provenance(&persona["provenance"], &record_id, &version);
 
     // The console: under the report, what wrote it; its versions, compared.
-    use crate::console::{PASSWORD, in_chromium, look, sign_in, until};
-    crate::accounts::set_password(&app, &user, PASSWORD).await;
+    use crate::support::accounts::PASSWORD;
+    use crate::support::browser::{in_chromium, look, sign_in, until};
+    set_password(&app, &user, PASSWORD).await;
     let report_id = path.rsplit('/').next().expect("id").to_owned();
     in_chromium("the provenance pages", async |browser| {
         sign_in(browser, &app, &user.email).await;

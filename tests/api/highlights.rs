@@ -6,6 +6,10 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
+use crate::support::models::model_app;
+use crate::support::openai_stub::{OpenAiStub, Reply};
+use crate::support::records::finished_record;
+use crate::support::reports::wait_generation;
 use crate::support::{TestApp, TestUser, assert_unknown_references, error_types};
 
 const TEXT: &str = "Interviewer: How do you send invoices?\n\
@@ -13,20 +17,6 @@ const TEXT: &str = "Interviewer: How do you send invoices?\n\
                     Interviewer: And then?\n\
                     Anna: Ça coûte trop cher. The export is slow\n\
                     Bob: It fails every month.";
-
-pub(crate) async fn finished_record(app: &TestApp, user: &TestUser, project: &str, title: &str, text: &str) -> String {
-    let (status, record) = app
-        .post(
-            &format!("/projects/{project}/records"),
-            user,
-            json!({ "title": title, "text": text }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::CREATED, "{record}");
-    let id = record["id"].as_str().expect("record id").to_owned();
-    app.wait_finished(user, &id).await;
-    id
-}
 
 fn span(from: (i64, i64), to: (i64, i64)) -> Value {
     json!({ "start": { "utterance_id": from.0, "offset": from.1 }, "end": { "utterance_id": to.0, "offset": to.1 } })
@@ -527,7 +517,7 @@ async fn suggestions_wait_for_a_person_who_accepts_or_rejects_each_and_rejected_
 
 #[tokio::test]
 async fn a_model_s_suggestions_are_kept_only_where_their_quotes_are_verbatim_in_the_transcript() {
-    let (addr, model) = crate::openai_stub::OpenAiStub::start().await;
+    let (addr, model) = OpenAiStub::start().await;
     model.respond(|call| {
         if call.schema_name() == Some("suggestions") {
             let answer = json!({ "suggestions": [
@@ -538,12 +528,12 @@ async fn a_model_s_suggestions_are_kept_only_where_their_quotes_are_verbatim_in_
                 { "tag": "Export", "utterance_id": 3, "quote": "And the export?" },
                 { "tag": "Roadmap", "utterance_id": 4, "quote": "Exporting to Excel" }
             ]});
-            crate::openai_stub::Reply::text(&answer.to_string())
+            Reply::text(&answer.to_string())
         } else {
-            crate::openai_stub::Reply::status(503)
+            Reply::status(503)
         }
     });
-    let app = crate::chat::model_app(addr).await;
+    let app = model_app(addr).await;
     let ann = app.user().await;
     let workspace = ann.id.to_string();
     let project = app.project(&ann, "Billing").await;
@@ -613,7 +603,7 @@ async fn a_report_includes_insights_with_their_evidence_as_they_are_at_each_gene
     // Included while it is being generated: it shows once the generation completes.
     let (status, queued) = app.call(Method::PUT, &included, Some(&ann.token), None).await;
     assert_eq!(status, StatusCode::OK, "{queued}");
-    crate::generation::wait_generation(&app, &ann, &path, &["completed"]).await;
+    wait_generation(&app, &ann, &path, &["completed"]).await;
     let content = get(&app, &ann, &path).await["content"]
         .as_str()
         .expect("content")
@@ -659,7 +649,7 @@ async fn a_report_includes_insights_with_their_evidence_as_they_are_at_each_gene
     assert_eq!(status, StatusCode::OK);
     let (status, _) = app.post(&format!("{path}/regenerate"), &ann, json!({})).await;
     assert_eq!(status, StatusCode::ACCEPTED);
-    crate::generation::wait_generation(&app, &ann, &path, &["completed"]).await;
+    wait_generation(&app, &ann, &path, &["completed"]).await;
     let content = get(&app, &ann, &path).await["content"]
         .as_str()
         .expect("content")
@@ -867,7 +857,7 @@ async fn untagged_highlights_are_grouped_into_proposed_themes_that_a_person_acce
 
 #[tokio::test]
 async fn a_model_s_themes_keep_only_the_highlights_it_was_given() {
-    let (addr, model) = crate::openai_stub::OpenAiStub::start().await;
+    let (addr, model) = OpenAiStub::start().await;
     model.respond(|call| {
         if call.schema_name() == Some("themes") {
             let answer = json!({ "themes": [
@@ -876,12 +866,12 @@ async fn a_model_s_themes_keep_only_the_highlights_it_was_given() {
                 // One highlight is not a theme.
                 { "name": "Excel", "description": "Exports.", "highlights": [3] }
             ]});
-            crate::openai_stub::Reply::text(&answer.to_string())
+            Reply::text(&answer.to_string())
         } else {
-            crate::openai_stub::Reply::status(503)
+            Reply::status(503)
         }
     });
-    let app = crate::chat::model_app(addr).await;
+    let app = model_app(addr).await;
     let ann = app.user().await;
     let project = app.project(&ann, "Billing").await;
     let record = finished_record(&app, &ann, &project, "Dana", CALL).await;

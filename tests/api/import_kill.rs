@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::cli::Served;
-use crate::imports::zip_of;
+use crate::support::exchange::zip_of;
 use crate::support::fresh_database;
+use crate::support::programs::Served;
 
 const PATIENCE: Duration = Duration::from_secs(60);
 

@@ -8,7 +8,8 @@ use chrono::{DateTime, Utc};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::chat::{Mode, model_app, model_stub};
+use crate::support::interviews::{join, public, say};
+use crate::support::models::{Mode, model_app, model_stub};
 use crate::support::{TestApp, TestUser, assert_unknown_references, assert_validation_body, error_locs, error_types};
 
 const GUIDE: &str =
@@ -27,30 +28,6 @@ async fn rooms(app: &TestApp, user: &TestUser, body: Value) -> (String, Vec<Valu
     let (status, created) = app.post("/api/interviews/rooms", user, body).await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
     (project, created["rooms"].as_array().expect("rooms").clone())
-}
-
-pub(crate) async fn public(app: &TestApp, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
-    app.call(method, path, None, body).await
-}
-
-pub(crate) async fn join(app: &TestApp, token: &str, email: &str) -> (StatusCode, Value) {
-    public(
-        app,
-        Method::POST,
-        &format!("/api/interviews/join/{token}"),
-        Some(json!({ "email": email })),
-    )
-    .await
-}
-
-pub(crate) async fn say(app: &TestApp, token: &str, session: &str, text: &str) -> (StatusCode, Value) {
-    public(
-        app,
-        Method::POST,
-        &format!("/api/interviews/join/{token}/messages"),
-        Some(json!({ "session_id": session, "text": text })),
-    )
-    .await
 }
 
 /// A message with the client's id, as the respondent page sends it.

@@ -14,7 +14,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::generation::ANNA;
+use crate::support::records::ANNA;
 use crate::support::{TestApp, TestUser};
 
 /// Longest one model call may take. An answer of the most a report section asks for here (a

@@ -6,7 +6,13 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::openai_stub::{OpenAiStub, Reply};
+use crate::support::accounts::set_password;
+use crate::support::db::made_at;
+use crate::support::exchange::download;
+use crate::support::models::{model_app, stream_events};
+use crate::support::openai_stub::{OpenAiStub, Reply};
+use crate::support::records::ANNA;
+use crate::support::reports::wait_generation;
 use crate::support::{TestApp, TestUser, error_locs};
 
 const MARIA: &str = "Interviewer: Thanks for joining. How can we reach you?\n\
@@ -184,7 +190,7 @@ async fn billing_report(app: &TestApp, user: &TestUser, project: &str) -> (Strin
         .await;
     assert_eq!(status, StatusCode::ACCEPTED, "{report}");
     let path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
-    let generation = crate::generation::wait_generation(app, user, &path, &["completed", "failed"]).await;
+    let generation = wait_generation(app, user, &path, &["completed", "failed"]).await;
     (path, generation)
 }
 
@@ -231,7 +237,7 @@ async fn the_model_sees_placeholders_and_the_researcher_sees_the_values() {
             Reply::text("## Findings\n\n[PERSON_2] handles invoices: \"My colleague [PERSON_2] handles invoices.\" [Interview 7, #2]")
         }
     });
-    let app = crate::chat::model_app(addr).await;
+    let app = model_app(addr).await;
     let ann = app.user().await;
     let (project, record) = record(&app, &ann, MARIA).await;
 
@@ -264,7 +270,7 @@ async fn the_model_sees_placeholders_and_the_researcher_sees_the_values() {
     );
 
     // Streamed: the deltas and the final message are mapped back too.
-    let events = crate::chat::stream_events(&app, &ann, &record, question).await;
+    let events = stream_events(&app, &ann, &record, question).await;
     let streamed: String = events
         .iter()
         .filter(|(name, _, _)| name == "delta")
@@ -297,7 +303,7 @@ async fn a_workspace_that_turns_pseudonymisation_off_sends_the_material_as_it_is
     let (addr, model) = OpenAiStub::start().await;
     model.allow_personal_data(true);
     model.answer(Reply::text("Noted."));
-    let app = crate::chat::model_app(addr).await;
+    let app = model_app(addr).await;
     let ann = app.user().await;
     let (_, record) = record(&app, &ann, MARIA).await;
     let (status, settings) = app
@@ -517,7 +523,7 @@ async fn work_is_estimated_charged_and_refused_past_the_monthly_budget() {
     })
     .await;
     let ann = app.user().await;
-    let (project, record) = record(&app, &ann, crate::generation::ANNA).await;
+    let (project, record) = record(&app, &ann, ANNA).await;
     let (_, presets) = app.get("/presets/system/", &ann).await;
     let prompt = presets[0]["prompt_ids"][0].as_str().expect("prompt").to_owned();
     let report_body = json!({ "title": "Billing", "prompts_ids": [prompt] });
@@ -584,7 +590,7 @@ async fn work_is_estimated_charged_and_refused_past_the_monthly_budget() {
         .await;
     assert_eq!(status, StatusCode::ACCEPTED, "{report}");
     let path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
-    let generation = crate::generation::wait_generation(&app, &ann, &path, &["completed", "failed"]).await;
+    let generation = wait_generation(&app, &ann, &path, &["completed", "failed"]).await;
     assert_eq!(generation["status"], "completed", "{generation}");
     let usage = usage_after(&app, &ann, 2).await;
     assert!(
@@ -635,11 +641,12 @@ async fn work_is_estimated_charged_and_refused_past_the_monthly_budget() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_admin_sets_privacy_and_a_budget_in_the_console_and_a_record_shows_its_personal_data() {
-    use crate::console::{PASSWORD, in_chromium, look, sign_in, until};
-    use crate::console_settings::{set, submit};
+    use crate::support::accounts::PASSWORD;
+    use crate::support::browser::{in_chromium, look, sign_in, until};
+    use crate::support::browser::{set, submit};
     let app = TestApp::start().await;
     let ann = app.user().await;
-    crate::accounts::set_password(&app, &ann, PASSWORD).await;
+    set_password(&app, &ann, PASSWORD).await;
     let (_, record) = record(&app, &ann, MARIA).await;
     in_chromium("the privacy settings test", async |browser| {
         sign_in(browser, &app, &ann.email).await;
@@ -950,33 +957,9 @@ async fn erasing_a_respondent_leaves_no_trace_of_their_address_and_a_receipt() {
     app.stop().await;
 }
 
-/// Sets a record's `created_at`, as if it had been made then.
-pub(crate) async fn made_at(app: &TestApp, record: &str, at: chrono::DateTime<chrono::Utc>) {
-    use sqlx::Connection;
-    let id = uuid::Uuid::parse_str(record).expect("record id");
-    let sql = "UPDATE records SET created_at = $1 WHERE id = $2";
-    if app.database_url.starts_with("sqlite") {
-        let mut conn = sqlx::SqliteConnection::connect(&app.database_url).await.expect("open");
-        sqlx::query(sql)
-            .bind(at)
-            .bind(id)
-            .execute(&mut conn)
-            .await
-            .expect("update");
-    } else {
-        let mut conn = sqlx::PgConnection::connect(&app.database_url).await.expect("open");
-        sqlx::query(sql)
-            .bind(at)
-            .bind(id)
-            .execute(&mut conn)
-            .await
-            .expect("update");
-    }
-}
-
 #[tokio::test]
 async fn records_and_recordings_past_the_retention_are_deleted_by_the_background_sweep() {
-    use crate::records::{stt_stub, upload, wait_for, wav};
+    use crate::support::records::{stt_stub, upload, wait_for, wav};
     let (addr, _stub) = stt_stub().await;
     let speech = move |settings: &mut insight::config::Settings| {
         settings.speech.stt_base_url = Some(format!("http://{addr}/v1"));
@@ -1059,7 +1042,7 @@ async fn records_and_recordings_past_the_retention_are_deleted_by_the_background
 
 #[tokio::test]
 async fn a_redacted_record_keeps_placeholders_for_good_and_what_came_from_it_follows() {
-    use crate::records::{stt_stub, upload, wait_for, wav};
+    use crate::support::records::{stt_stub, upload, wait_for, wav};
     let (addr, _stub) = stt_stub().await;
     let app = TestApp::start_with(move |settings| {
         settings.speech.stt_base_url = Some(format!("http://{addr}/v1"));
@@ -1106,7 +1089,7 @@ async fn a_redacted_record_keeps_placeholders_for_good_and_what_came_from_it_fol
         .await;
     assert_eq!(status, StatusCode::ACCEPTED, "{report}");
     let report_path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
-    let generation = crate::generation::wait_generation(&app, &owner, &report_path, &["completed", "failed"]).await;
+    let generation = wait_generation(&app, &owner, &report_path, &["completed", "failed"]).await;
     assert_eq!(generation["status"], "completed");
 
     let (_, written) = app.get(&report_path, &owner).await;
@@ -1193,8 +1176,7 @@ async fn a_redacted_record_keeps_placeholders_for_good_and_what_came_from_it_fol
         "{marked}"
     );
     // Until then, the report (and so its exports) names nobody the record no longer names.
-    let (status, _, markdown) =
-        crate::exchange::download(&app, &owner, &format!("{report_path}/export?format=md")).await;
+    let (status, _, markdown) = download(&app, &owner, &format!("{report_path}/export?format=md")).await;
     assert_eq!(status, StatusCode::OK);
     let markdown = String::from_utf8_lossy(&markdown);
     for value in VALUES {
@@ -1206,7 +1188,7 @@ async fn a_redacted_record_keeps_placeholders_for_good_and_what_came_from_it_fol
     }
     let (status, _) = app.post(&format!("{report_path}/regenerate"), &owner, json!({})).await;
     assert_eq!(status, StatusCode::ACCEPTED);
-    crate::generation::wait_generation(&app, &owner, &report_path, &["completed", "failed"]).await;
+    wait_generation(&app, &owner, &report_path, &["completed", "failed"]).await;
     let (_, regenerated) = app.get(&report_path, &owner).await;
     assert!(regenerated.get("needs_regeneration").is_none(), "{regenerated}");
     let entries = app.audit(&owner, owner.id, "record.redacted").await;
@@ -1242,7 +1224,7 @@ async fn the_labelled_interviews_reach_the_model_only_as_placeholders() {
         let seen = placeholders(&call.body);
         Reply::text(&format!("Mentioned: {} and [PERSON_999].", seen.join(", ")))
     });
-    let app = crate::chat::model_app(addr).await;
+    let app = model_app(addr).await;
     let ann = app.user().await;
     let project = app.project(&ann, "Billing study").await;
     let corpus = std::fs::read_to_string(concat!(

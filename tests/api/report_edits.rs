@@ -8,9 +8,10 @@ use reqwest::StatusCode;
 use reqwest::header::{COOKIE, ORIGIN};
 use serde_json::{Value, json};
 
-use crate::console_pages::http_session;
-use crate::generation::{preset_id, report_reply, study, wait_generation};
-use crate::openai_stub::{OpenAiStub, Reply};
+use crate::support::accounts::http_session;
+use crate::support::models::report_reply;
+use crate::support::openai_stub::{OpenAiStub, Reply};
+use crate::support::reports::{preset_id, study, wait_generation};
 use crate::support::{TestApp, TestUser};
 
 /// A line no engine writes, added by hand (no apostrophe: pages escape it).

@@ -737,7 +737,7 @@ async fn every_route_answers_each_role_as_its_rule_says() {
                 &shared
             };
             let url = fill(path, f);
-            let (_, body) = crate::roles::rule(method, path, f).expect("rule");
+            let (_, body) = self::rule(method, path, f).expect("rule");
             let (status, answer) = call(&app, method, &url, team.who(who), body).await;
             check(rule, who, method, path, status, &answer);
             checked += 1;

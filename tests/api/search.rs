@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::highlights::finished_record;
+use crate::support::records::finished_record;
 use crate::support::{TestApp, TestUser, error_types};
 
 const PRICING: &str = "Interviewer: What about the price?\n\

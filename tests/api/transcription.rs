@@ -18,8 +18,8 @@ use insight::config::SttProvider;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::records::{lines, upload, wait_for, wav};
 use crate::support::TestApp;
+use crate::support::records::{lines, upload, wait_for, wav};
 
 #[derive(Clone, Default)]
 struct Stub {
