@@ -10,6 +10,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Cursor;
+use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -21,7 +22,7 @@ use crate::support::exchange::{download, header, import_archive, unzip};
 use crate::support::interviews::{join, public, say};
 use crate::support::records::{finished_record, stt_stub, upload, wait_for, wav};
 use crate::support::reports::wait_generation;
-use crate::support::{TestApp, TestUser};
+use crate::support::{TestApp, TestUser, eventually};
 
 const ANNA: &str = "Interviewer: What does invoicing cost you?\n\
                     Anna: Too much. The invoices arrive late every month and nobody can tell me why.\n\
@@ -287,13 +288,15 @@ async fn full_project(app: &TestApp, ann: &TestUser) -> (String, Vec<u8>) {
     ok(app, ann, &format!("/insight/{anna}/highlights"), span(2, 10, 34)).await;
     ok(app, ann, &format!("/insight/{anna}/highlights"), span(4, 28, 49)).await;
     ok(app, ann, &format!("/projects/{project}/highlights/themes"), json!({})).await;
-    for _ in 0..200 {
+    eventually(Duration::from_secs(20), "no theme was proposed", async || {
         let (_, themes) = app.get(&format!("/projects/{project}/themes"), ann).await;
         if themes.as_array().is_some_and(|all| !all.is_empty()) {
-            break;
+            Ok(())
+        } else {
+            Err(themes)
         }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    })
+    .await;
     (project, recording)
 }
 
@@ -472,15 +475,15 @@ async fn a_project_goes_out_as_one_archive_and_comes_back_the_same_anywhere() {
         json!(ANNA.lines().nth(1).unwrap().trim_start().trim_start_matches("Anna: ")),
         "{detail}"
     );
-    let mut found = json!(null);
-    for _ in 0..200 {
+    let found = eventually(Duration::from_secs(20), "search does not find the copy", async || {
         let (_, hits) = app.get("/search?q=accounting", &other).await;
         if hits["hits"].as_array().is_some_and(|hits| !hits.is_empty()) {
-            found = hits;
-            break;
+            Ok(hits)
+        } else {
+            Err(hits)
         }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    })
+    .await;
     assert_eq!(
         found["hits"][0]["project_id"],
         json!(copy),

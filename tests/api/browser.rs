@@ -4,16 +4,16 @@
 //! `INSIGHT_TEST_CHROMIUM` name them; elsewhere it says it was skipped and passes.
 
 use std::panic::AssertUnwindSafe;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use futures_util::FutureExt;
 use insight::app::interview::phrases::phrases;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::support::TestApp;
 use crate::support::browser::{Browser, ChromeDriver, WAIT};
 use crate::support::interviews::{QUESTIONS, guide};
+use crate::support::{TestApp, eventually};
 
 const PROJECT: &str = "Weekly planning study";
 
@@ -210,22 +210,14 @@ async fn wait_for_turns(browser: &Browser, count: usize) -> Vec<(String, String)
 
 /// Polls `check` until it gives a value; after `WAIT` fails with what the page shows.
 async fn wait_for<T>(browser: &Browser, what: &str, mut check: impl AsyncFnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + WAIT;
-    loop {
+    eventually(WAIT, format!("{what} never came"), async || {
         if let Some(value) = check().await {
-            return value;
+            return Ok(value);
         }
-        if Instant::now() >= deadline {
-            let page = browser
-                .script(
-                    "return {state: document.body.dataset.state, error: document.getElementById('error')?.textContent}",
-                )
-                .await;
-            panic!(
-                "waited {WAIT:?} for {what}; the page: {page}, turns: {:#?}",
-                turns(browser).await
-            );
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        let page = browser
+            .script("return {state: document.body.dataset.state, error: document.getElementById('error')?.textContent}")
+            .await;
+        Err(format!("the page: {page}, turns: {:#?}", turns(browser).await))
+    })
+    .await
 }

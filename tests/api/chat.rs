@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::support::models::{Mode, model_app, model_app_with, model_stub, searxng_app, stream_events};
 use crate::support::records::{ANNA, REAL_QUOTE, interview};
-use crate::support::{TestApp, assert_unknown_references, assert_validation_body, error_locs, error_types};
+use crate::support::{TestApp, assert_unknown_references, assert_validation_body, error_locs, error_types, eventually};
 
 fn assert_message(message: &Value, thread_id: &Value) {
     assert!(
@@ -471,16 +471,15 @@ async fn a_client_that_leaves_mid_stream_finds_the_whole_answer_stored() {
     let first = body.next().await.expect("a first event").expect("bytes");
     assert!(String::from_utf8_lossy(&first).contains("event: delta"));
     drop(body);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
+    eventually(Duration::from_secs(10), "the answer was not stored", async || {
         let (_, history) = app.get(&format!("/insight/{record}/chat/"), &user).await;
         if let Some(messages) = history["messages"].as_array().filter(|m| m.len() == 2) {
             assert_eq!(messages[1]["content"], json!(answer));
-            break;
+            return Ok(());
         }
-        assert!(Instant::now() < deadline, "the answer was not stored: {history}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        Err(history)
+    })
+    .await;
     app.stop().await;
 }
 
@@ -727,9 +726,8 @@ async fn a_model_persona_is_written_in_the_background_with_checked_quotes() {
     let user = app.user().await;
     let (_, record) = interview(&app, &user, ANNA).await;
     let path = format!("/insight/{record}/persona-report");
-    let deadline = Instant::now() + Duration::from_secs(20);
     let mut pending = 0;
-    let body = loop {
+    let body = eventually(Duration::from_secs(20), "the persona was never written", async || {
         let response = app
             .client
             .get(app.url(&path))
@@ -741,15 +739,15 @@ async fn a_model_persona_is_written_in_the_background_with_checked_quotes() {
         let retry_after = response.headers().get("retry-after").cloned();
         let body: Value = response.json().await.expect("json");
         if status == StatusCode::OK {
-            break body;
+            return Ok(body);
         }
         assert_eq!(status, StatusCode::ACCEPTED, "{body}");
         assert_eq!(body, json!({ "record_id": record, "status": "generating" }));
         assert!(retry_after.is_some());
         pending += 1;
-        assert!(Instant::now() < deadline, "the persona was never written");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+        Err("")
+    })
+    .await;
     assert!(pending > 0, "the model takes 1.5 s: the persona was 202 first");
     assert_persona(&body, &record);
     assert_eq!(body["persona"]["role"], "finance lead");
@@ -1049,16 +1047,15 @@ async fn a_user_gets_429_with_too_many_answers_in_the_making() {
     assert_eq!(status, StatusCode::OK, "another user is not held up");
     drop(streams);
     // The four answers go on without their clients, then there is room again.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
+    eventually(Duration::from_secs(20), "the answers never finished", async || {
         let (status, _) = app.post(&path, &user, json!({ "message": "And now?" })).await;
         if status == StatusCode::OK {
-            break;
+            return Ok(());
         }
         assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
-        assert!(Instant::now() < deadline, "the answers never finished");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        Err("")
+    })
+    .await;
     let (_, threads) = app.get(&format!("{path}threads/"), &user).await;
     assert_eq!(threads.as_array().map(Vec::len), Some(5), "every answer was stored");
     app.stop().await;

@@ -9,10 +9,10 @@ use serde_json::{Value, json};
 use tokio::process::Command;
 
 use crate::support::db::assert_not_stored;
-use crate::support::fresh_database;
 use crate::support::models::{chat_stub, report_reply};
 use crate::support::programs::{PATIENCE, Served, command};
 use crate::support::records::{ANNA, stt_stub};
+use crate::support::{eventually, fresh_database};
 
 /// What a finished command said.
 struct Outcome {
@@ -438,31 +438,26 @@ async fn a_recording_being_transcribed_when_the_server_is_killed_is_finished_aft
     let path = format!("/insight/{}/", record["id"].as_str().expect("id"));
 
     // The provider has the recording and has not answered: the record is in progress.
-    let deadline = Instant::now() + PATIENCE;
-    while stub.call_count() == 0 {
-        assert!(Instant::now() < deadline, "the recording never reached the provider");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    eventually(PATIENCE, "the recording never reached the provider", async || {
+        if stub.call_count() > 0 { Ok(()) } else { Err("") }
+    })
+    .await;
     let (_, during) = server.get(&path, &token).await;
     assert_eq!(during["status"], "InProgress", "{during}");
     server.kill().await;
 
     stub.hold(false);
     let server = Served::start_with(&database_url, &settings).await;
-    let deadline = Instant::now() + PATIENCE;
-    let record = loop {
+    let record = eventually(PATIENCE, "not finished after the restart", async || {
         let (status, record) = server.get(&path, &token).await;
         assert_eq!(status, StatusCode::OK, "{record}");
         if record["status"] == "Finished" {
-            break record;
+            Ok(record)
+        } else {
+            Err(format!("{record}\n{}", server.log()))
         }
-        assert!(
-            Instant::now() < deadline,
-            "not finished after the restart: {record}\n{}",
-            server.log()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    })
+    .await;
     assert_eq!(record["utterances"][1]["text"], "It was confusing at first.");
     assert!(stub.call_count() >= 2, "the job ran again after the restart");
     server.kill().await;
@@ -501,11 +496,15 @@ async fn a_report_being_generated_when_the_server_is_killed_completes_exactly_on
         .await;
     assert_eq!(status, StatusCode::CREATED, "{record}");
     let record_path = format!("/insight/{}/", record["id"].as_str().expect("id"));
-    let deadline = Instant::now() + PATIENCE;
-    while server.get(&record_path, &token).await.1["status"] != "Finished" {
-        assert!(Instant::now() < deadline, "the record never finished");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    eventually(PATIENCE, "the record never finished", async || {
+        let (_, record) = server.get(&record_path, &token).await;
+        if record["status"] == "Finished" {
+            Ok(())
+        } else {
+            Err(record)
+        }
+    })
+    .await;
     let (_, prompt) = server
         .send(
             reqwest::Method::POST,
@@ -526,36 +525,31 @@ async fn a_report_being_generated_when_the_server_is_killed_completes_exactly_on
     let path = format!("/projects/{project_id}/reports/{}", report["id"].as_str().expect("id"));
 
     // The model has the request and has not answered: the report is generating.
-    let deadline = Instant::now() + PATIENCE;
     let report_calls = || {
         stub.calls()
             .iter()
             .filter(|call| call.schema_name() != Some("persona"))
             .count()
     };
-    while report_calls() == 0 {
-        assert!(Instant::now() < deadline, "the model was never called");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    eventually(PATIENCE, "the model was never called", async || {
+        if report_calls() > 0 { Ok(()) } else { Err("") }
+    })
+    .await;
     let (_, during) = server.get(&format!("{path}/generation"), &token).await;
     assert_eq!(during["status"], "generating", "{during}");
     server.kill().await;
 
     stub.hold(false);
     let server = Served::start_with(&database_url, &settings).await;
-    let deadline = Instant::now() + PATIENCE;
-    let generation = loop {
+    let generation = eventually(PATIENCE, "not completed after the restart", async || {
         let (_, generation) = server.get(&format!("{path}/generation"), &token).await;
         if generation["status"] == "completed" {
-            break generation;
+            Ok(generation)
+        } else {
+            Err(format!("{generation}\n{}", server.log()))
         }
-        assert!(
-            Instant::now() < deadline,
-            "not completed after the restart: {generation}\n{}",
-            server.log()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    })
+    .await;
     assert_eq!(generation["attempts"], 2, "{generation}");
     let (_, report) = server.get(&path, &token).await;
     let content = report["content"].as_str().expect("content");
@@ -607,11 +601,15 @@ async fn two_instances_on_one_postgresql_database_share_the_reports_and_write_ea
         )
         .await;
     let record_path = format!("/insight/{}/", record["id"].as_str().expect("id"));
-    let deadline = Instant::now() + PATIENCE;
-    while first.get(&record_path, &token).await.1["status"] != "Finished" {
-        assert!(Instant::now() < deadline, "the record never finished");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    eventually(PATIENCE, "the record never finished", async || {
+        let (_, record) = first.get(&record_path, &token).await;
+        if record["status"] == "Finished" {
+            Ok(())
+        } else {
+            Err(record)
+        }
+    })
+    .await;
     let (_, prompt) = first
         .send(
             reqwest::Method::POST,
@@ -636,18 +634,21 @@ async fn two_instances_on_one_postgresql_database_share_the_reports_and_write_ea
             report["id"].as_str().expect("id")
         ));
     }
-    let deadline = Instant::now() + Duration::from_secs(60);
-    for path in &paths {
-        loop {
+    // All fifty within the minute, each checked once it is completed.
+    let mut waiting = paths.iter();
+    let mut next = waiting.next();
+    eventually(Duration::from_secs(60), "not all completed", async || {
+        while let Some(path) = next {
             let (_, generation) = second.get(&format!("{path}/generation"), &token).await;
-            if generation["status"] == "completed" {
-                assert_eq!(generation["attempts"], 1, "{path}: {generation}");
-                break;
+            if generation["status"] != "completed" {
+                return Err(format!("{path}: {generation}"));
             }
-            assert!(Instant::now() < deadline, "{path} not completed: {generation}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            assert_eq!(generation["attempts"], 1, "{path}: {generation}");
+            next = waiting.next();
         }
-    }
+        Ok(())
+    })
+    .await;
     // One model call per report (one prompt, fast): none was written twice.
     let report_calls = stub
         .calls()

@@ -4,17 +4,15 @@
 //! insight citing it; asks for suggestions and accepts one. Then the same forms over plain
 //! HTTP without the script: a whole turn highlighted, a viewer refused.
 
-use std::time::Duration;
-
 use reqwest::StatusCode;
 use reqwest::header::{COOKIE, ORIGIN};
 use serde_json::{Value, json};
 
 use crate::support::accounts::{PASSWORD, csrf_meta, forms, researcher_and_viewer, set_password};
-use crate::support::browser::{Browser, in_chromium, look, sign_in, until};
+use crate::support::browser::{Browser, WAIT, in_chromium, look, sign_in, until};
 use crate::support::records::finished_record;
 use crate::support::reports::wait_generation;
-use crate::support::{TestApp, TestUser};
+use crate::support::{TestApp, TestUser, eventually};
 
 const CALL: &str = "Interviewer: How do you find the price?\n\
                     Dana: The price went up twice this year! We pay per seat and it hurts.\n\
@@ -213,22 +211,17 @@ async fn walk(browser: &Browser, app: &TestApp, user: &TestUser, project: &str, 
         "return document.querySelector('.notice') !== null",
     )
     .await;
-    let mut accepted = false;
-    for _ in 0..50 {
+    eventually(WAIT, "no suggestion to accept", async || {
         browser.go(&app.url(&format!("/r/{record}"))).await;
         let found = browser
             .script("return document.querySelector('.highlight-card form input[name=accept]') !== null")
             .await;
-        if found == json!(true) {
-            browser
-                .script("document.querySelector('.highlight-card form input[name=accept]').form.requestSubmit(); return true")
-                .await;
-            accepted = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(accepted, "a suggestion to accept");
+        if found == json!(true) { Ok(()) } else { Err("") }
+    })
+    .await;
+    browser
+        .script("document.querySelector('.highlight-card form input[name=accept]').form.requestSubmit(); return true")
+        .await;
     until(
         browser,
         "the record again",
@@ -371,19 +364,14 @@ async fn untagged_highlights_are_grouped_into_themes_a_researcher_renames_and_ac
             .click(&browser.find("form[action$='/themes'] button").await)
             .await;
         until(browser, "the notice", "return document.querySelector('#themes .notice') !== null").await;
-        let mut shown = false;
-        for _ in 0..50 {
+        eventually(WAIT, "no proposed theme", async || {
             browser.go(&app.url(&format!("/p/{project}/highlights"))).await;
             let found = browser
                 .script("return document.querySelector('#themes input[name=name]') !== null")
                 .await;
-            if found == json!(true) {
-                shown = true;
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        assert!(shown, "a proposed theme");
+            if found == json!(true) { Ok(()) } else { Err("") }
+        })
+        .await;
         let name = browser
             .script("return document.querySelector('#themes input[name=name]').value")
             .await;

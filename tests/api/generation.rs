@@ -7,11 +7,11 @@ use std::time::{Duration, Instant};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::support::TestApp;
 use crate::support::models::chat_stub;
 use crate::support::openai_stub::Reply;
 use crate::support::records::{ANNA, BEN};
 use crate::support::reports::{preset_id, study, wait_generation};
+use crate::support::{TestApp, eventually};
 
 /// Every `"..."` quote of at least four words in `content` occurs in one of the transcripts.
 fn assert_quotes_are_real(content: &str) {
@@ -367,11 +367,15 @@ async fn a_three_hour_transcript_is_map_reduced_in_calls_that_fit_the_context() 
         .await;
     assert_eq!(status, StatusCode::CREATED, "{record}");
     let id = record["id"].as_str().expect("id").to_owned();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while app.get(&format!("/insight/{id}/"), &user).await.1["status"] != "Finished" {
-        assert!(Instant::now() < deadline, "the record never finished");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually(Duration::from_secs(30), "the record never finished", async || {
+        let (_, record) = app.get(&format!("/insight/{id}/"), &user).await;
+        if record["status"] == "Finished" {
+            Ok(())
+        } else {
+            Err(record)
+        }
+    })
+    .await;
     let (_, prompt) = app
         .post(
             "/prompts/",

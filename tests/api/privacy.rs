@@ -3,6 +3,8 @@
 //! speaking the real wire format; it refuses any call that carries a fixture's or the
 //! corpus's personal value, so every test of the suite checks this too).
 
+use std::time::Duration;
+
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -13,7 +15,7 @@ use crate::support::models::{model_app, stream_events};
 use crate::support::openai_stub::{OpenAiStub, Reply};
 use crate::support::records::ANNA;
 use crate::support::reports::wait_generation;
-use crate::support::{TestApp, TestUser, error_locs};
+use crate::support::{TestApp, TestUser, error_locs, eventually};
 
 const MARIA: &str = "Interviewer: Thanks for joining. How can we reach you?\n\
     Maria Lopez: Write to maria.lopez@example.org or call +44 20 7946 0958. My colleague Tom Becker handles invoices.\n\
@@ -448,22 +450,22 @@ async fn respondents_accept_the_consent_text_to_start_and_the_record_shows_it() 
 /// The workspace's usage this month, once `calls` calls are charged (charges are written
 /// just after each call).
 async fn usage_after(app: &TestApp, user: &TestUser, calls: i64) -> Value {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    loop {
-        let (status, usage) = app.get(&format!("/workspaces/{}/usage", user.id), user).await;
-        assert_eq!(status, StatusCode::OK, "{usage}");
-        let charged: i64 = usage["lines"]
-            .as_array()
-            .expect("lines")
-            .iter()
-            .map(|l| l["calls"].as_i64().unwrap_or(0))
-            .sum();
-        if charged >= calls {
-            return usage;
-        }
-        assert!(std::time::Instant::now() < deadline, "{usage}");
-        tokio::time::sleep(std::time::Duration::from_millis(30)).await;
-    }
+    eventually(
+        Duration::from_secs(10),
+        format!("not {calls} calls charged"),
+        async || {
+            let (status, usage) = app.get(&format!("/workspaces/{}/usage", user.id), user).await;
+            assert_eq!(status, StatusCode::OK, "{usage}");
+            let charged: i64 = usage["lines"]
+                .as_array()
+                .expect("lines")
+                .iter()
+                .map(|l| l["calls"].as_i64().unwrap_or(0))
+                .sum();
+            if charged >= calls { Ok(usage) } else { Err(usage) }
+        },
+    )
+    .await
 }
 
 #[tokio::test]
@@ -996,15 +998,19 @@ async fn records_and_recordings_past_the_retention_are_deleted_by_the_background
 
     // The sweep runs when the service starts (and hourly).
     app.restart(speech).await;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
-        let (status, _) = app.get(&format!("/insight/{}/", calls[0]), &owner).await;
-        if status == StatusCode::NOT_FOUND {
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "the old record was never deleted");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    eventually(
+        Duration::from_secs(20),
+        "the old record was never deleted",
+        async || {
+            let (status, _) = app.get(&format!("/insight/{}/", calls[0]), &owner).await;
+            if status == StatusCode::NOT_FOUND {
+                Ok(())
+            } else {
+                Err(status)
+            }
+        },
+    )
+    .await;
     let (status, month) = app.get(&format!("/insight/{}/", calls[1]), &owner).await;
     assert_eq!(status, StatusCode::OK, "a record within the retention stays");
     assert!(
@@ -1019,18 +1025,15 @@ async fn records_and_recordings_past_the_retention_are_deleted_by_the_background
     );
     // The audit entry is written once the sweep has removed the files, a moment after the
     // record is gone.
-    let entry = loop {
+    let entry = eventually(Duration::from_secs(20), "no audit entry for the sweep", async || {
         let entry = app
             .audit(&owner, &workspace, "retention.applied")
             .await
             .first()
             .cloned();
-        if let Some(entry) = entry {
-            break entry;
-        }
-        assert!(std::time::Instant::now() < deadline, "no audit entry for the sweep");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    };
+        entry.ok_or("")
+    })
+    .await;
     assert_eq!(entry["detail"], json!({ "records": 1, "recordings": 1 }), "{entry}");
     assert_eq!(
         recordings(&media),
@@ -1151,23 +1154,23 @@ async fn a_redacted_record_keeps_placeholders_for_good_and_what_came_from_it_fol
     assert_eq!(detail["utterances"][1]["speaker"], "[PERSON_1]");
     assert!(highlights.to_string().contains("[PERSON_1]'s contact"), "{highlights}");
     // The persona is written again from the redacted words; the report is marked.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
-        let (status, persona) = app.get(&format!("/insight/{record}/persona-report"), &owner).await;
-        if status == StatusCode::OK {
-            let text = persona.to_string();
-            assert!(
-                !text.contains("Maria Lopez") && !text.contains("maria.lopez@"),
-                "{text}"
-            );
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the persona was not written again"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    eventually(
+        Duration::from_secs(20),
+        "the persona was not written again",
+        async || {
+            let (status, persona) = app.get(&format!("/insight/{record}/persona-report"), &owner).await;
+            if status == StatusCode::OK {
+                let text = persona.to_string();
+                assert!(
+                    !text.contains("Maria Lopez") && !text.contains("maria.lopez@"),
+                    "{text}"
+                );
+                return Ok(());
+            }
+            Err(persona)
+        },
+    )
+    .await;
     let (_, marked) = app.get(&report_path, &owner).await;
     assert!(
         marked["needs_regeneration"]

@@ -20,12 +20,12 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-use crate::support::TestApp;
 use crate::support::accounts::sign_in;
 use crate::support::exchange::{download, import_archive};
 use crate::support::openai_stub::{OpenAiStub, Reply};
 use crate::support::programs::tool;
 use crate::support::records::{stt_reply, stt_stub, upload, wait_for, wav};
+use crate::support::{TestApp, eventually};
 
 const BUCKET: &str = "insight-recordings";
 
@@ -55,15 +55,17 @@ impl Moto {
             .expect("moto starts");
         let addr = SocketAddr::from(([127, 0, 0, 1], port));
         let client = reqwest::Client::new();
-        for _ in 0..200 {
-            if let Ok(response) = client.put(format!("http://{addr}/{BUCKET}")).send().await
-                && response.status().is_success()
-            {
-                return Some(Self { addr, _child: child });
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("moto did not answer on {addr}");
+        eventually(
+            Duration::from_secs(20),
+            format!("moto did not answer on {addr}"),
+            async || match client.put(format!("http://{addr}/{BUCKET}")).send().await {
+                Ok(response) if response.status().is_success() => Ok(()),
+                Ok(response) => Err(response.status().to_string()),
+                Err(error) => Err(error.to_string()),
+            },
+        )
+        .await;
+        Some(Self { addr, _child: child })
     }
 
     /// The keys in the bucket under `prefix`, as S3's ListObjectsV2 gives them.

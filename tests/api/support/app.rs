@@ -3,11 +3,14 @@
 //! talks to the real router on a real listener over HTTP.
 
 use std::sync::Once;
+use std::time::Duration;
 
 use insight::{Server, Settings, Store};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 use uuid::Uuid;
+
+use super::eventually;
 
 /// Which backend this run tests, printed once so the test output says it.
 pub fn backend_name() -> &'static str {
@@ -210,15 +213,15 @@ impl TestApp {
     /// Polls a record until it is `Finished` (failing after 30 s) and returns it with its
     /// utterances.
     pub async fn wait_finished(&self, user: &TestUser, record_id: &str) -> Value {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        loop {
+        eventually(Duration::from_secs(30), "record not finished", async || {
             let (_, record) = self.get(&format!("/insight/{record_id}/"), user).await;
             if record["status"] == "Finished" {
-                return record;
+                Ok(record)
+            } else {
+                Err(record)
             }
-            assert!(std::time::Instant::now() < deadline, "record not finished: {record}");
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
+        })
+        .await
     }
 
     /// Creates a project and returns its id.

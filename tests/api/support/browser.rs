@@ -7,14 +7,14 @@
 
 use std::panic::AssertUnwindSafe;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures_util::FutureExt;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::TestApp;
 use super::accounts::PASSWORD;
+use super::{TestApp, eventually};
 
 /// How long anything in the page may take.
 pub const WAIT: Duration = Duration::from_secs(15);
@@ -60,20 +60,20 @@ impl ChromeDriver {
             url: format!("http://127.0.0.1:{port}"),
         };
         let client = reqwest::Client::new();
-        let deadline = Instant::now() + WAIT;
-        loop {
+        eventually(WAIT, "chromedriver was not ready", async || {
             if let Ok(response) = client.get(format!("{}/status", driver.url)).send().await
                 && let Ok(status) = response.json::<Value>().await
                 && status["value"]["ready"] == true
             {
-                return driver;
+                return Ok(());
             }
             if let Ok(Some(exit)) = driver.process.try_wait() {
                 panic!("chromedriver exited before it was ready: {exit}");
             }
-            assert!(Instant::now() < deadline, "chromedriver was not ready after {WAIT:?}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+            Err("")
+        })
+        .await;
+        driver
     }
 }
 
@@ -301,21 +301,15 @@ pub async fn in_chromium(what: &str, walk: impl AsyncFnOnce(&Browser)) -> Walked
 
 /// Waits until `script` (a function body) returns something other than null or false.
 pub async fn until(browser: &Browser, what: &str, script: &str) -> Value {
-    let deadline = Instant::now() + WAIT;
-    loop {
+    eventually(WAIT, format!("{what} never came; the page says"), async || {
         let value = browser.script(script).await;
         if !value.is_null() && value != Value::Bool(false) {
-            return value;
+            return Ok(value);
         }
-        if Instant::now() >= deadline {
-            let page = browser.script("return document.body.innerText.slice(0, 2000)").await;
-            panic!(
-                "waited {WAIT:?} for {what}; the page says:\n{}",
-                page.as_str().unwrap_or_default()
-            );
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        let page = browser.script("return document.body.innerText.slice(0, 2000)").await;
+        Err(format!("\n{}", page.as_str().unwrap_or_default()))
+    })
+    .await
 }
 
 /// Saves the page at phone and desktop widths and checks it with axe-core.

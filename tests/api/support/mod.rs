@@ -14,6 +14,7 @@
 //! - [`exchange`]: downloads, files posted as forms, zips;
 //! - [`programs`]: the `insight` binary itself, and the outside programs that read exports;
 //! - [`db`]: the database under the service, read and written around it;
+//! - [`waiting`]: [`eventually`], the one poller every wait goes through;
 //! - [`oidc`]: a real OpenID Connect provider on loopback;
 //! - [`openai_stub`] and [`mail_sink`]: the model and mail stand-ins the benchmarks share
 //!   (in `tests/common/`).
@@ -34,6 +35,8 @@ pub mod openai_stub;
 pub mod programs;
 pub mod records;
 pub mod reports;
+pub mod waiting;
 
 pub use app::{TestApp, TestUser, backend_name, fresh_database};
 pub use errors::{assert_unknown_references, assert_validation_body, error_locs, error_types};
+pub use waiting::eventually;

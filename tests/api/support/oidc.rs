@@ -10,11 +10,13 @@
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::Value;
 use url::Url;
+
+use super::eventually;
 
 /// How long the provider may take to answer its discovery document after its start.
 const START_WAIT: Duration = Duration::from_secs(30);
@@ -143,29 +145,30 @@ impl MockProvider {
             http,
         };
         let discovery = format!("{}/.well-known/openid-configuration", provider.issuer);
-        let deadline = Instant::now() + START_WAIT;
-        loop {
-            if let Ok(response) = provider.http.get(&discovery).send().await
-                && response.status() == StatusCode::OK
-                && let Ok(document) = response.json::<Value>().await
-                && document["issuer"] == provider.issuer.as_str()
-            {
-                return Some(provider);
-            }
-            if let Ok(Some(exit)) = provider.process.try_wait() {
-                let log = provider.log();
-                if log.to_lowercase().contains("address already in use") {
-                    return None;
+        // Answered (true), or exited because its port was taken (false).
+        let answered = eventually(
+            START_WAIT,
+            "oidc-provider-mock did not answer its discovery document",
+            async || {
+                if let Ok(response) = provider.http.get(&discovery).send().await
+                    && response.status() == StatusCode::OK
+                    && let Ok(document) = response.json::<Value>().await
+                    && document["issuer"] == provider.issuer.as_str()
+                {
+                    return Ok(true);
                 }
-                panic!("oidc-provider-mock exited before it answered ({exit}):\n{log}");
-            }
-            assert!(
-                Instant::now() < deadline,
-                "oidc-provider-mock did not answer its discovery document within {START_WAIT:?}:\n{}",
-                provider.log()
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+                if let Ok(Some(exit)) = provider.process.try_wait() {
+                    let log = provider.log();
+                    if log.to_lowercase().contains("address already in use") {
+                        return Ok(false);
+                    }
+                    panic!("oidc-provider-mock exited before it answered ({exit}):\n{log}");
+                }
+                Err(format!("\n{}", provider.log()))
+            },
+        )
+        .await;
+        answered.then_some(provider)
     }
 
     /// What the provider printed, for a failure's message.

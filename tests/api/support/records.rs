@@ -2,14 +2,14 @@
 //! finished, the interviews they paste, a speech-to-text stub and a real WAV file.
 
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use reqwest::StatusCode;
 use reqwest::multipart::{Form, Part};
 use serde_json::{Value, json};
 
 use super::openai_stub::{OpenAiStub, Reply};
-use super::{TestApp, TestUser};
+use super::{TestApp, TestUser, eventually};
 
 /// Anna's interview about billing, as pasted text.
 pub const ANNA: &str = "Interviewer: How do you pay for the tool today?\n\
@@ -65,16 +65,16 @@ pub async fn upload(
 
 /// Polls the record until its status is one of `wanted` (or fails after 20 s).
 pub async fn wait_for(app: &TestApp, user: &TestUser, record_id: &str, wanted: &[&str]) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
+    eventually(Duration::from_secs(20), "record stuck", async || {
         let (status, record) = app.get(&format!("/insight/{record_id}/"), user).await;
         assert_eq!(status, StatusCode::OK, "{record}");
         if wanted.contains(&record["status"].as_str().unwrap_or_default()) {
-            return record;
+            Ok(record)
+        } else {
+            Err(record)
         }
-        assert!(Instant::now() < deadline, "record stuck: {record}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    })
+    .await
 }
 
 /// `(speaker, start_ms, end_ms, text)` of each utterance.

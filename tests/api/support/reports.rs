@@ -1,13 +1,13 @@
 //! Reports as the tests make them: a study of two finished interviews, the system
 //! presets, and a generation waited for until it settles.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use super::records::{ANNA, BEN};
-use super::{TestApp, TestUser};
+use super::{TestApp, TestUser, eventually};
 
 /// A project with two finished interviews; returns the project id.
 pub async fn study(app: &TestApp, user: &TestUser) -> String {
@@ -49,14 +49,14 @@ pub async fn preset_id(app: &TestApp, user: &TestUser, title: &str) -> String {
 
 /// Polls the generation until its status is one of `wanted`.
 pub async fn wait_generation(app: &TestApp, user: &TestUser, report_path: &str, wanted: &[&str]) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
+    eventually(Duration::from_secs(30), "generation stuck", async || {
         let (status, generation) = app.get(&format!("{report_path}/generation"), user).await;
         assert_eq!(status, StatusCode::OK, "{generation}");
         if wanted.contains(&generation["status"].as_str().unwrap_or_default()) {
-            return generation;
+            Ok(generation)
+        } else {
+            Err(generation)
         }
-        assert!(Instant::now() < deadline, "generation stuck: {generation}");
-        tokio::time::sleep(Duration::from_millis(30)).await;
-    }
+    })
+    .await
 }
