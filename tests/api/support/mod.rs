@@ -1,5 +1,5 @@
 //! The test harness and every helper more than one test module uses: the test modules
-//! import from here, and from nowhere else in the suite (`house.rs` keeps it so). A
+//! import from here, and from nowhere else in the suite (`house.rs` here keeps it so). A
 //! helper only one module uses stays in that module.
 //!
 //! - [`app`]: the service under test ([`TestApp`]) and its users;
@@ -25,6 +25,7 @@ pub mod browser;
 pub mod db;
 pub mod errors;
 pub mod exchange;
+mod house;
 pub mod interviews;
 #[path = "../../common/mail_sink.rs"]
 pub mod mail_sink;
