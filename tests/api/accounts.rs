@@ -4,69 +4,22 @@
 
 use std::time::{Duration, Instant};
 
-use reqwest::header::{COOKIE, HeaderMap, ORIGIN, SET_COOKIE};
+use reqwest::header::{COOKIE, ORIGIN, SET_COOKIE};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::mail_sink::MailSink;
+use crate::support::accounts::{Session, login, session_from, set_password};
+use crate::support::db::assert_not_stored;
+use crate::support::mail_sink::MailSink;
 use crate::support::{TestApp, TestUser};
 
 const PASSWORD: &str = "correct horse battery staple";
-
-/// A browser: its cookie and the CSRF token the sign-in gave.
-#[derive(Clone)]
-pub struct Browser {
-    pub cookie: String,
-    pub csrf: String,
-    pub set_cookie: String,
-}
-
-pub async fn set_password(app: &TestApp, user: &TestUser, password: &str) {
-    let phc = insight::app::accounts::password::hash(password.to_owned())
-        .await
-        .expect("hash");
-    app.store
-        .set_password_hash(user.id, &phc, None)
-        .await
-        .expect("set password");
-}
-
-fn browser_from(headers: &HeaderMap, body: &Value) -> Browser {
-    let set_cookie = headers
-        .get_all(SET_COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find(|v| v.contains("insight_session="))
-        .expect("a session cookie")
-        .to_owned();
-    let cookie = set_cookie.split(';').next().expect("name=value").to_owned();
-    Browser {
-        cookie,
-        csrf: body["csrf_token"].as_str().unwrap_or_default().to_owned(),
-        set_cookie,
-    }
-}
-
-pub async fn login(app: &TestApp, email: &str, password: &str) -> (StatusCode, Option<Browser>, Value, HeaderMap) {
-    let response = app
-        .client
-        .post(app.url("/auth/login"))
-        .json(&json!({ "email": email, "password": password }))
-        .send()
-        .await
-        .expect("login sent");
-    let status = response.status();
-    let headers = response.headers().clone();
-    let body: Value = response.json().await.unwrap_or(Value::Null);
-    let browser = status.is_success().then(|| browser_from(&headers, &body));
-    (status, browser, body, headers)
-}
 
 /// A request as the browser makes it: its cookie, and for a change its CSRF token and
 /// the page's `Origin` (the service's own unless `origin` says otherwise).
 pub async fn send(
     app: &TestApp,
-    browser: &Browser,
+    browser: &Session,
     method: Method,
     path: &str,
     body: Option<Value>,
@@ -154,13 +107,13 @@ async fn a_session_cookie_signs_a_browser_in_and_changes_need_its_csrf_token_and
     )
     .await;
     assert_eq!(status, StatusCode::FORBIDDEN, "foreign origin: {body}");
-    let forged = Browser {
+    let forged = Session {
         csrf: "forged".into(),
         ..browser.clone()
     };
     let (status, _) = send(&app, &forged, Method::POST, "/projects/", Some(new.clone()), true, None).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "a made-up CSRF token");
-    let borrowed = Browser {
+    let borrowed = Session {
         csrf: another_sessions_csrf(&app, &ann).await,
         ..browser.clone()
     };
@@ -180,7 +133,7 @@ async fn a_session_cookie_signs_a_browser_in_and_changes_need_its_csrf_token_and
     assert_eq!(project["workspace_id"], ann.id.to_string());
     // Neither the cookie's value nor the CSRF token is stored in clear.
     let value = browser.cookie.split_once('=').expect("name=value").1.to_owned();
-    crate::cli::assert_not_stored(&app.database_url, &[&value, &browser.csrf]).await;
+    assert_not_stored(&app.database_url, &[&value, &browser.csrf]).await;
     // The bearer token keeps working beside the session.
     let (status, listed) = app.get("/projects/", &ann).await;
     assert_eq!((status, listed.as_array().map(Vec::len)), (StatusCode::OK, Some(1)));
@@ -443,7 +396,7 @@ async fn an_invited_person_joins_by_mail_with_the_role_given_and_loses_access_wh
         (body["workspace_id"].clone(), body["role"].clone()),
         (json!(workspace), json!("researcher"))
     );
-    let carol = browser_from(&headers, &body);
+    let carol = session_from(&headers, &body);
     let (status, _) = app
         .call(Method::POST, &accept, None, Some(json!({ "password": PASSWORD })))
         .await;

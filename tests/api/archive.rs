@@ -10,18 +10,19 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Cursor;
+use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::console::{in_chromium, look, sign_in, until};
-use crate::exchange::{download, header, send_file, unzip};
-use crate::generation::wait_generation;
-use crate::highlights::finished_record;
-use crate::interviews::{join, public, say};
-use crate::records::{stt_stub, upload, wait_for, wav};
-use crate::support::{TestApp, TestUser};
+use crate::support::accounts::{PASSWORD, researcher_and_viewer, set_password};
+use crate::support::browser::{in_chromium, look, sign_in, until};
+use crate::support::exchange::{download, header, import_archive, unzip};
+use crate::support::interviews::{join, public, say};
+use crate::support::records::{finished_record, stt_stub, upload, wait_for, wav};
+use crate::support::reports::wait_generation;
+use crate::support::{TestApp, TestUser, eventually};
 
 const ANNA: &str = "Interviewer: What does invoicing cost you?\n\
                     Anna: Too much. The invoices arrive late every month and nobody can tell me why.\n\
@@ -134,11 +135,6 @@ async fn archive(app: &TestApp, user: &TestUser, project: &str) -> BTreeMap<Stri
     unzip(&body)
 }
 
-pub(crate) async fn import(app: &TestApp, user: &TestUser, workspace: Uuid, file: Vec<u8>) -> (StatusCode, Value) {
-    let path = format!("/workspaces/{workspace}/import/archive");
-    send_file(app, user, &path, "project.insight.zip", file).await
-}
-
 async fn ok(app: &TestApp, user: &TestUser, path: &str, body: Value) -> Value {
     let (status, answer) = app.post(path, user, body).await;
     assert!(status.is_success(), "{path}: {status} {answer}");
@@ -248,7 +244,7 @@ async fn full_project(app: &TestApp, ann: &TestUser) -> (String, Vec<u8>) {
     let mut body = span(4, 0, 8);
     body["tag_ids"] = json!([tooling["id"]]);
     let second = ok(app, ann, &format!("/insight/{anna}/highlights"), body).await;
-    crate::exchange::suggestion(app, &anna, 4, "It fails;").await;
+    crate::support::records::suggestion(app, &anna, 4, "It fails;").await;
     let insight = ok(
         app,
         ann,
@@ -292,13 +288,15 @@ async fn full_project(app: &TestApp, ann: &TestUser) -> (String, Vec<u8>) {
     ok(app, ann, &format!("/insight/{anna}/highlights"), span(2, 10, 34)).await;
     ok(app, ann, &format!("/insight/{anna}/highlights"), span(4, 28, 49)).await;
     ok(app, ann, &format!("/projects/{project}/highlights/themes"), json!({})).await;
-    for _ in 0..200 {
+    eventually(Duration::from_secs(20), "no theme was proposed", async || {
         let (_, themes) = app.get(&format!("/projects/{project}/themes"), ann).await;
         if themes.as_array().is_some_and(|all| !all.is_empty()) {
-            break;
+            Ok(())
+        } else {
+            Err(themes)
         }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    })
+    .await;
     (project, recording)
 }
 
@@ -422,7 +420,7 @@ async fn a_project_goes_out_as_one_archive_and_comes_back_the_same_anywhere() {
         .add_member(other.id, ann.id, insight::domain::workspace::Role::Researcher)
         .await
         .expect("ann joins");
-    let (status, imported) = import(&app, &other, other.id, zip_of(&original)).await;
+    let (status, imported) = import_archive(&app, &other, other.id, zip_of(&original)).await;
     assert_eq!(status, StatusCode::CREATED, "{imported}");
     assert_eq!(imported["imported"], counts, "{imported}");
     let copy = imported["project_id"].as_str().expect("project id").to_owned();
@@ -477,15 +475,15 @@ async fn a_project_goes_out_as_one_archive_and_comes_back_the_same_anywhere() {
         json!(ANNA.lines().nth(1).unwrap().trim_start().trim_start_matches("Anna: ")),
         "{detail}"
     );
-    let mut found = json!(null);
-    for _ in 0..200 {
+    let found = eventually(Duration::from_secs(20), "search does not find the copy", async || {
         let (_, hits) = app.get("/search?q=accounting", &other).await;
         if hits["hits"].as_array().is_some_and(|hits| !hits.is_empty()) {
-            found = hits;
-            break;
+            Ok(hits)
+        } else {
+            Err(hits)
         }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    })
+    .await;
     assert_eq!(
         found["hits"][0]["project_id"],
         json!(copy),
@@ -531,7 +529,7 @@ async fn a_project_goes_out_as_one_archive_and_comes_back_the_same_anywhere() {
 
     // Into its own workspace beside the original: the tags are found by name, not made twice.
     let tags_before = tag_count(&app, &ann, ann.id).await;
-    let (status, twin) = import(&app, &ann, ann.id, zip_of(&original)).await;
+    let (status, twin) = import_archive(&app, &ann, ann.id, zip_of(&original)).await;
     assert_eq!(status, StatusCode::CREATED, "{twin}");
     assert_eq!(tag_count(&app, &ann, ann.id).await, tags_before);
     let twin_archive = archive(&app, &ann, twin["project_id"].as_str().expect("id")).await;
@@ -549,7 +547,7 @@ async fn a_project_goes_out_as_one_archive_and_comes_back_the_same_anywhere() {
         fields.remove("created_by");
     }
     older.insert("reports.json".into(), serde_json::to_vec(&reports).expect("json"));
-    let (status, imported) = import(&app, &ann, ann.id, zip_of(&older)).await;
+    let (status, imported) = import_archive(&app, &ann, ann.id, zip_of(&older)).await;
     assert_eq!(status, StatusCode::CREATED, "{imported}");
     let copy = imported["project_id"].as_str().expect("id");
     let (_, listed) = app.get(&format!("/projects/{copy}/reports"), &ann).await;
@@ -612,24 +610,24 @@ async fn broken_foreign_and_newer_archives_are_refused_and_leave_nothing_behind(
         let message = body["detail"][0]["msg"].as_str().unwrap_or_default();
         assert!(message.contains(words), "{words:?} in {message}");
     };
-    let (status, body) = import(&app, &other, other.id, b"not a zip".to_vec()).await;
+    let (status, body) = import_archive(&app, &other, other.id, b"not a zip".to_vec()).await;
     refused(status, &body, "not a zip archive");
 
     let mut newer = good.clone();
     let mut manifest = entry_json(&good, "manifest.json");
     manifest["version"] = json!(2);
     newer.insert("manifest.json".into(), serde_json::to_vec(&manifest).expect("json"));
-    let (status, body) = import(&app, &other, other.id, zip_of(&newer)).await;
+    let (status, body) = import_archive(&app, &other, other.id, zip_of(&newer)).await;
     refused(status, &body, "Upgrade this Insight");
 
     let mut foreign = good.clone();
     foreign.remove("manifest.json");
-    let (status, body) = import(&app, &other, other.id, zip_of(&foreign)).await;
+    let (status, body) = import_archive(&app, &other, other.id, zip_of(&foreign)).await;
     refused(status, &body, "no manifest.json");
 
     let mut damaged = good.clone();
     damaged.insert("records.json".into(), b"[{\"id\": 3}]".to_vec());
-    let (status, body) = import(&app, &other, other.id, zip_of(&damaged)).await;
+    let (status, body) = import_archive(&app, &other, other.id, zip_of(&damaged)).await;
     refused(status, &body, "records.json is not what Insight writes");
 
     // A recording the rows name but the archive lacks: refused after the tags were
@@ -638,13 +636,13 @@ async fn broken_foreign_and_newer_archives_are_refused_and_leave_nothing_behind(
     let mut records = entry_json(&good, "records.json");
     records[0]["recording"] = json!("recordings/gone.wav");
     missing.insert("records.json".into(), serde_json::to_vec(&records).expect("json"));
-    let (status, body) = import(&app, &other, other.id, zip_of(&missing)).await;
+    let (status, body) = import_archive(&app, &other, other.id, zip_of(&missing)).await;
     refused(status, &body, "not in the archive");
     let mut unknown = good.clone();
     let mut highlights = entry_json(&good, "highlights.json");
     highlights[0]["status"] = json!("shiny");
     unknown.insert("highlights.json".into(), serde_json::to_vec(&highlights).expect("json"));
-    let (status, body) = import(&app, &other, other.id, zip_of(&unknown)).await;
+    let (status, body) = import_archive(&app, &other, other.id, zip_of(&unknown)).await;
     refused(status, &body, "shiny");
     assert_eq!(projects(&app, &other).await, 0, "no project was made");
     assert_eq!(tag_count(&app, &other, other.id).await, 0, "no tag was left");
@@ -654,7 +652,7 @@ async fn broken_foreign_and_newer_archives_are_refused_and_leave_nothing_behind(
     let mut highlights = entry_json(&good, "highlights.json");
     highlights[0]["record_id"] = json!(Uuid::new_v4());
     dangling.insert("highlights.json".into(), serde_json::to_vec(&highlights).expect("json"));
-    let (status, body) = import(&app, &other, other.id, zip_of(&dangling)).await;
+    let (status, body) = import_archive(&app, &other, other.id, zip_of(&dangling)).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     assert_eq!(body["imported"]["highlights"], 0, "{body}");
     // A "recording" that is a page, typed text/html in the rows: it comes in, but is only
@@ -668,7 +666,7 @@ async fn broken_foreign_and_newer_archives_are_refused_and_leave_nothing_behind(
         "recordings/page.html".into(),
         b"<html><script>fetch('/me')</script></html>".to_vec(),
     );
-    let (status, body) = import(&app, &other, other.id, zip_of(&page)).await;
+    let (status, body) = import_archive(&app, &other, other.id, zip_of(&page)).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     let copy = body["project_id"].as_str().expect("id");
     let (_, listed) = app.get(&format!("/projects/{copy}/records"), &other).await;
@@ -678,7 +676,7 @@ async fn broken_foreign_and_newer_archives_are_refused_and_leave_nothing_behind(
         .and_then(|records| records[0]["id"].as_str())
         .expect("the record")
         .to_owned();
-    let cookie = crate::console_pages::sign_in(&app, &other).await;
+    let cookie = crate::support::accounts::sign_in(&app, &other).await;
     let served = app
         .client
         .get(app.url(&format!("/r/{record}/recording")))
@@ -708,7 +706,7 @@ async fn broken_foreign_and_newer_archives_are_refused_and_leave_nothing_behind(
     let mut records = entry_json(&good, "records.json");
     records[0]["name"] = json!("An\u{0}na");
     nul.insert("records.json".into(), serde_json::to_vec(&records).expect("json"));
-    let (status, body) = import(&app, &other, other.id, zip_of(&nul)).await;
+    let (status, body) = import_archive(&app, &other, other.id, zip_of(&nul)).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     let copy = body["project_id"].as_str().expect("id");
     let (_, listed) = app.get(&format!("/projects/{copy}/records"), &other).await;
@@ -717,12 +715,12 @@ async fn broken_foreign_and_newer_archives_are_refused_and_leave_nothing_behind(
     let mut records = entry_json(&good, "records.json");
     records[0]["created_at"] = json!("-9999-01-01T00:00:00Z");
     ancient.insert("records.json".into(), serde_json::to_vec(&records).expect("json"));
-    let (status, body) = import(&app, &other, other.id, zip_of(&ancient)).await;
+    let (status, body) = import_archive(&app, &other, other.id, zip_of(&ancient)).await;
     if status != StatusCode::CREATED {
         refused(status, &body, "");
     }
     // An author who is no member of the workspace is not named there.
-    let (status, body) = import(&app, &other, other.id, zip_of(&good)).await;
+    let (status, body) = import_archive(&app, &other, other.id, zip_of(&good)).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     let copy = body["project_id"].as_str().expect("id");
     let (_, highlights) = app.get(&format!("/projects/{copy}/highlights"), &other).await;
@@ -745,7 +743,7 @@ async fn broken_foreign_and_newer_archives_are_refused_and_leave_nothing_behind(
     // Past the quota of records a project may hold: 409, nothing made.
     let app = TestApp::start_with(|settings| settings.quotas.records_per_project = 0).await;
     let ann = app.user().await;
-    let (status, body) = import(&app, &ann, ann.id, zip_of(&good)).await;
+    let (status, body) = import_archive(&app, &ann, ann.id, zip_of(&good)).await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
     assert!(
         body["detail"]
@@ -759,7 +757,7 @@ async fn broken_foreign_and_newer_archives_are_refused_and_leave_nothing_behind(
     // Larger than the archive limit: 413, before it is read.
     let app = TestApp::start_with(|settings| settings.material.max_archive_bytes = 2048).await;
     let ann = app.user().await;
-    let (status, body) = import(&app, &ann, ann.id, vec![0; 4096]).await;
+    let (status, body) = import_archive(&app, &ann, ann.id, vec![0; 4096]).await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
     assert!(
         body["detail"]
@@ -773,7 +771,7 @@ async fn broken_foreign_and_newer_archives_are_refused_and_leave_nothing_behind(
 #[tokio::test]
 async fn viewers_and_strangers_neither_export_nor_import() {
     let app = TestApp::start().await;
-    let (owner, viewer) = crate::console::researcher_and_viewer(&app).await;
+    let (owner, viewer) = researcher_and_viewer(&app).await;
     let stranger = app.user().await;
     let project = app.project(&owner, "Private study").await;
     finished_record(&app, &owner, &project, "Anna", ANNA).await;
@@ -819,9 +817,9 @@ async fn viewers_and_strangers_neither_export_nor_import() {
     let body = String::from_utf8_lossy(&body);
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
     assert!(body.contains("scope write"), "{body}");
-    let (status, _) = import(&app, &viewer, owner.id, zip_of(&good)).await;
+    let (status, _) = import_archive(&app, &viewer, owner.id, zip_of(&good)).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
-    let (status, _) = import(&app, &stranger, owner.id, zip_of(&good)).await;
+    let (status, _) = import_archive(&app, &stranger, owner.id, zip_of(&good)).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(projects(&app, &owner).await, 1);
     app.stop().await;
@@ -831,7 +829,7 @@ async fn viewers_and_strangers_neither_export_nor_import() {
 async fn a_researcher_downloads_a_project_and_imports_it_in_the_console() {
     let app = TestApp::start().await;
     let ann = app.user().await;
-    crate::accounts::set_password(&app, &ann, crate::console::PASSWORD).await;
+    set_password(&app, &ann, PASSWORD).await;
     let project = app.project(&ann, "Checkout study").await;
     finished_record(&app, &ann, &project, "Anna", ANNA).await;
     let folder = tempfile::tempdir().expect("a folder");

@@ -4,15 +4,16 @@
 //! closing in the offline interviewer's words, and new interviews wait; a new record's
 //! persona is written by the offline engine.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use reqwest::header::COOKIE;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::interviews::{join, public, say};
-use crate::openai_stub::{OpenAiStub, Reply};
-use crate::support::{TestApp, TestUser};
+use crate::support::accounts::http_session;
+use crate::support::interviews::{join, public, say};
+use crate::support::openai_stub::{OpenAiStub, Reply};
+use crate::support::{TestApp, TestUser, eventually};
 
 const GREETING: &str = "Hello! Thanks for joining. What do you do for a living?";
 const TRANSCRIPT: &str = "Interviewer: How do you pay your suppliers?\n\
@@ -46,31 +47,31 @@ fn chat_calls(model: &OpenAiStub) -> usize {
 /// The calls and cost of `kind` in a workspace's usage this month, once at least `calls`
 /// are charged (charges are written just after each call).
 async fn charged(app: &TestApp, user: &TestUser, workspace: &str, kind: &str, calls: i64) -> (i64, f64) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        let (status, usage) = app.get(&format!("/workspaces/{workspace}/usage"), user).await;
-        assert_eq!(status, StatusCode::OK, "{usage}");
-        let line = usage["lines"]
-            .as_array()
-            .expect("lines")
-            .iter()
-            .find(|line| line["kind"] == kind)
-            .cloned()
-            .unwrap_or(Value::Null);
-        let found = (
-            line["calls"].as_i64().unwrap_or(0),
-            line["cost"].as_f64().unwrap_or(0.0),
-        );
-        if found.0 >= calls {
-            return found;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "workspace {workspace}: {calls} {kind} calls charged, not {}: {usage}",
-            found.0
-        );
-        tokio::time::sleep(Duration::from_millis(30)).await;
-    }
+    eventually(
+        Duration::from_secs(5),
+        format!("workspace {workspace}: {calls} {kind} calls not charged"),
+        async || {
+            let (status, usage) = app.get(&format!("/workspaces/{workspace}/usage"), user).await;
+            assert_eq!(status, StatusCode::OK, "{usage}");
+            let line = usage["lines"]
+                .as_array()
+                .expect("lines")
+                .iter()
+                .find(|line| line["kind"] == kind)
+                .cloned()
+                .unwrap_or(Value::Null);
+            let found = (
+                line["calls"].as_i64().unwrap_or(0),
+                line["cost"].as_f64().unwrap_or(0.0),
+            );
+            if found.0 >= calls {
+                Ok(found)
+            } else {
+                Err(format!("{} charged: {usage}", found.0))
+            }
+        },
+    )
+    .await
 }
 
 async fn set_budget(app: &TestApp, user: &TestUser, workspace: &str, budget: Value) {
@@ -243,7 +244,7 @@ async fn past_the_budget_an_interview_closes_in_the_offline_words_and_new_links_
 
     // The owner sees why on the interview links' page.
     let path = format!("/p/{project}/interviews");
-    let (client, cookie, _) = crate::console_pages::http_session(&app, &ann, &path).await;
+    let (client, cookie, _) = http_session(&app, &ann, &path).await;
     let html = client
         .get(app.url(&path))
         .header(COOKIE, &cookie)
@@ -307,15 +308,15 @@ async fn past_the_budget_a_new_records_persona_is_written_offline_and_charged_no
     assert_eq!(status, StatusCode::CREATED, "{record}");
     let record = record["id"].as_str().expect("record").to_owned();
     app.wait_finished(&ann, &record).await;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let persona = loop {
+    let persona = eventually(Duration::from_secs(10), "no persona", async || {
         let (status, body) = app.get(&format!("/insight/{record}/persona-report"), &ann).await;
         if status == StatusCode::OK && !body["persona"].is_null() {
-            break body;
+            Ok(body)
+        } else {
+            Err(format!("{status} {body}"))
         }
-        assert!(Instant::now() < deadline, "no persona: {status} {body}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    })
+    .await;
     assert_eq!(persona["provenance"]["engine"], "offline", "{persona}");
     assert!(
         persona["persona"]["quotes"]

@@ -2,186 +2,15 @@
 //! web search, the persona (spec operation 6), and the research assistant. The model and
 //! the search provider are local stubs speaking the real wire formats.
 
-use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::extract::{Query, State};
-use axum::routing::get;
 use futures_util::StreamExt;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::generation::ANNA;
-use crate::openai_stub::{OpenAiStub, Reply};
-use crate::support::{TestApp, TestUser, assert_unknown_references, assert_validation_body, error_locs, error_types};
-
-pub(crate) const REAL_QUOTE: &str = "The invoices arrive late and I have to chase finance every month.";
-
-/// A project with one finished record of Anna's interview; returns (project, record).
-pub(crate) async fn interview(app: &TestApp, user: &TestUser, text: &str) -> (String, String) {
-    let project = app.project(user, "Billing study").await;
-    let (status, record) = app
-        .post(
-            &format!("/projects/{project}/records"),
-            user,
-            json!({ "title": "Anna", "text": text, "language": "en" }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::CREATED, "{record}");
-    let id = record["id"].as_str().expect("id").to_owned();
-    app.wait_finished(user, &id).await;
-    (project, id)
-}
-
-/// How the model stub answers.
-#[derive(Clone)]
-pub(crate) enum Mode {
-    /// Streams `text` word by word, `gap` apart.
-    Answer { text: String, gap: Duration },
-    /// Answers every call with this status.
-    Fail(u16),
-    /// The next chat call's stream breaks off after `keep` words; later calls stream `text`.
-    CutOnce { text: String, keep: usize },
-}
-
-/// The model stub, answering as its [`Mode`] says.
-#[derive(Clone)]
-pub(crate) struct ModelStub {
-    server: OpenAiStub,
-    mode: Arc<Mutex<Mode>>,
-    /// How long a persona (structured output) call takes.
-    persona_delay: Arc<Mutex<Duration>>,
-}
-
-impl ModelStub {
-    pub(crate) fn set(&self, mode: Mode) {
-        *self.mode.lock().expect("lock") = mode;
-    }
-
-    /// The chat calls (not the persona's structured-output calls).
-    pub(crate) fn chat_requests(&self) -> Vec<Value> {
-        let mut requests = self.server.requests();
-        requests.retain(|r| r.get("response_format").is_none());
-        requests
-    }
-}
-
-/// The persona a model writes, with one real quote and one invented.
-fn stub_persona() -> Value {
-    json!({
-        "name": "Anna", "role": "finance lead", "summary": "Anna runs billing for her team.",
-        "demographics": null, "goals": ["Get invoices on time"], "pains": ["Chasing finance every month"],
-        "behaviors": ["Chases finance by hand"], "motivations": ["Less busywork"],
-        "quotes": [
-            { "text": REAL_QUOTE, "utterance_id": 2 },
-            { "text": "I would pay double for a better export tool.", "utterance_id": 4 }
-        ],
-        "jobs_to_be_done": ["When invoices are late, I want to see why, so I can stop chasing"],
-        "ideal_solution": null
-    })
-}
-
-/// The shared OpenAI-compatible stub, answering chat word by word and schema requests
-/// (the persona) with [`stub_persona`], or failing as the mode says.
-pub(crate) async fn model_stub(text: &str) -> (SocketAddr, ModelStub) {
-    let (addr, server) = OpenAiStub::start().await;
-    let stub = ModelStub {
-        server: server.clone(),
-        mode: Arc::new(Mutex::new(Mode::Answer {
-            text: text.to_owned(),
-            gap: Duration::ZERO,
-        })),
-        persona_delay: Arc::default(),
-    };
-    let (mode, persona_delay) = (stub.mode.clone(), stub.persona_delay.clone());
-    server.respond(move |call| {
-        let current = mode.lock().expect("lock").clone();
-        let reply = match current {
-            Mode::Fail(status) => return Reply::status(status),
-            // A persona's structured call may come at any moment (its worker wakes when the
-            // record is ready), so the one cut stream is kept for the chat calls.
-            _ if call.is_structured() => {
-                Reply::text(&stub_persona().to_string()).delay(*persona_delay.lock().expect("lock"))
-            }
-            Mode::Answer { text, gap } => Reply::text(&text).gap(gap),
-            Mode::CutOnce { text, keep } => {
-                *mode.lock().expect("lock") = Mode::Answer {
-                    text: text.clone(),
-                    gap: Duration::ZERO,
-                };
-                Reply::text(&text).cut_after(keep)
-            }
-        };
-        reply.usage(50, 20)
-    });
-    (addr, stub)
-}
-
-pub(crate) async fn model_app(addr: SocketAddr) -> TestApp {
-    model_app_with(addr, 1).await
-}
-
-async fn model_app_with(addr: SocketAddr, attempts: u32) -> TestApp {
-    TestApp::start_with(|settings| {
-        settings.model.llm_base_url = Some(format!("http://{addr}/v1"));
-        settings.model.llm_model = "stub-model".into();
-        settings.model.llm_max_attempts = attempts;
-        settings.jobs.job_retry_base_seconds = 0.05;
-    })
-    .await
-}
-
-/// Sends a chat question asking for SSE; returns the events as (name, data, when).
-pub(crate) async fn stream_events(
-    app: &TestApp,
-    user: &TestUser,
-    record: &str,
-    body: Value,
-) -> Vec<(String, Value, Instant)> {
-    let response = app
-        .client
-        .post(app.url(&format!("/insight/{record}/chat/")))
-        .bearer_auth(&user.token)
-        .header("accept", "text/event-stream")
-        .json(&body)
-        .send()
-        .await
-        .expect("sent");
-    assert_eq!(response.status(), StatusCode::OK);
-    assert!(
-        response.headers()["content-type"]
-            .to_str()
-            .unwrap_or_default()
-            .starts_with("text/event-stream")
-    );
-    let mut events = Vec::new();
-    let mut buffer = String::new();
-    let mut body = response.bytes_stream();
-    while let Some(chunk) = body.next().await {
-        buffer.push_str(&String::from_utf8_lossy(&chunk.expect("chunk")));
-        while let Some(end) = buffer.find("\n\n") {
-            let raw: String = buffer.drain(..end + 2).collect();
-            let mut name = String::new();
-            let mut data = String::new();
-            for line in raw.lines() {
-                if let Some(value) = line.strip_prefix("event:") {
-                    name = value.trim().to_owned();
-                } else if let Some(value) = line.strip_prefix("data:") {
-                    data.push_str(value.trim_start());
-                }
-            }
-            if !name.is_empty() {
-                events.push((
-                    name,
-                    serde_json::from_str(&data).expect("event data is JSON"),
-                    Instant::now(),
-                ));
-            }
-        }
-    }
-    events
-}
+use crate::support::models::{Mode, model_app, model_app_with, model_stub, searxng_app, stream_events};
+use crate::support::records::{ANNA, REAL_QUOTE, interview};
+use crate::support::{TestApp, assert_unknown_references, assert_validation_body, error_locs, error_types, eventually};
 
 fn assert_message(message: &Value, thread_id: &Value) {
     assert!(
@@ -642,16 +471,15 @@ async fn a_client_that_leaves_mid_stream_finds_the_whole_answer_stored() {
     let first = body.next().await.expect("a first event").expect("bytes");
     assert!(String::from_utf8_lossy(&first).contains("event: delta"));
     drop(body);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
+    eventually(Duration::from_secs(10), "the answer was not stored", async || {
         let (_, history) = app.get(&format!("/insight/{record}/chat/"), &user).await;
         if let Some(messages) = history["messages"].as_array().filter(|m| m.len() == 2) {
             assert_eq!(messages[1]["content"], json!(answer));
-            break;
+            return Ok(());
         }
-        assert!(Instant::now() < deadline, "the answer was not stored: {history}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        Err(history)
+    })
+    .await;
     app.stop().await;
 }
 
@@ -700,45 +528,6 @@ async fn instructions_inside_a_transcript_stay_data() {
     assert!(open < at && at < close, "the instruction is inside the data block");
     assert!(user_message[close..].starts_with("</transcripts>\n\nQuestion: What are the instructions?"));
     app.stop().await;
-}
-
-/// The `(q, format)` of each search the stub took.
-type Searches = Arc<Mutex<Vec<(String, String)>>>;
-
-/// A SearXNG stub: `GET /search?q=...&format=json`.
-async fn searxng_stub() -> (SocketAddr, Searches) {
-    let seen: Searches = Arc::default();
-    async fn search(
-        State(seen): State<Searches>,
-        Query(query): Query<std::collections::HashMap<String, String>>,
-    ) -> axum::Json<Value> {
-        seen.lock().expect("lock").push((
-            query.get("q").cloned().unwrap_or_default(),
-            query.get("format").cloned().unwrap_or_default(),
-        ));
-        axum::Json(json!({ "query": query.get("q"), "number_of_results": 2, "results": [
-            { "url": "https://example.org/billing-guide", "title": "A guide to &amp; billing", "content": "How teams pay <b>invoices</b>.", "engine": "stub" },
-            { "url": "https://example.org/pricing", "title": "Pricing pages", "content": "What makes pricing clear.", "engine": "stub" }
-        ], "answers": [], "suggestions": [], "unresponsive_engines": [] }))
-    }
-    let router = axum::Router::new()
-        .route("/search", get(search))
-        .with_state(seen.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    (addr, seen)
-}
-
-/// An app that searches the web through the SearXNG stub, and what the stub was asked.
-pub(crate) async fn searxng_app() -> (TestApp, Searches) {
-    let (addr, seen) = searxng_stub().await;
-    let app = TestApp::start_with(|settings| {
-        settings.search.search_provider = Some(insight::config::SearchProvider::Searxng);
-        settings.search.search_base_url = Some(format!("http://{addr}"));
-    })
-    .await;
-    (app, seen)
 }
 
 #[tokio::test]
@@ -937,9 +726,8 @@ async fn a_model_persona_is_written_in_the_background_with_checked_quotes() {
     let user = app.user().await;
     let (_, record) = interview(&app, &user, ANNA).await;
     let path = format!("/insight/{record}/persona-report");
-    let deadline = Instant::now() + Duration::from_secs(20);
     let mut pending = 0;
-    let body = loop {
+    let body = eventually(Duration::from_secs(20), "the persona was never written", async || {
         let response = app
             .client
             .get(app.url(&path))
@@ -951,15 +739,15 @@ async fn a_model_persona_is_written_in_the_background_with_checked_quotes() {
         let retry_after = response.headers().get("retry-after").cloned();
         let body: Value = response.json().await.expect("json");
         if status == StatusCode::OK {
-            break body;
+            return Ok(body);
         }
         assert_eq!(status, StatusCode::ACCEPTED, "{body}");
         assert_eq!(body, json!({ "record_id": record, "status": "generating" }));
         assert!(retry_after.is_some());
         pending += 1;
-        assert!(Instant::now() < deadline, "the persona was never written");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+        Err("")
+    })
+    .await;
     assert!(pending > 0, "the model takes 1.5 s: the persona was 202 first");
     assert_persona(&body, &record);
     assert_eq!(body["persona"]["role"], "finance lead");
@@ -1259,16 +1047,15 @@ async fn a_user_gets_429_with_too_many_answers_in_the_making() {
     assert_eq!(status, StatusCode::OK, "another user is not held up");
     drop(streams);
     // The four answers go on without their clients, then there is room again.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
+    eventually(Duration::from_secs(20), "the answers never finished", async || {
         let (status, _) = app.post(&path, &user, json!({ "message": "And now?" })).await;
         if status == StatusCode::OK {
-            break;
+            return Ok(());
         }
         assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
-        assert!(Instant::now() < deadline, "the answers never finished");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        Err("")
+    })
+    .await;
     let (_, threads) = app.get(&format!("{path}threads/"), &user).await;
     assert_eq!(threads.as_array().map(Vec::len), Some(5), "every answer was stored");
     app.stop().await;

@@ -2,98 +2,17 @@
 //! restart after SIGKILL, and settings checked at start.
 
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
-use tokio::sync::mpsc;
+use tokio::process::Command;
 
-use crate::support::fresh_database;
-
-const BIN: &str = env!("CARGO_BIN_EXE_insight");
-/// How long anything the binary does may take before the test gives up on it.
-const PATIENCE: Duration = Duration::from_secs(30);
-/// Settings the environment of the test run must not leak into the children.
-const SETTINGS: [&str; 64] = [
-    "INSIGHT_ADDR",
-    "INSIGHT_DATABASE_URL",
-    "INSIGHT_MAX_BODY_BYTES",
-    "INSIGHT_DB_MAX_CONNECTIONS",
-    "INSIGHT_PUBLIC_URL",
-    "INSIGHT_LOG_FORMAT",
-    "INSIGHT_DATA_DIR",
-    "INSIGHT_SEARCH_DIR",
-    "INSIGHT_MAX_UPLOAD_BYTES",
-    "INSIGHT_MAX_UTTERANCES",
-    "INSIGHT_IMPORT_MAX_ELEMENTS",
-    "INSIGHT_IMPORT_MAX_DEPTH",
-    "INSIGHT_IMPORT_MAX_ATTRIBUTE_BYTES",
-    "INSIGHT_IMPORT_MAX_TEXT_BYTES",
-    "INSIGHT_IMPORT_MAX_EXPANSION",
-    "INSIGHT_IMPORT_CONCURRENCY",
-    "INSIGHT_MAX_DURATION_MINUTES",
-    "INSIGHT_STT_BASE_URL",
-    "INSIGHT_STT_API_KEY",
-    "INSIGHT_STT_MODEL",
-    "INSIGHT_STT_PROVIDER",
-    "INSIGHT_STT_POLL_SECONDS",
-    "INSIGHT_STT_CALLBACK_WAIT_SECONDS",
-    "INSIGHT_JOB_MAX_ATTEMPTS",
-    "INSIGHT_JOB_RETRY_BASE_SECONDS",
-    "INSIGHT_JOB_LEASE_SECONDS",
-    "INSIGHT_REPORT_WORKERS",
-    "INSIGHT_AI",
-    "INSIGHT_LLM_BASE_URL",
-    "INSIGHT_LLM_API_KEY",
-    "INSIGHT_LLM_MODEL",
-    "INSIGHT_LLM_CONTEXT_TOKENS",
-    "INSIGHT_LLM_CONCURRENCY",
-    "INSIGHT_LLM_TIMEOUT_SECONDS",
-    "INSIGHT_LLM_MAX_ATTEMPTS",
-    "INSIGHT_LLM_PRICES",
-    "INSIGHT_SEARCH_PROVIDER",
-    "INSIGHT_SEARCH_BASE_URL",
-    "INSIGHT_SEARCH_API_KEY",
-    "INSIGHT_SECRET_KEY",
-    "INSIGHT_PUBLIC_RATE_PER_MINUTE",
-    "INSIGHT_PUBLIC_RATE_BURST",
-    "INSIGHT_WEBHOOKS_ALLOW_HTTP",
-    "INSIGHT_WEBHOOKS_ALLOW_PRIVATE",
-    "INSIGHT_WEBHOOKS_RETRY_SCHEDULE",
-    "INSIGHT_WEBHOOKS_TIMEOUT_SECONDS",
-    "INSIGHT_WEBHOOKS_CONCURRENCY",
-    "INSIGHT_SMTP_URL",
-    "INSIGHT_MAIL_FROM",
-    "INSIGHT_SIGNUP",
-    "INSIGHT_SESSION_IDLE_MINUTES",
-    "INSIGHT_SESSION_LIFETIME_HOURS",
-    "INSIGHT_INVITATION_DAYS",
-    "INSIGHT_PASSWORD_RESET_MINUTES",
-    "INSIGHT_SIGN_IN_LOCK_AFTER",
-    "INSIGHT_SIGN_IN_ADDRESS_LOCK_AFTER",
-    "INSIGHT_SIGN_IN_LOCK_MINUTES",
-    "INSIGHT_AUDIT_RETENTION_DAYS",
-    "INSIGHT_OIDC_ISSUER",
-    "INSIGHT_OIDC_CLIENT_ID",
-    "INSIGHT_OIDC_CLIENT_SECRET",
-    "INSIGHT_OIDC_ALLOWED_DOMAINS",
-    "INSIGHT_OIDC_WORKSPACE",
-    "INSIGHT_OIDC_ROLE",
-];
-
-/// `insight ARGS` with a clean environment: no inherited settings, plain logs at info.
-fn command(args: &[&str]) -> Command {
-    let mut command = Command::new(BIN);
-    command.args(args);
-    for name in SETTINGS {
-        command.env_remove(name);
-    }
-    command.env("RUST_LOG", "info").env("NO_COLOR", "1").kill_on_drop(true);
-    command
-}
+use crate::support::db::assert_not_stored;
+use crate::support::models::{chat_stub, report_reply};
+use crate::support::programs::{PATIENCE, Served, command};
+use crate::support::records::{ANNA, stt_stub};
+use crate::support::{eventually, fresh_database};
 
 /// What a finished command said.
 struct Outcome {
@@ -124,175 +43,6 @@ async fn insight(database_url: &str, args: &[&str]) -> Outcome {
     let mut all = args.to_vec();
     all.extend(["--database-url", database_url]);
     finish(command(&all)).await
-}
-
-/// A running `insight serve`; killed when dropped.
-pub(crate) struct Served {
-    child: Child,
-    pub(crate) base: String,
-    stdout: mpsc::UnboundedReceiver<String>,
-    stderr: Arc<Mutex<String>>,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.start_kill();
-    }
-}
-
-/// The `http://HOST:PORT` in the line the server logs once it listens.
-fn listening_address(line: &str) -> Option<String> {
-    let marker = "Insight listening on http://";
-    let start = line.find(marker)? + marker.len();
-    let address: String = line[start..]
-        .chars()
-        .take_while(|c| !c.is_whitespace() && *c != '\u{1b}')
-        .collect();
-    (!address.is_empty()).then(|| format!("http://{address}"))
-}
-
-impl Served {
-    /// Starts `insight serve` on a free port of the loopback and waits until it listens.
-    async fn start(database_url: &str) -> Self {
-        Self::start_with(database_url, &[]).await
-    }
-
-    /// [`Served::start`] with more settings in the environment.
-    pub(crate) async fn start_with(database_url: &str, settings: &[(&str, String)]) -> Self {
-        let mut command = command(&["serve", "--addr", "127.0.0.1:0"]);
-        command.env("INSIGHT_DATABASE_URL", database_url);
-        // One data folder per database (its secret key included), outside the checkout,
-        // so a restart on the same database finds the same folder.
-        let folder = uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, database_url.as_bytes());
-        command.env(
-            "INSIGHT_DATA_DIR",
-            std::env::temp_dir().join(format!("insight-cli-{folder}")),
-        );
-        for (name, value) in settings {
-            command.env(name, value);
-        }
-        command
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = command.spawn().expect("insight serve starts");
-
-        let (lines, stdout) = mpsc::unbounded_channel();
-        let mut out = BufReader::new(child.stdout.take().expect("stdout")).lines();
-        tokio::spawn(async move {
-            while let Ok(Some(line)) = out.next_line().await {
-                if lines.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-
-        // Read the log until the address shows; then keep draining it so the server
-        // never blocks on a full pipe.
-        let log = Arc::new(Mutex::new(String::new()));
-        let mut err = BufReader::new(child.stderr.take().expect("stderr")).lines();
-        let (found, address) = tokio::sync::oneshot::channel();
-        let keep = Arc::clone(&log);
-        tokio::spawn(async move {
-            let mut found = Some(found);
-            while let Ok(Some(line)) = err.next_line().await {
-                if let Some(address) = listening_address(&line)
-                    && let Some(found) = found.take()
-                {
-                    let _ = found.send(address);
-                }
-                let mut log = keep.lock().expect("log lock");
-                log.push_str(&line);
-                log.push('\n');
-            }
-        });
-        let base = match tokio::time::timeout(PATIENCE, address).await {
-            Ok(Ok(base)) => base,
-            outcome => {
-                let _ = child.start_kill();
-                let log = log.lock().expect("log lock").clone();
-                panic!("insight serve did not say where it listens ({outcome:?}); its log:\n{log}");
-            }
-        };
-        Self {
-            child,
-            base,
-            stdout,
-            stderr: log,
-        }
-    }
-
-    /// The next line the server printed on stdout, if one comes within a few seconds.
-    pub(crate) async fn next_stdout_line(&mut self) -> Option<String> {
-        tokio::time::timeout(Duration::from_secs(5), self.stdout.recv())
-            .await
-            .ok()
-            .flatten()
-    }
-
-    /// Kills the process with SIGKILL (no graceful shutdown) and returns the stdout
-    /// lines not read yet.
-    pub(crate) async fn kill(mut self) -> Vec<String> {
-        self.child.start_kill().expect("kill insight serve");
-        tokio::time::timeout(PATIENCE, self.child.wait())
-            .await
-            .expect("insight serve ends after SIGKILL")
-            .expect("wait for insight serve");
-        let mut rest = Vec::new();
-        while let Ok(Some(line)) = tokio::time::timeout(PATIENCE, self.stdout.recv()).await {
-            rest.push(line);
-        }
-        rest
-    }
-
-    pub(crate) fn log(&self) -> String {
-        self.stderr.lock().expect("log lock").clone()
-    }
-
-    async fn call(
-        &self,
-        method: reqwest::Method,
-        path: &str,
-        token: Option<&str>,
-        body: Option<Value>,
-    ) -> (StatusCode, reqwest::header::HeaderMap, Value) {
-        let mut request = reqwest::Client::new().request(method, format!("{}{path}", self.base));
-        if let Some(token) = token {
-            request = request.bearer_auth(token);
-        }
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        let response = request
-            .send()
-            .await
-            .unwrap_or_else(|err| panic!("{path}: {err}; server log:\n{}", self.log()));
-        let status = response.status();
-        let headers = response.headers().clone();
-        let text = response.text().await.expect("body read");
-        let value = if text.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_str(&text).unwrap_or_else(|_| panic!("{path}: body is not JSON: {text}"))
-        };
-        (status, headers, value)
-    }
-
-    pub(crate) async fn get(&self, path: &str, token: &str) -> (StatusCode, Value) {
-        let (status, _, body) = self.call(reqwest::Method::GET, path, Some(token), None).await;
-        (status, body)
-    }
-
-    pub(crate) async fn send(
-        &self,
-        method: reqwest::Method,
-        path: &str,
-        token: &str,
-        body: Value,
-    ) -> (StatusCode, Value) {
-        let (status, _, body) = self.call(method, path, Some(token), Some(body)).await;
-        (status, body)
-    }
 }
 
 /// Asserts a token is refused as the contract says: 401 with `WWW-Authenticate: Bearer`.
@@ -330,52 +80,6 @@ fn token_row(list: &str, name: &str) -> (uuid::Uuid, String) {
     let id = row.split_whitespace().next().unwrap_or_default();
     let id = uuid::Uuid::parse_str(id).unwrap_or_else(|_| panic!("no id first in {row:?}"));
     (id, row.to_owned())
-}
-
-/// Asserts that none of `secrets` is stored in clear anywhere in the database.
-pub(crate) async fn assert_not_stored(database_url: &str, secrets: &[&str]) {
-    if let Some(path) = database_url.strip_prefix("sqlite://") {
-        let mut checked = 0;
-        for file in [path.to_owned(), format!("{path}-wal"), format!("{path}-journal")] {
-            let Ok(bytes) = std::fs::read(&file) else {
-                continue;
-            };
-            checked += 1;
-            for secret in secrets {
-                let found = bytes.windows(secret.len()).any(|window| window == secret.as_bytes());
-                assert!(!found, "{file} holds a token in clear");
-            }
-        }
-        assert!(checked > 0, "no database file at {path}");
-    } else {
-        let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(database_url)
-            .await
-            .expect("connect to the database");
-        let tables: Vec<(String,)> = sqlx::query_as(
-            "SELECT table_name::text FROM information_schema.tables \
-             WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
-        )
-        .fetch_all(&mut conn)
-        .await
-        .expect("list tables");
-        assert!(tables.iter().any(|(t,)| t == "api_tokens"), "{tables:?}");
-        for (table,) in tables {
-            let rows: Vec<(String,)> = sqlx::query_as(&format!("SELECT t::text FROM \"{table}\" t"))
-                .fetch_all(&mut conn)
-                .await
-                .expect("read table");
-            for (row,) in rows {
-                for secret in secrets {
-                    // As text, or as the hex PostgreSQL shows a `bytea` in.
-                    let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
-                    assert!(
-                        !row.contains(secret) && !row.to_lowercase().contains(&hex),
-                        "table {table} holds a token in clear"
-                    );
-                }
-            }
-        }
-    }
 }
 
 #[tokio::test]
@@ -702,7 +406,7 @@ async fn serve_help_lists_every_setting_of_the_reference() {
 async fn a_recording_being_transcribed_when_the_server_is_killed_is_finished_after_the_restart() {
     let (database_url, _guard) = fresh_database().await;
     let data = tempfile::tempdir().expect("data dir");
-    let (addr, stub) = crate::records::stt_stub().await;
+    let (addr, stub) = stt_stub().await;
     stub.hold(true);
     let settings = [
         ("INSIGHT_STT_BASE_URL", format!("http://{addr}/v1")),
@@ -717,7 +421,7 @@ async fn a_recording_being_transcribed_when_the_server_is_killed_is_finished_aft
     let project_id = project["id"].as_str().expect("project id").to_owned();
     let form = reqwest::multipart::Form::new().part(
         "file",
-        reqwest::multipart::Part::bytes(crate::records::wav())
+        reqwest::multipart::Part::bytes(crate::support::records::wav())
             .file_name("call.wav")
             .mime_str("audio/wav")
             .expect("mime"),
@@ -734,31 +438,26 @@ async fn a_recording_being_transcribed_when_the_server_is_killed_is_finished_aft
     let path = format!("/insight/{}/", record["id"].as_str().expect("id"));
 
     // The provider has the recording and has not answered: the record is in progress.
-    let deadline = Instant::now() + PATIENCE;
-    while stub.call_count() == 0 {
-        assert!(Instant::now() < deadline, "the recording never reached the provider");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    eventually(PATIENCE, "the recording never reached the provider", async || {
+        if stub.call_count() > 0 { Ok(()) } else { Err("") }
+    })
+    .await;
     let (_, during) = server.get(&path, &token).await;
     assert_eq!(during["status"], "InProgress", "{during}");
     server.kill().await;
 
     stub.hold(false);
     let server = Served::start_with(&database_url, &settings).await;
-    let deadline = Instant::now() + PATIENCE;
-    let record = loop {
+    let record = eventually(PATIENCE, "not finished after the restart", async || {
         let (status, record) = server.get(&path, &token).await;
         assert_eq!(status, StatusCode::OK, "{record}");
         if record["status"] == "Finished" {
-            break record;
+            Ok(record)
+        } else {
+            Err(format!("{record}\n{}", server.log()))
         }
-        assert!(
-            Instant::now() < deadline,
-            "not finished after the restart: {record}\n{}",
-            server.log()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    })
+    .await;
     assert_eq!(record["utterances"][1]["text"], "It was confusing at first.");
     assert!(stub.call_count() >= 2, "the job ran again after the restart");
     server.kill().await;
@@ -768,7 +467,7 @@ async fn a_recording_being_transcribed_when_the_server_is_killed_is_finished_aft
 async fn a_report_being_generated_when_the_server_is_killed_completes_exactly_once_after_the_restart() {
     let (database_url, _guard) = fresh_database().await;
     let data = tempfile::tempdir().expect("data dir");
-    let (addr, stub) = crate::generation::chat_stub().await;
+    let (addr, stub) = chat_stub().await;
     stub.hold(true);
     let settings = [
         ("INSIGHT_LLM_BASE_URL", format!("http://{addr}/v1")),
@@ -792,16 +491,20 @@ async fn a_report_being_generated_when_the_server_is_killed_completes_exactly_on
             reqwest::Method::POST,
             &format!("/projects/{project_id}/records"),
             &token,
-            json!({ "title": "Anna", "text": crate::generation::ANNA }),
+            json!({ "title": "Anna", "text": ANNA }),
         )
         .await;
     assert_eq!(status, StatusCode::CREATED, "{record}");
     let record_path = format!("/insight/{}/", record["id"].as_str().expect("id"));
-    let deadline = Instant::now() + PATIENCE;
-    while server.get(&record_path, &token).await.1["status"] != "Finished" {
-        assert!(Instant::now() < deadline, "the record never finished");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    eventually(PATIENCE, "the record never finished", async || {
+        let (_, record) = server.get(&record_path, &token).await;
+        if record["status"] == "Finished" {
+            Ok(())
+        } else {
+            Err(record)
+        }
+    })
+    .await;
     let (_, prompt) = server
         .send(
             reqwest::Method::POST,
@@ -822,36 +525,31 @@ async fn a_report_being_generated_when_the_server_is_killed_completes_exactly_on
     let path = format!("/projects/{project_id}/reports/{}", report["id"].as_str().expect("id"));
 
     // The model has the request and has not answered: the report is generating.
-    let deadline = Instant::now() + PATIENCE;
     let report_calls = || {
         stub.calls()
             .iter()
             .filter(|call| call.schema_name() != Some("persona"))
             .count()
     };
-    while report_calls() == 0 {
-        assert!(Instant::now() < deadline, "the model was never called");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    eventually(PATIENCE, "the model was never called", async || {
+        if report_calls() > 0 { Ok(()) } else { Err("") }
+    })
+    .await;
     let (_, during) = server.get(&format!("{path}/generation"), &token).await;
     assert_eq!(during["status"], "generating", "{during}");
     server.kill().await;
 
     stub.hold(false);
     let server = Served::start_with(&database_url, &settings).await;
-    let deadline = Instant::now() + PATIENCE;
-    let generation = loop {
+    let generation = eventually(PATIENCE, "not completed after the restart", async || {
         let (_, generation) = server.get(&format!("{path}/generation"), &token).await;
         if generation["status"] == "completed" {
-            break generation;
+            Ok(generation)
+        } else {
+            Err(format!("{generation}\n{}", server.log()))
         }
-        assert!(
-            Instant::now() < deadline,
-            "not completed after the restart: {generation}\n{}",
-            server.log()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    })
+    .await;
     assert_eq!(generation["attempts"], 2, "{generation}");
     let (_, report) = server.get(&path, &token).await;
     let content = report["content"].as_str().expect("content");
@@ -878,8 +576,8 @@ async fn two_instances_on_one_postgresql_database_share_the_reports_and_write_ea
         eprintln!("SKIPPED: needs PostgreSQL (INSIGHT_TEST_DATABASE_URL); SQLite has one instance");
         return;
     }
-    let (addr, stub) = crate::generation::chat_stub().await;
-    stub.respond(|call| crate::generation::report_reply(call).delay(Duration::from_millis(100)));
+    let (addr, stub) = chat_stub().await;
+    stub.respond(|call| report_reply(call).delay(Duration::from_millis(100)));
     let data = tempfile::tempdir().expect("data dir");
     let settings = [
         ("INSIGHT_LLM_BASE_URL", format!("http://{addr}/v1")),
@@ -899,15 +597,19 @@ async fn two_instances_on_one_postgresql_database_share_the_reports_and_write_ea
             reqwest::Method::POST,
             &format!("/projects/{project_id}/records"),
             &token,
-            json!({ "title": "Anna", "text": crate::generation::ANNA }),
+            json!({ "title": "Anna", "text": ANNA }),
         )
         .await;
     let record_path = format!("/insight/{}/", record["id"].as_str().expect("id"));
-    let deadline = Instant::now() + PATIENCE;
-    while first.get(&record_path, &token).await.1["status"] != "Finished" {
-        assert!(Instant::now() < deadline, "the record never finished");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    eventually(PATIENCE, "the record never finished", async || {
+        let (_, record) = first.get(&record_path, &token).await;
+        if record["status"] == "Finished" {
+            Ok(())
+        } else {
+            Err(record)
+        }
+    })
+    .await;
     let (_, prompt) = first
         .send(
             reqwest::Method::POST,
@@ -932,18 +634,21 @@ async fn two_instances_on_one_postgresql_database_share_the_reports_and_write_ea
             report["id"].as_str().expect("id")
         ));
     }
-    let deadline = Instant::now() + Duration::from_secs(60);
-    for path in &paths {
-        loop {
+    // All fifty within the minute, each checked once it is completed.
+    let mut waiting = paths.iter();
+    let mut next = waiting.next();
+    eventually(Duration::from_secs(60), "not all completed", async || {
+        while let Some(path) = next {
             let (_, generation) = second.get(&format!("{path}/generation"), &token).await;
-            if generation["status"] == "completed" {
-                assert_eq!(generation["attempts"], 1, "{path}: {generation}");
-                break;
+            if generation["status"] != "completed" {
+                return Err(format!("{path}: {generation}"));
             }
-            assert!(Instant::now() < deadline, "{path} not completed: {generation}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            assert_eq!(generation["attempts"], 1, "{path}: {generation}");
+            next = waiting.next();
         }
-    }
+        Ok(())
+    })
+    .await;
     // One model call per report (one prompt, fast): none was written twice.
     let report_calls = stub
         .calls()

@@ -12,12 +12,10 @@ use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, ORIGIN};
 use serde_json::{Value, json};
 
-use crate::accounts::set_password;
-use crate::browser::Browser;
-use crate::chat::{Mode, REAL_QUOTE, interview, model_app, model_stub, searxng_app};
-use crate::console::{PASSWORD, in_chromium, look, sign_in, until};
-use crate::console_pages::{csrf_meta, forms};
-use crate::generation::ANNA;
+use crate::support::accounts::{PASSWORD, csrf_meta, forms, set_password};
+use crate::support::browser::{Browser, in_chromium, look, sign_in, until};
+use crate::support::models::{Mode, ModelStub, model_app, model_stub, searxng_app};
+use crate::support::records::{ANNA, REAL_QUOTE, interview, stt_stub, upload, wait_for};
 use crate::support::{TestApp, TestUser};
 
 const DRAFT: &str = "Here is a first draft.\n\n## Research goals\n\n1. Learn why invoices arrive late.\n\
@@ -38,7 +36,7 @@ async fn ask(browser: &Browser, what: &str, name: &str, question: &str) {
     browser.click(&ask).await;
 }
 
-async fn asking(browser: &Browser, app: &TestApp, stub: &crate::chat::ModelStub, user: &TestUser) {
+async fn asking(browser: &Browser, app: &TestApp, stub: &ModelStub, user: &TestUser) {
     let (project, record) = interview(app, user, ANNA).await;
     sign_in(browser, app, &user.email).await;
 
@@ -239,7 +237,7 @@ async fn without_the_script_a_question_posted_as_a_form_is_answered_on_the_page(
     let app = TestApp::start().await;
     let user = app.user().await;
     let (project, record) = interview(&app, &user, ANNA).await;
-    let cookie = crate::console_pages::sign_in(&app, &user).await;
+    let cookie = crate::support::accounts::sign_in(&app, &user).await;
     let get = |path: String| {
         let request = app.client.get(app.url(&path)).header(COOKIE, &cookie);
         async move {
@@ -357,7 +355,7 @@ async fn without_the_script_a_question_posted_as_a_form_is_answered_on_the_page(
 
     // Someone else's thread is not found, on the page or by rename.
     let other = app.user().await;
-    let other_cookie = crate::console_pages::sign_in(&app, &other).await;
+    let other_cookie = crate::support::accounts::sign_in(&app, &other).await;
     let response = app
         .client
         .get(app.url(&format!("/r/{record}?thread={thread}")))
@@ -416,7 +414,7 @@ async fn the_web_search_switch_is_offered_when_a_provider_is_configured_and_sear
     let (app, seen) = searxng_app().await;
     let user = app.user().await;
     let (_, record) = interview(&app, &user, ANNA).await;
-    let cookie = crate::console_pages::sign_in(&app, &user).await;
+    let cookie = crate::support::accounts::sign_in(&app, &user).await;
     let page = |path: String| {
         let request = app.client.get(app.url(&path)).header(COOKIE, &cookie);
         async move { request.send().await.expect("page").text().await.expect("html") }
@@ -450,7 +448,7 @@ async fn the_web_search_switch_is_offered_when_a_provider_is_configured_and_sear
 /// A real WAV file of `seconds` of silence, 16 kHz mono, long enough to pause.
 fn silence(seconds: u32) -> Vec<u8> {
     let samples = 16_000 * seconds;
-    let mut bytes = crate::records::wav();
+    let mut bytes = crate::support::records::wav();
     bytes.truncate(44);
     bytes[4..8].copy_from_slice(&(36 + samples * 2).to_le_bytes());
     bytes[40..44].copy_from_slice(&(samples * 2).to_le_bytes());
@@ -460,11 +458,10 @@ fn silence(seconds: u32) -> Vec<u8> {
 
 async fn by_shortcuts(browser: &Browser, app: &TestApp, user: &TestUser) {
     let project = app.project(user, "Onboarding calls").await;
-    let (status, record) =
-        crate::records::upload(app, user, &project, "call.wav", "audio/wav", silence(10), None).await;
+    let (status, record) = upload(app, user, &project, "call.wav", "audio/wav", silence(10), None).await;
     assert_eq!(status, StatusCode::CREATED, "{record}");
     let record = record["id"].as_str().expect("id").to_owned();
-    crate::records::wait_for(app, user, &record, &["Finished"]).await;
+    wait_for(app, user, &record, &["Finished"]).await;
     sign_in(browser, app, &user.email).await;
     browser.go(&app.url(&format!("/r/{record}"))).await;
     until(
@@ -562,7 +559,7 @@ async fn by_shortcuts(browser: &Browser, app: &TestApp, user: &TestUser) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keyboard_shortcuts_move_through_a_transcript_play_it_and_are_listed_on_question_mark() {
-    let (addr, _stt) = crate::records::stt_stub().await;
+    let (addr, _stt) = stt_stub().await;
     let app = TestApp::start_with(|settings| settings.speech.stt_base_url = Some(format!("http://{addr}/v1"))).await;
     let user = app.user().await;
     set_password(&app, &user, PASSWORD).await;

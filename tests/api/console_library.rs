@@ -9,10 +9,9 @@ use reqwest::StatusCode;
 use reqwest::header::{COOKIE, ORIGIN};
 use serde_json::{Value, json};
 
-use crate::accounts::set_password;
-use crate::browser::{Browser, guide};
-use crate::console::{PASSWORD, in_chromium, in_chromiums, look, researcher_and_viewer, sign_in, until};
-use crate::console_pages::{csrf_meta, forms};
+use crate::support::accounts::{PASSWORD, csrf_meta, forms, http_session, researcher_and_viewer, set_password};
+use crate::support::browser::{Browser, in_chromium, in_chromiums, look, sign_in, until};
+use crate::support::interviews::guide;
 use crate::support::{TestApp, TestUser};
 
 /// Each long enough (8 words or more) that the interviewer goes straight on.
@@ -328,7 +327,7 @@ struct Session {
 impl Session {
     /// Signs `user` in; `workspace` is the workspace the console shows.
     async fn start(app: &TestApp, user: &TestUser, workspace: uuid::Uuid) -> Self {
-        let session = crate::console_pages::sign_in(app, user).await;
+        let session = crate::support::accounts::sign_in(app, user).await;
         let mut this = Self {
             client: forms(),
             cookie: format!("{session}; insight_workspace={workspace}"),
@@ -547,8 +546,7 @@ async fn a_preset_of_another_workspace_is_changed_only_from_that_workspace() {
     // The console shows a team workspace; the preset is in his personal one.
     let (status, team) = app.post("/workspaces", &owner, json!({ "name": "Team" })).await;
     assert_eq!(status, StatusCode::CREATED, "{team}");
-    let (client, cookie, csrf) =
-        crate::console_pages::http_session(&app, &owner, &format!("/settings/library/presets/{preset_id}")).await;
+    let (client, cookie, csrf) = http_session(&app, &owner, &format!("/settings/library/presets/{preset_id}")).await;
     let switched = client
         .post(app.url("/workspace"))
         .header(COOKIE, &cookie)

@@ -3,77 +3,11 @@
 //! CSRF token or from another origin.
 
 use reqwest::StatusCode;
-use reqwest::header::{CONTENT_TYPE, COOKIE, ORIGIN, RANGE, SET_COOKIE};
+use reqwest::header::{CONTENT_TYPE, COOKIE, ORIGIN, RANGE};
 
-use crate::accounts::set_password;
-use crate::records::{stt_stub, upload, wait_for, wav};
-use crate::support::{TestApp, TestUser};
-
-const PASSWORD: &str = "a long enough passphrase";
-
-/// A client for the console's forms: a redirect is the answer, not followed.
-pub(crate) fn forms() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("client")
-}
-
-/// The quoted value that follows `marker` in a page (`marker` ends with the opening quote).
-pub(crate) fn quoted_after(html: &str, marker: &str) -> String {
-    html.split(marker)
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
-        .unwrap_or_else(|| panic!("no {marker} in the page"))
-        .to_owned()
-}
-
-/// The CSRF token in a page's forms (`<input name="csrf">`).
-pub(crate) fn csrf_field(html: &str) -> String {
-    quoted_after(html, "name=\"csrf\" value=\"")
-}
-
-/// The page's CSRF token, from its `<meta name="csrf-token">`.
-pub(crate) fn csrf_meta(html: &str) -> String {
-    quoted_after(html, "name=\"csrf-token\" content=\"")
-}
-
-/// Sets `user`'s password and signs in on the sign-in page; the session cookie (`name=value`).
-pub(crate) async fn sign_in(app: &TestApp, user: &TestUser) -> String {
-    set_password(app, user, PASSWORD).await;
-    let response = forms()
-        .post(app.url("/sign-in"))
-        .header(ORIGIN, &app.base)
-        .form(&[
-            ("email", user.email.as_str()),
-            ("password", PASSWORD),
-            ("return_to", "/"),
-        ])
-        .send()
-        .await
-        .expect("sign in");
-    assert_eq!(response.status(), StatusCode::SEE_OTHER);
-    let cookie = response.headers()[SET_COOKIE].to_str().expect("cookie");
-    cookie.split(';').next().expect("name=value").to_owned()
-}
-
-/// Signs in over HTTP: a client for forms, the session cookie (`name=value`) and the CSRF
-/// token of the forms on `page`.
-pub(crate) async fn http_session(app: &TestApp, user: &TestUser, page: &str) -> (reqwest::Client, String, String) {
-    let cookie = sign_in(app, user).await;
-    let client = forms();
-    let page = client
-        .get(app.url(page))
-        .header(COOKIE, &cookie)
-        .send()
-        .await
-        .expect("page")
-        .text()
-        .await
-        .expect("html");
-    let csrf = csrf_field(&page);
-    (client, cookie, csrf)
-}
+use crate::support::TestApp;
+use crate::support::accounts::{forms, http_session, sign_in};
+use crate::support::records::{stt_stub, upload, wait_for, wav};
 
 #[tokio::test]
 async fn a_recording_plays_in_ranges_for_those_who_may_read_its_record() {

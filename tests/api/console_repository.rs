@@ -4,18 +4,15 @@
 //! insight citing it; asks for suggestions and accepts one. Then the same forms over plain
 //! HTTP without the script: a whole turn highlighted, a viewer refused.
 
-use std::time::Duration;
-
 use reqwest::StatusCode;
 use reqwest::header::{COOKIE, ORIGIN};
 use serde_json::{Value, json};
 
-use crate::accounts::set_password;
-use crate::browser::Browser;
-use crate::console::{PASSWORD, in_chromium, look, researcher_and_viewer, sign_in, until};
-use crate::console_pages::{csrf_meta, forms};
-use crate::highlights::finished_record;
-use crate::support::{TestApp, TestUser};
+use crate::support::accounts::{PASSWORD, csrf_meta, forms, researcher_and_viewer, set_password};
+use crate::support::browser::{Browser, WAIT, in_chromium, look, sign_in, until};
+use crate::support::records::finished_record;
+use crate::support::reports::wait_generation;
+use crate::support::{TestApp, TestUser, eventually};
 
 const CALL: &str = "Interviewer: How do you find the price?\n\
                     Dana: The price went up twice this year! We pay per seat and it hurts.\n\
@@ -186,7 +183,7 @@ async fn walk(browser: &Browser, app: &TestApp, user: &TestUser, project: &str, 
     )
     .await;
     look(browser, "insights").await;
-    crate::generation::wait_generation(
+    wait_generation(
         app,
         user,
         &format!("/projects/{project}/reports/{report}"),
@@ -214,22 +211,17 @@ async fn walk(browser: &Browser, app: &TestApp, user: &TestUser, project: &str, 
         "return document.querySelector('.notice') !== null",
     )
     .await;
-    let mut accepted = false;
-    for _ in 0..50 {
+    eventually(WAIT, "no suggestion to accept", async || {
         browser.go(&app.url(&format!("/r/{record}"))).await;
         let found = browser
             .script("return document.querySelector('.highlight-card form input[name=accept]') !== null")
             .await;
-        if found == json!(true) {
-            browser
-                .script("document.querySelector('.highlight-card form input[name=accept]').form.requestSubmit(); return true")
-                .await;
-            accepted = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(accepted, "a suggestion to accept");
+        if found == json!(true) { Ok(()) } else { Err("") }
+    })
+    .await;
+    browser
+        .script("document.querySelector('.highlight-card form input[name=accept]').form.requestSubmit(); return true")
+        .await;
     until(
         browser,
         "the record again",
@@ -281,7 +273,7 @@ async fn without_the_script_a_whole_turn_is_highlighted_and_a_viewer_is_refused(
         )
         .await;
     for (who, allowed) in [(&researcher, true), (&viewer, false)] {
-        let cookie = crate::console_pages::sign_in(&app, who).await;
+        let cookie = crate::support::accounts::sign_in(&app, who).await;
         let page = forms()
             .get(app.url(&format!("/r/{record}")))
             .header(COOKIE, &cookie)
@@ -323,7 +315,7 @@ async fn without_the_script_a_whole_turn_is_highlighted_and_a_viewer_is_refused(
     );
     assert_eq!(made[0]["tags"][0]["name"], json!("Export"));
     // A form without its token changes nothing.
-    let cookie = crate::console_pages::sign_in(&app, &researcher).await;
+    let cookie = crate::support::accounts::sign_in(&app, &researcher).await;
     let response = forms()
         .post(app.url(&format!("/r/{record}/highlights")))
         .header(COOKIE, &cookie)
@@ -372,19 +364,14 @@ async fn untagged_highlights_are_grouped_into_themes_a_researcher_renames_and_ac
             .click(&browser.find("form[action$='/themes'] button").await)
             .await;
         until(browser, "the notice", "return document.querySelector('#themes .notice') !== null").await;
-        let mut shown = false;
-        for _ in 0..50 {
+        eventually(WAIT, "no proposed theme", async || {
             browser.go(&app.url(&format!("/p/{project}/highlights"))).await;
             let found = browser
                 .script("return document.querySelector('#themes input[name=name]') !== null")
                 .await;
-            if found == json!(true) {
-                shown = true;
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        assert!(shown, "a proposed theme");
+            if found == json!(true) { Ok(()) } else { Err("") }
+        })
+        .await;
         let name = browser
             .script("return document.querySelector('#themes input[name=name]').value")
             .await;

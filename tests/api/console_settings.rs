@@ -7,37 +7,15 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU16, AtomicUsize, Ordering};
+use std::time::Duration;
 
 use reqwest::header::{CACHE_CONTROL, COOKIE, ORIGIN};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::accounts::set_password;
-use crate::browser::Browser;
-use crate::console::{PASSWORD, in_chromium, in_chromiums, look, sign_in, until};
-use crate::console_pages::{http_session, quoted_after};
-use crate::support::{TestApp, TestUser};
-
-/// Submits the form around the element `css` finds, as its submit button would.
-pub(crate) async fn submit(browser: &Browser, css: &str) {
-    let done = browser
-        .script(&format!(
-            "const f = document.querySelector({css:?})?.form ?? document.querySelector({css:?})?.closest('form'); \
-             if (!f) return false; f.requestSubmit(); return true"
-        ))
-        .await;
-    assert_eq!(done, Value::Bool(true), "a form around {css}");
-}
-
-/// Sets a field's value (a select's option, or text replacing what is there).
-pub(crate) async fn set(browser: &Browser, css: &str, value: &str) {
-    let done = browser
-        .script(&format!(
-            "const e = document.querySelector({css:?}); if (!e) return false; e.value = {value:?}; return e.value === {value:?}"
-        ))
-        .await;
-    assert_eq!(done, Value::Bool(true), "{css} takes {value}");
-}
+use crate::support::accounts::{PASSWORD, http_session, quoted_after, set_password};
+use crate::support::browser::{Browser, in_chromium, in_chromiums, look, set, sign_in, submit, until};
+use crate::support::{TestApp, TestUser, eventually};
 
 /// A POST from the page with its CSRF token, as a forged form would send it: the status.
 async fn forged_post(browser: &Browser, path: &str, body: &str) -> Value {
@@ -353,15 +331,15 @@ async fn hooks_and_tokens(browser: &Browser, app: &TestApp, admin: &TestUser, ho
     assert_eq!(status, StatusCode::CREATED, "{record}");
     app.wait_finished(admin, record["id"].as_str().expect("id")).await;
     let failed = "return [...document.querySelectorAll('tr[data-delivery] [data-status]')].some((s) => s.textContent === 'failed') || null";
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
+    eventually(Duration::from_secs(20), "the delivery never failed", async || {
         browser.go(&app.url("/settings/webhooks")).await;
         if browser.script(failed).await == Value::Bool(true) {
-            break;
+            Ok(())
+        } else {
+            Err("")
         }
-        assert!(std::time::Instant::now() < deadline, "the delivery never failed");
-        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    }
+    })
+    .await;
     look(browser, "settings-webhooks-failed").await;
     answer.store(200, Ordering::SeqCst);
     submit(browser, "tr[data-delivery] button").await;
@@ -371,18 +349,18 @@ async fn hooks_and_tokens(browser: &Browser, app: &TestApp, admin: &TestUser, ho
         "return location.search.includes('done=resent') || null",
     )
     .await;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
+    eventually(Duration::from_secs(20), "never delivered", async || {
         browser.go(&app.url("/settings/webhooks")).await;
         let delivered = browser
             .script("return document.querySelector('tr[data-delivery] [data-status]')?.textContent")
             .await;
         if delivered == json!("delivered") {
-            break;
+            Ok(())
+        } else {
+            Err(delivered)
         }
-        assert!(std::time::Instant::now() < deadline, "never delivered: {delivered}");
-        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    }
+    })
+    .await;
 
     // A personal API token: shown once, taken by the API, revoked, refused.
     browser.go(&app.url("/settings/account")).await;

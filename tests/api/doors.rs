@@ -7,7 +7,7 @@ use reqwest::StatusCode;
 use reqwest::header::{COOKIE, ORIGIN};
 use serde_json::{Value, json};
 
-use crate::console_pages::http_session;
+use crate::support::accounts::{csrf_field, http_session};
 use crate::support::{TestApp, TestUser, error_locs};
 
 /// One MCP tool call or resource request over HTTP (the door is stateless): its result.
@@ -198,7 +198,7 @@ async fn a_deleted_report_is_found_marked_by_every_door_and_read_by_none_until_r
     assert_eq!(status, StatusCode::NOT_FOUND);
 
     // Restored from its page, it is listed and read again, and the audit log says who.
-    let csrf = crate::console_pages::csrf_field(&html);
+    let csrf = csrf_field(&html);
     let response = client
         .post(app.url(&format!("/p/{project}/reports/{report}/restore")))
         .header(COOKIE, &cookie)

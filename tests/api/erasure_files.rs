@@ -6,14 +6,15 @@
 //! been vacuumed.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::openai_stub::{OpenAiStub, Reply};
-use crate::records::{upload, wait_for, wav};
-use crate::support::{TestApp, TestUser};
+use crate::support::db::made_at;
+use crate::support::openai_stub::{OpenAiStub, Reply};
+use crate::support::records::{upload, wait_for, wav};
+use crate::support::{TestApp, TestUser, eventually};
 
 const EMAIL: &str = "quentin.marwood@example.org";
 const NAME: &str = "Quentin Marwood";
@@ -106,32 +107,33 @@ async fn recording(app: &TestApp, user: &TestUser, project: &str) -> String {
 /// Waits until search finds `query` in each of `records`, and each has its persona: the
 /// background work on them is done, and the index's files hold their words.
 async fn settled(app: &TestApp, user: &TestUser, query: &str, records: &[&str]) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let (status, found) = app.get(&format!("/search?q={query}"), user).await;
-        assert_eq!(status, StatusCode::OK, "{found}");
-        let hits: Vec<&Value> = found["hits"]
-            .as_array()
-            .map(|hits| hits.iter().collect())
-            .unwrap_or_default();
-        let indexed = records
-            .iter()
-            .all(|record| hits.iter().any(|hit| hit["record_id"] == json!(record)));
-        if indexed {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the index never found {records:?}: {found}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually(
+        Duration::from_secs(30),
+        format!("the index never found {records:?}"),
+        async || {
+            let (status, found) = app.get(&format!("/search?q={query}"), user).await;
+            assert_eq!(status, StatusCode::OK, "{found}");
+            let hits: Vec<&Value> = found["hits"]
+                .as_array()
+                .map(|hits| hits.iter().collect())
+                .unwrap_or_default();
+            let indexed = records
+                .iter()
+                .all(|record| hits.iter().any(|hit| hit["record_id"] == json!(record)));
+            if indexed { Ok(()) } else { Err(found) }
+        },
+    )
+    .await;
     for record in records {
-        loop {
-            let (status, persona) = app.get(&format!("/insight/{record}/persona-report"), user).await;
-            if status == StatusCode::OK {
-                break;
-            }
-            assert!(Instant::now() < deadline, "no persona for {record}: {persona}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        eventually(
+            Duration::from_secs(30),
+            format!("no persona for {record}"),
+            async || {
+                let (status, persona) = app.get(&format!("/insight/{record}/persona-report"), user).await;
+                if status == StatusCode::OK { Ok(()) } else { Err(persona) }
+            },
+        )
+        .await;
     }
 }
 
@@ -270,8 +272,7 @@ async fn vacuum_counts(app: &TestApp, tables: &[&str]) -> Option<Vec<i64>> {
 /// On PostgreSQL, waits until every table was vacuumed once more than `before` says.
 async fn assert_vacuumed(app: &TestApp, tables: &[&str], before: Option<Vec<i64>>) {
     let Some(before) = before else { return };
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
+    eventually(Duration::from_secs(30), "never vacuumed", async || {
         let after = vacuum_counts(app, tables).await.expect("counts");
         let behind: Vec<&str> = tables
             .iter()
@@ -280,11 +281,12 @@ async fn assert_vacuumed(app: &TestApp, tables: &[&str], before: Option<Vec<i64>
             .map(|(table, _)| *table)
             .collect();
         if behind.is_empty() {
-            return;
+            Ok(())
+        } else {
+            Err(format!("{behind:?}"))
         }
-        assert!(Instant::now() < deadline, "never vacuumed: {behind:?}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    })
+    .await;
 }
 
 #[tokio::test]
@@ -398,26 +400,30 @@ async fn records_past_the_retention_leave_no_trace_in_any_file() {
     assert_eq!(status, StatusCode::OK, "{settings}");
     let long_ago = chrono::Utc::now() - chrono::Duration::days(91);
     for record in [&said, &recorded] {
-        crate::privacy::made_at(&app, record, long_ago).await;
+        made_at(&app, record, long_ago).await;
     }
     let tables = ["records", "utterances", "personas", "audit_events"];
     let before = vacuum_counts(&app, &tables).await;
 
     // The sweep runs when the service starts; the index is purged a moment later.
     app.restart(|_| {}).await;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let mut files = files_under(&app.data_dir);
-        if let Some(folder) = database_folder(&app) {
-            files.extend(files_under(&folder));
-        }
-        let traces = TRACES.iter().any(|needle| !holding(&files, needle).is_empty());
-        if !traces && indexed.iter().all(|path| !path.exists()) {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the retention's traces stayed in the files");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    eventually(
+        Duration::from_secs(30),
+        "the retention's traces stayed in the files",
+        async || {
+            let mut files = files_under(&app.data_dir);
+            if let Some(folder) = database_folder(&app) {
+                files.extend(files_under(&folder));
+            }
+            let traces = TRACES.iter().any(|needle| !holding(&files, needle).is_empty());
+            if !traces && indexed.iter().all(|path| !path.exists()) {
+                Ok(())
+            } else {
+                Err("")
+            }
+        },
+    )
+    .await;
     for record in [&said, &recorded] {
         let (status, _) = app.get(&format!("/insight/{record}/"), &owner).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{record} is deleted");

@@ -3,15 +3,17 @@
 //! ends the same way in a report, a chat answer (JSON and the stream's last event), the
 //! research assistant's answer and a persona.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use crate::chat::{REAL_QUOTE, interview, stream_events};
-use crate::generation::{ANNA, wait_generation};
-use crate::openai_stub::{OpenAiStub, Reply};
-use crate::support::TestApp;
+use crate::support::accounts::set_password;
+use crate::support::models::stream_events;
+use crate::support::openai_stub::{OpenAiStub, Reply};
+use crate::support::records::{ANNA, REAL_QUOTE, interview};
+use crate::support::reports::wait_generation;
+use crate::support::{TestApp, eventually};
 
 const REMOVED: &str = "[quote removed: not found in the transcript]";
 const INVENTED: &str = "We would pay double if the export worked on Fridays.";
@@ -195,17 +197,7 @@ async fn every_kind_of_quote_ends_as_specified_in_reports_answers_and_personas()
     );
 
     // The persona.
-    let persona_path = format!("/insight/{record}/persona-report");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let persona = loop {
-        let (status, body) = app.get(&persona_path, &user).await;
-        if status == StatusCode::OK {
-            break body;
-        }
-        assert_eq!(status, StatusCode::ACCEPTED, "{body}");
-        assert!(Instant::now() < deadline, "the persona was never written");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let persona = written_persona(&app, &user, &record).await;
     assert_eq!(
         persona["persona"]["quotes"],
         json!([
@@ -221,16 +213,15 @@ async fn every_kind_of_quote_ends_as_specified_in_reports_answers_and_personas()
 /// Polls a record's persona until it is written.
 async fn written_persona(app: &TestApp, user: &crate::support::TestUser, record: &str) -> Value {
     let path = format!("/insight/{record}/persona-report");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
+    eventually(Duration::from_secs(20), "the persona was never written", async || {
         let (status, body) = app.get(&path, user).await;
         if status == StatusCode::OK {
-            return body;
+            return Ok(body);
         }
         assert_eq!(status, StatusCode::ACCEPTED, "{body}");
-        assert!(Instant::now() < deadline, "the persona was never written");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        Err("")
+    })
+    .await
 }
 
 /// Asserts the parts of a model's provenance every output shares.
@@ -396,8 +387,9 @@ async fn reports_answers_and_personas_keep_what_wrote_them_and_a_report_its_vers
     assert_model_provenance(&persona["provenance"], &record_id, &version);
 
     // The console: under the report, what wrote it; its versions, compared.
-    use crate::console::{PASSWORD, in_chromium, look, sign_in, until};
-    crate::accounts::set_password(&app, &user, PASSWORD).await;
+    use crate::support::accounts::PASSWORD;
+    use crate::support::browser::{in_chromium, look, sign_in, until};
+    set_password(&app, &user, PASSWORD).await;
     let report_id = path.rsplit('/').next().expect("id").to_owned();
     in_chromium("the provenance pages", async |browser| {
         sign_in(browser, &app, &user.email).await;

@@ -9,14 +9,15 @@
 //! says so, except under CI, where a missing xmllint fails the test.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{Cursor, Read};
+use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::highlights::finished_record;
+use crate::support::exchange::{download, header, send_file, unzip};
+use crate::support::records::{finished_record, suggestion};
 use crate::support::{TestApp, TestUser};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/refi-qda");
@@ -48,43 +49,6 @@ async fn highlight(app: &TestApp, user: &TestUser, record: &str, mut body: Value
     made
 }
 
-/// A suggestion nobody accepted, as the suggestion job stores one.
-pub(crate) async fn suggestion(app: &TestApp, record: &str, utterance_id: i64, quote: &str) {
-    let anchor = |offset| insight::domain::highlight::Anchor { utterance_id, offset };
-    app.store
-        .create_highlight(insight::store::NewHighlight {
-            record_id: record.parse().expect("record id"),
-            start: anchor(0),
-            end: anchor(i64::try_from(quote.chars().count()).expect("short")),
-            quote,
-            note: "",
-            status: insight::domain::highlight::HighlightStatus::Suggested,
-            tag_ids: &[],
-            created_by: None,
-            provenance: None,
-        })
-        .await
-        .expect("suggestion stored");
-}
-
-/// Answers the status, the headers and the body of a GET.
-pub(crate) async fn download(
-    app: &TestApp,
-    user: &TestUser,
-    path: &str,
-) -> (StatusCode, reqwest::header::HeaderMap, Vec<u8>) {
-    let response = app
-        .client
-        .get(app.url(path))
-        .bearer_auth(&user.token)
-        .send()
-        .await
-        .expect("request sent");
-    let status = response.status();
-    let headers = response.headers().clone();
-    (status, headers, response.bytes().await.expect("body").to_vec())
-}
-
 async fn import(app: &TestApp, user: &TestUser, workspace: Uuid, file: Vec<u8>) -> (StatusCode, Value) {
     send_file(
         app,
@@ -94,46 +58,6 @@ async fn import(app: &TestApp, user: &TestUser, workspace: Uuid, file: Vec<u8>) 
         file,
     )
     .await
-}
-
-/// POSTs `file` as the form's `file` part; the status and the answer (JSON, or its text).
-pub(crate) async fn send_file(
-    app: &TestApp,
-    user: &TestUser,
-    path: &str,
-    name: &str,
-    file: Vec<u8>,
-) -> (StatusCode, Value) {
-    let form =
-        reqwest::multipart::Form::new().part("file", reqwest::multipart::Part::bytes(file).file_name(name.to_owned()));
-    let response = app
-        .client
-        .post(app.url(path))
-        .bearer_auth(&user.token)
-        .multipart(form)
-        .send()
-        .await
-        .expect("request sent");
-    let status = response.status();
-    let text = response.text().await.expect("body");
-    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
-}
-
-pub(crate) fn header<'a>(headers: &'a reqwest::header::HeaderMap, name: &str) -> &'a str {
-    headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default()
-}
-
-/// The entries of a zip, by name.
-pub(crate) fn unzip(bytes: &[u8]) -> BTreeMap<String, Vec<u8>> {
-    let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).expect("a zip");
-    (0..archive.len())
-        .map(|index| {
-            let mut entry = archive.by_index(index).expect("entry");
-            let mut data = Vec::new();
-            entry.read_to_end(&mut data).expect("entry read");
-            (entry.name().expect("name").to_string(), data)
-        })
-        .collect()
 }
 
 fn zip_of(files: &[(&str, &[u8])]) -> Vec<u8> {
@@ -148,7 +72,7 @@ fn zip_of(files: &[(&str, &[u8])]) -> Vec<u8> {
 
 /// xmllint, or `None` (the check skipped) when it is not installed outside CI.
 fn xmllint() -> Option<PathBuf> {
-    crate::exports::tool(
+    crate::support::programs::tool(
         "INSIGHT_TEST_XMLLINT",
         Some("/usr/bin/xmllint"),
         "install Debian's libxml2-utils",

@@ -15,29 +15,13 @@ use std::process::Command;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::exchange::{download, header};
-use crate::records::upload;
+use crate::support::accounts::{PASSWORD, set_password};
+use crate::support::browser::Browser;
+use crate::support::exchange::{download, header};
+use crate::support::programs::tool;
+use crate::support::records::{TIMED_ANNA, finished_record, upload};
+use crate::support::reports::wait_generation;
 use crate::support::{TestApp, TestUser, error_locs};
-
-/// A transcript with times, as the text importer reads them.
-pub(crate) const ANNA: &str = "[00:00:05 - 00:00:09] Interviewer: How do you pay for the tool today?\n\n\
-    [00:00:10 - 00:00:17] Anna: The invoices arrive late and I have to chase finance every month.\n\n\
-    [00:01:05 - 00:01:09] Interviewer: What would help?\n\n\
-    [00:01:10 - 00:01:21] Anna: Honestly the pricing page is confusing, I could not tell what the team plan costs. Ça coûte cher.\n";
-
-/// A program for a reader, or `None` (that reader skipped) where it is not installed outside CI.
-pub(crate) fn tool(variable: &str, default: Option<&str>, install: &str) -> Option<PathBuf> {
-    let named = std::env::var(variable).ok().filter(|path| !path.is_empty());
-    let path = named.clone().or(default.map(str::to_owned)).map(PathBuf::from);
-    if let Some(path) = path.filter(|path| path.exists()) {
-        return Some(path);
-    }
-    if named.is_some() || std::env::var_os("CI").is_some() {
-        panic!("{variable} names no program, but the exports must be read here: {install} (.ci/run does)");
-    }
-    eprintln!("SKIPPED a reader: set {variable} ({install})");
-    None
-}
 
 /// A Word document's paragraphs as (style, text), and its hyperlinks' targets.
 type WordText = (Vec<(String, String)>, Vec<String>);
@@ -135,7 +119,7 @@ async fn study(app: &TestApp, user: &TestUser) -> (String, String, String) {
         .post(
             &format!("/projects/{project}/records"),
             user,
-            json!({ "title": "Interview Anna", "text": ANNA, "language": "en" }),
+            json!({ "title": "Interview Anna", "text": TIMED_ANNA, "language": "en" }),
         )
         .await;
     assert_eq!(status, StatusCode::CREATED, "{record}");
@@ -152,7 +136,7 @@ async fn study(app: &TestApp, user: &TestUser) -> (String, String, String) {
     assert_eq!(status, StatusCode::ACCEPTED, "{report}");
     let report = report["id"].as_str().expect("id").to_owned();
     let path = format!("/projects/{project}/reports/{report}");
-    let generation = crate::generation::wait_generation(app, user, &path, &["completed", "failed"]).await;
+    let generation = wait_generation(app, user, &path, &["completed", "failed"]).await;
     assert_eq!(generation["status"], "completed", "{generation}");
     (project, record, report)
 }
@@ -394,7 +378,7 @@ async fn a_pdf_draws_japanese_with_a_system_font_and_says_when_a_character_has_n
             .await;
         assert_eq!(status, StatusCode::ACCEPTED, "{report}");
         let path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
-        crate::generation::wait_generation(&app, &user, &path, &["completed"]).await;
+        wait_generation(&app, &user, &path, &["completed"]).await;
         let (status, headers, pdf) = download(&app, &user, &format!("{path}/export?format=pdf")).await;
         assert_eq!(status, StatusCode::OK);
         pdfs.push((header(&headers, "content-disposition").to_owned(), pdf));
@@ -455,8 +439,7 @@ async fn exports_refuse_bad_formats_unwritten_reports_untimed_subtitles_and_stra
     let user = app.user().await;
     let stranger = app.user().await;
     let project = app.project(&user, "Notes").await;
-    let record =
-        crate::highlights::finished_record(&app, &user, &project, "Notes", "Anna: No times here at all.").await;
+    let record = finished_record(&app, &user, &project, "Notes", "Anna: No times here at all.").await;
 
     let (status, body) = app.get(&format!("/insight/{record}/export?format=pdf"), &user).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
@@ -504,7 +487,7 @@ async fn exports_refuse_bad_formats_unwritten_reports_untimed_subtitles_and_stra
 
 /// Fetches each download link of the page as the browser would (its session cookie, same
 /// origin): `[href, status, content type]` of each.
-async fn fetched_downloads(browser: &crate::browser::Browser) -> Vec<(String, u16, String)> {
+async fn fetched_downloads(browser: &Browser) -> Vec<(String, u16, String)> {
     let answers = browser
         .command(
             reqwest::Method::POST,
@@ -531,11 +514,12 @@ async fn fetched_downloads(browser: &crate::browser::Browser) -> Vec<(String, u1
 
 #[tokio::test]
 async fn the_console_offers_each_export_to_a_reader() {
-    use crate::console::{in_chromium, look, researcher_and_viewer, sign_in};
+    use crate::support::accounts::researcher_and_viewer;
+    use crate::support::browser::{in_chromium, look, sign_in};
     let app = TestApp::start().await;
     let (researcher, viewer) = researcher_and_viewer(&app).await;
     let (project, record, report) = study(&app, &researcher).await;
-    crate::accounts::set_password(&app, &viewer, crate::console::PASSWORD).await;
+    set_password(&app, &viewer, PASSWORD).await;
     in_chromium("the console exports test", async |browser| {
         // A viewer reads, so he may take the report, the transcript and the highlights away.
         sign_in(browser, &app, &viewer.email).await;

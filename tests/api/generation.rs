@@ -2,75 +2,16 @@
 //! generation state, and the OpenAI-compatible engine against a local stub of the Chat
 //! Completions API (quotes checked against the transcripts, usage counted, failures).
 
-use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::openai_stub::{Call, OpenAiStub, Reply};
-use crate::support::{TestApp, TestUser};
-
-pub(crate) const ANNA: &str = "Interviewer: How do you pay for the tool today?\n\
-    Anna: The invoices arrive late and I have to chase finance every month.\n\
-    Interviewer: What would help?\n\
-    Anna: Honestly the pricing page is confusing, I could not tell what the team plan costs.";
-const BEN: &str = "Interviewer: Tell me about onboarding.\n\
-    Ben: Onboarding took three weeks because nobody explained the permissions.\n\
-    Interviewer: And pricing?\n\
-    Ben: The price was fine but the invoices were wrong twice.";
-
-/// A project with two finished interviews; returns the project id.
-pub(crate) async fn study(app: &TestApp, user: &TestUser) -> String {
-    let (status, project) = app
-        .post(
-            "/projects/",
-            user,
-            json!({ "name": "Billing study", "research_goals": "Why do teams churn after the trial?" }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::CREATED, "{project}");
-    let project = project["id"].as_str().expect("id").to_owned();
-    for (title, text) in [("Anna", ANNA), ("Ben", BEN)] {
-        let (status, record) = app
-            .post(
-                &format!("/projects/{project}/records"),
-                user,
-                json!({ "title": title, "text": text, "language": "en" }),
-            )
-            .await;
-        assert_eq!(status, StatusCode::CREATED, "{record}");
-        let id = record["id"].as_str().expect("id").to_owned();
-        app.wait_finished(user, &id).await;
-    }
-    project
-}
-
-pub(crate) async fn preset_id(app: &TestApp, user: &TestUser, title: &str) -> String {
-    let (_, presets) = app.get("/presets/system/", user).await;
-    presets
-        .as_array()
-        .expect("presets")
-        .iter()
-        .find(|p| p["title"] == title)
-        .and_then(|p| p["id"].as_str())
-        .unwrap_or_else(|| panic!("no system preset {title}"))
-        .to_owned()
-}
-
-/// Polls the generation until its status is one of `wanted`.
-pub(crate) async fn wait_generation(app: &TestApp, user: &TestUser, report_path: &str, wanted: &[&str]) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let (status, generation) = app.get(&format!("{report_path}/generation"), user).await;
-        assert_eq!(status, StatusCode::OK, "{generation}");
-        if wanted.contains(&generation["status"].as_str().unwrap_or_default()) {
-            return generation;
-        }
-        assert!(Instant::now() < deadline, "generation stuck: {generation}");
-        tokio::time::sleep(Duration::from_millis(30)).await;
-    }
-}
+use crate::support::models::chat_stub;
+use crate::support::openai_stub::Reply;
+use crate::support::records::{ANNA, BEN};
+use crate::support::reports::{preset_id, study, wait_generation};
+use crate::support::{TestApp, eventually};
 
 /// Every `"..."` quote of at least four words in `content` occurs in one of the transcripts.
 fn assert_quotes_are_real(content: &str) {
@@ -265,29 +206,6 @@ async fn a_report_cancelled_or_deleted_while_queued_is_left_alone_by_the_worker(
     app.stop().await;
 }
 
-/// The model's answer to a report's call: a section quoting one real sentence and one
-/// invented one, or for a schema request, findings quoting the real one.
-pub(crate) fn report_reply(call: &Call) -> Reply {
-    let content = if call.is_structured() {
-        json!({ "findings": [ { "finding": "Invoices are a pain.", "quotes": [
-            { "text": "The invoices arrive late and I have to chase finance every month.", "citation": "[Anna, #2]" } ] } ] })
-        .to_string()
-    } else {
-        "## Findings\n\nInvoices frustrate customers.\n\n\
-         > \"The invoices arrive late and I have to chase finance every month.\" [Anna, #2]\n\n\
-         > \"We would pay double if the export worked on Fridays.\" [Ben, #2]\n"
-            .to_owned()
-    };
-    Reply::text(&content).usage(120, 30)
-}
-
-/// The shared OpenAI-compatible stub, answering with [`report_reply`].
-pub(crate) async fn chat_stub() -> (SocketAddr, OpenAiStub) {
-    let (addr, stub) = OpenAiStub::start().await;
-    stub.respond(report_reply);
-    (addr, stub)
-}
-
 #[tokio::test]
 async fn a_model_report_keeps_real_quotes_and_loses_invented_ones() {
     let (addr, stub) = chat_stub().await;
@@ -449,11 +367,15 @@ async fn a_three_hour_transcript_is_map_reduced_in_calls_that_fit_the_context() 
         .await;
     assert_eq!(status, StatusCode::CREATED, "{record}");
     let id = record["id"].as_str().expect("id").to_owned();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while app.get(&format!("/insight/{id}/"), &user).await.1["status"] != "Finished" {
-        assert!(Instant::now() < deadline, "the record never finished");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually(Duration::from_secs(30), "the record never finished", async || {
+        let (_, record) = app.get(&format!("/insight/{id}/"), &user).await;
+        if record["status"] == "Finished" {
+            Ok(())
+        } else {
+            Err(record)
+        }
+    })
+    .await;
     let (_, prompt) = app
         .post(
             "/prompts/",

@@ -6,6 +6,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
+use crate::support::records::upload;
 use crate::support::{TestApp, TestUser, assert_validation_body, error_locs, error_types};
 
 const AGENT: &str = "an-agent-secret-of-some-length";
@@ -560,8 +561,7 @@ async fn nul_counts_toward_a_strings_length_as_the_document_says() {
         (format!("{}\u{0}", "t".repeat(300)), StatusCode::UNPROCESSABLE_ENTITY),
     ] {
         let notes = b"Anna: Hello there.\n".to_vec();
-        let (status, body) =
-            crate::records::upload(&app, &user, &project, "notes.txt", "text/plain", notes, Some(&title)).await;
+        let (status, body) = upload(&app, &user, &project, "notes.txt", "text/plain", notes, Some(&title)).await;
         assert_eq!(status, expected, "{body}");
     }
     app.stop().await;

@@ -3,30 +3,22 @@
 //! the transcript or detached when its words are gone, listed per record, project and tag
 //! with filters; insights citing them; another workspace sees none of it.
 
+use std::time::Duration;
+
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::support::{TestApp, TestUser, assert_unknown_references, error_types};
+use crate::support::models::model_app;
+use crate::support::openai_stub::{OpenAiStub, Reply};
+use crate::support::records::finished_record;
+use crate::support::reports::wait_generation;
+use crate::support::{TestApp, TestUser, assert_unknown_references, error_types, eventually};
 
 const TEXT: &str = "Interviewer: How do you send invoices?\n\
                     Anna: We email them from the finance tool.\n\
                     Interviewer: And then?\n\
                     Anna: Ça coûte trop cher. The export is slow\n\
                     Bob: It fails every month.";
-
-pub(crate) async fn finished_record(app: &TestApp, user: &TestUser, project: &str, title: &str, text: &str) -> String {
-    let (status, record) = app
-        .post(
-            &format!("/projects/{project}/records"),
-            user,
-            json!({ "title": title, "text": text }),
-        )
-        .await;
-    assert_eq!(status, StatusCode::CREATED, "{record}");
-    let id = record["id"].as_str().expect("record id").to_owned();
-    app.wait_finished(user, &id).await;
-    id
-}
 
 fn span(from: (i64, i64), to: (i64, i64)) -> Value {
     json!({ "start": { "utterance_id": from.0, "offset": from.1 }, "end": { "utterance_id": to.0, "offset": to.1 } })
@@ -390,10 +382,18 @@ async fn a_project_lists_its_highlights_by_tag_speaker_status_and_date_and_insig
     assert_eq!(still["insights"], json!([]));
 }
 
+/// Waits until the record has no suggestion job pending (failing after 30 s with `failure`).
+async fn suggestions_done(app: &TestApp, record_id: uuid::Uuid, failure: &str) {
+    eventually(Duration::from_secs(30), failure, async || {
+        let pending = app.store.suggestions_pending(record_id).await.expect("pending");
+        if pending { Err("") } else { Ok(()) }
+    })
+    .await;
+}
+
 /// Polls the record's highlights until `count` are suggested (failing after 30 s).
 async fn suggested(app: &TestApp, user: &TestUser, record: &str, count: usize) -> Vec<Value> {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
+    eventually(Duration::from_secs(30), "no suggestions came", async || {
         let listed = get(app, user, &format!("/insight/{record}/highlights")).await;
         let found: Vec<Value> = listed
             .as_array()
@@ -402,12 +402,9 @@ async fn suggested(app: &TestApp, user: &TestUser, record: &str, count: usize) -
             .filter(|h| h["status"] == "suggested")
             .cloned()
             .collect();
-        if found.len() >= count {
-            return found;
-        }
-        assert!(std::time::Instant::now() < deadline, "no suggestions came: {listed}");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+        if found.len() >= count { Ok(found) } else { Err(listed) }
+    })
+    .await
 }
 
 const CALL: &str = "Interviewer: How is billing going?\n\
@@ -512,22 +509,15 @@ async fn suggestions_wait_for_a_person_who_accepts_or_rejects_each_and_rejected_
     // Asked again, neither comes back: one is a highlight, the other was rejected.
     let (status, _) = app.post(&suggest, &ann, json!({})).await;
     assert_eq!(status, StatusCode::ACCEPTED);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     let record_id = uuid::Uuid::parse_str(&record).expect("uuid");
-    while app.store.suggestions_pending(record_id).await.expect("pending") {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the second request did not finish"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    suggestions_done(&app, record_id, "the second request did not finish").await;
     let listed = get(&app, &ann, &format!("/insight/{record}/highlights")).await;
     assert_eq!(quotes(&listed), ["The price went up twice this year!"], "{listed}");
 }
 
 #[tokio::test]
 async fn a_model_s_suggestions_are_kept_only_where_their_quotes_are_verbatim_in_the_transcript() {
-    let (addr, model) = crate::openai_stub::OpenAiStub::start().await;
+    let (addr, model) = OpenAiStub::start().await;
     model.respond(|call| {
         if call.schema_name() == Some("suggestions") {
             let answer = json!({ "suggestions": [
@@ -538,12 +528,12 @@ async fn a_model_s_suggestions_are_kept_only_where_their_quotes_are_verbatim_in_
                 { "tag": "Export", "utterance_id": 3, "quote": "And the export?" },
                 { "tag": "Roadmap", "utterance_id": 4, "quote": "Exporting to Excel" }
             ]});
-            crate::openai_stub::Reply::text(&answer.to_string())
+            Reply::text(&answer.to_string())
         } else {
-            crate::openai_stub::Reply::status(503)
+            Reply::status(503)
         }
     });
-    let app = crate::chat::model_app(addr).await;
+    let app = model_app(addr).await;
     let ann = app.user().await;
     let workspace = ann.id.to_string();
     let project = app.project(&ann, "Billing").await;
@@ -559,11 +549,7 @@ async fn a_model_s_suggestions_are_kept_only_where_their_quotes_are_verbatim_in_
         .await;
     assert_eq!(status, StatusCode::ACCEPTED);
     let record_id = uuid::Uuid::parse_str(&record).expect("uuid");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while app.store.suggestions_pending(record_id).await.expect("pending") {
-        assert!(std::time::Instant::now() < deadline, "the suggestions did not finish");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    suggestions_done(&app, record_id, "the suggestions did not finish").await;
     let found = suggested(&app, &ann, &record, 1).await;
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0]["quote"], json!("The price went up twice this year!"));
@@ -613,7 +599,7 @@ async fn a_report_includes_insights_with_their_evidence_as_they_are_at_each_gene
     // Included while it is being generated: it shows once the generation completes.
     let (status, queued) = app.call(Method::PUT, &included, Some(&ann.token), None).await;
     assert_eq!(status, StatusCode::OK, "{queued}");
-    crate::generation::wait_generation(&app, &ann, &path, &["completed"]).await;
+    wait_generation(&app, &ann, &path, &["completed"]).await;
     let content = get(&app, &ann, &path).await["content"]
         .as_str()
         .expect("content")
@@ -659,7 +645,7 @@ async fn a_report_includes_insights_with_their_evidence_as_they_are_at_each_gene
     assert_eq!(status, StatusCode::OK);
     let (status, _) = app.post(&format!("{path}/regenerate"), &ann, json!({})).await;
     assert_eq!(status, StatusCode::ACCEPTED);
-    crate::generation::wait_generation(&app, &ann, &path, &["completed"]).await;
+    wait_generation(&app, &ann, &path, &["completed"]).await;
     let content = get(&app, &ann, &path).await["content"]
         .as_str()
         .expect("content")
@@ -744,16 +730,18 @@ async fn untagged_highlights_are_grouped_into_proposed_themes_that_a_person_acce
     let propose = format!("/projects/{project}/highlights/themes");
     let wait_for = |wanted: usize| {
         let (app, ann, path) = (&app, &ann, themes_path.clone());
-        async move {
-            for _ in 0..200 {
+        eventually(
+            Duration::from_secs(20),
+            format!("no {wanted} proposals came"),
+            async move || {
                 let listed = get(app, ann, &path).await;
                 if listed.as_array().map_or(0, Vec::len) >= wanted {
-                    return listed;
+                    Ok(listed)
+                } else {
+                    Err(listed)
                 }
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-            }
-            panic!("no {wanted} proposals came");
-        }
+            },
+        )
     };
 
     let (status, queued) = app.post(&propose, &ann, json!({})).await;
@@ -867,7 +855,7 @@ async fn untagged_highlights_are_grouped_into_proposed_themes_that_a_person_acce
 
 #[tokio::test]
 async fn a_model_s_themes_keep_only_the_highlights_it_was_given() {
-    let (addr, model) = crate::openai_stub::OpenAiStub::start().await;
+    let (addr, model) = OpenAiStub::start().await;
     model.respond(|call| {
         if call.schema_name() == Some("themes") {
             let answer = json!({ "themes": [
@@ -876,12 +864,12 @@ async fn a_model_s_themes_keep_only_the_highlights_it_was_given() {
                 // One highlight is not a theme.
                 { "name": "Excel", "description": "Exports.", "highlights": [3] }
             ]});
-            crate::openai_stub::Reply::text(&answer.to_string())
+            Reply::text(&answer.to_string())
         } else {
-            crate::openai_stub::Reply::status(503)
+            Reply::status(503)
         }
     });
-    let app = crate::chat::model_app(addr).await;
+    let app = model_app(addr).await;
     let ann = app.user().await;
     let project = app.project(&ann, "Billing").await;
     let record = finished_record(&app, &ann, &project, "Dana", CALL).await;
@@ -895,14 +883,15 @@ async fn a_model_s_themes_keep_only_the_highlights_it_was_given() {
         .post(&format!("/projects/{project}/highlights/themes"), &ann, json!({}))
         .await;
     assert_eq!(status, StatusCode::ACCEPTED);
-    let mut proposals = json!([]);
-    for _ in 0..200 {
-        proposals = get(&app, &ann, &format!("/projects/{project}/themes")).await;
+    let proposals = eventually(Duration::from_secs(20), "no theme was proposed", async || {
+        let proposals = get(&app, &ann, &format!("/projects/{project}/themes")).await;
         if proposals.as_array().is_some_and(|all| !all.is_empty()) {
-            break;
+            Ok(proposals)
+        } else {
+            Err(proposals)
         }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    })
+    .await;
     assert_eq!(proposals.as_array().map(Vec::len), Some(1), "{proposals}");
     assert_eq!(proposals[0]["name"], "Pricing pressure");
     assert_eq!(proposals[0]["description"], "Price rises hurt.");

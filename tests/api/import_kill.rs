@@ -5,14 +5,14 @@
 
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::cli::Served;
-use crate::imports::zip_of;
-use crate::support::fresh_database;
+use crate::support::exchange::zip_of;
+use crate::support::programs::Served;
+use crate::support::{eventually, fresh_database};
 
 const PATIENCE: Duration = Duration::from_secs(60);
 
@@ -80,15 +80,14 @@ fn send(
 
 /// Waits until the database shows `sql` at `at_least` or more.
 async fn until(database_url: &str, sql: &str, at_least: i64, server: &Served) {
-    let deadline = Instant::now() + PATIENCE;
-    while count(database_url, sql).await < at_least {
-        assert!(
-            Instant::now() < deadline,
-            "the import never got going:\n{}",
-            server.log()
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    eventually(PATIENCE, "the import never got going", async || {
+        if count(database_url, sql).await >= at_least {
+            Ok(())
+        } else {
+            Err(format!("\n{}", server.log()))
+        }
+    })
+    .await;
 }
 
 /// A `.qdpx` of 3,000 text sources, each coded with one of three codes.

@@ -3,25 +3,14 @@
 //! with a 413 naming the entry and the limit, and nothing is written.
 
 use std::collections::BTreeMap;
-use std::io::Cursor;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::exchange::{download, send_file, unzip};
-use crate::highlights::finished_record;
+use crate::support::exchange::{download, send_file, unzip, zip_of};
+use crate::support::records::finished_record;
 use crate::support::{TestApp, TestUser};
-
-pub(crate) fn zip_of(files: &BTreeMap<String, Vec<u8>>) -> Vec<u8> {
-    let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
-    for (name, bytes) in files {
-        zip.start_file(name.as_str(), options).expect("entry");
-        std::io::Write::write_all(&mut zip, bytes).expect("written");
-    }
-    zip.finish().expect("zip").into_inner()
-}
 
 fn qdpx(qde: Vec<u8>) -> Vec<u8> {
     zip_of(&BTreeMap::from([("project.qde".to_owned(), qde)]))

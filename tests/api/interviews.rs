@@ -8,8 +8,11 @@ use chrono::{DateTime, Utc};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::chat::{Mode, model_app, model_stub};
-use crate::support::{TestApp, TestUser, assert_unknown_references, assert_validation_body, error_locs, error_types};
+use crate::support::interviews::{join, public, say};
+use crate::support::models::{Mode, model_app, model_stub};
+use crate::support::{
+    TestApp, TestUser, assert_unknown_references, assert_validation_body, error_locs, error_types, eventually,
+};
 
 const GUIDE: &str =
     "# Warm-up\n1. What do you do for a living?\n2. How do you plan a trip?\n3. What annoys you most about booking?";
@@ -27,30 +30,6 @@ async fn rooms(app: &TestApp, user: &TestUser, body: Value) -> (String, Vec<Valu
     let (status, created) = app.post("/api/interviews/rooms", user, body).await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
     (project, created["rooms"].as_array().expect("rooms").clone())
-}
-
-pub(crate) async fn public(app: &TestApp, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
-    app.call(method, path, None, body).await
-}
-
-pub(crate) async fn join(app: &TestApp, token: &str, email: &str) -> (StatusCode, Value) {
-    public(
-        app,
-        Method::POST,
-        &format!("/api/interviews/join/{token}"),
-        Some(json!({ "email": email })),
-    )
-    .await
-}
-
-pub(crate) async fn say(app: &TestApp, token: &str, session: &str, text: &str) -> (StatusCode, Value) {
-    public(
-        app,
-        Method::POST,
-        &format!("/api/interviews/join/{token}/messages"),
-        Some(json!({ "session_id": session, "text": text })),
-    )
-    .await
 }
 
 /// A message with the client's id, as the respondent page sends it.
@@ -517,15 +496,15 @@ async fn leaving_early_or_running_out_of_time_keeps_the_transcript() {
     let session = joined["session_id"].as_str().unwrap().to_owned();
     say(&app, token, &session, LONG[0]).await;
     set_room_time(&app, id, "started_at", Utc::now() - chrono::Duration::minutes(31)).await;
-    let deadline = std::time::Instant::now() + Duration::from_secs(15);
-    let room = loop {
+    let room = eventually(Duration::from_secs(15), "not closed", async || {
         let (_, room) = app.get(&format!("/api/interviews/rooms/{id}"), &user).await;
         if room["status"] == "completed" {
-            break room;
+            Ok(room)
+        } else {
+            Err(room)
         }
-        assert!(std::time::Instant::now() < deadline, "not closed: {room}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    })
+    .await;
     let record = app.wait_finished(&user, room["record_id"].as_str().unwrap()).await;
     let last = record["utterances"].as_array().unwrap().last().unwrap().clone();
     assert!(last["text"].as_str().unwrap().contains("end of our time"), "{last}");

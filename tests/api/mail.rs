@@ -8,7 +8,7 @@ use insight::Settings;
 use insight::config::parse_smtp_url;
 use insight::providers::mail::{Letter, Mailer};
 
-use crate::mail_sink::MailSink;
+use crate::support::mail_sink::MailSink;
 
 const WAIT: Duration = Duration::from_secs(10);
 

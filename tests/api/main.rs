@@ -29,14 +29,10 @@ mod interviews;
 mod isolation;
 mod limits;
 mod mail;
-#[path = "../common/mail_sink.rs"]
-mod mail_sink;
 mod mcp;
 mod mcp_transport;
 mod model;
 mod oidc;
-#[path = "../common/openai_stub.rs"]
-mod openai_stub;
 mod openapi;
 mod pagination;
 mod presets;

@@ -14,7 +14,9 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 
-use crate::exports::{ANNA, tool};
+use crate::support::accounts::researcher_and_viewer;
+use crate::support::programs::tool;
+use crate::support::records::TIMED_ANNA;
 use crate::support::{TestApp, TestUser};
 
 const CLIENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/api/mcp_client.py");
@@ -98,7 +100,7 @@ async fn an_assistant_uses_every_tool_and_resource_through_the_python_sdk() {
     let Some(python) = python() else { return };
     let app = TestApp::start().await;
     let user = app.user().await;
-    let (project, record, workspace) = study(&app, &user, "Billing study", ANNA).await;
+    let (project, record, workspace) = study(&app, &user, "Billing study", TIMED_ANNA).await;
     let (status, tag) = app
         .post(
             &format!("/workspaces/{workspace}/tags"),
@@ -302,7 +304,7 @@ async fn a_read_token_is_refused_write_tools_and_strangers_see_nothing() {
     let Some(python) = python() else { return };
     let app = TestApp::start().await;
     let user = app.user().await;
-    let (project, record, workspace) = study(&app, &user, "Billing study", ANNA).await;
+    let (project, record, workspace) = study(&app, &user, "Billing study", TIMED_ANNA).await;
     let (_, read_token) = app
         .store
         .issue_token(user.id, "assistant", insight::domain::user::TokenScope::Read, None)
@@ -426,8 +428,8 @@ async fn a_read_token_is_refused_write_tools_and_strangers_see_nothing() {
 async fn viewers_and_revoked_tokens_are_refused_and_nul_characters_are_dropped() {
     let Some(python) = python() else { return };
     let app = TestApp::start().await;
-    let (owner, viewer) = crate::console::researcher_and_viewer(&app).await;
-    let (project, record, _) = study(&app, &owner, "Billing study", ANNA).await;
+    let (owner, viewer) = researcher_and_viewer(&app).await;
+    let (project, record, _) = study(&app, &owner, "Billing study", TIMED_ANNA).await;
 
     // A viewer of the workspace reads through the door, but writes nothing.
     let steps = json!([

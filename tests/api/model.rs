@@ -14,8 +14,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::generation::ANNA;
-use crate::support::{TestApp, TestUser};
+use crate::support::records::ANNA;
+use crate::support::{TestApp, TestUser, eventually};
 
 /// Longest one model call may take. An answer of the most a report section asks for here (a
 /// quarter of the 4096-token window, about 900 tokens) takes 15-25 s on two free cores; the
@@ -119,16 +119,16 @@ async fn a_report_from_a_real_model_completes_with_checked_quotes() {
     assert_eq!(status, StatusCode::ACCEPTED, "{report}");
     let path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
 
-    let deadline = Instant::now() + REPORT_DEADLINE;
-    let generation = loop {
+    let generation = eventually(REPORT_DEADLINE, "generation stuck", async || {
         let (status, generation) = app.get(&format!("{path}/generation"), &user).await;
         assert_eq!(status, StatusCode::OK, "{generation}");
         if matches!(generation["status"].as_str(), Some("completed" | "failed")) {
-            break generation;
+            Ok(generation)
+        } else {
+            Err(generation)
         }
-        assert!(Instant::now() < deadline, "generation stuck: {generation}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    })
+    .await;
     assert_eq!(generation["status"], "completed", "{generation}");
     assert_eq!(generation["error"], Value::Null, "{generation}");
     // The server's own token counts, summed over the calls.

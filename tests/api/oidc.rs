@@ -1,16 +1,14 @@
 //! Single sign-on (`insight::providers::oidc`) against a real OpenID Connect provider on
-//! loopback (see [`provider`]): a sign-in that succeeds, and one test for each way a
+//! loopback (see `support/oidc.rs`): a sign-in that succeeds, and one test for each way a
 //! sign-in must be refused. Each test plays the browser between `begin` and `finish`.
 //! Where the provider's Python is missing, each says it was skipped and passes.
-
-pub(crate) mod provider;
 
 use insight::providers::oidc::{Identity, Sso, SsoError};
 use insight::secret::SecretKey;
 use serde_json::{Value, json};
 use url::Url;
 
-pub(crate) use provider::{MockProvider, Proxy, Rewrite};
+use crate::support::oidc::{MockProvider, Proxy, Rewrite};
 
 const PUBLIC_URL: &str = "http://127.0.0.1:8000";
 const CLIENT_ID: &str = "insight-tests";

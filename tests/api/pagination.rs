@@ -1,10 +1,12 @@
 //! Every list that can grow answers a page at a time: walked with `limit=1` through its
 //! `Link: rel="next"` headers, it yields every item once, in the order of the whole list.
 
+use std::time::Duration;
+
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::support::{TestApp, TestUser, assert_validation_body, error_locs};
+use crate::support::{TestApp, TestUser, assert_validation_body, error_locs, eventually};
 
 /// The paginated lists of the document: those taking a `cursor`.
 fn paginated_operations() -> Vec<String> {
@@ -243,11 +245,15 @@ async fn every_paginated_list_walks_one_item_at_a_time_and_yields_each_once() {
     }
     // Deliveries are written as their events are.
     let deliveries = format!("/webhooks/endpoints/{endpoint}/deliveries");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while app.get(&deliveries, &user).await.1.as_array().map_or(0, Vec::len) < 3 {
-        assert!(std::time::Instant::now() < deadline, "no deliveries were made");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    eventually(Duration::from_secs(30), "no deliveries were made", async || {
+        let (_, made) = app.get(&deliveries, &user).await;
+        if made.as_array().map_or(0, Vec::len) >= 3 {
+            Ok(())
+        } else {
+            Err(made)
+        }
+    })
+    .await;
 
     let mut walked = 0;
     for template in paginated_operations() {
@@ -273,14 +279,15 @@ async fn every_paginated_list_walks_one_item_at_a_time_and_yields_each_once() {
                 // Three utterances say "surprised" (reports quoting them are still being
                 // written); the index has them within a second.
                 let path = "/search?q=surprised&kind=utterance";
-                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-                while app.get(path, &user).await.1["total"] != 3 {
-                    assert!(
-                        std::time::Instant::now() < deadline,
-                        "the search index did not catch up"
-                    );
-                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                }
+                eventually(
+                    Duration::from_secs(10),
+                    "the search index did not catch up",
+                    async || {
+                        let (_, found) = app.get(path, &user).await;
+                        if found["total"] == 3 { Ok(()) } else { Err(found) }
+                    },
+                )
+                .await;
                 path.to_owned()
             }
             other => panic!("a paginated list this test does not walk yet: {other}"),

@@ -3,11 +3,19 @@
 //! speaking the real wire format; it refuses any call that carries a fixture's or the
 //! corpus's personal value, so every test of the suite checks this too).
 
+use std::time::Duration;
+
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::openai_stub::{OpenAiStub, Reply};
-use crate::support::{TestApp, TestUser, error_locs};
+use crate::support::accounts::set_password;
+use crate::support::db::made_at;
+use crate::support::exchange::download;
+use crate::support::models::{model_app, stream_events};
+use crate::support::openai_stub::{OpenAiStub, Reply};
+use crate::support::records::ANNA;
+use crate::support::reports::wait_generation;
+use crate::support::{TestApp, TestUser, error_locs, eventually};
 
 const MARIA: &str = "Interviewer: Thanks for joining. How can we reach you?\n\
     Maria Lopez: Write to maria.lopez@example.org or call +44 20 7946 0958. My colleague Tom Becker handles invoices.\n\
@@ -184,7 +192,7 @@ async fn billing_report(app: &TestApp, user: &TestUser, project: &str) -> (Strin
         .await;
     assert_eq!(status, StatusCode::ACCEPTED, "{report}");
     let path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
-    let generation = crate::generation::wait_generation(app, user, &path, &["completed", "failed"]).await;
+    let generation = wait_generation(app, user, &path, &["completed", "failed"]).await;
     (path, generation)
 }
 
@@ -231,7 +239,7 @@ async fn the_model_sees_placeholders_and_the_researcher_sees_the_values() {
             Reply::text("## Findings\n\n[PERSON_2] handles invoices: \"My colleague [PERSON_2] handles invoices.\" [Interview 7, #2]")
         }
     });
-    let app = crate::chat::model_app(addr).await;
+    let app = model_app(addr).await;
     let ann = app.user().await;
     let (project, record) = record(&app, &ann, MARIA).await;
 
@@ -264,7 +272,7 @@ async fn the_model_sees_placeholders_and_the_researcher_sees_the_values() {
     );
 
     // Streamed: the deltas and the final message are mapped back too.
-    let events = crate::chat::stream_events(&app, &ann, &record, question).await;
+    let events = stream_events(&app, &ann, &record, question).await;
     let streamed: String = events
         .iter()
         .filter(|(name, _, _)| name == "delta")
@@ -297,7 +305,7 @@ async fn a_workspace_that_turns_pseudonymisation_off_sends_the_material_as_it_is
     let (addr, model) = OpenAiStub::start().await;
     model.allow_personal_data(true);
     model.answer(Reply::text("Noted."));
-    let app = crate::chat::model_app(addr).await;
+    let app = model_app(addr).await;
     let ann = app.user().await;
     let (_, record) = record(&app, &ann, MARIA).await;
     let (status, settings) = app
@@ -442,22 +450,22 @@ async fn respondents_accept_the_consent_text_to_start_and_the_record_shows_it() 
 /// The workspace's usage this month, once `calls` calls are charged (charges are written
 /// just after each call).
 async fn usage_after(app: &TestApp, user: &TestUser, calls: i64) -> Value {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    loop {
-        let (status, usage) = app.get(&format!("/workspaces/{}/usage", user.id), user).await;
-        assert_eq!(status, StatusCode::OK, "{usage}");
-        let charged: i64 = usage["lines"]
-            .as_array()
-            .expect("lines")
-            .iter()
-            .map(|l| l["calls"].as_i64().unwrap_or(0))
-            .sum();
-        if charged >= calls {
-            return usage;
-        }
-        assert!(std::time::Instant::now() < deadline, "{usage}");
-        tokio::time::sleep(std::time::Duration::from_millis(30)).await;
-    }
+    eventually(
+        Duration::from_secs(10),
+        format!("not {calls} calls charged"),
+        async || {
+            let (status, usage) = app.get(&format!("/workspaces/{}/usage", user.id), user).await;
+            assert_eq!(status, StatusCode::OK, "{usage}");
+            let charged: i64 = usage["lines"]
+                .as_array()
+                .expect("lines")
+                .iter()
+                .map(|l| l["calls"].as_i64().unwrap_or(0))
+                .sum();
+            if charged >= calls { Ok(usage) } else { Err(usage) }
+        },
+    )
+    .await
 }
 
 #[tokio::test]
@@ -517,7 +525,7 @@ async fn work_is_estimated_charged_and_refused_past_the_monthly_budget() {
     })
     .await;
     let ann = app.user().await;
-    let (project, record) = record(&app, &ann, crate::generation::ANNA).await;
+    let (project, record) = record(&app, &ann, ANNA).await;
     let (_, presets) = app.get("/presets/system/", &ann).await;
     let prompt = presets[0]["prompt_ids"][0].as_str().expect("prompt").to_owned();
     let report_body = json!({ "title": "Billing", "prompts_ids": [prompt] });
@@ -584,7 +592,7 @@ async fn work_is_estimated_charged_and_refused_past_the_monthly_budget() {
         .await;
     assert_eq!(status, StatusCode::ACCEPTED, "{report}");
     let path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
-    let generation = crate::generation::wait_generation(&app, &ann, &path, &["completed", "failed"]).await;
+    let generation = wait_generation(&app, &ann, &path, &["completed", "failed"]).await;
     assert_eq!(generation["status"], "completed", "{generation}");
     let usage = usage_after(&app, &ann, 2).await;
     assert!(
@@ -635,11 +643,12 @@ async fn work_is_estimated_charged_and_refused_past_the_monthly_budget() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_admin_sets_privacy_and_a_budget_in_the_console_and_a_record_shows_its_personal_data() {
-    use crate::console::{PASSWORD, in_chromium, look, sign_in, until};
-    use crate::console_settings::{set, submit};
+    use crate::support::accounts::PASSWORD;
+    use crate::support::browser::{in_chromium, look, sign_in, until};
+    use crate::support::browser::{set, submit};
     let app = TestApp::start().await;
     let ann = app.user().await;
-    crate::accounts::set_password(&app, &ann, PASSWORD).await;
+    set_password(&app, &ann, PASSWORD).await;
     let (_, record) = record(&app, &ann, MARIA).await;
     in_chromium("the privacy settings test", async |browser| {
         sign_in(browser, &app, &ann.email).await;
@@ -950,33 +959,9 @@ async fn erasing_a_respondent_leaves_no_trace_of_their_address_and_a_receipt() {
     app.stop().await;
 }
 
-/// Sets a record's `created_at`, as if it had been made then.
-pub(crate) async fn made_at(app: &TestApp, record: &str, at: chrono::DateTime<chrono::Utc>) {
-    use sqlx::Connection;
-    let id = uuid::Uuid::parse_str(record).expect("record id");
-    let sql = "UPDATE records SET created_at = $1 WHERE id = $2";
-    if app.database_url.starts_with("sqlite") {
-        let mut conn = sqlx::SqliteConnection::connect(&app.database_url).await.expect("open");
-        sqlx::query(sql)
-            .bind(at)
-            .bind(id)
-            .execute(&mut conn)
-            .await
-            .expect("update");
-    } else {
-        let mut conn = sqlx::PgConnection::connect(&app.database_url).await.expect("open");
-        sqlx::query(sql)
-            .bind(at)
-            .bind(id)
-            .execute(&mut conn)
-            .await
-            .expect("update");
-    }
-}
-
 #[tokio::test]
 async fn records_and_recordings_past_the_retention_are_deleted_by_the_background_sweep() {
-    use crate::records::{stt_stub, upload, wait_for, wav};
+    use crate::support::records::{stt_stub, upload, wait_for, wav};
     let (addr, _stub) = stt_stub().await;
     let speech = move |settings: &mut insight::config::Settings| {
         settings.speech.stt_base_url = Some(format!("http://{addr}/v1"));
@@ -1013,15 +998,19 @@ async fn records_and_recordings_past_the_retention_are_deleted_by_the_background
 
     // The sweep runs when the service starts (and hourly).
     app.restart(speech).await;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
-        let (status, _) = app.get(&format!("/insight/{}/", calls[0]), &owner).await;
-        if status == StatusCode::NOT_FOUND {
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "the old record was never deleted");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    eventually(
+        Duration::from_secs(20),
+        "the old record was never deleted",
+        async || {
+            let (status, _) = app.get(&format!("/insight/{}/", calls[0]), &owner).await;
+            if status == StatusCode::NOT_FOUND {
+                Ok(())
+            } else {
+                Err(status)
+            }
+        },
+    )
+    .await;
     let (status, month) = app.get(&format!("/insight/{}/", calls[1]), &owner).await;
     assert_eq!(status, StatusCode::OK, "a record within the retention stays");
     assert!(
@@ -1036,18 +1025,15 @@ async fn records_and_recordings_past_the_retention_are_deleted_by_the_background
     );
     // The audit entry is written once the sweep has removed the files, a moment after the
     // record is gone.
-    let entry = loop {
+    let entry = eventually(Duration::from_secs(20), "no audit entry for the sweep", async || {
         let entry = app
             .audit(&owner, &workspace, "retention.applied")
             .await
             .first()
             .cloned();
-        if let Some(entry) = entry {
-            break entry;
-        }
-        assert!(std::time::Instant::now() < deadline, "no audit entry for the sweep");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    };
+        entry.ok_or("")
+    })
+    .await;
     assert_eq!(entry["detail"], json!({ "records": 1, "recordings": 1 }), "{entry}");
     assert_eq!(
         recordings(&media),
@@ -1059,7 +1045,7 @@ async fn records_and_recordings_past_the_retention_are_deleted_by_the_background
 
 #[tokio::test]
 async fn a_redacted_record_keeps_placeholders_for_good_and_what_came_from_it_follows() {
-    use crate::records::{stt_stub, upload, wait_for, wav};
+    use crate::support::records::{stt_stub, upload, wait_for, wav};
     let (addr, _stub) = stt_stub().await;
     let app = TestApp::start_with(move |settings| {
         settings.speech.stt_base_url = Some(format!("http://{addr}/v1"));
@@ -1106,7 +1092,7 @@ async fn a_redacted_record_keeps_placeholders_for_good_and_what_came_from_it_fol
         .await;
     assert_eq!(status, StatusCode::ACCEPTED, "{report}");
     let report_path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
-    let generation = crate::generation::wait_generation(&app, &owner, &report_path, &["completed", "failed"]).await;
+    let generation = wait_generation(&app, &owner, &report_path, &["completed", "failed"]).await;
     assert_eq!(generation["status"], "completed");
 
     let (_, written) = app.get(&report_path, &owner).await;
@@ -1168,23 +1154,23 @@ async fn a_redacted_record_keeps_placeholders_for_good_and_what_came_from_it_fol
     assert_eq!(detail["utterances"][1]["speaker"], "[PERSON_1]");
     assert!(highlights.to_string().contains("[PERSON_1]'s contact"), "{highlights}");
     // The persona is written again from the redacted words; the report is marked.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
-        let (status, persona) = app.get(&format!("/insight/{record}/persona-report"), &owner).await;
-        if status == StatusCode::OK {
-            let text = persona.to_string();
-            assert!(
-                !text.contains("Maria Lopez") && !text.contains("maria.lopez@"),
-                "{text}"
-            );
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the persona was not written again"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    eventually(
+        Duration::from_secs(20),
+        "the persona was not written again",
+        async || {
+            let (status, persona) = app.get(&format!("/insight/{record}/persona-report"), &owner).await;
+            if status == StatusCode::OK {
+                let text = persona.to_string();
+                assert!(
+                    !text.contains("Maria Lopez") && !text.contains("maria.lopez@"),
+                    "{text}"
+                );
+                return Ok(());
+            }
+            Err(persona)
+        },
+    )
+    .await;
     let (_, marked) = app.get(&report_path, &owner).await;
     assert!(
         marked["needs_regeneration"]
@@ -1193,8 +1179,7 @@ async fn a_redacted_record_keeps_placeholders_for_good_and_what_came_from_it_fol
         "{marked}"
     );
     // Until then, the report (and so its exports) names nobody the record no longer names.
-    let (status, _, markdown) =
-        crate::exchange::download(&app, &owner, &format!("{report_path}/export?format=md")).await;
+    let (status, _, markdown) = download(&app, &owner, &format!("{report_path}/export?format=md")).await;
     assert_eq!(status, StatusCode::OK);
     let markdown = String::from_utf8_lossy(&markdown);
     for value in VALUES {
@@ -1206,7 +1191,7 @@ async fn a_redacted_record_keeps_placeholders_for_good_and_what_came_from_it_fol
     }
     let (status, _) = app.post(&format!("{report_path}/regenerate"), &owner, json!({})).await;
     assert_eq!(status, StatusCode::ACCEPTED);
-    crate::generation::wait_generation(&app, &owner, &report_path, &["completed", "failed"]).await;
+    wait_generation(&app, &owner, &report_path, &["completed", "failed"]).await;
     let (_, regenerated) = app.get(&report_path, &owner).await;
     assert!(regenerated.get("needs_regeneration").is_none(), "{regenerated}");
     let entries = app.audit(&owner, owner.id, "record.redacted").await;
@@ -1242,7 +1227,7 @@ async fn the_labelled_interviews_reach_the_model_only_as_placeholders() {
         let seen = placeholders(&call.body);
         Reply::text(&format!("Mentioned: {} and [PERSON_999].", seen.join(", ")))
     });
-    let app = crate::chat::model_app(addr).await;
+    let app = model_app(addr).await;
     let ann = app.user().await;
     let project = app.project(&ann, "Billing study").await;
     let corpus = std::fs::read_to_string(concat!(

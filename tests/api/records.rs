@@ -2,81 +2,19 @@
 //! speech-to-text stub speaking OpenAI's wire protocol, speaker fixes, corrections of one
 //! utterance, limits, refusals that write nothing, and isolation.
 
-use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use reqwest::multipart::{Form, Part};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::openai_stub::{OpenAiStub, Reply};
+use crate::support::openai_stub::Reply;
+use crate::support::records::{lines, stt_stub, upload, wait_for, wav};
 use crate::support::{TestApp, TestUser, assert_unknown_references, assert_validation_body, error_locs, error_types};
 
 fn fixture(name: &str) -> Vec<u8> {
     let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read(&path).unwrap_or_else(|err| panic!("{path}: {err}"))
-}
-
-/// Uploads a file as `multipart/form-data` (`file`, and `title` when given).
-pub(crate) async fn upload(
-    app: &TestApp,
-    user: &TestUser,
-    project_id: &str,
-    file_name: &str,
-    content_type: &str,
-    bytes: Vec<u8>,
-    title: Option<&str>,
-) -> (StatusCode, Value) {
-    let part = Part::bytes(bytes)
-        .file_name(file_name.to_owned())
-        .mime_str(content_type)
-        .expect("mime type");
-    let mut form = Form::new().part("file", part);
-    if let Some(title) = title {
-        form = form.text("title", title.to_owned());
-    }
-    let response = app
-        .client
-        .post(app.url(&format!("/projects/{project_id}/records")))
-        .bearer_auth(&user.token)
-        .multipart(form)
-        .send()
-        .await
-        .expect("upload sent");
-    let status = response.status();
-    let text = response.text().await.expect("body");
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
-}
-
-/// Polls the record until its status is one of `wanted` (or fails after 20 s).
-pub(crate) async fn wait_for(app: &TestApp, user: &TestUser, record_id: &str, wanted: &[&str]) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let (status, record) = app.get(&format!("/insight/{record_id}/"), user).await;
-        assert_eq!(status, StatusCode::OK, "{record}");
-        if wanted.contains(&record["status"].as_str().unwrap_or_default()) {
-            return record;
-        }
-        assert!(Instant::now() < deadline, "record stuck: {record}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// `(speaker, start_ms, end_ms, text)` of each utterance.
-pub(crate) fn lines(record: &Value) -> Vec<(String, Value, Value, String)> {
-    record["utterances"]
-        .as_array()
-        .expect("utterances")
-        .iter()
-        .map(|u| {
-            (
-                u["speaker"].as_str().expect("speaker").to_owned(),
-                u["start_ms"].clone(),
-                u["end_ms"].clone(),
-                u["text"].as_str().expect("text").to_owned(),
-            )
-        })
-        .collect()
 }
 
 async fn records_count(app: &TestApp, user: &TestUser, project_id: &str) -> i64 {
@@ -819,48 +757,6 @@ async fn deleting_a_record_removes_it_and_strangers_never_see_it() {
     let (status, _) = app.delete(&format!("/insight/{id}"), &owner).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     app.stop().await;
-}
-
-/// The shared OpenAI-compatible stub, answering `POST /v1/audio/transcriptions` with a
-/// `verbose_json` transcript of two segments.
-pub(crate) async fn stt_stub() -> (SocketAddr, OpenAiStub) {
-    let (addr, stub) = OpenAiStub::start().await;
-    stub.answer(stt_reply());
-    (addr, stub)
-}
-
-/// The stub's transcript of two segments.
-pub(crate) fn stt_reply() -> Reply {
-    Reply::body(json!({
-        "task": "transcribe",
-        "language": "english",
-        "duration": 9.5,
-        "text": "How did onboarding go? It was confusing at first.",
-        "segments": [
-            { "id": 0, "seek": 0, "start": 0.0, "end": 2.4, "text": " How did onboarding go?", "tokens": [1], "temperature": 0.0, "avg_logprob": -0.2, "compression_ratio": 1.1, "no_speech_prob": 0.01 },
-            { "id": 1, "seek": 0, "start": 2.9, "end": 9.5, "text": " It was confusing at first.", "tokens": [2], "temperature": 0.0, "avg_logprob": -0.2, "compression_ratio": 1.1, "no_speech_prob": 0.01 }
-        ]
-    }))
-}
-
-/// A short but real WAV file: 16 kHz mono, 0.1 s of silence.
-pub(crate) fn wav() -> Vec<u8> {
-    let samples = 1_600u32;
-    let mut bytes = Vec::new();
-    bytes.extend_from_slice(b"RIFF");
-    bytes.extend_from_slice(&(36 + samples * 2).to_le_bytes());
-    bytes.extend_from_slice(b"WAVEfmt ");
-    bytes.extend_from_slice(&16u32.to_le_bytes());
-    bytes.extend_from_slice(&1u16.to_le_bytes());
-    bytes.extend_from_slice(&1u16.to_le_bytes());
-    bytes.extend_from_slice(&16_000u32.to_le_bytes());
-    bytes.extend_from_slice(&32_000u32.to_le_bytes());
-    bytes.extend_from_slice(&2u16.to_le_bytes());
-    bytes.extend_from_slice(&16u16.to_le_bytes());
-    bytes.extend_from_slice(b"data");
-    bytes.extend_from_slice(&(samples * 2).to_le_bytes());
-    bytes.resize(bytes.len() + samples as usize * 2, 0);
-    bytes
 }
 
 #[tokio::test]

@@ -2,16 +2,17 @@
 //! regenerating the report (from the JSON API or the console, which asks first), or a
 //! generation that retries after the edit, can never lose it.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use reqwest::StatusCode;
 use reqwest::header::{COOKIE, ORIGIN};
 use serde_json::{Value, json};
 
-use crate::console_pages::http_session;
-use crate::generation::{preset_id, report_reply, study, wait_generation};
-use crate::openai_stub::{OpenAiStub, Reply};
-use crate::support::{TestApp, TestUser};
+use crate::support::accounts::http_session;
+use crate::support::models::report_reply;
+use crate::support::openai_stub::{OpenAiStub, Reply};
+use crate::support::reports::{preset_id, study, wait_generation};
+use crate::support::{TestApp, TestUser, eventually};
 
 /// A line no engine writes, added by hand (no apostrophe: pages escape it).
 const NOTE: &str = "Note from the workshop: finance is the real customer here.";
@@ -146,16 +147,15 @@ async fn an_edit_made_while_a_generation_waits_for_its_retry_is_kept() {
         )
         .await;
     let path = format!("/projects/{project}/reports/{}", report["id"].as_str().expect("id"));
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
+    eventually(Duration::from_secs(30), "no failed attempt", async || {
         let (_, generation) = app.get(&format!("{path}/generation"), &ann).await;
         if generation["status"] == "generating" && generation["error"].is_string() {
-            break;
+            return Ok(());
         }
         assert_ne!(generation["status"], "completed", "the first attempt was to fail");
-        assert!(Instant::now() < deadline, "no failed attempt: {generation}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+        Err(generation)
+    })
+    .await;
     let typed = format!("# Retried\n\n{NOTE}\n");
     let (status, body) = app.put(&path, &ann, json!({ "content": typed })).await;
     assert_eq!(status, StatusCode::OK, "{body}");

@@ -3,6 +3,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
+use crate::support::reports::wait_generation;
 use crate::support::{TestApp, assert_unknown_references, assert_validation_body, error_locs, error_types};
 
 /// The report fields of the interface document: (name, JSON type, nullable).
@@ -292,7 +293,7 @@ async fn update_reports_each_wrong_field_with_its_pydantic_type() {
     let report = app.report(&ann, &project).await;
     let path = format!("/projects/{project}/reports/{report}");
     // Its generation settled first: it would change the report under the comparison below.
-    crate::generation::wait_generation(&app, &ann, &path, &["completed", "failed"]).await;
+    wait_generation(&app, &ann, &path, &["completed", "failed"]).await;
     let cases = [
         ("prompts_ids", json!("abc"), "list_type", json!(["body", "prompts_ids"])),
         (

@@ -3,10 +3,12 @@
 //! of another workspace and by no one, each answered as its rule says. An operation
 //! without a rule fails the test, so a new route cannot skip this.
 
+use std::time::Duration;
+
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::support::{TestApp, TestUser};
+use crate::support::{TestApp, TestUser, eventually};
 
 /// Who may call an operation.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -306,16 +308,11 @@ async fn fixture(app: &TestApp, owner: &TestUser, workspace: &str, member: &Test
         .await;
     }
     created(app, owner, &format!("/projects/{project}/highlights/themes"), json!({})).await;
-    let mut theme = None;
-    for _ in 0..200 {
+    let theme = eventually(Duration::from_secs(10), "no proposed theme", async || {
         let (_, proposals) = app.get(&format!("/projects/{project}/themes"), owner).await;
-        if let Some(id) = proposals[0]["id"].as_str() {
-            theme = Some(id.to_owned());
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-    let theme = theme.expect("a proposed theme");
+        proposals[0]["id"].as_str().map(str::to_owned).ok_or(proposals)
+    })
+    .await;
     Fixture {
         theme,
         workspace: workspace.to_owned(),
@@ -737,7 +734,7 @@ async fn every_route_answers_each_role_as_its_rule_says() {
                 &shared
             };
             let url = fill(path, f);
-            let (_, body) = crate::roles::rule(method, path, f).expect("rule");
+            let (_, body) = self::rule(method, path, f).expect("rule");
             let (status, answer) = call(&app, method, &url, team.who(who), body).await;
             check(rule, who, method, path, status, &answer);
             checked += 1;

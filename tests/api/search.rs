@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::highlights::finished_record;
-use crate::support::{TestApp, TestUser, error_types};
+use crate::support::records::finished_record;
+use crate::support::{TestApp, TestUser, error_types, eventually};
 
 const PRICING: &str = "Interviewer: What about the price?\n\
                        Anna: The pricing is confusing and we are not happy with it.\n\
@@ -47,17 +47,11 @@ async fn until(
     check: impl Fn(&Value) -> bool,
 ) -> Duration {
     let started = Instant::now();
-    loop {
+    eventually(patience, format!("{query}: not as expected"), async || {
         let body = search(app, user, query).await;
-        if check(&body) {
-            return started.elapsed();
-        }
-        assert!(
-            started.elapsed() < patience,
-            "{query}: not as expected after {patience:?}: {body}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+        if check(&body) { Ok(started.elapsed()) } else { Err(body) }
+    })
+    .await
 }
 
 #[tokio::test]
@@ -322,24 +316,34 @@ async fn another_instance_on_the_same_database_finds_what_this_one_made_within_s
             body["total"].as_u64().unwrap_or(0)
         }
     };
-    let started = Instant::now();
-    while ask("confusing").await != 1 {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "the other instance built nothing"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually(
+        Duration::from_secs(10),
+        "the other instance built nothing",
+        async || {
+            let found = ask("confusing").await;
+            if found == 1 {
+                Ok(())
+            } else {
+                Err(format!("{found} found"))
+            }
+        },
+    )
+    .await;
     // What the first instance makes next, the second finds within a few seconds.
     finished_record(&app, &ann, &project, "Bob", ONBOARDING).await;
-    let started = Instant::now();
-    while ask("spreadsheet").await != 1 {
-        assert!(
-            started.elapsed() < Duration::from_secs(5),
-            "the other instance did not catch up"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually(
+        Duration::from_secs(5),
+        "the other instance did not catch up",
+        async || {
+            let found = ask("spreadsheet").await;
+            if found == 1 {
+                Ok(())
+            } else {
+                Err(format!("{found} found"))
+            }
+        },
+    )
+    .await;
     other.stop().await.expect("stop");
 }
 

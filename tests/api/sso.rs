@@ -7,8 +7,8 @@ use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
 use serde_json::{Value, json};
 use url::Url;
 
-use crate::oidc::MockProvider;
 use crate::support::TestApp;
+use crate::support::oidc::MockProvider;
 
 fn configure(settings: &mut insight::Settings, issuer: &str) {
     settings.sso.oidc_issuer = Some(issuer.to_owned());

@@ -20,11 +20,12 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-use crate::console_pages::sign_in;
-use crate::exports::tool;
-use crate::openai_stub::{OpenAiStub, Reply};
-use crate::records::{stt_reply, stt_stub, upload, wait_for, wav};
-use crate::support::TestApp;
+use crate::support::accounts::sign_in;
+use crate::support::exchange::{download, import_archive};
+use crate::support::openai_stub::{OpenAiStub, Reply};
+use crate::support::programs::tool;
+use crate::support::records::{stt_reply, stt_stub, upload, wait_for, wav};
+use crate::support::{TestApp, eventually};
 
 const BUCKET: &str = "insight-recordings";
 
@@ -54,15 +55,17 @@ impl Moto {
             .expect("moto starts");
         let addr = SocketAddr::from(([127, 0, 0, 1], port));
         let client = reqwest::Client::new();
-        for _ in 0..200 {
-            if let Ok(response) = client.put(format!("http://{addr}/{BUCKET}")).send().await
-                && response.status().is_success()
-            {
-                return Some(Self { addr, _child: child });
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("moto did not answer on {addr}");
+        eventually(
+            Duration::from_secs(20),
+            format!("moto did not answer on {addr}"),
+            async || match client.put(format!("http://{addr}/{BUCKET}")).send().await {
+                Ok(response) if response.status().is_success() => Ok(()),
+                Ok(response) => Err(response.status().to_string()),
+                Err(error) => Err(error.to_string()),
+            },
+        )
+        .await;
+        Some(Self { addr, _child: child })
     }
 
     /// The keys in the bucket under `prefix`, as S3's ListObjectsV2 gives them.
@@ -316,7 +319,7 @@ async fn recordings_live_in_the_bucket_across_a_restart_and_a_second_instance() 
 
     // The project's archive carries both recordings out of the bucket, and importing it
     // puts copies of its own back in.
-    let (status, _, archive) = crate::exchange::download(&app, &ann, &format!("/projects/{project}/archive")).await;
+    let (status, _, archive) = download(&app, &ann, &format!("/projects/{project}/archive")).await;
     assert_eq!(status, StatusCode::OK);
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(archive.clone())).expect("a zip");
     let mut carried = Vec::new();
@@ -329,7 +332,7 @@ async fn recordings_live_in_the_bucket_across_a_restart_and_a_second_instance() 
         }
     }
     assert_eq!(carried, vec![audio.clone(), audio.clone()]);
-    let (status, imported) = crate::archive::import(&app, &ann, ann.id, archive).await;
+    let (status, imported) = import_archive(&app, &ann, ann.id, archive).await;
     assert_eq!(status, StatusCode::CREATED, "{imported}");
     assert_eq!(imported["imported"]["recordings"], 2, "{imported}");
     assert_eq!(moto.keys("team-a/media/").await.len(), 4);

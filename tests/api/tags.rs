@@ -6,6 +6,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
+use crate::support::accounts::{http_session, researcher_and_viewer};
 use crate::support::{TestApp, TestUser, assert_unknown_references, error_types};
 
 async fn tag(app: &TestApp, user: &TestUser, workspace: &str, body: Value) -> (StatusCode, Value) {
@@ -156,8 +157,8 @@ async fn another_workspaces_tags_are_not_found_and_not_usable() {
 #[tokio::test]
 async fn the_settings_page_keeps_tags_by_form_and_shows_a_clash_on_the_form() {
     let app = TestApp::start().await;
-    let (researcher, viewer) = crate::console::researcher_and_viewer(&app).await;
-    let (client, cookie, csrf) = crate::console_pages::http_session(&app, &researcher, "/settings/tags").await;
+    let (researcher, viewer) = researcher_and_viewer(&app).await;
+    let (client, cookie, csrf) = http_session(&app, &researcher, "/settings/tags").await;
     let post = |path: &str, form: Vec<(&str, String)>| {
         client
             .post(app.url(path))
@@ -241,8 +242,7 @@ async fn the_settings_page_keeps_tags_by_form_and_shows_a_clash_on_the_form() {
 
     // A viewer reads the page without its forms, and a change he forges is refused.
     let (_, kept) = tag(&app, &researcher, &workspace, json!({ "name": "Trust" })).await;
-    let (viewer_client, viewer_cookie, viewer_csrf) =
-        crate::console_pages::http_session(&app, &viewer, "/settings/tags").await;
+    let (viewer_client, viewer_cookie, viewer_csrf) = http_session(&app, &viewer, "/settings/tags").await;
     let switched = viewer_client
         .post(app.url("/workspace"))
         .header(reqwest::header::COOKIE, &viewer_cookie)

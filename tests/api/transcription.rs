@@ -18,8 +18,8 @@ use insight::config::SttProvider;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::records::{lines, upload, wait_for, wav};
-use crate::support::TestApp;
+use crate::support::records::{lines, upload, wait_for, wav};
+use crate::support::{TestApp, eventually};
 
 #[derive(Clone, Default)]
 struct Stub {
@@ -146,18 +146,15 @@ async fn assemblyai_stub() -> (SocketAddr, Stub) {
 /// (both written in one transaction).
 async fn until_sent(app: &TestApp, record_id: &str) {
     let record_id: uuid::Uuid = record_id.parse().expect("uuid");
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    while app
-        .store
-        .record_work(record_id)
-        .await
-        .expect("read")
-        .and_then(|work| work.stt_job)
-        .is_none()
-    {
-        assert!(tokio::time::Instant::now() < deadline, "the recording was never sent");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    eventually(Duration::from_secs(20), "the recording was never sent", async || {
+        let work = app.store.record_work(record_id).await.expect("read");
+        if work.and_then(|work| work.stt_job).is_some() {
+            Ok(())
+        } else {
+            Err("")
+        }
+    })
+    .await;
 }
 
 /// Posts AssemblyAI's callback for `transcript_id` with `token` in the secret header.
@@ -287,14 +284,18 @@ async fn assemblyai_calls_back_and_the_record_is_finished_even_across_a_restart(
     );
     assert_eq!(record["language"], "en-US", "AssemblyAI's en_us as a BCP 47 tag");
     assert_eq!(stub.checks.load(Ordering::SeqCst), 1, "one fetch, made by the callback");
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while stub.deleted.lock().expect("lock").is_empty() {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "AssemblyAI's copy was never deleted"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    eventually(
+        Duration::from_secs(10),
+        "AssemblyAI's copy was never deleted",
+        async || {
+            if stub.deleted.lock().expect("lock").is_empty() {
+                Err("")
+            } else {
+                Ok(())
+            }
+        },
+    )
+    .await;
     assert_eq!(
         stub.deleted.lock().expect("lock").as_slice(),
         ["tr-1"],
@@ -626,14 +627,14 @@ async fn deepgram_without_a_callback_is_sent_again_and_its_error_is_the_records(
     let id = upload_recording(&app, &user, &project, None).await;
 
     // The first callback never comes: after the wait the recording is sent again.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    while stub.count() < 2 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the recording was not sent again"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    eventually(
+        Duration::from_secs(20),
+        "the recording was not sent again",
+        async || {
+            if stub.count() >= 2 { Ok(()) } else { Err("") }
+        },
+    )
+    .await;
     assert_eq!(stub.param(1, "model").as_deref(), Some("nova-2"));
     let callback = stub.param(1, "callback").expect("a callback URL");
     let secret = url::Url::parse(&callback)
@@ -649,17 +650,16 @@ async fn deepgram_without_a_callback_is_sent_again_and_its_error_is_the_records(
 
     // Deepgram's own error, posted to the callback, is the record's error.
     let error = json!({ "err_code": "Bad Request", "err_msg": "Bad Request: failed to process audio: corrupt or unsupported data", "request_id": "dg-2" });
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    loop {
+    eventually(Duration::from_secs(20), "the callback was never taken", async || {
         let status = deepgram_calls_back(&app, &callback, Some(&secret), &error).await;
         if status == StatusCode::NO_CONTENT {
-            break;
+            return Ok(());
         }
         // The job may be between its wait and its resend just now.
         assert_eq!(status, StatusCode::CONFLICT);
-        assert!(tokio::time::Instant::now() < deadline, "the callback was never taken");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+        Err(status)
+    })
+    .await;
     let record = wait_for(&app, &user, &id, &["Finished", "Error"]).await;
     assert_eq!(record["status"], "Error", "{record}");
     let reason = record["error"].as_str().unwrap_or_default();
@@ -718,11 +718,14 @@ async fn one_recordings_assemblyai_secret_opens_no_other() {
     let project = app.project(&user, "Calls").await;
     let first = upload_recording(&app, &user, &project, None).await;
     let second = upload_recording(&app, &user, &project, None).await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    while stub.requests.lock().expect("lock").len() < 2 {
-        assert!(tokio::time::Instant::now() < deadline, "the recordings were never sent");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    eventually(Duration::from_secs(20), "the recordings were never sent", async || {
+        if stub.requests.lock().expect("lock").len() >= 2 {
+            Ok(())
+        } else {
+            Err("")
+        }
+    })
+    .await;
     let requests = stub.requests.lock().expect("lock").clone();
     let tokens: Vec<String> = requests
         .iter()

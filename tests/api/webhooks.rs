@@ -15,7 +15,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use sha2::Sha256;
 
-use crate::support::{TestApp, TestUser, assert_validation_body, error_locs, error_types};
+use crate::support::{TestApp, TestUser, assert_validation_body, error_locs, error_types, eventually};
 
 /// What the receiver got: headers, body, when.
 #[derive(Clone, Debug)]
@@ -65,19 +65,19 @@ impl Receiver {
 
     /// Waits until `count` requests came in (failing after 20 s).
     async fn wait_for(&self, count: usize) -> Vec<Received> {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let received = self.received();
-            if received.len() >= count {
-                return received;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{} of {count} deliveries came",
-                received.len()
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        eventually(
+            Duration::from_secs(20),
+            format!("not {count} deliveries came"),
+            async || {
+                let received = self.received();
+                if received.len() >= count {
+                    Ok(received)
+                } else {
+                    Err(format!("{} of {count} came", received.len()))
+                }
+            },
+        )
+        .await
     }
 }
 
@@ -138,17 +138,13 @@ async fn text_record(app: &TestApp, user: &TestUser, project: &str) -> String {
 /// The endpoint's delivery log once its latest delivery has `status` (the receiver has
 /// a request a moment before the dispatcher records its answer).
 async fn log_when(app: &TestApp, user: &TestUser, endpoint: &str, status: &str) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
+    eventually(Duration::from_secs(10), format!("never {status}"), async || {
         let (_, log) = app
             .get(&format!("/webhooks/endpoints/{endpoint}/deliveries"), user)
             .await;
-        if log[0]["status"] == status {
-            return log;
-        }
-        assert!(Instant::now() < deadline, "never {status}: {log}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+        if log[0]["status"] == status { Ok(log) } else { Err(log) }
+    })
+    .await
 }
 
 fn local(settings: &mut insight::Settings, schedule: &str) {
@@ -387,17 +383,17 @@ async fn pending_deliveries_survive_a_restart_and_private_addresses_are_checked_
         settings.webhooks.webhooks_allow_private = false;
     })
     .await;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
+    eventually(Duration::from_secs(10), "no refused attempt", async || {
         let (_, log) = app.get(&format!("/webhooks/endpoints/{id}/deliveries"), &user).await;
         let error = log[0]["last_error"].as_str().unwrap_or_default();
         if error.contains("INSIGHT_WEBHOOKS_ALLOW_PRIVATE") {
             assert_eq!(log[0]["status"], "pending", "{log}");
-            break;
+            Ok(())
+        } else {
+            Err(log)
         }
-        assert!(Instant::now() < deadline, "no refused attempt: {log}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    })
+    .await;
     let sent = receiver.received().len();
     tokio::time::sleep(Duration::from_millis(600)).await;
     assert_eq!(receiver.received().len(), sent, "nothing sent to a refused address");

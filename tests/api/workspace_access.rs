@@ -8,7 +8,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::accounts::{Browser, login, set_password};
+use crate::support::accounts::{Session, login, set_password};
 use crate::support::{TestApp, TestUser};
 
 use insight::domain::workspace::Role;
@@ -234,7 +234,7 @@ async fn a_viewer_gets_one_answer_whether_or_not_the_member_exists() {
 /// or a POST of the form with the session's CSRF token from the service's own origin.
 async fn console(
     app: &TestApp,
-    browser: &Browser,
+    browser: &Session,
     workspace: &str,
     method: Method,
     path: &str,

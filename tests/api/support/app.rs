@@ -1,13 +1,16 @@
-//! The test harness: every test gets its own database (a SQLite file in a temporary
+//! The app under test: every test gets its own database (a SQLite file in a temporary
 //! folder, or a fresh PostgreSQL database when `INSIGHT_TEST_DATABASE_URL` is set) and
 //! talks to the real router on a real listener over HTTP.
 
 use std::sync::Once;
+use std::time::Duration;
 
 use insight::{Server, Settings, Store};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 use uuid::Uuid;
+
+use super::eventually;
 
 /// Which backend this run tests, printed once so the test output says it.
 pub fn backend_name() -> &'static str {
@@ -210,15 +213,15 @@ impl TestApp {
     /// Polls a record until it is `Finished` (failing after 30 s) and returns it with its
     /// utterances.
     pub async fn wait_finished(&self, user: &TestUser, record_id: &str) -> Value {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        loop {
+        eventually(Duration::from_secs(30), "record not finished", async || {
             let (_, record) = self.get(&format!("/insight/{record_id}/"), user).await;
             if record["status"] == "Finished" {
-                return record;
+                Ok(record)
+            } else {
+                Err(record)
             }
-            assert!(std::time::Instant::now() < deadline, "record not finished: {record}");
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
+        })
+        .await
     }
 
     /// Creates a project and returns its id.
@@ -255,63 +258,4 @@ impl TestApp {
         assert_eq!(status, StatusCode::OK);
         presets[0]["id"].as_str().expect("preset id").to_owned()
     }
-}
-
-/// The `type`s of a 422 body, in order.
-pub fn error_types(body: &Value) -> Vec<String> {
-    body["detail"]
-        .as_array()
-        .expect("detail list")
-        .iter()
-        .map(|d| d["type"].as_str().unwrap_or("").to_owned())
-        .collect()
-}
-
-/// The `loc`s of a 422 body, in order.
-pub fn error_locs(body: &Value) -> Vec<Value> {
-    body["detail"]
-        .as_array()
-        .expect("detail list")
-        .iter()
-        .map(|d| d["loc"].clone())
-        .collect()
-}
-
-/// Asserts a 422 body's shape: every item has `loc` (strings and integers), `msg`, `type`.
-pub fn assert_validation_body(body: &Value) {
-    let detail = body["detail"]
-        .as_array()
-        .unwrap_or_else(|| panic!("422 without a detail list: {body}"));
-    assert!(!detail.is_empty(), "{body}");
-    for item in detail {
-        let loc = item["loc"].as_array().unwrap_or_else(|| panic!("no loc: {item}"));
-        assert!(loc.iter().all(|l| l.is_string() || l.is_i64() || l.is_u64()), "{item}");
-        assert!(
-            ["body", "path", "query", "header"].contains(&loc[0].as_str().unwrap_or("")),
-            "{item}"
-        );
-        assert!(item["msg"].is_string(), "{item}");
-        assert!(item["type"].is_string(), "{item}");
-    }
-}
-
-/// Asserts a 409 that names, for each `place` of the body, what it named that the caller
-/// cannot see.
-pub fn assert_unknown_references(status: StatusCode, body: &Value, places: &[&str]) {
-    assert_eq!(status, StatusCode::CONFLICT, "{body}");
-    let detail = body["detail"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no detail sentence: {body}"));
-    assert!(
-        detail.starts_with("The request names what is not found, or not yours:"),
-        "{detail}"
-    );
-    for place in places {
-        assert!(detail.contains(&format!("(at {place})")), "{place} in {detail}");
-    }
-    assert_eq!(
-        detail.matches("(at ").count(),
-        places.len(),
-        "only {places:?}: {detail}"
-    );
 }

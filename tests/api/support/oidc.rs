@@ -10,21 +10,23 @@
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::Value;
 use url::Url;
 
+use super::eventually;
+
 /// How long the provider may take to answer its discovery document after its start.
 const START_WAIT: Duration = Duration::from_secs(30);
 
 /// The provider, killed when dropped.
-pub(crate) struct MockProvider {
+pub struct MockProvider {
     process: Child,
     /// `http://127.0.0.1:PORT`, as the provider names itself in its ID tokens.
-    pub(crate) issuer: String,
-    pub(crate) port: u16,
+    pub issuer: String,
+    pub port: u16,
     python: PathBuf,
     args: Vec<String>,
     log: tempfile::NamedTempFile,
@@ -34,10 +36,10 @@ pub(crate) struct MockProvider {
 /// Where the provider sent the browser back to: the callback URL with its `code` and
 /// `state`, not followed.
 #[derive(Debug, Clone)]
-pub(crate) struct Callback {
-    pub(crate) url: Url,
-    pub(crate) code: String,
-    pub(crate) state: String,
+pub struct Callback {
+    pub url: Url,
+    pub code: String,
+    pub state: String,
 }
 
 /// The Python with oidc-provider-mock, or why there is none.
@@ -78,7 +80,7 @@ fn python() -> Result<PathBuf, String> {
 impl MockProvider {
     /// Starts a provider with the mock's command-line `args` (e.g. `--token-max-age 0`);
     /// `None`, after saying so, when there is no Python to run it.
-    pub(crate) async fn start(test: &str, args: &[&str]) -> Option<Self> {
+    pub async fn start(test: &str, args: &[&str]) -> Option<Self> {
         let python = match python() {
             Ok(python) => python,
             Err(why) => {
@@ -101,7 +103,7 @@ impl MockProvider {
     }
 
     /// Stops this provider and starts a new one on the same port: same issuer, new keys.
-    pub(crate) async fn restart(self) -> Self {
+    pub async fn restart(self) -> Self {
         let (python, port, args) = (self.python.clone(), self.port, self.args.clone());
         drop(self);
         Self::start_on(python, port, args)
@@ -143,33 +145,34 @@ impl MockProvider {
             http,
         };
         let discovery = format!("{}/.well-known/openid-configuration", provider.issuer);
-        let deadline = Instant::now() + START_WAIT;
-        loop {
-            if let Ok(response) = provider.http.get(&discovery).send().await
-                && response.status() == StatusCode::OK
-                && let Ok(document) = response.json::<Value>().await
-                && document["issuer"] == provider.issuer.as_str()
-            {
-                return Some(provider);
-            }
-            if let Ok(Some(exit)) = provider.process.try_wait() {
-                let log = provider.log();
-                if log.to_lowercase().contains("address already in use") {
-                    return None;
+        // Answered (true), or exited because its port was taken (false).
+        let answered = eventually(
+            START_WAIT,
+            "oidc-provider-mock did not answer its discovery document",
+            async || {
+                if let Ok(response) = provider.http.get(&discovery).send().await
+                    && response.status() == StatusCode::OK
+                    && let Ok(document) = response.json::<Value>().await
+                    && document["issuer"] == provider.issuer.as_str()
+                {
+                    return Ok(true);
                 }
-                panic!("oidc-provider-mock exited before it answered ({exit}):\n{log}");
-            }
-            assert!(
-                Instant::now() < deadline,
-                "oidc-provider-mock did not answer its discovery document within {START_WAIT:?}:\n{}",
-                provider.log()
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+                if let Ok(Some(exit)) = provider.process.try_wait() {
+                    let log = provider.log();
+                    if log.to_lowercase().contains("address already in use") {
+                        return Ok(false);
+                    }
+                    panic!("oidc-provider-mock exited before it answered ({exit}):\n{log}");
+                }
+                Err(format!("\n{}", provider.log()))
+            },
+        )
+        .await;
+        answered.then_some(provider)
     }
 
     /// What the provider printed, for a failure's message.
-    pub(crate) fn log(&self) -> String {
+    pub fn log(&self) -> String {
         std::fs::read_to_string(self.log.path()).unwrap_or_default()
     }
 
@@ -177,7 +180,7 @@ impl MockProvider {
     /// `{"email": ..., "name": ..., "email_verified": true}`; an empty object gives none,
     /// not even an email) on the authorization page `authorization` names, which may be
     /// this provider's or a proxy's in front of it. Gives the redirect back, not followed.
-    pub(crate) async fn sign_in(&self, authorization: &Url, subject: &str, claims: Value) -> Callback {
+    pub async fn sign_in(&self, authorization: &Url, subject: &str, claims: Value) -> Callback {
         let mut user = authorization.clone();
         user.set_path(&format!("/users/{subject}"));
         user.set_query(None);
@@ -235,24 +238,24 @@ impl Drop for MockProvider {
 
 /// What a [`Proxy`] changes in what passes through it.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Rewrite {
+pub struct Rewrite {
     /// `(from, to)`: the client ID `from` becomes `to` in the authorization request's
     /// `client_id` and the token request's Basic credentials, so the provider hands a
     /// client that asked as `from` an ID token issued for `to`, as a provider that mixed
     /// up its clients, or a token substituted on the way, would.
-    pub(crate) client: Option<(String, String)>,
+    pub client: Option<(String, String)>,
     /// A negative `expires_in` in the token answer becomes 0. The mock, told
     /// `--token-max-age=-60`, signs an ID token that expired a minute ago, and writes the
     /// same -60 as the access token's lifetime, which no client parses (it is unsigned);
     /// the ID token passes untouched.
-    pub(crate) negative_lifetime_as_zero: bool,
+    pub negative_lifetime_as_zero: bool,
 }
 
 /// A proxy in front of the provider: everything passes as it is, the Host header too
 /// (so the provider names the proxy as its issuer and in its endpoints), but for its
 /// [`Rewrite`].
-pub(crate) struct Proxy {
-    pub(crate) issuer: String,
+pub struct Proxy {
+    pub issuer: String,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -263,7 +266,7 @@ struct Upstream {
 }
 
 impl Proxy {
-    pub(crate) async fn start(provider: &MockProvider, rewrite: Rewrite) -> Self {
+    pub async fn start(provider: &MockProvider, rewrite: Rewrite) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
         let issuer = format!("http://{}", listener.local_addr().expect("its address"));
         let upstream = std::sync::Arc::new(Upstream {
