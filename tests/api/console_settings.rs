@@ -669,7 +669,7 @@ async fn a_form_with_a_wrong_token_or_without_an_origin_is_refused_on_a_page_and
     assert_eq!(endpoints, json!([]), "no endpoint was registered");
 
     // Without a session the form is not read: the browser goes to sign in and back.
-    let anonymous = crate::console_pages::forms()
+    let anonymous = crate::support::accounts::forms()
         .post(app.url("/settings/tags"))
         .header(ORIGIN, &app.base)
         .form(&right)
