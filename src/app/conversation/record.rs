@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use uuid::Uuid;
 
 use super::{Asked, CitationStyle, InFlight, Pending, blank_message, turns, unknown_thread};
+use crate::app::Caller;
 use crate::app::quota::Counted;
 use crate::domain::conversation::{ChatMessageCreate, ChatThread, SearchScope, ThreadKind, thread_title};
 use crate::domain::paging::PageRequest;
@@ -63,7 +64,10 @@ pub async fn shown_thread(
 
 /// Takes the user's question about the record and starts its answer, in the thread the
 /// question names or in a new one.
-pub async fn ask(services: &Services, user_id: Uuid, record_id: Uuid, body: ChatMessageCreate) -> Result<Asked> {
+pub async fn ask(services: &Services, caller: &Caller, record_id: Uuid, body: ChatMessageCreate) -> Result<Asked> {
+    // Asking keeps the question and its answer in a thread: a change.
+    caller.may_change()?;
+    let user_id = caller.id();
     if body.message.trim().is_empty() {
         return Err(blank_message(&body.message));
     }

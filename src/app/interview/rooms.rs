@@ -1,6 +1,7 @@
 //! The researcher's side of interviews: rooms made in a project, each with its own link,
 //! changed while nobody has joined, cancelled.
 
+use crate::app::Caller;
 use crate::app::accounts::access;
 use crate::domain::workspace::Need;
 use crate::store::Target;
@@ -61,7 +62,9 @@ pub async fn list(
 
 /// Makes `count` rooms (default one) in the project, each with its own link, within the
 /// user's rooms per day.
-pub async fn create(services: &Services, owner_id: Uuid, body: RoomCreate) -> Result<Vec<Room>> {
+pub async fn create(services: &Services, caller: &Caller, body: RoomCreate) -> Result<Vec<Room>> {
+    caller.may_change()?;
+    let owner_id = caller.id();
     access::require_named(
         &services.store,
         owner_id,
@@ -150,8 +153,11 @@ pub async fn update(services: &Services, owner_id: Uuid, room_id: Uuid, changes:
 
 /// Cancels a room: its link answers with that status, and an interview in progress stops
 /// and keeps no record.
-pub async fn cancel(services: &Services, owner_id: Uuid, room_id: Uuid) -> Result<Room> {
-    access::require(&services.store, owner_id, Target::Room(room_id), Need::Write).await?;
+pub async fn cancel(services: &Services, caller: &Caller, room_id: Uuid) -> Result<Room> {
+    let owner_id = caller.id();
+    caller
+        .require(&services.store, Target::Room(room_id), Need::Write)
+        .await?;
     let room = owned_room(&services.store, owner_id, room_id).await?;
     if !services.store.cancel_room(room.id).await? {
         let room = owned_room(&services.store, owner_id, room.id).await?;

@@ -306,12 +306,13 @@ pub async fn update(store: &Store, caller: &Caller, highlight_id: Uuid, body: Hi
 /// a person to accept or reject each. Answers whether any tag is there to suggest for.
 pub async fn suggest(
     services: &Services,
-    user_id: Uuid,
+    caller: &Caller,
     record_id: Uuid,
     tag_ids: &[Uuid],
 ) -> Result<SuggestionsQueued> {
     let store = &services.store;
-    access::require(store, user_id, Target::Record(record_id), Need::Write).await?;
+    caller.require(store, Target::Record(record_id), Need::Write).await?;
+    let user_id = caller.id();
     let place = finished_record(store, record_id).await?;
     crate::app::gate::require_budget(services, place.workspace_id).await?;
     check_tags(store, place.workspace_id, tag_ids).await?;

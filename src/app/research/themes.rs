@@ -17,9 +17,9 @@ use crate::store::{Store, StoredTheme, Target};
 
 /// Asks for themes over the project's untagged highlights; they replace the proposals not
 /// yet decided once written.
-pub async fn request(services: &Services, user_id: Uuid, project_id: Uuid) -> Result<ThemesQueued> {
+pub async fn request(services: &Services, caller: &Caller, project_id: Uuid) -> Result<ThemesQueued> {
     let store = &services.store;
-    access::require(store, user_id, Target::Project(project_id), Need::Write).await?;
+    caller.require(store, Target::Project(project_id), Need::Write).await?;
     crate::app::gate::require_project_budget(services, project_id).await?;
     if store.untagged_highlights(project_id).await?.len() < crate::engines::ai::themes::MIN_MEMBERS {
         return Err(Error::conflict(
@@ -98,8 +98,9 @@ pub async fn accept(store: &Store, caller: &Caller, theme_id: Uuid, body: ThemeA
 }
 
 /// Rejects a proposal: it is not listed again, nor its name proposed again for the project.
-pub async fn reject(store: &Store, user_id: Uuid, theme_id: Uuid) -> Result<()> {
-    proposal(store, user_id, theme_id, Need::Write).await?;
+pub async fn reject(store: &Store, caller: &Caller, theme_id: Uuid) -> Result<()> {
+    caller.may_change()?;
+    proposal(store, caller.id(), theme_id, Need::Write).await?;
     if store.reject_theme(theme_id).await? {
         Ok(())
     } else {

@@ -237,7 +237,7 @@ async fn ask_record(
         message: form.message(),
         thread_id: form.thread_id(),
     };
-    let asked = conversation::record::ask(&services, visitor.user.id, record_id, body).await?;
+    let asked = conversation::record::ask(&services, &visitor.caller(), record_id, body).await?;
     let answer = asked.finish().await?;
     Ok(Redirect::to(&format!("/r/{record_id}?thread={}#chat", answer.thread_id)).into_response())
 }

@@ -247,7 +247,7 @@ async fn create(
         Ok(body) => body,
         Err(errors) => return interviews_page(&services, &visitor, project_id, form, errors, 0).await,
     };
-    let made = rooms::create(&services, visitor.user.id, body).await?;
+    let made = rooms::create(&services, &visitor.caller(), body).await?;
     Ok(Redirect::to(&format!("/p/{project_id}/interviews?created={}#rooms", made.len())).into_response())
 }
 
@@ -278,7 +278,7 @@ async fn cancel(
     if room.project_id != project_id {
         return Err(Error::not_found("Interview room").into());
     }
-    rooms::cancel(&services, visitor.user.id, room_id).await?;
+    rooms::cancel(&services, &visitor.caller(), room_id).await?;
     Ok(Redirect::to(&format!("/p/{project_id}/interviews#rooms")).into_response())
 }
 

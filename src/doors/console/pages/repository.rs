@@ -192,7 +192,7 @@ async fn suggest(
     Change(visitor, fields): Change<Fields>,
 ) -> PageResult {
     let form = read_form(&fields)?;
-    highlights::suggest(&services, visitor.user.id, record_id, &form.tag_ids).await?;
+    highlights::suggest(&services, &visitor.caller(), record_id, &form.tag_ids).await?;
     Ok(Redirect::to(&format!("/r/{record_id}?done=suggesting#highlights")).into_response())
 }
 
@@ -355,7 +355,7 @@ async fn propose_themes(
     Path(project_id): Path<Uuid>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    themes::request(&services, visitor.user.id, project_id).await?;
+    themes::request(&services, &visitor.caller(), project_id).await?;
     Ok(Redirect::to(&format!("/p/{project_id}/highlights?themes=asked#themes")).into_response())
 }
 
@@ -381,7 +381,7 @@ async fn decide_theme(
             };
             themes::accept(store, &visitor.caller(), theme_id, body).await?;
         }
-        "reject" => themes::reject(store, visitor.user.id, theme_id).await?,
+        "reject" => themes::reject(store, &visitor.caller(), theme_id).await?,
         _ => return Err(Error::not_found("Page").into()),
     }
     Ok(Redirect::to(&format!("/p/{project_id}/highlights#themes")).into_response())

@@ -17,6 +17,7 @@ use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::app::Caller;
 use crate::app::conversation::{self, record::owned_record};
 use crate::app::persona;
 use crate::domain::conversation::{ChatHistory, ChatMessage, ChatMessageCreate, ChatThread, ThreadKind, ThreadRename};
@@ -46,13 +47,13 @@ const PERSONA_RETRY_SECONDS: u64 = 5;
          failed", body = ErrorBody),
         Conflicts))]
 async fn chat(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     headers: HeaderMap,
     IdsAndJson(ids, body): IdsAndJson<1, ChatMessageCreate>,
 ) -> Result<Response> {
     let [record_id] = ids;
-    let asked = conversation::record::ask(&app, user.id, record_id, body).await?;
+    let asked = conversation::record::ask(&app, &caller, record_id, body).await?;
     Ok(answer(&headers, asked).await)
 }
 

@@ -81,11 +81,11 @@ async fn record_highlights(
         (status = 404, description = "No such record", body = ErrorBody),
         Conflicts))]
 async fn suggest_highlights(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     IdsAndJson(ids, body): IdsAndJson<1, SuggestRequest>,
 ) -> Result<(StatusCode, Json<SuggestionsQueued>)> {
-    let queued = highlights::suggest(&app, user.id, ids[0], &body.tag_ids).await?;
+    let queued = highlights::suggest(&app, &caller, ids[0], &body.tag_ids).await?;
     Ok((StatusCode::ACCEPTED, Json(queued)))
 }
 
@@ -261,11 +261,11 @@ async fn delete_insight(caller: Caller, State(app): State<AppState>, Ids(ids): I
         (status = 404, description = "No such project", body = ErrorBody),
         Conflicts))]
 async fn propose_themes(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
 ) -> Result<(StatusCode, Json<ThemesQueued>)> {
-    let queued = themes::request(&app, user.id, ids[0]).await?;
+    let queued = themes::request(&app, &caller, ids[0]).await?;
     Ok((StatusCode::ACCEPTED, Json(queued)))
 }
 
@@ -306,12 +306,8 @@ async fn accept_theme(
     params(("theme_id" = Uuid, Path, description = "The proposal")),
     responses((status = 204, description = "Rejected"),
         (status = 404, description = "No such proposal waiting", body = ErrorBody)))]
-async fn reject_theme(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<1>,
-) -> Result<StatusCode> {
-    themes::reject(&app.store, user.id, ids[0]).await?;
+async fn reject_theme(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<StatusCode> {
+    themes::reject(&app.store, &caller, ids[0]).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

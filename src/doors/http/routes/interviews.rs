@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::app::Caller;
 use crate::app::interview::{respondent, rooms};
 use crate::domain::interview::{
     JoinAnswer, JoinRequest, LeaveAnswer, LeaveRequest, MessageRequest, Room, RoomCreate, RoomInfo, RoomUpdate,
@@ -34,11 +35,11 @@ use crate::error::{ErrorBody, Result};
             `Retry-After` seconds", body = ErrorBody),
         Conflicts))]
 async fn create_rooms(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     ValidJson(body): ValidJson<RoomCreate>,
 ) -> Result<(StatusCode, Json<RoomsCreated>)> {
-    let rooms = rooms::create(&app, user.id, body).await?;
+    let rooms = rooms::create(&app, &caller, body).await?;
     Ok((StatusCode::CREATED, Json(RoomsCreated { rooms })))
 }
 
@@ -88,12 +89,8 @@ async fn update_room(
          join; an interview in progress stops and keeps no record", body = Room),
         (status = 409, description = "The room is completed or cancelled already", body = ErrorBody),
         (status = 410, description = "The room's link has expired", body = ErrorBody)))]
-async fn cancel_room(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<1>,
-) -> Result<Json<Room>> {
-    Ok(Json(rooms::cancel(&app, user.id, ids[0]).await?))
+async fn cancel_room(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<Json<Room>> {
+    Ok(Json(rooms::cancel(&app, &caller, ids[0]).await?))
 }
 
 #[utoipa::path(get, path = "/api/interviews/join/{access_token}", tag = "interviews",
