@@ -42,9 +42,7 @@ impl Caller {
     pub fn may_change(&self) -> Result<()> {
         match self.scope {
             TokenScope::Write => Ok(()),
-            TokenScope::Read => Err(Error::forbidden(
-                "This token may only read (scope read); use a token with scope write",
-            )),
+            TokenScope::Read => Err(read_only()),
         }
     }
 
@@ -56,4 +54,9 @@ impl Caller {
         }
         access::require(store, self.user.id, target, need).await
     }
+}
+
+/// The refusal of a `read` token's change, in the words every door answers it with.
+pub fn read_only() -> Error {
+    Error::forbidden("This token may only read (scope read); use a token with scope write")
 }

@@ -65,9 +65,7 @@ impl FromRequestParts<AppState> for Credentials {
             Credential::Token {
                 scope: TokenScope::Read,
             } if unsafe_method => {
-                return Err(Error::forbidden(
-                    "This token may only read (scope read); use a token with scope write",
-                ));
+                return Err(crate::app::caller::read_only());
             }
             Credential::Session { .. } => {
                 if unsafe_method {
