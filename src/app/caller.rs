@@ -54,6 +54,24 @@ impl Caller {
         }
         access::require(store, self.user.id, target, need).await
     }
+
+    /// As [`Caller::require`], with a target the caller named in `field` of his request:
+    /// one he cannot see is an unknown reference there (422) rather than a 404.
+    pub async fn require_named(&self, store: &Store, target: Target, need: Need, field: &str) -> Result<Role> {
+        if need != Need::Read {
+            self.may_change()?;
+        }
+        access::require_named(store, self.user.id, target, need, field).await
+    }
+
+    /// The workspace a new thing goes into: the one named in `workspace_id`, or the
+    /// caller's personal workspace, once his role there allows `need`.
+    pub async fn workspace(&self, store: &Store, named: Option<Uuid>, need: Need) -> Result<Uuid> {
+        if need != Need::Read {
+            self.may_change()?;
+        }
+        access::target_workspace(store, self.user.id, named, need).await
+    }
 }
 
 /// The refusal of a `read` token's change, in the words every door answers it with.

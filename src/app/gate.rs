@@ -7,7 +7,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Datelike, TimeZone, Utc};
 use uuid::Uuid;
 
-use crate::app::accounts::access;
+use crate::app::Caller;
 use crate::domain::now;
 use crate::domain::usage::{UsageKind, UsageReport};
 use crate::domain::workspace::{Need, Settings};
@@ -363,8 +363,10 @@ pub async fn require_project_budget(services: &Services, project_id: Uuid) -> Re
 }
 
 /// A workspace's usage in a month (`YYYY-MM`, UTC; this month without one), for any member.
-pub async fn usage(store: &Store, user_id: Uuid, workspace_id: Uuid, month: Option<&str>) -> Result<UsageReport> {
-    access::require(store, user_id, Target::Workspace(workspace_id), Need::Read).await?;
+pub async fn usage(store: &Store, caller: &Caller, workspace_id: Uuid, month: Option<&str>) -> Result<UsageReport> {
+    caller
+        .require(store, Target::Workspace(workspace_id), Need::Read)
+        .await?;
     let at = match month {
         None => now(),
         Some(month) => chrono::NaiveDate::parse_from_str(&format!("{month}-01"), "%Y-%m-%d")

@@ -5,6 +5,7 @@
 
 use uuid::Uuid;
 
+use crate::app::Caller;
 use crate::app::accounts::access;
 use crate::app::quota::Counted;
 use crate::domain::paging::{Page, PageRequest};
@@ -15,12 +16,22 @@ use crate::services::Services;
 use crate::store::{ChangeRefused, LibraryKey, Store, Target};
 
 /// A page of the prompts the user sees: system ones first, then his workspaces'.
-pub async fn prompts(store: &Store, user_id: Uuid, page: &PageRequest<LibraryKey>) -> Result<Page<Prompt, LibraryKey>> {
+pub async fn prompts(
+    store: &Store,
+    caller: &Caller,
+    page: &PageRequest<LibraryKey>,
+) -> Result<Page<Prompt, LibraryKey>> {
+    let user_id = caller.id();
     Ok(store.list_prompts(user_id, page).await?)
 }
 
 /// A page of the presets the user sees: system ones first, then his workspaces'.
-pub async fn presets(store: &Store, user_id: Uuid, page: &PageRequest<LibraryKey>) -> Result<Page<Preset, LibraryKey>> {
+pub async fn presets(
+    store: &Store,
+    caller: &Caller,
+    page: &PageRequest<LibraryKey>,
+) -> Result<Page<Preset, LibraryKey>> {
+    let user_id = caller.id();
     Ok(store.list_presets(user_id, page).await?)
 }
 
@@ -31,16 +42,18 @@ pub async fn system_presets(store: &Store) -> Result<Vec<Preset>> {
 
 /// A prompt the user sees (404 otherwise), with his role on it: a system one reads as
 /// `viewer`.
-pub async fn prompt(store: &Store, user_id: Uuid, prompt_id: Uuid) -> Result<(Prompt, Role)> {
-    let role = access::require(store, user_id, Target::Prompt(prompt_id), Need::Read).await?;
+pub async fn prompt(store: &Store, caller: &Caller, prompt_id: Uuid) -> Result<(Prompt, Role)> {
+    let user_id = caller.id();
+    let role = caller.require(store, Target::Prompt(prompt_id), Need::Read).await?;
     let prompt = store.get_prompt(user_id, prompt_id).await?;
     Ok((prompt.ok_or_else(|| Error::not_found("Prompt"))?, role))
 }
 
 /// A preset the user sees (404 otherwise), with his role on it: a system one reads as
 /// `viewer`.
-pub async fn preset(store: &Store, user_id: Uuid, preset_id: Uuid) -> Result<(Preset, Role)> {
-    let role = access::require(store, user_id, Target::Preset(preset_id), Need::Read).await?;
+pub async fn preset(store: &Store, caller: &Caller, preset_id: Uuid) -> Result<(Preset, Role)> {
+    let user_id = caller.id();
+    let role = caller.require(store, Target::Preset(preset_id), Need::Read).await?;
     let preset = store.get_preset(user_id, preset_id).await?;
     Ok((preset.ok_or_else(|| Error::not_found("Preset"))?, role))
 }
@@ -56,8 +69,11 @@ pub struct Shelf {
 }
 
 /// The library of a workspace the user belongs to.
-pub async fn shelf(store: &Store, user_id: Uuid, workspace_id: Uuid) -> Result<Shelf> {
-    access::require(store, user_id, Target::Workspace(workspace_id), Need::Read).await?;
+pub async fn shelf(store: &Store, caller: &Caller, workspace_id: Uuid) -> Result<Shelf> {
+    let user_id = caller.id();
+    caller
+        .require(store, Target::Workspace(workspace_id), Need::Read)
+        .await?;
     Ok(Shelf {
         visible: store.list_prompts(user_id, &PageRequest::everything()).await?.items,
         system_presets: store.list_system_presets().await?,
@@ -80,8 +96,9 @@ pub struct PresetShown {
 }
 
 /// A preset the user sees (404 otherwise), as the library of `workspace_id` shows it.
-pub async fn preset_in(store: &Store, user_id: Uuid, workspace_id: Uuid, preset_id: Uuid) -> Result<PresetShown> {
-    let (preset, role) = preset(store, user_id, preset_id).await?;
+pub async fn preset_in(store: &Store, caller: &Caller, workspace_id: Uuid, preset_id: Uuid) -> Result<PresetShown> {
+    let user_id = caller.id();
+    let (preset, role) = preset(store, caller, preset_id).await?;
     Ok(PresetShown {
         in_workspace: in_workspace(store, workspace_id, preset_id).await?,
         visible: store.list_prompts(user_id, &PageRequest::everything()).await?.items,
@@ -98,8 +115,9 @@ async fn in_workspace(store: &Store, workspace_id: Uuid, preset_id: Uuid) -> Res
 }
 
 /// A prompt as it is, once the user may change it (see [`check_change`]).
-pub async fn prompt_to_change(store: &Store, user_id: Uuid, prompt_id: Uuid) -> Result<Prompt> {
-    check_change(store, user_id, Target::Prompt(prompt_id)).await?;
+pub async fn prompt_to_change(store: &Store, caller: &Caller, prompt_id: Uuid) -> Result<Prompt> {
+    let user_id = caller.id();
+    check_change(store, caller, Target::Prompt(prompt_id)).await?;
     let prompt = store.get_prompt(user_id, prompt_id).await?;
     prompt.ok_or_else(|| Error::not_found("Prompt"))
 }
@@ -107,8 +125,9 @@ pub async fn prompt_to_change(store: &Store, user_id: Uuid, prompt_id: Uuid) -> 
 /// A preset as it is, once the user may change it from the library of `workspace_id`:
 /// a door that offers that workspace's prompts for it would drop the prompts of a preset
 /// of another workspace on saving, so such a one is refused (409).
-pub async fn preset_to_change(store: &Store, user_id: Uuid, workspace_id: Uuid, preset_id: Uuid) -> Result<Preset> {
-    check_change(store, user_id, Target::Preset(preset_id)).await?;
+pub async fn preset_to_change(store: &Store, caller: &Caller, workspace_id: Uuid, preset_id: Uuid) -> Result<Preset> {
+    let user_id = caller.id();
+    check_change(store, caller, Target::Preset(preset_id)).await?;
     let preset = store
         .get_preset(user_id, preset_id)
         .await?
@@ -125,22 +144,23 @@ pub async fn preset_to_change(store: &Store, user_id: Uuid, workspace_id: Uuid, 
 /// into what `change` makes of it as it is; `None` leaves it as it is.
 pub async fn change_preset_in(
     store: &Store,
-    user_id: Uuid,
+    caller: &Caller,
     workspace_id: Uuid,
     preset_id: Uuid,
     change: impl FnOnce(Preset) -> Result<Option<PresetDraft>>,
 ) -> Result<()> {
-    let preset = preset_to_change(store, user_id, workspace_id, preset_id).await?;
+    let preset = preset_to_change(store, caller, workspace_id, preset_id).await?;
     if let Some(draft) = change(preset)? {
-        update_preset(store, user_id, preset_id, draft).await?;
+        update_preset(store, caller, preset_id, draft).await?;
     }
     Ok(())
 }
 
 /// Whether the user may change the prompt or preset: unseen is 404, a system one 403 (as
 /// the store would answer), and one of a workspace where he only reads 403.
-pub async fn check_change(store: &Store, user_id: Uuid, target: Target) -> Result<()> {
-    let role = access::require(store, user_id, target, Need::Read).await?;
+pub async fn check_change(store: &Store, caller: &Caller, target: Target) -> Result<()> {
+    caller.may_change()?;
+    let role = caller.require(store, target, Need::Read).await?;
     let what = match target {
         Target::Prompt(_) => "Prompt",
         _ => "Preset",
@@ -214,27 +234,30 @@ fn prompt_lengths(fields: &PromptFields) -> Result<()> {
 /// prompt quota.
 pub async fn create_prompt(
     services: &Services,
-    owner_id: Uuid,
+    caller: &Caller,
     workspace_id: Option<Uuid>,
     fields: PromptFields,
 ) -> Result<Prompt> {
+    let owner_id = caller.id();
     prompt_lengths(&fields)?;
-    let workspace_id = access::target_workspace(&services.store, owner_id, workspace_id, Need::Write).await?;
+    let workspace_id = caller.workspace(&services.store, workspace_id, Need::Write).await?;
     services.check_quota(Counted::Prompts { owner_id }).await?;
     Ok(services.store.create_prompt(owner_id, workspace_id, fields).await?)
 }
 
 /// Replaces the title, text and category of one of the user's prompts.
-pub async fn update_prompt(store: &Store, user_id: Uuid, prompt_id: Uuid, fields: PromptFields) -> Result<Prompt> {
-    check_change(store, user_id, Target::Prompt(prompt_id)).await?;
+pub async fn update_prompt(store: &Store, caller: &Caller, prompt_id: Uuid, fields: PromptFields) -> Result<Prompt> {
+    let user_id = caller.id();
+    check_change(store, caller, Target::Prompt(prompt_id)).await?;
     prompt_lengths(&fields)?;
     let result = store.update_prompt(user_id, prompt_id, fields).await?;
     result.map_err(|refusal| refused("Prompt", refusal))
 }
 
 /// Deletes one of the user's prompts, unless one of his presets uses it.
-pub async fn delete_prompt(store: &Store, user_id: Uuid, prompt_id: Uuid) -> Result<()> {
-    check_change(store, user_id, Target::Prompt(prompt_id)).await?;
+pub async fn delete_prompt(store: &Store, caller: &Caller, prompt_id: Uuid) -> Result<()> {
+    let user_id = caller.id();
+    check_change(store, caller, Target::Prompt(prompt_id)).await?;
     let result = store.delete_prompt(user_id, prompt_id).await?;
     result.map_err(|refusal| refused("Prompt", refusal))
 }
@@ -243,19 +266,21 @@ pub async fn delete_prompt(store: &Store, user_id: Uuid, prompt_id: Uuid) -> Res
 /// prompts he sees, within his preset quota.
 pub async fn create_preset(
     services: &Services,
-    owner_id: Uuid,
+    caller: &Caller,
     workspace_id: Option<Uuid>,
     draft: PresetDraft,
 ) -> Result<Preset> {
-    let workspace_id = access::target_workspace(&services.store, owner_id, workspace_id, Need::Write).await?;
+    let owner_id = caller.id();
+    let workspace_id = caller.workspace(&services.store, workspace_id, Need::Write).await?;
     let fields = draft.into_fields(&services.store, owner_id).await?;
     services.check_quota(Counted::Presets { owner_id }).await?;
     Ok(services.store.create_preset(owner_id, workspace_id, fields).await?)
 }
 
 /// Replaces one of the user's presets (its prompts and their order included).
-pub async fn update_preset(store: &Store, user_id: Uuid, preset_id: Uuid, draft: PresetDraft) -> Result<Preset> {
-    check_change(store, user_id, Target::Preset(preset_id)).await?;
+pub async fn update_preset(store: &Store, caller: &Caller, preset_id: Uuid, draft: PresetDraft) -> Result<Preset> {
+    let user_id = caller.id();
+    check_change(store, caller, Target::Preset(preset_id)).await?;
     if store.get_preset(user_id, preset_id).await?.is_none() {
         return Err(Error::not_found("Preset"));
     }
@@ -265,8 +290,9 @@ pub async fn update_preset(store: &Store, user_id: Uuid, preset_id: Uuid, draft:
 }
 
 /// Deletes one of the user's presets; its prompts stay.
-pub async fn delete_preset(store: &Store, user_id: Uuid, preset_id: Uuid) -> Result<()> {
-    check_change(store, user_id, Target::Preset(preset_id)).await?;
+pub async fn delete_preset(store: &Store, caller: &Caller, preset_id: Uuid) -> Result<()> {
+    let user_id = caller.id();
+    check_change(store, caller, Target::Preset(preset_id)).await?;
     let result = store.delete_preset(user_id, preset_id).await?;
     result.map_err(|refusal| refused("Preset", refusal))
 }
@@ -275,12 +301,13 @@ pub async fn delete_preset(store: &Store, user_id: Uuid, preset_id: Uuid) -> Res
 /// `workspace_id` (default: his personal workspace, where he may always write).
 pub async fn clone_preset(
     services: &Services,
-    user_id: Uuid,
+    caller: &Caller,
     workspace_id: Option<Uuid>,
     preset_id: Uuid,
 ) -> Result<Preset> {
+    let user_id = caller.id();
     let workspace_id = match workspace_id {
-        Some(named) => access::target_workspace(&services.store, user_id, Some(named), Need::Write).await?,
+        Some(named) => caller.workspace(&services.store, Some(named), Need::Write).await?,
         None => user_id,
     };
     services.check_quota(Counted::Presets { owner_id: user_id }).await?;

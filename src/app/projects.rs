@@ -3,7 +3,6 @@
 use uuid::Uuid;
 
 use crate::app::Caller;
-use crate::app::accounts::access;
 use crate::app::accounts::audit::{self};
 use crate::app::quota::Counted;
 use crate::domain::paging::PageRequest;
@@ -22,17 +21,18 @@ pub use crate::store::ProjectChanges;
 /// Makes a project in the workspace named (the creator's personal one by default).
 pub async fn create(
     services: &Services,
-    user_id: Uuid,
+    caller: &Caller,
     workspace: Option<Uuid>,
     project: NewProject,
 ) -> Result<Project> {
+    let user_id = caller.id();
     crate::error::check_lengths(&[
         ("name", &project.name, 200),
         ("description", &project.description, 10_000),
         ("research_goals", &project.research_goals, 50_000),
         ("interview_guide", &project.interview_guide, 50_000),
     ])?;
-    let workspace_id = access::target_workspace(&services.store, user_id, workspace, Need::Write).await?;
+    let workspace_id = caller.workspace(&services.store, workspace, Need::Write).await?;
     services.check_quota(Counted::Projects { owner_id: user_id }).await?;
     Ok(services.store.create_project(user_id, workspace_id, project).await?)
 }
@@ -95,14 +95,18 @@ pub async fn delete(services: &Services, caller: &Caller, project_id: Uuid) -> R
 }
 
 /// The projects of every workspace the user belongs to, newest first.
-pub async fn list(services: &Services, user_id: Uuid) -> Result<Vec<Project>> {
+pub async fn list(services: &Services, caller: &Caller) -> Result<Vec<Project>> {
+    let user_id = caller.id();
     Ok(services.store.list_projects(user_id).await?)
 }
 
 /// One project, for those who may read it; its owner opening a `New` project makes it
 /// `Opened`. Answers it with the caller's role on it.
-pub async fn open(services: &Services, user_id: Uuid, project_id: Uuid) -> Result<(Project, Role)> {
-    let role = access::require(&services.store, user_id, Target::Project(project_id), Need::Read).await?;
+pub async fn open(services: &Services, caller: &Caller, project_id: Uuid) -> Result<(Project, Role)> {
+    let user_id = caller.id();
+    let role = caller
+        .require(&services.store, Target::Project(project_id), Need::Read)
+        .await?;
     let project = services
         .store
         .open_project(user_id, project_id)
@@ -123,8 +127,9 @@ pub struct Overview {
 }
 
 /// The project as its page shows it (see [`Overview`]).
-pub async fn overview(services: &Services, user_id: Uuid, project_id: Uuid) -> Result<Overview> {
-    let (project, role) = open(services, user_id, project_id).await?;
+pub async fn overview(services: &Services, caller: &Caller, project_id: Uuid) -> Result<Overview> {
+    let user_id = caller.id();
+    let (project, role) = open(services, caller, project_id).await?;
     let store = &services.store;
     let may_write = role.allows(Need::Write);
     let (created, library) = (PageRequest::everything(), PageRequest::everything());
@@ -153,8 +158,11 @@ pub async fn overview(services: &Services, user_id: Uuid, project_id: Uuid) -> R
 
 /// One project, for those whose role on it allows `need` (unseen is a 404, seen but not
 /// allowed a 403), with that role.
-pub async fn get(services: &Services, user_id: Uuid, project_id: Uuid, need: Need) -> Result<(Role, Project)> {
-    let role = access::require(&services.store, user_id, Target::Project(project_id), need).await?;
+pub async fn get(services: &Services, caller: &Caller, project_id: Uuid, need: Need) -> Result<(Role, Project)> {
+    let user_id = caller.id();
+    let role = caller
+        .require(&services.store, Target::Project(project_id), need)
+        .await?;
     let project = services
         .store
         .get_project(user_id, project_id)

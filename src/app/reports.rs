@@ -5,7 +5,6 @@ use serde_json::json;
 use uuid::Uuid;
 
 use crate::app::Caller;
-use crate::app::accounts::access;
 use crate::app::accounts::audit::{self, Actor};
 use crate::app::quota::Counted;
 use crate::domain::insight::{Insight, report_section, with_report_section};
@@ -186,11 +185,14 @@ async fn chosen(
 /// the model's price, in the workspace's currency. Nothing is written.
 pub async fn estimate(
     services: &Services,
-    owner_id: Uuid,
+    caller: &Caller,
     project_id: Uuid,
     body: ReportCreateFields,
 ) -> Result<Estimate> {
-    access::require(&services.store, owner_id, Target::Project(project_id), Need::Write).await?;
+    let owner_id = caller.id();
+    caller
+        .require(&services.store, Target::Project(project_id), Need::Write)
+        .await?;
     let body = checked(body)?;
     let Some(project) = services.store.get_project(owner_id, project_id).await? else {
         return Err(Error::not_found("Project"));
@@ -368,8 +370,9 @@ pub async fn regenerate(services: &Services, caller: &Caller, project_id: Uuid, 
 
 /// The report's versions, newest first: each completed generation and each edit a person
 /// saved, with what changed from the version before as a unified diff of the Markdown.
-pub async fn versions(store: &Store, user_id: Uuid, project_id: Uuid, report_id: Uuid) -> Result<Vec<ReportVersion>> {
-    access::require(store, user_id, Target::Project(project_id), Need::Read).await?;
+pub async fn versions(store: &Store, caller: &Caller, project_id: Uuid, report_id: Uuid) -> Result<Vec<ReportVersion>> {
+    let user_id = caller.id();
+    caller.require(store, Target::Project(project_id), Need::Read).await?;
     report_of(store, user_id, project_id, report_id).await?;
     let rows = store.report_versions(report_id).await?;
     Ok(rows
@@ -411,15 +414,18 @@ pub async fn cancel(store: &Store, caller: &Caller, project_id: Uuid, report_id:
 /// A report of the project, deleted ones too (marked `is_deleted`, so that they can be
 /// found and restored): every door finds a report by its id this way, while lists and the
 /// report as a document to read ([`document`]) leave deleted ones out.
-pub async fn get(services: &Services, user_id: Uuid, project_id: Uuid, report_id: Uuid) -> Result<Report> {
-    access::require(&services.store, user_id, Target::Project(project_id), Need::Read).await?;
+pub async fn get(services: &Services, caller: &Caller, project_id: Uuid, report_id: Uuid) -> Result<Report> {
+    let user_id = caller.id();
+    caller
+        .require(&services.store, Target::Project(project_id), Need::Read)
+        .await?;
     report_of(&services.store, user_id, project_id, report_id).await
 }
 
 /// A report as a document to read (its page, its resource, its exports): a deleted one is
 /// not found until it is restored.
-pub async fn document(services: &Services, user_id: Uuid, project_id: Uuid, report_id: Uuid) -> Result<Report> {
-    let report = get(services, user_id, project_id, report_id).await?;
+pub async fn document(services: &Services, caller: &Caller, project_id: Uuid, report_id: Uuid) -> Result<Report> {
+    let report = get(services, caller, project_id, report_id).await?;
     if report.is_deleted {
         return Err(Error::NotFound(
             "The report was deleted; it can be restored from its project".into(),
@@ -429,8 +435,11 @@ pub async fn document(services: &Services, user_id: Uuid, project_id: Uuid, repo
 }
 
 /// A report the user may change (404 unseen, 403 for a viewer), deleted ones too.
-pub async fn writable(services: &Services, user_id: Uuid, project_id: Uuid, report_id: Uuid) -> Result<Report> {
-    access::require(&services.store, user_id, Target::Project(project_id), Need::Write).await?;
+pub async fn writable(services: &Services, caller: &Caller, project_id: Uuid, report_id: Uuid) -> Result<Report> {
+    let user_id = caller.id();
+    caller
+        .require(&services.store, Target::Project(project_id), Need::Write)
+        .await?;
     report_of(&services.store, user_id, project_id, report_id).await
 }
 
@@ -446,10 +455,13 @@ pub struct Reading {
 
 /// A report to read with its generation's state; a deleted one is shown marked so, that it
 /// can be restored.
-pub async fn reading(services: &Services, user_id: Uuid, project_id: Uuid, report_id: Uuid) -> Result<Reading> {
-    let role = access::require(&services.store, user_id, Target::Project(project_id), Need::Read).await?;
+pub async fn reading(services: &Services, caller: &Caller, project_id: Uuid, report_id: Uuid) -> Result<Reading> {
+    let user_id = caller.id();
+    let role = caller
+        .require(&services.store, Target::Project(project_id), Need::Read)
+        .await?;
     let report = report_of(&services.store, user_id, project_id, report_id).await?;
-    let (generation, edited) = tokio::try_join!(generation(services, user_id, project_id, report_id), async {
+    let (generation, edited) = tokio::try_join!(generation(services, caller, project_id, report_id), async {
         Ok(services.store.report_edited(report_id).await?)
     },)?;
     Ok(Reading {
@@ -461,8 +473,10 @@ pub async fn reading(services: &Services, user_id: Uuid, project_id: Uuid, repor
 }
 
 /// Whether the report's current text is a person's edit (its newest version is an edit).
-pub async fn edited(services: &Services, user_id: Uuid, project_id: Uuid, report_id: Uuid) -> Result<bool> {
-    access::require(&services.store, user_id, Target::Project(project_id), Need::Read).await?;
+pub async fn edited(services: &Services, caller: &Caller, project_id: Uuid, report_id: Uuid) -> Result<bool> {
+    caller
+        .require(&services.store, Target::Project(project_id), Need::Read)
+        .await?;
     Ok(services.store.report_edited(report_id).await?)
 }
 
@@ -470,12 +484,15 @@ pub async fn edited(services: &Services, user_id: Uuid, project_id: Uuid, report
 /// deleted ones never.
 pub async fn list(
     services: &Services,
-    user_id: Uuid,
+    caller: &Caller,
     project_id: Uuid,
     archived: bool,
     page: &PageRequest<CreatedKey>,
 ) -> Result<Page<Report, CreatedKey>> {
-    access::require(&services.store, user_id, Target::Project(project_id), Need::Read).await?;
+    let user_id = caller.id();
+    caller
+        .require(&services.store, Target::Project(project_id), Need::Read)
+        .await?;
     Ok(services.store.list_reports(user_id, project_id, archived, page).await?)
 }
 
@@ -489,7 +506,8 @@ pub async fn shared(services: &Services, project_id: Uuid, report_id: Uuid) -> R
 }
 
 /// Where the report's generation is: progress, attempts, the last error, token usage.
-pub async fn generation(services: &Services, user_id: Uuid, project_id: Uuid, report_id: Uuid) -> Result<Generation> {
+pub async fn generation(services: &Services, caller: &Caller, project_id: Uuid, report_id: Uuid) -> Result<Generation> {
+    let user_id = caller.id();
     let row = services
         .store
         .generation(user_id, project_id, report_id)
@@ -519,7 +537,7 @@ const WAIT_STEP: std::time::Duration = std::time::Duration::from_millis(250);
 /// ends first.
 pub async fn wait<Told>(
     services: &Services,
-    user_id: Uuid,
+    caller: &Caller,
     project_id: Uuid,
     report_id: Uuid,
     deadline: tokio::time::Instant,
@@ -532,7 +550,7 @@ where
     let mut stop = std::pin::pin!(stop);
     let mut told = -1.0;
     loop {
-        let generation = generation(services, user_id, project_id, report_id).await?;
+        let generation = generation(services, caller, project_id, report_id).await?;
         let settled = matches!(
             generation.status,
             ReportStatus::Completed | ReportStatus::Failed | ReportStatus::Cancelled
@@ -563,11 +581,13 @@ async fn report_of(store: &Store, user_id: Uuid, project_id: Uuid, report_id: Uu
 /// deleted reports left out.
 pub async fn including(
     services: &Services,
-    user_id: Uuid,
+    caller: &Caller,
     project_id: Uuid,
     insight_ids: &[Uuid],
 ) -> Result<std::collections::HashMap<Uuid, Vec<(Uuid, String)>>> {
-    access::require(&services.store, user_id, Target::Project(project_id), Need::Read).await?;
+    caller
+        .require(&services.store, Target::Project(project_id), Need::Read)
+        .await?;
     let mut included = std::collections::HashMap::new();
     for &insight_id in insight_ids {
         included.insert(insight_id, services.store.reports_including(insight_id).await?);
@@ -579,8 +599,9 @@ pub async fn including(
 pub const INSIGHTS_MAX: usize = 50;
 
 /// The insights the report includes, in the order they were added.
-pub async fn insights(store: &Store, user_id: Uuid, project_id: Uuid, report_id: Uuid) -> Result<Vec<Insight>> {
-    access::require(store, user_id, Target::Project(project_id), Need::Read).await?;
+pub async fn insights(store: &Store, caller: &Caller, project_id: Uuid, report_id: Uuid) -> Result<Vec<Insight>> {
+    let user_id = caller.id();
+    caller.require(store, Target::Project(project_id), Need::Read).await?;
     report_of(store, user_id, project_id, report_id).await?;
     Ok(store.included_insights(report_id).await?)
 }
@@ -589,14 +610,15 @@ pub async fn insights(store: &Store, user_id: Uuid, project_id: Uuid, report_id:
 /// section); including it again changes nothing. Answers the report.
 pub async fn include_insight(
     store: &Store,
-    user_id: Uuid,
+    caller: &Caller,
     project_id: Uuid,
     report_id: Uuid,
     insight_id: Uuid,
 ) -> Result<Report> {
-    access::require(store, user_id, Target::Project(project_id), Need::Write).await?;
+    let user_id = caller.id();
+    caller.require(store, Target::Project(project_id), Need::Write).await?;
     report_of(store, user_id, project_id, report_id).await?;
-    let insight = crate::app::research::insights::get(store, user_id, insight_id).await?;
+    let insight = crate::app::research::insights::get(store, caller, insight_id).await?;
     if insight.project_id != project_id {
         return Err(Error::not_found("Insight"));
     }
@@ -614,12 +636,13 @@ pub async fn include_insight(
 /// report.
 pub async fn exclude_insight(
     store: &Store,
-    user_id: Uuid,
+    caller: &Caller,
     project_id: Uuid,
     report_id: Uuid,
     insight_id: Uuid,
 ) -> Result<Report> {
-    access::require(store, user_id, Target::Project(project_id), Need::Write).await?;
+    let user_id = caller.id();
+    caller.require(store, Target::Project(project_id), Need::Write).await?;
     let report = report_of(store, user_id, project_id, report_id).await?;
     if store.exclude_insight(report_id, insight_id).await? {
         render_insights(store, user_id, report_id, project_id).await

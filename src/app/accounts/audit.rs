@@ -4,6 +4,7 @@ use std::net::IpAddr;
 
 use uuid::Uuid;
 
+use crate::app::Caller;
 use crate::domain::paging::{Page, PageRequest};
 use crate::domain::user::User;
 use crate::domain::workspace::{AuditEvent, Need};
@@ -68,11 +69,13 @@ pub async fn record(store: &Store, entry: Entry) -> Result<()> {
 /// or a prefix ending in `.`).
 pub async fn log(
     store: &Store,
-    by: Uuid,
+    caller: &Caller,
     workspace_id: Uuid,
     filter: &AuditFilter,
     page: &PageRequest<CreatedKey>,
 ) -> Result<Page<AuditEvent, CreatedKey>> {
-    super::access::require(store, by, Target::Workspace(workspace_id), Need::Manage).await?;
+    caller
+        .require(store, Target::Workspace(workspace_id), Need::Manage)
+        .await?;
     Ok(store.audit_log(workspace_id, filter, page).await?)
 }

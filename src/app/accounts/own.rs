@@ -5,9 +5,10 @@
 
 use uuid::Uuid;
 
-use super::audit::{self, Actor, Entry};
+use super::audit::{self, Entry};
 use super::password;
-use crate::domain::user::{SessionInfo, TokenInfo, TokenScope, User};
+use crate::app::Caller;
+use crate::domain::user::{SessionInfo, TokenInfo, TokenScope};
 use crate::domain::workspace::Membership;
 use crate::error::{Error, Result, ValidationIssue};
 use crate::store::Store;
@@ -28,7 +29,8 @@ pub struct Overview {
 }
 
 /// The person's name and workspaces.
-pub async fn profile(store: &Store, user_id: Uuid) -> Result<Profile> {
+pub async fn profile(store: &Store, caller: &Caller) -> Result<Profile> {
+    let user_id = caller.id();
     let account = store.account(user_id).await?.ok_or_else(|| Error::not_found("User"))?;
     Ok(Profile {
         name: account.name,
@@ -37,27 +39,31 @@ pub async fn profile(store: &Store, user_id: Uuid) -> Result<Profile> {
 }
 
 /// The person's account, sessions and tokens; `current` marks the session asking.
-pub async fn overview(store: &Store, user_id: Uuid, current: Option<Uuid>) -> Result<Overview> {
+pub async fn overview(store: &Store, caller: &Caller, current: Option<Uuid>) -> Result<Overview> {
+    let user_id = caller.id();
     let account = store.account(user_id).await?.ok_or_else(|| Error::not_found("User"))?;
     Ok(Overview {
         has_password: account.password_hash.is_some(),
-        sessions: sessions(store, user_id, current).await?,
-        tokens: tokens(store, user_id).await?,
+        sessions: sessions(store, caller, current).await?,
+        tokens: tokens(store, caller).await?,
     })
 }
 
 /// The person's sessions that have not ended, newest first; `current` marks the one asking.
-pub async fn sessions(store: &Store, user_id: Uuid, current: Option<Uuid>) -> Result<Vec<SessionInfo>> {
+pub async fn sessions(store: &Store, caller: &Caller, current: Option<Uuid>) -> Result<Vec<SessionInfo>> {
+    let user_id = caller.id();
     Ok(store.sessions(user_id, current).await?)
 }
 
 /// The person's personal API tokens, without their values, revoked and expired ones included.
-pub async fn tokens(store: &Store, user_id: Uuid) -> Result<Vec<TokenInfo>> {
+pub async fn tokens(store: &Store, caller: &Caller) -> Result<Vec<TokenInfo>> {
+    let user_id = caller.id();
     Ok(store.list_tokens(user_id).await?)
 }
 
 /// One of the person's tokens that is not revoked yet; 404 otherwise.
-pub async fn live_token(store: &Store, user_id: Uuid, token_id: Uuid) -> Result<TokenInfo> {
+pub async fn live_token(store: &Store, caller: &Caller, token_id: Uuid) -> Result<TokenInfo> {
+    let user_id = caller.id();
     store
         .list_tokens(user_id)
         .await?
@@ -70,12 +76,13 @@ pub async fn live_token(store: &Store, user_id: Uuid, token_id: Uuid) -> Result<
 /// sign-on has none, and then sends none). Every session but `keep` ends.
 pub async fn change_password(
     store: &Store,
-    actor: &Actor,
-    user: &User,
+    caller: &Caller,
     current_password: &str,
     new_password: &str,
     keep: Option<Uuid>,
 ) -> Result<()> {
+    caller.may_change()?;
+    let user = &caller.user;
     let account = store.account(user.id).await?.ok_or_else(|| Error::not_found("User"))?;
     let has_password = account.password_hash.is_some();
     if (has_password || !current_password.is_empty())
@@ -90,7 +97,7 @@ pub async fn change_password(
         store,
         Entry {
             workspace_id: None,
-            actor: actor.clone(),
+            actor: caller.actor(),
             action: "user.password_changed",
             target: Some(("user", user.id.to_string())),
             detail: serde_json::Value::Null,
@@ -103,12 +110,14 @@ pub async fn change_password(
 /// when `None`); the token's value is returned this once and never stored.
 pub async fn create_token(
     store: &Store,
-    actor: &Actor,
-    user_id: Uuid,
+    caller: &Caller,
     name: &str,
     scope: TokenScope,
     expires_in_days: Option<i64>,
 ) -> Result<(TokenInfo, String)> {
+    caller.may_change()?;
+    let user_id = caller.id();
+    let actor = &caller.actor();
     let trimmed = name.trim();
     if trimmed.is_empty() {
         return Err(Error::validation(vec![ValidationIssue::blank("name", name)]));
@@ -131,7 +140,10 @@ pub async fn create_token(
 }
 
 /// Revokes one of the person's tokens at once; 404 when it is not his or already revoked.
-pub async fn revoke_token(store: &Store, actor: &Actor, user_id: Uuid, token_id: Uuid) -> Result<()> {
+pub async fn revoke_token(store: &Store, caller: &Caller, token_id: Uuid) -> Result<()> {
+    caller.may_change()?;
+    let user_id = caller.id();
+    let actor = &caller.actor();
     if !store.revoke_token(token_id, Some(user_id)).await? {
         return Err(Error::not_found("Token"));
     }
@@ -149,7 +161,9 @@ pub async fn revoke_token(store: &Store, actor: &Actor, user_id: Uuid, token_id:
 }
 
 /// Ends one of the person's sessions at once; 404 when it is not his or ended already.
-pub async fn end_session(store: &Store, user_id: Uuid, session_id: Uuid) -> Result<()> {
+pub async fn end_session(store: &Store, caller: &Caller, session_id: Uuid) -> Result<()> {
+    caller.may_change()?;
+    let user_id = caller.id();
     if store.revoke_session(user_id, session_id).await? {
         Ok(())
     } else {
@@ -158,11 +172,13 @@ pub async fn end_session(store: &Store, user_id: Uuid, session_id: Uuid) -> Resu
 }
 
 /// Ends every session of the person's but `keep`.
-pub async fn end_other_sessions(store: &Store, user_id: Uuid, keep: Uuid) -> Result<()> {
+pub async fn end_other_sessions(store: &Store, caller: &Caller, keep: Uuid) -> Result<()> {
+    caller.may_change()?;
+    let user_id = caller.id();
     for session in store.sessions(user_id, Some(keep)).await? {
         if !session.current {
             // One ended meanwhile elsewhere is as good as ended here.
-            match end_session(store, user_id, session.id).await {
+            match end_session(store, caller, session.id).await {
                 Ok(()) | Err(Error::NotFound(_)) => {}
                 Err(error) => return Err(error),
             }

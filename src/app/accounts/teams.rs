@@ -8,6 +8,7 @@ use super::access;
 use super::audit::{self, Actor, Entry};
 use super::password;
 use super::sign_in::{self, Session};
+use crate::app::Caller;
 use crate::config::Signup;
 use crate::domain::paging::{Page, PageRequest};
 use crate::domain::user::{User, hash_token, normalize_email};
@@ -42,18 +43,21 @@ pub fn invitation_view(services: &Services, row: &InvitationRow) -> Invitation {
 }
 
 /// The workspaces the user belongs to, with his role in each; his personal one first.
-pub async fn workspaces(store: &Store, user_id: Uuid) -> Result<Vec<Workspace>> {
+pub async fn workspaces(store: &Store, caller: &Caller) -> Result<Vec<Workspace>> {
+    let user_id = caller.id();
     Ok(store.workspaces_of(user_id).await?)
 }
 
 /// The user's memberships (the workspaces a door lets him switch between); his personal
 /// workspace first.
-pub async fn memberships(store: &Store, user_id: Uuid) -> Result<Vec<Membership>> {
+pub async fn memberships(store: &Store, caller: &Caller) -> Result<Vec<Membership>> {
+    let user_id = caller.id();
     Ok(store.memberships(user_id).await?)
 }
 
 /// One of the user's workspaces; 404 for one he does not belong to.
-pub async fn workspace(store: &Store, user_id: Uuid, workspace_id: Uuid) -> Result<Workspace> {
+pub async fn workspace(store: &Store, caller: &Caller, workspace_id: Uuid) -> Result<Workspace> {
+    let user_id = caller.id();
     let workspace = store.workspace(user_id, workspace_id).await?;
     workspace.ok_or_else(|| Error::not_found("Workspace"))
 }
@@ -71,7 +75,10 @@ fn workspace_name(name: &str) -> Result<&str> {
 }
 
 /// Makes a team workspace; its maker is its owner.
-pub async fn create(store: &Store, actor: &Actor, by: Uuid, name: &str) -> Result<Workspace> {
+pub async fn create(store: &Store, caller: &Caller, name: &str) -> Result<Workspace> {
+    caller.may_change()?;
+    let by = caller.id();
+    let actor = &caller.actor();
     let workspace = store.create_workspace(by, workspace_name(name)?).await?;
     audit::record(
         store,
@@ -89,9 +96,13 @@ pub async fn create(store: &Store, actor: &Actor, by: Uuid, name: &str) -> Resul
 
 /// Deletes a team workspace with everything in it, its recordings' files included
 /// (owners only); a personal workspace cannot be deleted (409).
-pub async fn delete(services: &Services, actor: &Actor, by: Uuid, workspace_id: Uuid) -> Result<()> {
+pub async fn delete(services: &Services, caller: &Caller, workspace_id: Uuid) -> Result<()> {
+    let by = caller.id();
+    let actor = &caller.actor();
     let store = &services.store;
-    let role = access::require(store, by, Target::Workspace(workspace_id), Need::Manage).await?;
+    let role = caller
+        .require(store, Target::Workspace(workspace_id), Need::Manage)
+        .await?;
     if role != Role::Owner {
         return Err(Error::forbidden("Only an owner may delete a workspace"));
     }
@@ -118,8 +129,11 @@ pub async fn delete(services: &Services, actor: &Actor, by: Uuid, workspace_id: 
 
 /// Renames a workspace (owners and admins); the name is trimmed and may not be blank. The
 /// answer is the workspace as it is now.
-pub async fn rename(store: &Store, actor: &Actor, by: Uuid, workspace_id: Uuid, name: &str) -> Result<Workspace> {
-    access::require(store, by, Target::Workspace(workspace_id), Need::Manage).await?;
+pub async fn rename(store: &Store, caller: &Caller, workspace_id: Uuid, name: &str) -> Result<Workspace> {
+    let actor = &caller.actor();
+    caller
+        .require(store, Target::Workspace(workspace_id), Need::Manage)
+        .await?;
     let trimmed = workspace_name(name)?;
     store.rename_workspace(workspace_id, trimmed).await?;
     audit::record(
@@ -133,17 +147,19 @@ pub async fn rename(store: &Store, actor: &Actor, by: Uuid, workspace_id: Uuid, 
         },
     )
     .await?;
-    workspace(store, by, workspace_id).await
+    workspace(store, caller, workspace_id).await
 }
 
 /// A page of the workspace's members, in the order they joined (every member sees them).
 pub async fn members(
     store: &Store,
-    by: Uuid,
+    caller: &Caller,
     workspace_id: Uuid,
     page: &PageRequest<CreatedKey>,
 ) -> Result<Page<Member, CreatedKey>> {
-    access::require(store, by, Target::Workspace(workspace_id), Need::Read).await?;
+    caller
+        .require(store, Target::Workspace(workspace_id), Need::Read)
+        .await?;
     Ok(store.members(workspace_id, page).await?)
 }
 
@@ -151,18 +167,23 @@ pub async fn members(
 /// admins).
 pub async fn invitations(
     services: &Services,
-    by: Uuid,
+    caller: &Caller,
     workspace_id: Uuid,
     page: &PageRequest<CreatedKey>,
 ) -> Result<Page<Invitation, CreatedKey>> {
-    access::require(&services.store, by, Target::Workspace(workspace_id), Need::Manage).await?;
+    caller
+        .require(&services.store, Target::Workspace(workspace_id), Need::Manage)
+        .await?;
     let rows = services.store.invitations(workspace_id, page).await?;
     Ok(rows.map(|row| invitation_view(services, &row)))
 }
 
 /// Withdraws an open invitation; its link stops working.
-pub async fn withdraw(store: &Store, actor: &Actor, by: Uuid, workspace_id: Uuid, invitation_id: Uuid) -> Result<()> {
-    access::require(store, by, Target::Workspace(workspace_id), Need::Manage).await?;
+pub async fn withdraw(store: &Store, caller: &Caller, workspace_id: Uuid, invitation_id: Uuid) -> Result<()> {
+    let actor = &caller.actor();
+    caller
+        .require(store, Target::Workspace(workspace_id), Need::Manage)
+        .await?;
     if !store.delete_invitation(workspace_id, invitation_id).await? {
         return Err(Error::not_found("Invitation"));
     }
@@ -184,19 +205,15 @@ pub async fn withdraw(store: &Store, actor: &Actor, by: Uuid, workspace_id: Uuid
 pub async fn invite(
     services: &Services,
     mailer: Option<&Mailer>,
-    actor: &Actor,
-    inviter: &User,
+    caller: &Caller,
     workspace_id: Uuid,
     email: &str,
     role: Role,
 ) -> Result<Invitation> {
-    let my_role = access::require(
-        &services.store,
-        inviter.id,
-        Target::Workspace(workspace_id),
-        Need::Manage,
-    )
-    .await?;
+    let inviter = &caller.user;
+    let my_role = caller
+        .require(&services.store, Target::Workspace(workspace_id), Need::Manage)
+        .await?;
     if !my_role.may_assign(role) {
         return Err(Error::forbidden("Only an owner may invite an owner"));
     }
@@ -222,7 +239,7 @@ pub async fn invite(
         &services.store,
         Entry {
             workspace_id: Some(workspace_id),
-            actor: actor.clone(),
+            actor: caller.actor(),
             action: "invitation.created",
             target: Some(("invitation", row.id.to_string())),
             detail: serde_json::json!({ "email": email, "role": role.as_str() }),
@@ -379,13 +396,15 @@ pub fn not_the_addressee(invited: &str, signed_in: &str) -> Error {
 /// last owner stays one. The answer is the member as he is now.
 pub async fn change_role(
     store: &Store,
-    actor: &Actor,
-    by: Uuid,
+    caller: &Caller,
     workspace_id: Uuid,
     member: Uuid,
     role: Role,
 ) -> Result<Member> {
-    let my_role = access::require(store, by, Target::Workspace(workspace_id), Need::Manage).await?;
+    let actor = &caller.actor();
+    let my_role = caller
+        .require(store, Target::Workspace(workspace_id), Need::Manage)
+        .await?;
     let current = store
         .member(workspace_id, member)
         .await?
@@ -415,7 +434,8 @@ pub async fn change_role(
 
 /// The member that [`remove`] would remove, for a door that asks first: the same access
 /// rule, so a caller who may not remove him does not learn who he is either.
-pub async fn member_to_remove(store: &Store, by: Uuid, workspace_id: Uuid, member: Uuid) -> Result<Member> {
+pub async fn member_to_remove(store: &Store, caller: &Caller, workspace_id: Uuid, member: Uuid) -> Result<Member> {
+    let by = caller.id();
     Ok(removable(store, by, workspace_id, member).await?.1)
 }
 
@@ -434,7 +454,10 @@ async fn removable(store: &Store, by: Uuid, workspace_id: Uuid, member: Uuid) ->
 
 /// Removes a member (or lets a member leave). His access to the workspace ends with the
 /// next request he makes, whatever session or token he uses.
-pub async fn remove(store: &Store, actor: &Actor, by: Uuid, workspace_id: Uuid, member: Uuid) -> Result<()> {
+pub async fn remove(store: &Store, caller: &Caller, workspace_id: Uuid, member: Uuid) -> Result<()> {
+    caller.may_change()?;
+    let by = caller.id();
+    let actor = &caller.actor();
     let (my_role, current) = removable(store, by, workspace_id, member).await?;
     if by != member && !my_role.may_assign(current.role) {
         return Err(Error::forbidden("Only an owner may remove an owner"));

@@ -15,8 +15,8 @@ use uuid::Uuid;
 use zip::write::SimpleFileOptions;
 
 use super::{Counts, Manifest};
-use crate::app::accounts::access;
-use crate::app::accounts::audit::{self, Actor};
+use crate::app::Caller;
+use crate::app::accounts::audit::{self};
 use crate::app::research::exchange::file_stem;
 use crate::domain::workspace::Need;
 use crate::error::{Error, Result};
@@ -83,8 +83,11 @@ fn json_entry(name: &str, value: &impl Serialize) -> Result<(String, Vec<u8>)> {
 /// The project as an archive, for a member who may change it. Recordings the file store
 /// has lost are left out (their records say so by naming no recording); a file store that
 /// does not answer is a 503 before anything is sent. The export is written to the audit log.
-pub async fn export(services: &Services, actor: &Actor, user_id: Uuid, project_id: Uuid) -> Result<Streamed> {
-    access::require(&services.store, user_id, Target::Project(project_id), Need::Write).await?;
+pub async fn export(services: &Services, caller: &Caller, project_id: Uuid) -> Result<Streamed> {
+    let actor = &caller.actor();
+    caller
+        .require(&services.store, Target::Project(project_id), Need::Write)
+        .await?;
     let mut dump = services
         .store
         .dump_project(project_id)

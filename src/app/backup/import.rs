@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::{ArchiveImport, Counts, Manifest};
-use crate::app::accounts::access;
-use crate::app::accounts::audit::{self, Actor};
+use crate::app::Caller;
+use crate::app::accounts::audit::{self};
 use crate::app::quota::Counted;
 use crate::app::records::intake::{TempFile, recording_key, upload_path};
 use crate::app::research::exchange::{Refusal, invalid_file, refused, text_budget};
@@ -318,14 +318,12 @@ fn refuse_status(entry: &str, status: &str) -> Error {
 }
 
 /// Makes a new project of the workspace from an archive (at `path`).
-pub async fn import(
-    services: &Services,
-    actor: &Actor,
-    user_id: Uuid,
-    workspace_id: Uuid,
-    path: PathBuf,
-) -> Result<ArchiveImport> {
-    access::require(&services.store, user_id, Target::Workspace(workspace_id), Need::Write).await?;
+pub async fn import(services: &Services, caller: &Caller, workspace_id: Uuid, path: PathBuf) -> Result<ArchiveImport> {
+    let user_id = caller.id();
+    let actor = &caller.actor();
+    caller
+        .require(&services.store, Target::Workspace(workspace_id), Need::Write)
+        .await?;
     let data_dir = services.settings.storage.data_dir.clone();
     let _permit = services.import_permit().await?;
     let upload_bytes = std::fs::metadata(&path).map(|meta| meta.len()).unwrap_or(u64::MAX);

@@ -7,7 +7,6 @@ use std::collections::HashMap;
 use uuid::Uuid;
 
 use crate::app::Caller;
-use crate::app::accounts::access;
 use crate::app::conversation::{
     Asked, CitationStyle, InFlight, Pending, blank_message, report_excerpts, retrieve, sources, turns, unknown_thread,
 };
@@ -26,7 +25,8 @@ use crate::store::{Store, Target, ThreadOwner, ThreadTarget};
 const PASSAGES: usize = 12;
 
 /// The user's assistant thread named in a path: unknown is a 404.
-pub async fn owned_thread(services: &Services, owner_id: Uuid, thread_id: i64) -> Result<ChatThread> {
+pub async fn owned_thread(services: &Services, caller: &Caller, thread_id: i64) -> Result<ChatThread> {
+    let owner_id = caller.id();
     services
         .store
         .chat_thread(owner_id, ThreadKind::Agent, thread_id, None)
@@ -35,7 +35,8 @@ pub async fn owned_thread(services: &Services, owner_id: Uuid, thread_id: i64) -
 }
 
 /// A project named in a body (`project_id`): one the user cannot see is a 409.
-pub async fn known_project(store: &Store, owner_id: Uuid, project_id: Uuid) -> Result<()> {
+pub async fn known_project(store: &Store, caller: &Caller, project_id: Uuid) -> Result<()> {
+    let owner_id = caller.id();
     if store.sees_project(owner_id, project_id).await? {
         Ok(())
     } else {
@@ -48,21 +49,16 @@ pub async fn known_project(store: &Store, owner_id: Uuid, project_id: Uuid) -> R
 /// a 409), or those of them in it when both are given.
 async fn projects_across(
     store: &Store,
-    user_id: Uuid,
+    caller: &Caller,
     project_ids: &[Uuid],
     workspace_id: Option<Uuid>,
 ) -> Result<Vec<Project>> {
     if let Some(workspace_id) = workspace_id {
-        access::require_named(
-            store,
-            user_id,
-            Target::Workspace(workspace_id),
-            Need::Read,
-            "workspace_id",
-        )
-        .await?;
+        caller
+            .require_named(store, Target::Workspace(workspace_id), Need::Read, "workspace_id")
+            .await?;
     }
-    let visible = store.list_projects(user_id).await?;
+    let visible = store.list_projects(caller.id()).await?;
     let unknown: Vec<Uuid> = project_ids
         .iter()
         .filter(|id| !visible.iter().any(|project| project.id == **id))
@@ -173,13 +169,13 @@ pub async fn ask(services: &Services, caller: &Caller, body: AgentChatCreate) ->
     let scope = if project_ids.is_empty() && body.workspace_id.is_none() {
         None
     } else {
-        Some(projects_across(store, user_id, &project_ids, body.workspace_id).await?)
+        Some(projects_across(store, caller, &project_ids, body.workspace_id).await?)
     };
     // A question across projects keeps the thread's project (or takes the one named) as
     // the thread's home, and is answered from all of them.
     let project_id = body.project_id.or(thread.as_ref().and_then(|t| t.project_id));
     if let Some(project_id) = body.project_id {
-        known_project(store, user_id, project_id).await?;
+        known_project(store, caller, project_id).await?;
     }
     let project = match project_id {
         Some(project_id) => store.get_project(user_id, project_id).await?,

@@ -18,6 +18,7 @@ use std::time::Instant;
 use tokio::sync::mpsc;
 use uuid::Uuid;
 
+use crate::app::Caller;
 use crate::domain::conversation::{
     ChatMessage, ChatThread, Citation, MessageType, RecordCitation, ThreadKind, UtteranceCitation, WebCitation,
 };
@@ -151,12 +152,14 @@ pub fn busy() -> Error {
 /// blank title is a 422, a thread he does not have a 404.
 pub async fn rename_thread(
     store: &Store,
-    owner_id: Uuid,
+    caller: &Caller,
     kind: ThreadKind,
     thread_id: i64,
     record_id: Option<Uuid>,
     title: &str,
 ) -> Result<ChatThread, Error> {
+    caller.may_change()?;
+    let owner_id = caller.id();
     let trimmed = title.trim();
     if trimmed.is_empty() {
         return Err(Error::validation(vec![ValidationIssue::blank("title", title)]));

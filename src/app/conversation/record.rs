@@ -24,7 +24,8 @@ const PASSAGES: usize = 8;
 const WEB_RESULTS: usize = 5;
 
 /// The record, if it is the user's.
-pub async fn owned_record(services: &Services, owner_id: Uuid, record_id: Uuid) -> Result<Record> {
+pub async fn owned_record(services: &Services, caller: &Caller, record_id: Uuid) -> Result<Record> {
+    let owner_id = caller.id();
     services
         .store
         .get_record(owner_id, record_id)
@@ -36,11 +37,12 @@ pub async fn owned_record(services: &Services, owner_id: Uuid, record_id: Uuid) 
 /// is a 404), else the most recently active, else none yet.
 pub async fn shown_thread(
     services: &Services,
-    user_id: Uuid,
+    caller: &Caller,
     record_id: Uuid,
     thread_id: Option<i64>,
 ) -> Result<Option<ChatThread>> {
-    owned_record(services, user_id, record_id).await?;
+    let user_id = caller.id();
+    owned_record(services, caller, record_id).await?;
     let store = &services.store;
     match thread_id {
         Some(thread_id) => store
@@ -82,7 +84,7 @@ pub async fn ask(services: &Services, caller: &Caller, record_id: Uuid, body: Ch
         }
         store.completed_reports_around(user_id, record_id).await
     };
-    let (record, reports) = tokio::join!(owned_record(services, user_id, record_id), reports);
+    let (record, reports) = tokio::join!(owned_record(services, caller, record_id), reports);
     let (record, reports) = (record?, reports?);
     let (target, history) = match body.thread_id {
         Some(thread_id) => {

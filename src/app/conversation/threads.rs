@@ -4,6 +4,7 @@
 
 use uuid::Uuid;
 
+use crate::app::Caller;
 use crate::app::quota::Counted;
 use crate::domain::conversation::{ChatMessage, ChatThread, Citation, MessageType, ThreadKind};
 use crate::domain::paging::{Page, PageRequest};
@@ -18,11 +19,12 @@ pub use crate::store::{MessageKey, ThreadKey};
 /// A page of the user's threads about the record, most recently active first.
 pub async fn of_record(
     services: &Services,
-    user_id: Uuid,
+    caller: &Caller,
     record_id: Uuid,
     page: &PageRequest<ThreadKey>,
 ) -> Result<Page<ChatThread, ThreadKey>> {
-    super::record::owned_record(services, user_id, record_id).await?;
+    let user_id = caller.id();
+    super::record::owned_record(services, caller, record_id).await?;
     Ok(services
         .store
         .chat_threads(user_id, ThreadKind::Record, Some(record_id), page)
@@ -32,9 +34,10 @@ pub async fn of_record(
 /// A page of the user's research-assistant threads, most recently active first.
 pub async fn of_assistant(
     services: &Services,
-    user_id: Uuid,
+    caller: &Caller,
     page: &PageRequest<ThreadKey>,
 ) -> Result<Page<ChatThread, ThreadKey>> {
+    let user_id = caller.id();
     Ok(services
         .store
         .chat_threads(user_id, ThreadKind::Agent, None, page)
@@ -57,8 +60,10 @@ pub async fn messages(services: &Services, thread: &ChatThread) -> Result<Vec<Ch
 }
 
 /// A new, empty thread of the user's about the record.
-pub async fn start_about_record(services: &Services, user_id: Uuid, record_id: Uuid) -> Result<ChatThread> {
-    super::record::owned_record(services, user_id, record_id).await?;
+pub async fn start_about_record(services: &Services, caller: &Caller, record_id: Uuid) -> Result<ChatThread> {
+    caller.may_change()?;
+    let user_id = caller.id();
+    super::record::owned_record(services, caller, record_id).await?;
     services
         .check_quota(Counted::RecordThreads {
             owner_id: user_id,
@@ -82,12 +87,14 @@ fn blank_title(title: &str) -> Error {
 /// named (one he cannot see is a 409), titled "New chat" unless a title is given.
 pub async fn start_with_assistant(
     services: &Services,
-    user_id: Uuid,
+    caller: &Caller,
     project_id: Option<Uuid>,
     title: Option<&str>,
 ) -> Result<ChatThread> {
+    caller.may_change()?;
+    let user_id = caller.id();
     if let Some(project_id) = project_id {
-        crate::app::conversation::assistant::known_project(&services.store, user_id, project_id).await?;
+        crate::app::conversation::assistant::known_project(&services.store, caller, project_id).await?;
     }
     if let Some(title) = title.filter(|title| title.trim().is_empty()) {
         return Err(blank_title(title));
@@ -109,14 +116,16 @@ pub async fn start_with_assistant(
 /// his; a field left out stays.
 pub async fn change_assistant_thread(
     services: &Services,
-    user_id: Uuid,
+    caller: &Caller,
     thread_id: i64,
     title: Patch<String>,
     project_id: Patch<Uuid>,
 ) -> Result<ChatThread> {
-    crate::app::conversation::assistant::owned_thread(services, user_id, thread_id).await?;
+    caller.may_change()?;
+    let user_id = caller.id();
+    crate::app::conversation::assistant::owned_thread(services, caller, thread_id).await?;
     if let Patch::Value(project_id) = project_id {
-        crate::app::conversation::assistant::known_project(&services.store, user_id, project_id).await?;
+        crate::app::conversation::assistant::known_project(&services.store, caller, project_id).await?;
     }
     let title = match title {
         Patch::Value(title) if title.trim().is_empty() => return Err(blank_title(&title)),
@@ -131,7 +140,9 @@ pub async fn change_assistant_thread(
 }
 
 /// Deletes a research-assistant thread of the user's with its messages.
-pub async fn delete_assistant_thread(services: &Services, user_id: Uuid, thread_id: i64) -> Result<()> {
+pub async fn delete_assistant_thread(services: &Services, caller: &Caller, thread_id: i64) -> Result<()> {
+    caller.may_change()?;
+    let user_id = caller.id();
     if services
         .store
         .delete_chat_thread(user_id, ThreadKind::Agent, thread_id)
@@ -148,10 +159,11 @@ pub async fn delete_assistant_thread(services: &Services, user_id: Uuid, thread_
 /// answer across projects cites, that an answer names.
 pub async fn cited_records(
     services: &Services,
-    user_id: Uuid,
+    caller: &Caller,
     project_id: Uuid,
     messages: &[ChatMessage],
 ) -> Result<Vec<(Record, Vec<Utterance>)>> {
+    let user_id = caller.id();
     let answers: Vec<&str> = messages
         .iter()
         .filter(|m| m.message_type == MessageType::Assistant)

@@ -12,6 +12,7 @@ pub mod transcript;
 use serde_json::json;
 use uuid::Uuid;
 
+use crate::app::Caller;
 use crate::app::accounts::access;
 use crate::app::accounts::audit::{self, Actor};
 use crate::app::research::exchange::{Download, file_stem};
@@ -108,12 +109,13 @@ async fn written(document: Document, write: fn(&Document) -> anyhow::Result<Vec<
 /// document or PDF with a title block and its citations as links into the console.
 pub async fn report(
     services: &Services,
-    actor: &Actor,
-    user_id: Uuid,
+    caller: &Caller,
     project_id: Uuid,
     report_id: Uuid,
     format: ReportFormat,
 ) -> Result<Download> {
+    let user_id = caller.id();
+    let actor = &caller.actor();
     let report = written_report(services, user_id, project_id, report_id).await?;
     let project = services
         .store
@@ -177,12 +179,13 @@ pub async fn report(
 /// notes) is refused as WebVTT or SubRip.
 pub async fn transcript(
     services: &Services,
-    actor: &Actor,
-    user_id: Uuid,
+    caller: &Caller,
     record_id: Uuid,
     format: TranscriptFormat,
 ) -> Result<Download> {
-    let detail = crate::app::records::detail(&services.store, user_id, record_id).await?;
+    let user_id = caller.id();
+    let actor = &caller.actor();
+    let detail = crate::app::records::detail(&services.store, caller, record_id).await?;
     let project = services
         .store
         .get_project(user_id, detail.record.project_id)

@@ -2,7 +2,6 @@
 //! changed while nobody has joined, cancelled.
 
 use crate::app::Caller;
-use crate::app::accounts::access;
 use crate::domain::workspace::Need;
 use crate::store::Target;
 use chrono::{DateTime, Utc};
@@ -26,7 +25,8 @@ pub fn owner_view(services: &Services, room: &StoredRoom, at: DateTime<Utc>) -> 
 }
 
 /// The user's room.
-pub async fn owned_room(store: &Store, owner_id: Uuid, room_id: Uuid) -> Result<StoredRoom> {
+pub async fn owned_room(store: &Store, caller: &Caller, room_id: Uuid) -> Result<StoredRoom> {
+    let owner_id = caller.id();
     store
         .get_room(owner_id, room_id)
         .await?
@@ -35,9 +35,9 @@ pub async fn owned_room(store: &Store, owner_id: Uuid, room_id: Uuid) -> Result<
 
 /// The user's room of the project, if his role on it allows changing it (unseen, or of
 /// another project, is a 404; seen but not allowed a 403).
-pub async fn writable_room(store: &Store, owner_id: Uuid, project_id: Uuid, room_id: Uuid) -> Result<StoredRoom> {
-    access::require(store, owner_id, Target::Room(room_id), Need::Write).await?;
-    let room = owned_room(store, owner_id, room_id).await?;
+pub async fn writable_room(store: &Store, caller: &Caller, project_id: Uuid, room_id: Uuid) -> Result<StoredRoom> {
+    caller.require(store, Target::Room(room_id), Need::Write).await?;
+    let room = owned_room(store, caller, room_id).await?;
     if room.project_id != project_id {
         return Err(Error::not_found("Interview room"));
     }
@@ -48,12 +48,15 @@ pub async fn writable_room(store: &Store, owner_id: Uuid, project_id: Uuid, room
 /// newest first, as their owner sees them.
 pub async fn list(
     services: &Services,
-    user_id: Uuid,
+    caller: &Caller,
     project_id: Option<Uuid>,
     page: &PageRequest<CreatedKey>,
 ) -> Result<Page<Room, CreatedKey>> {
+    let user_id = caller.id();
     if let Some(project_id) = project_id {
-        access::require(&services.store, user_id, Target::Project(project_id), Need::Read).await?;
+        caller
+            .require(&services.store, Target::Project(project_id), Need::Read)
+            .await?;
     }
     let at = now();
     let rooms = services.store.list_rooms(user_id, project_id, page).await?;
@@ -65,14 +68,14 @@ pub async fn list(
 pub async fn create(services: &Services, caller: &Caller, body: RoomCreate) -> Result<Vec<Room>> {
     caller.may_change()?;
     let owner_id = caller.id();
-    access::require_named(
-        &services.store,
-        owner_id,
-        Target::Project(body.project_id),
-        Need::Write,
-        "project_id",
-    )
-    .await?;
+    caller
+        .require_named(
+            &services.store,
+            Target::Project(body.project_id),
+            Need::Write,
+            "project_id",
+        )
+        .await?;
     if let Some(name) = body.room_name.as_deref().filter(|name| name.trim().is_empty()) {
         return Err(Error::validation(vec![ValidationIssue::blank("room_name", name)]));
     }
@@ -136,33 +139,34 @@ pub fn new_link(services: &Services, id: Uuid) -> (Vec<u8>, Vec<u8>) {
 }
 
 /// Changes a room nobody has joined yet.
-pub async fn update(services: &Services, owner_id: Uuid, room_id: Uuid, changes: &RoomUpdate) -> Result<Room> {
-    access::require(&services.store, owner_id, Target::Room(room_id), Need::Write).await?;
+pub async fn update(services: &Services, caller: &Caller, room_id: Uuid, changes: &RoomUpdate) -> Result<Room> {
+    caller
+        .require(&services.store, Target::Room(room_id), Need::Write)
+        .await?;
     if let Some(name) = changes.room_name.as_value().filter(|name| name.trim().is_empty()) {
         return Err(Error::validation(vec![ValidationIssue::blank("room_name", name)]));
     }
-    let room = owned_room(&services.store, owner_id, room_id).await?;
+    let room = owned_room(&services.store, caller, room_id).await?;
     let status = room_status(&room, now());
     if status != RoomStatus::Pending || !services.store.update_room(room.id, changes).await? {
-        let room = owned_room(&services.store, owner_id, room.id).await?;
+        let room = owned_room(&services.store, caller, room.id).await?;
         return Err(closed(room_status(&room, now())));
     }
-    let room = owned_room(&services.store, owner_id, room.id).await?;
+    let room = owned_room(&services.store, caller, room.id).await?;
     Ok(owner_view(services, &room, now()))
 }
 
 /// Cancels a room: its link answers with that status, and an interview in progress stops
 /// and keeps no record.
 pub async fn cancel(services: &Services, caller: &Caller, room_id: Uuid) -> Result<Room> {
-    let owner_id = caller.id();
     caller
         .require(&services.store, Target::Room(room_id), Need::Write)
         .await?;
-    let room = owned_room(&services.store, owner_id, room_id).await?;
+    let room = owned_room(&services.store, caller, room_id).await?;
     if !services.store.cancel_room(room.id).await? {
-        let room = owned_room(&services.store, owner_id, room.id).await?;
+        let room = owned_room(&services.store, caller, room.id).await?;
         return Err(closed(room_status(&room, now())));
     }
-    let room = owned_room(&services.store, owner_id, room.id).await?;
+    let room = owned_room(&services.store, caller, room.id).await?;
     Ok(owner_view(services, &room, now()))
 }

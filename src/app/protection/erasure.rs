@@ -3,8 +3,8 @@
 
 use uuid::Uuid;
 
-use crate::app::accounts::access;
-use crate::app::accounts::audit::{self, Actor};
+use crate::app::Caller;
+use crate::app::accounts::audit::{self};
 use crate::domain::privacy::{ErasedCounts, ErasureReceipt, ErasureRequest};
 use crate::domain::workspace::Need;
 use crate::error::{Result, ValidationIssue};
@@ -15,12 +15,14 @@ use crate::store::Target;
 /// malformed address is a 422 at `body.email`.
 pub async fn erase(
     services: &Services,
-    user_id: Uuid,
-    actor: Actor,
+    caller: &Caller,
     workspace_id: Uuid,
     request: ErasureRequest,
 ) -> Result<ErasureReceipt> {
-    access::require(&services.store, user_id, Target::Workspace(workspace_id), Need::Manage).await?;
+    let actor = caller.actor();
+    caller
+        .require(&services.store, Target::Workspace(workspace_id), Need::Manage)
+        .await?;
     let email = request.email.trim().to_lowercase();
     let well_formed = email.len() <= 320
         && email.split_once('@').is_some_and(|(local, domain)| {

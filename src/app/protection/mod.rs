@@ -8,8 +8,8 @@ pub mod redaction;
 
 use uuid::Uuid;
 
-use crate::app::accounts::access;
-use crate::app::accounts::audit::{self, Actor};
+use crate::app::Caller;
+use crate::app::accounts::audit::{self};
 use crate::app::gate::{Material, known_names};
 use crate::domain::patch::Patch;
 use crate::domain::privacy::{PiiCounts, PiiReport};
@@ -19,8 +19,10 @@ use crate::error::{Error, Result, ValidationIssue};
 use crate::store::{Store, Target};
 
 /// A workspace's settings, for any member.
-pub async fn settings(store: &Store, user_id: Uuid, workspace_id: Uuid) -> Result<Settings> {
-    access::require(store, user_id, Target::Workspace(workspace_id), Need::Read).await?;
+pub async fn settings(store: &Store, caller: &Caller, workspace_id: Uuid) -> Result<Settings> {
+    caller
+        .require(store, Target::Workspace(workspace_id), Need::Read)
+        .await?;
     Ok(store.workspace_settings(workspace_id).await?)
 }
 
@@ -28,12 +30,14 @@ pub async fn settings(store: &Store, user_id: Uuid, workspace_id: Uuid) -> Resul
 /// audit entry names the fields changed, never their values.
 pub async fn update_settings(
     store: &Store,
-    user_id: Uuid,
-    actor: Actor,
+    caller: &Caller,
     workspace_id: Uuid,
     update: SettingsUpdate,
 ) -> Result<Settings> {
-    access::require(store, user_id, Target::Workspace(workspace_id), Need::Manage).await?;
+    let actor = caller.actor();
+    caller
+        .require(store, Target::Workspace(workspace_id), Need::Manage)
+        .await?;
     check_update(&update)?;
     let before = store.workspace_settings(workspace_id).await?;
     let mut after = before.clone();
@@ -159,8 +163,8 @@ fn nullable<T>(patch: Patch<T>, field: &mut Option<T>) {
 }
 
 /// What kinds of personal data a record holds, and how many distinct values of each.
-pub async fn pii(store: &Store, user_id: Uuid, record_id: Uuid) -> Result<PiiReport> {
-    access::require(store, user_id, Target::Record(record_id), Need::Read).await?;
+pub async fn pii(store: &Store, caller: &Caller, record_id: Uuid) -> Result<PiiReport> {
+    caller.require(store, Target::Record(record_id), Need::Read).await?;
     let record = store
         .record_by_id(record_id)
         .await?

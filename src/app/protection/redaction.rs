@@ -4,8 +4,8 @@
 
 use uuid::Uuid;
 
-use crate::app::accounts::access;
-use crate::app::accounts::audit::{self, Actor};
+use crate::app::Caller;
+use crate::app::accounts::audit::{self};
 use crate::app::gate::{Material, cloak};
 use crate::domain::privacy::{PiiCounts, RedactionReceipt};
 use crate::domain::record::RecordStatus;
@@ -25,8 +25,11 @@ const REASON: &str = "A record it was written from was redacted; generate it aga
 /// interview it came from are rewritten alike, its persona is written again, and the
 /// completed reports written from it are rewritten alike (earlier versions too) and marked
 /// for regeneration. A record still being processed is a 409.
-pub async fn redact(services: &Services, actor: Actor, user_id: Uuid, record_id: Uuid) -> Result<RedactionReceipt> {
-    access::require(&services.store, user_id, Target::Record(record_id), Need::Write).await?;
+pub async fn redact(services: &Services, caller: &Caller, record_id: Uuid) -> Result<RedactionReceipt> {
+    let actor = caller.actor();
+    caller
+        .require(&services.store, Target::Record(record_id), Need::Write)
+        .await?;
     let store = &services.store;
     let record = store
         .record_by_id(record_id)

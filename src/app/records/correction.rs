@@ -63,5 +63,5 @@ pub async fn correct_utterance(
                 status.as_str()
             )),
         })?;
-    super::detail(store, user_id, record_id).await
+    super::detail(store, caller, record_id).await
 }

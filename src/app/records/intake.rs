@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::app::accounts::access;
+use crate::app::Caller;
 use crate::app::quota::Counted;
 use crate::domain::record::{Record, transcribe};
 use crate::domain::workspace::Need;
@@ -87,8 +87,10 @@ impl RecordPermit {
 
 /// Whether the user may add a record to the project now: his role allows it, and the
 /// project's record quota is not reached. Checked before an upload is read.
-pub async fn may_add(services: &Services, user_id: Uuid, project_id: Uuid) -> Result<RecordPermit> {
-    access::require(&services.store, user_id, Target::Project(project_id), Need::Write).await?;
+pub async fn may_add(services: &Services, caller: &Caller, project_id: Uuid) -> Result<RecordPermit> {
+    caller
+        .require(&services.store, Target::Project(project_id), Need::Write)
+        .await?;
     within_quota(services, project_id).await
 }
 
@@ -102,7 +104,8 @@ pub(crate) async fn within_quota(services: &Services, project_id: Uuid) -> Resul
 
 /// Files an upload as a record of the project (see [`intake`]) and answers the record as
 /// written; the caller was checked by [`may_add`] before the upload was read.
-pub async fn add(services: &Services, user_id: Uuid, permit: RecordPermit, upload: Upload) -> Result<Record> {
+pub async fn add(services: &Services, caller: &Caller, permit: RecordPermit, upload: Upload) -> Result<Record> {
+    let user_id = caller.id();
     let project_id = permit.project_id;
     let record_id = match intake(services, permit, upload).await {
         Ok(id) => id,

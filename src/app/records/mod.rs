@@ -9,7 +9,6 @@ pub mod transcription;
 use uuid::Uuid;
 
 use crate::app::Caller;
-use crate::app::accounts::access;
 use crate::app::accounts::audit::{self};
 use crate::domain::highlight::Highlight;
 use crate::domain::paging::{Page, PageRequest};
@@ -22,7 +21,8 @@ use crate::services::Services;
 use crate::store::{CreatedKey, Store, Target};
 
 /// The user's record with its utterances; 404 when he cannot see it.
-pub async fn detail(store: &Store, user_id: Uuid, record_id: Uuid) -> Result<RecordDetail> {
+pub async fn detail(store: &Store, caller: &Caller, record_id: Uuid) -> Result<RecordDetail> {
+    let user_id = caller.id();
     let record = store
         .get_record(user_id, record_id)
         .await?
@@ -39,12 +39,13 @@ pub async fn detail(store: &Store, user_id: Uuid, record_id: Uuid) -> Result<Rec
 /// with that role and its project's name.
 pub async fn of_user(
     services: &Services,
-    user_id: Uuid,
+    caller: &Caller,
     record_id: Uuid,
     need: Need,
 ) -> Result<(Role, Record, String)> {
+    let user_id = caller.id();
     let store = &services.store;
-    let role = access::require(store, user_id, Target::Record(record_id), need).await?;
+    let role = caller.require(store, Target::Record(record_id), need).await?;
     let record = store
         .get_record(user_id, record_id)
         .await?
@@ -59,17 +60,22 @@ pub async fn of_user(
 /// A page of the project's records, newest first.
 pub async fn list(
     services: &Services,
-    user_id: Uuid,
+    caller: &Caller,
     project_id: Uuid,
     page: &PageRequest<CreatedKey>,
 ) -> Result<Page<Record, CreatedKey>> {
-    access::require(&services.store, user_id, Target::Project(project_id), Need::Read).await?;
+    let user_id = caller.id();
+    caller
+        .require(&services.store, Target::Project(project_id), Need::Read)
+        .await?;
     Ok(services.store.list_records(user_id, project_id, page).await?)
 }
 
 /// A record's utterances, in order, for those who may read it.
-pub async fn utterances(services: &Services, user_id: Uuid, record_id: Uuid) -> Result<Vec<Utterance>> {
-    access::require(&services.store, user_id, Target::Record(record_id), Need::Read).await?;
+pub async fn utterances(services: &Services, caller: &Caller, record_id: Uuid) -> Result<Vec<Utterance>> {
+    caller
+        .require(&services.store, Target::Record(record_id), Need::Read)
+        .await?;
     Ok(services.store.utterances(record_id).await?)
 }
 
@@ -113,21 +119,21 @@ pub struct View {
 }
 
 /// A record as a person reads it (see [`View`]).
-pub async fn view(services: &Services, user_id: Uuid, record_id: Uuid) -> Result<View> {
+pub async fn view(services: &Services, caller: &Caller, record_id: Uuid) -> Result<View> {
     let store = &services.store;
-    let (role, record, project_name) = of_user(services, user_id, record_id, Need::Read).await?;
+    let (role, record, project_name) = of_user(services, caller, record_id, Need::Read).await?;
     let (utterances, highlights, place, media, pii, consent) = tokio::try_join!(
         async { Ok::<_, Error>(store.utterances(record_id).await?) },
-        crate::app::research::highlights::of_record(store, user_id, record_id),
+        crate::app::research::highlights::of_record(store, caller, record_id),
         async { Ok(store.record_place(record_id).await?) },
         async { Ok(store.record_media(record_id).await?) },
-        crate::app::protection::pii(store, user_id, record_id),
+        crate::app::protection::pii(store, caller, record_id),
         async { Ok(store.record_consent(record_id).await?) },
     )?;
     let workspace_id = place
         .map(|place| place.workspace_id)
         .ok_or_else(|| Error::not_found("Record"))?;
-    let tags = crate::app::research::tags::list(store, user_id, workspace_id).await?;
+    let tags = crate::app::research::tags::list(store, caller, workspace_id).await?;
     Ok(View {
         role,
         speakers: speakers(&utterances),
@@ -145,8 +151,10 @@ pub async fn view(services: &Services, user_id: Uuid, record_id: Uuid) -> Result
 
 /// A record's recording in the file store (its path and media type), for those who may
 /// read the record.
-pub async fn recording(services: &Services, user_id: Uuid, record_id: Uuid) -> Result<(String, Option<String>)> {
-    access::require(&services.store, user_id, Target::Record(record_id), Need::Read).await?;
+pub async fn recording(services: &Services, caller: &Caller, record_id: Uuid) -> Result<(String, Option<String>)> {
+    caller
+        .require(&services.store, Target::Record(record_id), Need::Read)
+        .await?;
     services
         .store
         .record_media(record_id)
@@ -192,8 +200,10 @@ pub async fn update(
 
 /// How many characters an utterance of the record says (a highlight of the whole turn ends
 /// there), for those who may read the record; an utterance it does not have is a 409.
-pub async fn utterance_length(services: &Services, user_id: Uuid, record_id: Uuid, utterance_id: i64) -> Result<i64> {
-    access::require(&services.store, user_id, Target::Record(record_id), Need::Read).await?;
+pub async fn utterance_length(services: &Services, caller: &Caller, record_id: Uuid, utterance_id: i64) -> Result<i64> {
+    caller
+        .require(&services.store, Target::Record(record_id), Need::Read)
+        .await?;
     let texts = services
         .store
         .utterance_texts(record_id, utterance_id, utterance_id)

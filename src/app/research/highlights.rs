@@ -8,7 +8,6 @@ use uuid::Uuid;
 use crate::app::Caller;
 use crate::services::Services;
 
-use crate::app::accounts::access;
 use crate::domain::highlight::{
     Anchor, Highlight, HighlightCreate, HighlightStatus, HighlightUpdate, SuggestionsQueued, slice_chars,
 };
@@ -175,11 +174,12 @@ pub async fn create(store: &Store, caller: &Caller, record_id: Uuid, body: Highl
             provenance: None,
         })
         .await?;
-    get(store, user_id, id).await
+    get(store, caller, id).await
 }
 
 /// A highlight the user may see.
-pub async fn get(store: &Store, user_id: Uuid, highlight_id: Uuid) -> Result<Highlight> {
+pub async fn get(store: &Store, caller: &Caller, highlight_id: Uuid) -> Result<Highlight> {
+    let user_id = caller.id();
     store
         .get_highlight(user_id, highlight_id)
         .await?
@@ -187,8 +187,9 @@ pub async fn get(store: &Store, user_id: Uuid, highlight_id: Uuid) -> Result<Hig
 }
 
 /// A record's highlights, suggestions among them, in transcript order.
-pub async fn of_record(store: &Store, user_id: Uuid, record_id: Uuid) -> Result<Vec<Highlight>> {
-    access::require(store, user_id, Target::Record(record_id), Need::Read).await?;
+pub async fn of_record(store: &Store, caller: &Caller, record_id: Uuid) -> Result<Vec<Highlight>> {
+    let user_id = caller.id();
+    caller.require(store, Target::Record(record_id), Need::Read).await?;
     let filter = HighlightFilter {
         record_id: Some(record_id),
         ..HighlightFilter::default()
@@ -202,12 +203,13 @@ pub async fn of_record(store: &Store, user_id: Uuid, record_id: Uuid) -> Result<
 /// A page of a project's highlights, newest first, filtered.
 pub async fn of_project(
     store: &Store,
-    user_id: Uuid,
+    caller: &Caller,
     project_id: Uuid,
     filter: HighlightFilter,
     page: &PageRequest<CreatedKey>,
 ) -> Result<Page<Highlight, CreatedKey>> {
-    access::require(store, user_id, Target::Project(project_id), Need::Read).await?;
+    let user_id = caller.id();
+    caller.require(store, Target::Project(project_id), Need::Read).await?;
     let filter = HighlightFilter {
         project_id: Some(project_id),
         ..filter
@@ -218,12 +220,13 @@ pub async fn of_project(
 /// A page of the highlights filed under a tag, across its workspace, newest first.
 pub async fn of_tag(
     store: &Store,
-    user_id: Uuid,
+    caller: &Caller,
     tag_id: Uuid,
     filter: HighlightFilter,
     page: &PageRequest<CreatedKey>,
 ) -> Result<Page<Highlight, CreatedKey>> {
-    access::require(store, user_id, Target::Tag(tag_id), Need::Read).await?;
+    let user_id = caller.id();
+    caller.require(store, Target::Tag(tag_id), Need::Read).await?;
     let filter = HighlightFilter {
         tag_id: Some(tag_id),
         ..filter
@@ -235,7 +238,7 @@ pub async fn of_tag(
 /// makes a detached highlight whole again), or accepts a suggestion (`status: ok`).
 pub async fn update(store: &Store, caller: &Caller, highlight_id: Uuid, body: HighlightUpdate) -> Result<Highlight> {
     let user_id = caller.id();
-    let highlight = get(store, user_id, highlight_id).await?;
+    let highlight = get(store, caller, highlight_id).await?;
     caller
         .require(store, Target::Highlight(highlight_id), Need::Write)
         .await?;
@@ -298,7 +301,7 @@ pub async fn update(store: &Store, caller: &Caller, highlight_id: Uuid, body: Hi
     if !store.update_highlight(user_id, highlight_id, &fields).await? {
         return Err(Error::not_found("Highlight"));
     }
-    get(store, user_id, highlight_id).await
+    get(store, caller, highlight_id).await
 }
 
 /// Asks for suggested highlights on a finished record, against `tag_ids` (every tag of

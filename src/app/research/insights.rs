@@ -4,7 +4,6 @@
 use uuid::Uuid;
 
 use crate::app::Caller;
-use crate::app::accounts::access;
 use crate::domain::insight::{Insight, InsightCreate, InsightUpdate};
 use crate::domain::paging::{Page, PageRequest};
 use crate::domain::patch::Patch;
@@ -51,10 +50,11 @@ pub async fn create(store: &Store, caller: &Caller, project_id: Uuid, body: Insi
     let id = store
         .create_insight(user_id, project_id, body.title.trim(), text.trim(), &evidence)
         .await?;
-    get(store, user_id, id).await
+    get(store, caller, id).await
 }
 
-pub async fn get(store: &Store, user_id: Uuid, insight_id: Uuid) -> Result<Insight> {
+pub async fn get(store: &Store, caller: &Caller, insight_id: Uuid) -> Result<Insight> {
+    let user_id = caller.id();
     store
         .insights(user_id, None, Some(insight_id), &PageRequest::everything())
         .await?
@@ -67,18 +67,19 @@ pub async fn get(store: &Store, user_id: Uuid, insight_id: Uuid) -> Result<Insig
 /// A page of the project's insights, newest first.
 pub async fn list(
     store: &Store,
-    user_id: Uuid,
+    caller: &Caller,
     project_id: Uuid,
     page: &PageRequest<CreatedKey>,
 ) -> Result<Page<Insight, CreatedKey>> {
-    access::require(store, user_id, Target::Project(project_id), Need::Read).await?;
+    let user_id = caller.id();
+    caller.require(store, Target::Project(project_id), Need::Read).await?;
     Ok(store.insights(user_id, Some(project_id), None, page).await?)
 }
 
 /// Changes an insight's title, body or evidence; a field left out stays.
 pub async fn update(store: &Store, caller: &Caller, insight_id: Uuid, body: InsightUpdate) -> Result<Insight> {
     let user_id = caller.id();
-    let insight = get(store, user_id, insight_id).await?;
+    let insight = get(store, caller, insight_id).await?;
     caller.require(store, Target::Insight(insight_id), Need::Write).await?;
     let title = body
         .title
@@ -101,7 +102,7 @@ pub async fn update(store: &Store, caller: &Caller, insight_id: Uuid, body: Insi
     {
         return Err(Error::not_found("Insight"));
     }
-    get(store, user_id, insight_id).await
+    get(store, caller, insight_id).await
 }
 
 pub async fn delete(store: &Store, caller: &Caller, insight_id: Uuid) -> Result<()> {

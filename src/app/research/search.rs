@@ -3,7 +3,7 @@
 
 use uuid::Uuid;
 
-use crate::app::accounts::access;
+use crate::app::Caller;
 use crate::domain::paging::PageRequest;
 use crate::domain::search::{HitKind, SearchHit, SearchResults};
 use crate::domain::workspace::Need;
@@ -63,10 +63,11 @@ fn hit(found: Found) -> SearchHit {
 /// The hits of a page (`page.after` is the offset to start at) and the total.
 pub async fn search(
     services: &Services,
-    user_id: Uuid,
+    caller: &Caller,
     query: Query,
     page: &PageRequest<i64>,
 ) -> Result<(SearchResults, Option<i64>)> {
+    let user_id = caller.id();
     let q = query.q.trim();
     if q.is_empty() {
         return Err(Error::validation(vec![
@@ -91,7 +92,9 @@ pub async fn search(
     let store = &services.store;
     let workspace_ids = match query.workspace_id {
         Some(workspace_id) => {
-            access::require(store, user_id, Target::Workspace(workspace_id), Need::Read).await?;
+            caller
+                .require(store, Target::Workspace(workspace_id), Need::Read)
+                .await?;
             vec![workspace_id]
         }
         None => store
@@ -102,13 +105,13 @@ pub async fn search(
             .collect(),
     };
     if let Some(project_id) = query.project_id {
-        access::require(store, user_id, Target::Project(project_id), Need::Read).await?;
+        caller.require(store, Target::Project(project_id), Need::Read).await?;
     }
     if let Some(record_id) = query.record_id {
-        access::require(store, user_id, Target::Record(record_id), Need::Read).await?;
+        caller.require(store, Target::Record(record_id), Need::Read).await?;
     }
     if let Some(tag_id) = query.tag_id {
-        access::require(store, user_id, Target::Tag(tag_id), Need::Read).await?;
+        caller.require(store, Target::Tag(tag_id), Need::Read).await?;
     }
     let offset = page.after.unwrap_or(0).max(0);
     let request = Request {

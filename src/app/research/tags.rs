@@ -6,7 +6,6 @@ use serde_json::json;
 use uuid::Uuid;
 
 use crate::app::Caller;
-use crate::app::accounts::access;
 use crate::domain::patch::Patch;
 use crate::domain::tag::{Tag, TagCreate, TagUpdate, default_color};
 use crate::domain::workspace::Need;
@@ -75,14 +74,18 @@ async fn check_group(
 }
 
 /// The workspace's tags, for any member.
-pub async fn list(store: &Store, user_id: Uuid, workspace_id: Uuid) -> Result<Vec<Tag>> {
-    access::require(store, user_id, Target::Workspace(workspace_id), Need::Read).await?;
+pub async fn list(store: &Store, caller: &Caller, workspace_id: Uuid) -> Result<Vec<Tag>> {
+    let user_id = caller.id();
+    caller
+        .require(store, Target::Workspace(workspace_id), Need::Read)
+        .await?;
     Ok(store.list_tags(user_id, workspace_id).await?)
 }
 
 /// A tag of a workspace the user belongs to.
-pub async fn get(store: &Store, user_id: Uuid, tag_id: Uuid) -> Result<Tag> {
-    access::require(store, user_id, Target::Tag(tag_id), Need::Read).await?;
+pub async fn get(store: &Store, caller: &Caller, tag_id: Uuid) -> Result<Tag> {
+    let user_id = caller.id();
+    caller.require(store, Target::Tag(tag_id), Need::Read).await?;
     store
         .get_tag(user_id, tag_id)
         .await?
@@ -129,7 +132,7 @@ async fn make(store: &Store, user_id: Uuid, workspace_id: Uuid, body: TagCreate)
 /// Renames, recolours, describes or regroups a tag; a field left out stays.
 pub async fn update(store: &Store, caller: &Caller, tag_id: Uuid, body: TagUpdate) -> Result<Tag> {
     let user_id = caller.id();
-    let tag = get(store, user_id, tag_id).await?;
+    let tag = get(store, caller, tag_id).await?;
     caller.require(store, Target::Tag(tag_id), Need::Write).await?;
     let name = body
         .name
@@ -164,7 +167,7 @@ pub async fn update(store: &Store, caller: &Caller, tag_id: Uuid, body: TagUpdat
     if !store.update_tag(user_id, tag_id, &fields).await? {
         return Err(Error::not_found("Tag"));
     }
-    get(store, user_id, tag_id).await
+    get(store, caller, tag_id).await
 }
 
 /// Deletes a tag; the tags in its group stay, out of it.
@@ -184,7 +187,7 @@ pub async fn delete(store: &Store, caller: &Caller, tag_id: Uuid) -> Result<()> 
 /// deleted.
 pub async fn merge(store: &Store, caller: &Caller, tag_id: Uuid, into_tag_id: Uuid) -> Result<Tag> {
     let user_id = caller.id();
-    let tag = get(store, user_id, tag_id).await?;
+    let tag = get(store, caller, tag_id).await?;
     caller.require(store, Target::Tag(tag_id), Need::Write).await?;
     let into = match store.get_tag(user_id, into_tag_id).await? {
         Some(into) if into.workspace_id == tag.workspace_id => into,
@@ -200,5 +203,5 @@ pub async fn merge(store: &Store, caller: &Caller, tag_id: Uuid, into_tag_id: Uu
     if !store.merge_tag(user_id, tag_id, into.id, group).await? {
         return Err(Error::not_found("Tag"));
     }
-    get(store, user_id, into.id).await
+    get(store, caller, into.id).await
 }

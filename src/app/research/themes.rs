@@ -34,8 +34,9 @@ pub async fn request(services: &Services, caller: &Caller, project_id: Uuid) -> 
 }
 
 /// The project's proposals waiting for a person, oldest first.
-pub async fn list(store: &Store, user_id: Uuid, project_id: Uuid) -> Result<Vec<ThemeProposal>> {
-    access::require(store, user_id, Target::Project(project_id), Need::Read).await?;
+pub async fn list(store: &Store, caller: &Caller, project_id: Uuid) -> Result<Vec<ThemeProposal>> {
+    let user_id = caller.id();
+    caller.require(store, Target::Project(project_id), Need::Read).await?;
     let mut proposals = Vec::new();
     for theme in store.themes(project_id).await? {
         proposals.push(shown(store, user_id, theme).await?);
@@ -69,7 +70,8 @@ async fn proposal(store: &Store, user_id: Uuid, theme_id: Uuid, need: Need) -> R
 }
 
 /// The project of a proposal the caller may read.
-pub async fn project_of(store: &Store, user_id: Uuid, theme_id: Uuid) -> Result<Uuid> {
+pub async fn project_of(store: &Store, caller: &Caller, theme_id: Uuid) -> Result<Uuid> {
+    let user_id = caller.id();
     Ok(proposal(store, user_id, theme_id, Need::Read).await?.project_id)
 }
 
@@ -94,7 +96,7 @@ pub async fn accept(store: &Store, caller: &Caller, theme_id: Uuid, body: ThemeA
         }
     };
     store.accept_theme(&theme, tag_id).await?;
-    super::tags::get(store, user_id, tag_id).await
+    super::tags::get(store, caller, tag_id).await
 }
 
 /// Rejects a proposal: it is not listed again, nor its name proposed again for the project.

@@ -7,7 +7,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::{address, endpoint_secret};
-use crate::app::accounts::access;
+use crate::app::Caller;
 use crate::app::quota::Counted;
 use crate::domain::paging::{Page, PageRequest};
 use crate::domain::webhook::{Delivery, Endpoint, EndpointCreate, EndpointCreated, EventType};
@@ -17,12 +17,15 @@ use crate::services::Services;
 use crate::store::{CreatedKey, NewEndpoint, Resend, Target};
 
 /// Registers the user's endpoint for the events it names (every event when it names none).
-pub async fn register(services: &Services, owner_id: Uuid, body: EndpointCreate) -> Result<EndpointCreated> {
+pub async fn register(services: &Services, caller: &Caller, body: EndpointCreate) -> Result<EndpointCreated> {
+    let owner_id = caller.id();
     crate::error::check_lengths(&[
         ("url", &body.url, 2000),
         ("description", body.description.as_deref().unwrap_or_default(), 500),
     ])?;
-    let workspace_id = access::target_workspace(&services.store, owner_id, body.workspace_id, Need::Manage).await?;
+    let workspace_id = caller
+        .workspace(&services.store, body.workspace_id, Need::Manage)
+        .await?;
     let settings = &services.settings;
     let url = address::check_url(
         body.url.trim(),
@@ -62,26 +65,26 @@ pub async fn register(services: &Services, owner_id: Uuid, body: EndpointCreate)
 /// workspace he owns or administers, or of `workspace_id` alone (which he must run).
 pub async fn list(
     services: &Services,
-    user_id: Uuid,
+    caller: &Caller,
     workspace_id: Option<Uuid>,
     page: &PageRequest<CreatedKey>,
 ) -> Result<Page<Endpoint, CreatedKey>> {
+    let user_id = caller.id();
     if let Some(workspace_id) = workspace_id {
-        access::require(&services.store, user_id, Target::Workspace(workspace_id), Need::Manage).await?;
+        caller
+            .require(&services.store, Target::Workspace(workspace_id), Need::Manage)
+            .await?;
     }
     Ok(services.store.list_endpoints(user_id, workspace_id, page).await?)
 }
 
 /// An endpoint of a workspace the user runs: 404 when he cannot see it, 403 when he is a
 /// member who does not run the workspace.
-pub async fn get(services: &Services, user_id: Uuid, endpoint_id: Uuid) -> Result<Endpoint> {
-    access::require(
-        &services.store,
-        user_id,
-        Target::WebhookEndpoint(endpoint_id),
-        Need::Manage,
-    )
-    .await?;
+pub async fn get(services: &Services, caller: &Caller, endpoint_id: Uuid) -> Result<Endpoint> {
+    let user_id = caller.id();
+    caller
+        .require(&services.store, Target::WebhookEndpoint(endpoint_id), Need::Manage)
+        .await?;
     services
         .store
         .get_endpoint(user_id, endpoint_id)
@@ -90,14 +93,11 @@ pub async fn get(services: &Services, user_id: Uuid, endpoint_id: Uuid) -> Resul
 }
 
 /// Deletes an endpoint with its deliveries (pending ones are not sent).
-pub async fn remove(services: &Services, user_id: Uuid, endpoint_id: Uuid) -> Result<()> {
-    access::require(
-        &services.store,
-        user_id,
-        Target::WebhookEndpoint(endpoint_id),
-        Need::Manage,
-    )
-    .await?;
+pub async fn remove(services: &Services, caller: &Caller, endpoint_id: Uuid) -> Result<()> {
+    let user_id = caller.id();
+    caller
+        .require(&services.store, Target::WebhookEndpoint(endpoint_id), Need::Manage)
+        .await?;
     if services.store.delete_endpoint(user_id, endpoint_id).await? {
         Ok(())
     } else {
@@ -109,11 +109,11 @@ pub async fn remove(services: &Services, user_id: Uuid, endpoint_id: Uuid) -> Re
 /// last answer.
 pub async fn deliveries(
     services: &Services,
-    user_id: Uuid,
+    caller: &Caller,
     endpoint_id: Uuid,
     page: &PageRequest<CreatedKey>,
 ) -> Result<Page<Delivery, CreatedKey>> {
-    let endpoint = get(services, user_id, endpoint_id).await?;
+    let endpoint = get(services, caller, endpoint_id).await?;
     Ok(services.store.deliveries(endpoint.id, page).await?)
 }
 
@@ -121,14 +121,15 @@ pub async fn deliveries(
 /// Standard Webhooks specification asks of a retry (a receiver that already has the
 /// event recognises it by its id). It is queued for the dispatcher, due now; one being
 /// sent at this moment is refused (409), its answer comes first.
-pub async fn send_again(services: &Services, user_id: Uuid, endpoint_id: Uuid, delivery_id: Uuid) -> Result<Delivery> {
-    access::require(
-        &services.store,
-        user_id,
-        Target::WebhookEndpoint(endpoint_id),
-        Need::Manage,
-    )
-    .await?;
+pub async fn send_again(
+    services: &Services,
+    caller: &Caller,
+    endpoint_id: Uuid,
+    delivery_id: Uuid,
+) -> Result<Delivery> {
+    caller
+        .require(&services.store, Target::WebhookEndpoint(endpoint_id), Need::Manage)
+        .await?;
     match services.store.resend_delivery(endpoint_id, delivery_id).await? {
         Resend::Queued(delivery) => Ok(delivery),
         Resend::Busy => Err(Error::conflict(

@@ -13,11 +13,12 @@ use axum::http::request::Parts;
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::de::DeserializeOwned;
 
+use crate::app::Caller;
 use crate::app::accounts::audit::Actor;
 use crate::app::accounts::sign_in::{self, Credential};
 use crate::app::accounts::teams;
 use crate::domain::ClientAddr;
-use crate::domain::user::User;
+use crate::domain::user::TokenScope;
 use crate::domain::workspace::{Membership, Need};
 use crate::error::Error;
 use crate::services::Services;
@@ -27,7 +28,9 @@ use crate::services::Services;
 pub const WORKSPACE_COOKIE: &str = "insight_workspace";
 
 pub struct Visitor {
-    pub user: User,
+    /// Who the use cases see: the person, a session's scope (it may change what his role
+    /// allows) and his address for the audit log.
+    pub caller: Caller,
     pub session_id: uuid::Uuid,
     /// The CSRF token every form of the page carries.
     pub csrf: String,
@@ -37,20 +40,12 @@ pub struct Visitor {
     pub current: Membership,
     origin: Option<String>,
     host: Option<String>,
-    /// The client's address (see `INSIGHT_TRUSTED_PROXIES`), for the audit log.
-    ip: Option<std::net::IpAddr>,
 }
 
 impl Visitor {
     /// The visitor as the audit log names him.
     pub fn actor(&self) -> Actor {
-        Actor::user(&self.user, self.ip)
-    }
-
-    /// The visitor as the use cases take a caller: a session may change what his role
-    /// allows.
-    pub fn caller(&self) -> crate::app::Caller {
-        crate::app::Caller::new(self.user.clone(), crate::domain::user::TokenScope::Write, self.ip)
+        self.caller.actor()
     }
 
     /// Whether the visitor may change research material in the current workspace.
@@ -124,7 +119,9 @@ async fn visitor(parts: &Parts, services: &Services) -> Result<Option<Visitor>, 
     let Credential::Session { id, .. } = holder.credential else {
         return Ok(None);
     };
-    let workspaces = teams::memberships(&services.store, holder.user.id)
+    let ip = parts.extensions.get::<ClientAddr>().map(|client| client.0);
+    let caller = Caller::new(holder.user, TokenScope::Write, ip);
+    let workspaces = teams::memberships(&services.store, &caller)
         .await
         .map_err(|error| super::PageError::from(error).into_response())?;
     let chosen = cookie(parts, WORKSPACE_COOKIE).and_then(|id| id.parse::<uuid::Uuid>().ok());
@@ -145,14 +142,13 @@ async fn visitor(parts: &Parts, services: &Services) -> Result<Option<Visitor>, 
     };
     Ok(Some(Visitor {
         csrf: sign_in::csrf_token(&services.secret, &value),
-        user: holder.user,
+        caller,
         session_id: id,
         session_value: value,
         workspaces,
         current,
         origin: header(ORIGIN),
         host: header(HOST),
-        ip: parts.extensions.get::<ClientAddr>().map(|client| client.0),
     }))
 }
 

@@ -1,7 +1,7 @@
 //! Extractors: bearer auth, UUID path parameters, and validated JSON bodies. Each turns
 //! bad input into the contract's error shapes, never into axum's plain-text rejections.
 //!
-//! Put `CurrentUser` (or `Credentials`) first in a handler's arguments: a request without a
+//! Put `Caller` (or `Credentials`) first in a handler's arguments: a request without a
 //! valid token or session gets 401, and one its credential does not allow 403, before
 //! anything about its input is said.
 
@@ -19,17 +19,13 @@ use uuid::Uuid;
 use super::AppState;
 use super::validation::parse_body;
 use crate::app::accounts::sign_in::{self, Credential, Holder};
-use crate::domain::user::{TokenScope, User};
+use crate::domain::user::TokenScope;
 use crate::error::{Error, ValidationIssue};
 
-/// The signed-in user (by a bearer token or a session cookie), allowed to make this
-/// request's method: see [`Credentials`].
-pub struct CurrentUser(pub User);
-
-/// The signed-in user with the version of his data that a project list reflects (it
-/// moves with every change such a list shows).
-pub struct VersionedUser {
-    pub user: User,
+/// The caller with the version of his data that a project list reflects (it moves with
+/// every change such a list shows).
+pub struct VersionedCaller {
+    pub caller: crate::app::Caller,
     pub data_version: i64,
 }
 
@@ -43,6 +39,8 @@ pub struct Credentials {
     pub holder: Holder,
     /// The session cookie's value, when the caller came with one.
     pub session_value: Option<String>,
+    /// The client's address (see `INSIGHT_TRUSTED_PROXIES`), for the audit log.
+    pub ip: Option<std::net::IpAddr>,
 }
 
 impl FromRequestParts<AppState> for Credentials {
@@ -75,7 +73,31 @@ impl FromRequestParts<AppState> for Credentials {
             }
             Credential::Token { .. } => {}
         }
-        Ok(Credentials { holder, session_value })
+        let ip = parts.extensions.get::<super::peer::ClientAddr>().map(|client| client.0);
+        Ok(Credentials {
+            holder,
+            session_value,
+            ip,
+        })
+    }
+}
+
+impl Credentials {
+    /// The caller as the use cases take him: a session changes like a `write` token.
+    pub fn caller(&self) -> crate::app::Caller {
+        let scope = match self.holder.credential {
+            Credential::Token { scope } => scope,
+            Credential::Session { .. } => TokenScope::Write,
+        };
+        crate::app::Caller::new(self.holder.user.clone(), scope, self.ip)
+    }
+
+    /// The session the request came with, if it came with one.
+    pub fn session_id(&self) -> Option<Uuid> {
+        match self.holder.credential {
+            Credential::Session { id, .. } => Some(id),
+            Credential::Token { .. } => None,
+        }
     }
 }
 
@@ -85,13 +107,7 @@ impl FromRequestParts<AppState> for crate::app::Caller {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let Credentials { holder, .. } = Credentials::from_request_parts(parts, state).await?;
-        let scope = match holder.credential {
-            Credential::Token { scope } => scope,
-            Credential::Session { .. } => TokenScope::Write,
-        };
-        let ip = parts.extensions.get::<super::peer::ClientAddr>().map(|client| client.0);
-        Ok(crate::app::Caller::new(holder.user, scope, ip))
+        Ok(Credentials::from_request_parts(parts, state).await?.caller())
     }
 }
 
@@ -129,46 +145,15 @@ fn check_csrf(parts: &Parts, state: &AppState, session_value: &str) -> Result<()
     Ok(())
 }
 
-impl FromRequestParts<AppState> for VersionedUser {
+impl FromRequestParts<AppState> for VersionedCaller {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let Credentials { holder, .. } = Credentials::from_request_parts(parts, state).await?;
+        let credentials = Credentials::from_request_parts(parts, state).await?;
         Ok(Self {
-            user: holder.user,
-            data_version: holder.data_version,
+            caller: credentials.caller(),
+            data_version: credentials.holder.data_version,
         })
-    }
-}
-
-impl FromRequestParts<AppState> for CurrentUser {
-    type Rejection = Error;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        Credentials::from_request_parts(parts, state)
-            .await
-            .map(|caller| CurrentUser(caller.holder.user))
-    }
-}
-
-/// The signed-in user, with a credential that may write: what a `read` token is refused
-/// even on a `GET`, such as a whole project's archive with its recordings.
-pub struct WritingUser(pub User);
-
-impl FromRequestParts<AppState> for WritingUser {
-    type Rejection = Error;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let caller = Credentials::from_request_parts(parts, state).await?;
-        if let Credential::Token {
-            scope: TokenScope::Read,
-        } = caller.holder.credential
-        {
-            return Err(Error::forbidden(
-                "This token may only read (scope read); a project's archive needs a token with scope write",
-            ));
-        }
-        Ok(WritingUser(caller.holder.user))
     }
 }
 

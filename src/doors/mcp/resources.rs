@@ -37,11 +37,8 @@ pub async fn list(
     _request: Option<PaginatedRequestParams>,
 ) -> Result<ListResourcesResult, ErrorData> {
     let mut resources = Vec::new();
-    for project in crate::app::projects::list(services, caller.id())
-        .await
-        .map_err(internal)?
-    {
-        let records = crate::app::records::list(services, caller.id(), project.id, &PageRequest::everything())
+    for project in crate::app::projects::list(services, &caller).await.map_err(internal)? {
+        let records = crate::app::records::list(services, &caller, project.id, &PageRequest::everything())
             .await
             .map_err(internal)?;
         resources.extend(records.items.into_iter().map(|record| {
@@ -49,7 +46,7 @@ pub async fn list(
                 .with_description(format!("Transcript in the project {}", project.name))
                 .with_mime_type("text/plain")
         }));
-        let reports = crate::app::reports::list(services, caller.id(), project.id, false, &PageRequest::everything())
+        let reports = crate::app::reports::list(services, &caller, project.id, false, &PageRequest::everything())
             .await
             .map_err(internal)?;
         resources.extend(reports.items.into_iter().map(|report| {
@@ -73,7 +70,7 @@ pub async fn read(services: &Services, caller: Caller, uri: &str) -> Result<Read
         let Some(&[record_id]) = ids(rest).as_deref() else {
             return Err(not_found());
         };
-        let detail = match crate::app::records::detail(&services.store, caller.id(), record_id).await {
+        let detail = match crate::app::records::detail(&services.store, &caller, record_id).await {
             Ok(detail) => detail,
             Err(Error::NotFound(_)) => return Err(not_found()),
             Err(error) => return Err(internal(error)),
@@ -86,7 +83,7 @@ pub async fn read(services: &Services, caller: Caller, uri: &str) -> Result<Read
             return Err(not_found());
         };
         // A deleted report is not read as a document until it is restored.
-        let report = match crate::app::reports::document(services, caller.id(), project_id, report_id).await {
+        let report = match crate::app::reports::document(services, &caller, project_id, report_id).await {
             Ok(report) => report,
             Err(Error::NotFound(_)) => return Err(not_found()),
             Err(error) => return Err(internal(error)),

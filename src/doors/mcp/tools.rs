@@ -34,7 +34,7 @@ impl Insight {
     )]
     async fn list_projects(&self, context: RequestContext<RoleServer>) -> ToolResult {
         let caller = caller_of(&context.extensions)?;
-        let projects = crate::app::projects::list(&self.services, caller.id()).await;
+        let projects = crate::app::projects::list(&self.services, &caller).await;
         answer(projects.map(|projects| json!({ "projects": projects })))
     }
 
@@ -122,7 +122,7 @@ impl Insight {
     )]
     async fn list_presets(&self, context: RequestContext<RoleServer>) -> ToolResult {
         let caller = caller_of(&context.extensions)?;
-        let presets = crate::app::library::presets(&self.services.store, caller.id(), &PageRequest::everything()).await;
+        let presets = crate::app::library::presets(&self.services.store, &caller, &PageRequest::everything()).await;
         answer(presets.map(|page| json!({ "presets": page.items })))
     }
 
@@ -176,14 +176,14 @@ impl Insight {
     }
 
     async fn records(&self, caller: Caller, project_id: Uuid) -> Result<Value> {
-        let records = crate::app::records::list(&self.services, caller.id(), project_id, &PageRequest::everything())
+        let records = crate::app::records::list(&self.services, &caller, project_id, &PageRequest::everything())
             .await?
             .items;
         Ok(json!({ "records": records }))
     }
 
     async fn transcript(&self, caller: Caller, record_id: Uuid) -> Result<Value> {
-        let detail = crate::app::records::detail(&self.services.store, caller.id(), record_id).await?;
+        let detail = crate::app::records::detail(&self.services.store, &caller, record_id).await?;
         let mut value = serde_json::to_value(&detail).map_err(anyhow::Error::from)?;
         if let Some(utterances) = value.get_mut("utterances").and_then(Value::as_array_mut) {
             for utterance in utterances {
@@ -213,7 +213,7 @@ impl Insight {
             limit: args.limit.unwrap_or(20).clamp(1, 100) as usize,
             after: None,
         };
-        let (mut results, _) = crate::app::research::search::search(&self.services, caller.id(), query, &page).await?;
+        let (mut results, _) = crate::app::research::search::search(&self.services, &caller, query, &page).await?;
         for hit in &mut results.hits {
             hit.url = self.link(&hit.url);
         }
@@ -243,7 +243,7 @@ impl Insight {
     async fn reports(&self, caller: Caller, args: ReportListArgs) -> Result<Value> {
         let reports = crate::app::reports::list(
             &self.services,
-            caller.id(),
+            &caller,
             args.project_id,
             args.include_archived,
             &PageRequest::everything(),
@@ -254,14 +254,14 @@ impl Insight {
     }
 
     async fn report(&self, caller: Caller, project_id: Uuid, report_id: Uuid) -> Result<Value> {
-        let report = crate::app::reports::get(&self.services, caller.id(), project_id, report_id).await?;
+        let report = crate::app::reports::get(&self.services, &caller, project_id, report_id).await?;
         let mut value = serde_json::to_value(report).map_err(anyhow::Error::from)?;
         value["url"] = json!(self.link(&format!("/p/{project_id}/reports/{report_id}")));
         Ok(value)
     }
 
     async fn tags(&self, caller: Caller, workspace_id: Uuid) -> Result<Value> {
-        let tags = crate::app::research::tags::list(&self.services.store, caller.id(), workspace_id).await?;
+        let tags = crate::app::research::tags::list(&self.services.store, &caller, workspace_id).await?;
         Ok(json!({ "tags": tags }))
     }
 
@@ -308,7 +308,7 @@ impl Insight {
         };
         crate::app::reports::wait(
             &self.services,
-            caller.id(),
+            &caller,
             project_id,
             created.id,
             deadline,
@@ -321,7 +321,7 @@ impl Insight {
 
     async fn highlight(&self, caller: Caller, args: HighlightArgs) -> Result<Value> {
         let store = &self.services.store;
-        let detail = crate::app::records::detail(store, caller.id(), args.record_id).await?;
+        let detail = crate::app::records::detail(store, &caller, args.record_id).await?;
         let utterance = |id: i64| {
             detail
                 .utterances

@@ -14,6 +14,7 @@ mod text;
 use serde_json::json;
 use uuid::Uuid;
 
+use crate::app::Caller;
 use crate::app::accounts::access;
 use crate::app::accounts::audit::{self, Actor};
 use crate::domain::highlight::{Highlight, HighlightStatus};
@@ -161,7 +162,9 @@ async fn audit_export(
 
 /// The project's highlights as CSV (made and accepted ones, detached ones too; not
 /// suggestions waiting for a person).
-pub async fn highlights_csv(services: &Services, actor: &Actor, user_id: Uuid, project_id: Uuid) -> Result<Download> {
+pub async fn highlights_csv(services: &Services, caller: &Caller, project_id: Uuid) -> Result<Download> {
+    let user_id = caller.id();
+    let actor = &caller.actor();
     let project = readable_project(services, user_id, project_id).await?;
     let highlights = project_highlights(services, user_id, project_id).await?;
     let bytes = csv::write(&highlights, &services.settings.server.public_url)?;
@@ -175,7 +178,9 @@ pub async fn highlights_csv(services: &Services, actor: &Actor, user_id: Uuid, p
 
 /// The project as a REFI-QDA project: the workspace's tags as the codebook, each
 /// record's transcript as a text source, its highlights as coded segments.
-pub async fn project_qdpx(services: &Services, actor: &Actor, user_id: Uuid, project_id: Uuid) -> Result<Download> {
+pub async fn project_qdpx(services: &Services, caller: &Caller, project_id: Uuid) -> Result<Download> {
+    let user_id = caller.id();
+    let actor = &caller.actor();
     let project = readable_project(services, user_id, project_id).await?;
     let highlights = project_highlights(services, user_id, project_id).await?;
     let user_email = actor.email.clone().unwrap_or_default();

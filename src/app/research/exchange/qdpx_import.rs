@@ -10,6 +10,7 @@ use uuid::Uuid;
 use super::archive::Archive;
 use super::qde::{self, Code, Refusal, Selection};
 use super::text;
+use crate::app::Caller;
 use crate::app::research::highlights::{NOTE_MAX_CHARS, place_span};
 use crate::app::research::tags;
 use crate::domain::exchange::{QdpxImport, QdpxSkipped};
@@ -171,8 +172,9 @@ impl Tags<'_> {
 
 /// Whether the user may import a project into the workspace (his role there allows
 /// writing); checked before the upload is read.
-pub async fn may_import(services: &Services, user_id: Uuid, workspace_id: Uuid) -> Result<()> {
-    crate::app::accounts::access::require(&services.store, user_id, Target::Workspace(workspace_id), Need::Write)
+pub async fn may_import(services: &Services, caller: &Caller, workspace_id: Uuid) -> Result<()> {
+    caller
+        .require(&services.store, Target::Workspace(workspace_id), Need::Write)
         .await?;
     Ok(())
 }
@@ -181,8 +183,10 @@ pub async fn may_import(services: &Services, user_id: Uuid, workspace_id: Uuid) 
 /// the upload limit): its text sources become records, its codes tags, its coded
 /// segments highlights. Everything is read and checked before anything is written; should
 /// writing fail half-way, the new project is deleted again.
-pub async fn import(services: &Services, user_id: Uuid, workspace_id: Uuid, path: PathBuf) -> Result<QdpxImport> {
-    crate::app::accounts::access::require(&services.store, user_id, Target::Workspace(workspace_id), Need::Write)
+pub async fn import(services: &Services, caller: &Caller, workspace_id: Uuid, path: PathBuf) -> Result<QdpxImport> {
+    let user_id = caller.id();
+    caller
+        .require(&services.store, Target::Workspace(workspace_id), Need::Write)
         .await?;
     let _permit = services.import_permit().await?;
     let upload_bytes = std::fs::metadata(&path).map(|meta| meta.len()).unwrap_or(u64::MAX);

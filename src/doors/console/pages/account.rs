@@ -135,8 +135,8 @@ async fn invitation_page(
         token: token.to_owned(),
         csrf: visitor.map(|v| v.csrf.clone()),
         other_account: visitor
-            .filter(|v| !teams::same_address(&v.user.email, &invitation.email))
-            .map(|v| v.user.email.clone()),
+            .filter(|v| !teams::same_address(&v.caller.user.email, &invitation.email))
+            .map(|v| v.caller.user.email.clone()),
         error,
     };
     Ok(page(status, super::render(&html)))
@@ -167,7 +167,7 @@ async fn accept(
     MaybeChange(visitor, form): MaybeChange<AcceptForm>,
 ) -> PageResult {
     let accepter = match &visitor {
-        Some(visitor) => Accepter::SignedIn(visitor.user.clone()),
+        Some(visitor) => Accepter::SignedIn(visitor.caller.user.clone()),
         None => Accepter::New {
             password: &form.password,
             name: form.name.as_deref(),

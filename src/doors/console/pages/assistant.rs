@@ -13,6 +13,7 @@ use uuid::Uuid;
 
 use super::chat::{AskForm, ChatPanel, RenameForm, THREADS_SHOWN, ThreadQuery, citation_index, shown};
 use super::{ProjectNav, Shell, project_for};
+use crate::app::Caller;
 use crate::app::conversation;
 use crate::app::conversation::assistant;
 use crate::app::projects::ProjectChanges;
@@ -43,24 +44,24 @@ async fn assistant_page(
     Query(query): Query<ThreadQuery>,
 ) -> PageResult {
     let (role, project) = project_for(&services, &visitor, project_id, Need::Read).await?;
-    let user_id = visitor.user.id;
-    let threads: Vec<ChatThread> = conversation::threads::of_assistant(&services, user_id, &PageRequest::everything())
-        .await?
-        .items
-        .into_iter()
-        .filter(|thread| thread.project_id == Some(project_id))
-        .take(THREADS_SHOWN)
-        .collect();
+    let threads: Vec<ChatThread> =
+        conversation::threads::of_assistant(&services, &visitor.caller, &PageRequest::everything())
+            .await?
+            .items
+            .into_iter()
+            .filter(|thread| thread.project_id == Some(project_id))
+            .take(THREADS_SHOWN)
+            .collect();
     let current = match query.wanted()? {
         Some(0) => None,
-        Some(thread_id) => Some(project_thread(&services, user_id, project_id, thread_id).await?),
+        Some(thread_id) => Some(project_thread(&services, &visitor.caller, project_id, thread_id).await?),
         None => threads.first().cloned(),
     };
     let messages = match &current {
         Some(thread) => conversation::threads::messages(&services, thread).await?,
         None => Vec::new(),
     };
-    let index = citation_index(&services, user_id, project_id, &messages).await?;
+    let index = citation_index(&services, &visitor.caller, project_id, &messages).await?;
     let can_write = role.allows(Need::Write);
     let accept_base = format!("/p/{project_id}/assistant/accept");
     let chat = ChatPanel {
@@ -94,11 +95,11 @@ async fn assistant_page(
 /// The user's assistant thread about this project; another is not found here.
 async fn project_thread(
     services: &Services,
-    user_id: Uuid,
+    caller: &Caller,
     project_id: Uuid,
     thread_id: i64,
 ) -> Result<ChatThread, Error> {
-    let thread = assistant::owned_thread(services, user_id, thread_id).await?;
+    let thread = assistant::owned_thread(services, caller, thread_id).await?;
     if thread.project_id == Some(project_id) {
         Ok(thread)
     } else {
@@ -113,7 +114,7 @@ async fn ask_assistant(
 ) -> PageResult {
     project_for(&services, &visitor, project_id, Need::Read).await?;
     if let Some(thread_id) = form.thread_id() {
-        project_thread(&services, visitor.user.id, project_id, thread_id).await?;
+        project_thread(&services, &visitor.caller, project_id, thread_id).await?;
     }
     let body = AgentChatCreate {
         message: form.message(),
@@ -123,10 +124,7 @@ async fn ask_assistant(
         workspace_id: form.across(),
         reasoning_mode: None,
     };
-    let answer = assistant::ask(&services, &visitor.caller(), body)
-        .await?
-        .finish()
-        .await?;
+    let answer = assistant::ask(&services, &visitor.caller, body).await?.finish().await?;
     Ok(Redirect::to(&format!("/p/{project_id}/assistant?thread={}#chat", answer.thread_id)).into_response())
 }
 
@@ -135,10 +133,10 @@ async fn rename_assistant_thread(
     Path((project_id, thread_id)): Path<(Uuid, i64)>,
     Change(visitor, form): Change<RenameForm>,
 ) -> PageResult {
-    project_thread(&services, visitor.user.id, project_id, thread_id).await?;
+    project_thread(&services, &visitor.caller, project_id, thread_id).await?;
     conversation::rename_thread(
         &services.store,
-        visitor.user.id,
+        &visitor.caller,
         ThreadKind::Agent,
         thread_id,
         None,
@@ -202,7 +200,7 @@ async fn accept_form(
     Query(query): Query<AcceptQuery>,
 ) -> PageResult {
     let (_, project) = project_for(&services, &visitor, project_id, Need::Write).await?;
-    let thread = project_thread(&services, visitor.user.id, project_id, query.thread).await?;
+    let thread = project_thread(&services, &visitor.caller, project_id, query.thread).await?;
     let message = conversation::threads::messages(&services, &thread)
         .await?
         .into_iter()
@@ -254,7 +252,7 @@ async fn accept(
             ..ProjectChanges::default()
         },
     };
-    crate::app::projects::update(&services, &visitor.caller(), project_id, changes).await?;
+    crate::app::projects::update(&services, &visitor.caller, project_id, changes).await?;
     Ok(Redirect::to(&format!("/p/{project_id}")).into_response())
 }
 

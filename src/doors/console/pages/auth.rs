@@ -118,7 +118,7 @@ struct SignOutForm {
 }
 
 async fn sign_out(State(services): State<Services>, Change(visitor, form): Change<SignOutForm>) -> PageResult {
-    sign_in::sign_out(&services.store, visitor.user.id, visitor.session_id).await?;
+    sign_in::sign_out(&services.store, visitor.caller.user.id, visitor.session_id).await?;
     let to = match form.return_to.as_deref() {
         Some(_) => safe_return(form.return_to.as_deref()),
         None => "/sign-in",

@@ -11,6 +11,7 @@ use axum::routing::post;
 use serde::Deserialize;
 use uuid::Uuid;
 
+use crate::app::Caller;
 use crate::app::conversation;
 use crate::app::conversation::assistant;
 use crate::domain::conversation::{
@@ -100,12 +101,12 @@ impl ThreadQuery {
 /// names they mention.
 pub(super) async fn citation_index(
     services: &Services,
-    user_id: Uuid,
+    caller: &Caller,
     project_id: Uuid,
     messages: &[ChatMessage],
 ) -> Result<CitationIndex, Error> {
     let mut index = CitationIndex::default();
-    for (record, utterances) in conversation::threads::cited_records(services, user_id, project_id, messages).await? {
+    for (record, utterances) in conversation::threads::cited_records(services, caller, project_id, messages).await? {
         index.add(record.id, &record.name, utterances.iter().map(|u| (u.id, u.start_ms)));
     }
     Ok(index)
@@ -152,23 +153,22 @@ pub async fn record_panel(
     project_id: Uuid,
     query: &ThreadQuery,
 ) -> Result<ChatPanel, Error> {
-    let user_id = visitor.user.id;
     let current = match query.wanted()? {
         Some(0) => None,
-        wanted => conversation::record::shown_thread(services, user_id, record_id, wanted).await?,
+        wanted => conversation::record::shown_thread(services, &visitor.caller, record_id, wanted).await?,
     };
     let recent = PageRequest {
         limit: THREADS_SHOWN,
         after: None,
     };
-    let threads = conversation::threads::of_record(services, user_id, record_id, &recent)
+    let threads = conversation::threads::of_record(services, &visitor.caller, record_id, &recent)
         .await?
         .items;
     let messages = match &current {
         Some(thread) => conversation::threads::messages(services, thread).await?,
         None => Vec::new(),
     };
-    let index = citation_index(services, user_id, project_id, &messages).await?;
+    let index = citation_index(services, &visitor.caller, project_id, &messages).await?;
     let page_url = format!("/r/{record_id}");
     Ok(ChatPanel {
         heading: "Ask this interview",
@@ -237,7 +237,7 @@ async fn ask_record(
         message: form.message(),
         thread_id: form.thread_id(),
     };
-    let asked = conversation::record::ask(&services, &visitor.caller(), record_id, body).await?;
+    let asked = conversation::record::ask(&services, &visitor.caller, record_id, body).await?;
     let answer = asked.finish().await?;
     Ok(Redirect::to(&format!("/r/{record_id}?thread={}#chat", answer.thread_id)).into_response())
 }
@@ -252,10 +252,10 @@ async fn rename_record_thread(
     Path((record_id, thread_id)): Path<(Uuid, i64)>,
     Change(visitor, form): Change<RenameForm>,
 ) -> PageResult {
-    conversation::record::owned_record(&services, visitor.user.id, record_id).await?;
+    conversation::record::owned_record(&services, &visitor.caller, record_id).await?;
     conversation::rename_thread(
         &services.store,
-        visitor.user.id,
+        &visitor.caller,
         ThreadKind::Record,
         thread_id,
         Some(record_id),

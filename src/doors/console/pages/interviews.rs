@@ -190,7 +190,7 @@ async fn interviews_page(
         limit: SHOWN,
         after: None,
     };
-    let rooms = rooms::list(services, visitor.user.id, Some(project_id), &shown)
+    let rooms = rooms::list(services, &visitor.caller, Some(project_id), &shown)
         .await?
         .items;
     let budget_spent = crate::app::gate::project_budget_spent(services, project_id).await?;
@@ -247,7 +247,7 @@ async fn create(
         Ok(body) => body,
         Err(errors) => return interviews_page(&services, &visitor, project_id, form, errors, 0).await,
     };
-    let made = rooms::create(&services, &visitor.caller(), body).await?;
+    let made = rooms::create(&services, &visitor.caller, body).await?;
     Ok(Redirect::to(&format!("/p/{project_id}/interviews?created={}#rooms", made.len())).into_response())
 }
 
@@ -256,7 +256,7 @@ async fn confirm_cancel(
     visitor: Visitor,
     Path((project_id, room_id)): Path<(Uuid, Uuid)>,
 ) -> PageResult {
-    let room = rooms::writable_room(&services.store, visitor.user.id, project_id, room_id).await?;
+    let room = rooms::writable_room(&services.store, &visitor.caller, project_id, room_id).await?;
     Ok(ConfirmDelete::ask(
         &visitor,
         format!("Cancel the interview link “{}”?", room.room_name),
@@ -274,11 +274,11 @@ async fn cancel(
     Path((project_id, room_id)): Path<(Uuid, Uuid)>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    let room = rooms::owned_room(&services.store, visitor.user.id, room_id).await?;
+    let room = rooms::owned_room(&services.store, &visitor.caller, room_id).await?;
     if room.project_id != project_id {
         return Err(Error::not_found("Interview room").into());
     }
-    rooms::cancel(&services, &visitor.caller(), room_id).await?;
+    rooms::cancel(&services, &visitor.caller, room_id).await?;
     Ok(Redirect::to(&format!("/p/{project_id}/interviews#rooms")).into_response())
 }
 
@@ -300,7 +300,7 @@ async fn preview(
     let (_, project) = super::project_for(&services, &visitor, project_id, Need::Read).await?;
     let language = query.language.unwrap_or_else(english);
     let topics = query.topics_for_respondent.unwrap_or_default();
-    let settings = crate::app::protection::settings(&services.store, visitor.user.id, project.workspace_id).await?;
+    let settings = crate::app::protection::settings(&services.store, &visitor.caller, project.workspace_id).await?;
     let html = respondent_page::render_preview(
         &respondent_page::PageRoom {
             token: "preview",

@@ -56,7 +56,7 @@ impl Shell {
         Self {
             assets: Assets::get(),
             me: Some(Me {
-                email: visitor.user.email.clone(),
+                email: visitor.caller.user.email.clone(),
                 csrf: visitor.csrf.clone(),
                 workspaces: visitor.workspaces.clone(),
                 current_id: visitor.current.id,
@@ -103,7 +103,7 @@ pub async fn project_for(
     project_id: Uuid,
     need: crate::domain::workspace::Need,
 ) -> PageResult<(crate::domain::workspace::Role, crate::domain::project::Project)> {
-    Ok(crate::app::projects::get(services, visitor.user.id, project_id, need).await?)
+    Ok(crate::app::projects::get(services, &visitor.caller, project_id, need).await?)
 }
 
 /// Renders a template; askama checked it at compile time, so a failure here is a bug

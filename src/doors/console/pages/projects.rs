@@ -51,7 +51,7 @@ struct ListQuery {
 }
 
 async fn list(State(services): State<Services>, visitor: Visitor, Query(query): Query<ListQuery>) -> PageResult {
-    let all: Vec<Project> = crate::app::projects::list(&services, visitor.user.id)
+    let all: Vec<Project> = crate::app::projects::list(&services, &visitor.caller)
         .await?
         .into_iter()
         .filter(|project| project.workspace_id == visitor.current.id)
@@ -126,7 +126,7 @@ async fn create(State(services): State<Services>, Change(visitor, form): Change<
             crate::error::Error::validation(vec![crate::error::ValidationIssue::blank("name", &form.name)]).into(),
         );
     }
-    let project = projects::create(&services, visitor.user.id, Some(visitor.current.id), new).await?;
+    let project = projects::create(&services, &visitor.caller, Some(visitor.current.id), new).await?;
     Ok(Redirect::to(&format!("/p/{}", project.id)).into_response())
 }
 
@@ -174,7 +174,7 @@ async fn show(State(services): State<Services>, visitor: Visitor, Path(project_i
         reports,
         presets,
         prompts,
-    } = crate::app::projects::overview(&services, visitor.user.id, project_id).await?;
+    } = crate::app::projects::overview(&services, &visitor.caller, project_id).await?;
     let html = ProjectPage {
         shell: Shell::of(&visitor),
         nav: ProjectNav::new(project_id, "overview"),
@@ -211,7 +211,7 @@ async fn update(
         research_goals: Patch::Value(form.research_goals),
         interview_guide: Patch::Value(form.interview_guide),
     };
-    projects::update(&services, &visitor.caller(), project_id, changes).await?;
+    projects::update(&services, &visitor.caller, project_id, changes).await?;
     Ok(Redirect::to(&format!("/p/{project_id}")).into_response())
 }
 
@@ -239,7 +239,7 @@ async fn delete(
     Path(project_id): Path<Uuid>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    projects::delete(&services, &visitor.caller(), project_id).await?;
+    projects::delete(&services, &visitor.caller, project_id).await?;
     Ok(Redirect::to("/").into_response())
 }
 

@@ -113,9 +113,9 @@ pub async fn versions(
     visitor: Visitor,
     Path((project_id, report_id)): Path<(Uuid, Uuid)>,
 ) -> PageResult {
-    let report = crate::app::reports::document(&services, visitor.user.id, project_id, report_id).await?;
+    let report = crate::app::reports::document(&services, &visitor.caller, project_id, report_id).await?;
     let currency = currency(&services, project_id).await?;
-    let listed = crate::app::reports::versions(&services.store, visitor.user.id, project_id, report_id).await?;
+    let listed = crate::app::reports::versions(&services.store, &visitor.caller, project_id, report_id).await?;
     let versions = listed
         .iter()
         .enumerate()

@@ -35,7 +35,7 @@ async fn record_for(
     record_id: Uuid,
     need: Need,
 ) -> Result<(Role, Record, String), Error> {
-    crate::app::records::of_user(services, visitor.user.id, record_id, need).await
+    crate::app::records::of_user(services, &visitor.caller, record_id, need).await
 }
 
 #[derive(Deserialize)]
@@ -49,7 +49,7 @@ async fn paste(
     Path(project_id): Path<Uuid>,
     Change(visitor, form): Change<PasteForm>,
 ) -> PageResult {
-    let permit = intake::may_add(&services, visitor.user.id, project_id).await?;
+    let permit = intake::may_add(&services, &visitor.caller, project_id).await?;
     let upload = Upload {
         title: Some(form.title),
         language: None,
@@ -153,7 +153,7 @@ async fn show(
         pii,
         consent,
         ..
-    } = crate::app::records::view(&services, visitor.user.id, record_id).await?;
+    } = crate::app::records::view(&services, &visitor.caller, record_id).await?;
     let chat = super::chat::record_panel(&services, &visitor, record_id, record.project_id, &thread).await?;
     let html = RecordPage {
         chat,
@@ -199,7 +199,7 @@ async fn rename(
     Path(record_id): Path<Uuid>,
     Change(visitor, form): Change<RenameForm>,
 ) -> PageResult {
-    speakers::rename(&services.store, &visitor.caller(), record_id, &form.speaker, &form.name).await?;
+    speakers::rename(&services.store, &visitor.caller, record_id, &form.speaker, &form.name).await?;
     Ok(Redirect::to(&format!("/r/{record_id}")).into_response())
 }
 
@@ -216,7 +216,7 @@ async fn respondent(
 ) -> PageResult {
     speakers::set_respondent(
         &services.store,
-        &visitor.caller(),
+        &visitor.caller,
         record_id,
         &form.speaker,
         form.is_respondent,
@@ -233,7 +233,7 @@ async fn recording(
     Path(record_id): Path<Uuid>,
     request: axum::extract::Request,
 ) -> PageResult {
-    let (path, media_type) = crate::app::records::recording(&services, visitor.user.id, record_id).await?;
+    let (path, media_type) = crate::app::records::recording(&services, &visitor.caller, record_id).await?;
     use axum::http::header::{ACCEPT_RANGES, CONTENT_LENGTH, CONTENT_RANGE, RANGE};
     let size = services.files.size(&path).await.map_err(Error::from)?;
     let asked = request
@@ -316,7 +316,7 @@ async fn persona(State(services): State<Services>, visitor: Visitor, Path(record
     let mut provenance = None;
     let (pending, message, html) = match crate::app::persona::current(&services, &record, false).await {
         Ok(Current::Written(report)) => {
-            let utterances = crate::app::records::utterances(&services, visitor.user.id, record_id).await?;
+            let utterances = crate::app::records::utterances(&services, &visitor.caller, record_id).await?;
             let mut index = CitationIndex::default();
             index.add(record_id, &record.name, utterances.iter().map(|u| (u.id, u.start_ms)));
             if let Some(written) = &report.provenance {
@@ -358,7 +358,7 @@ async fn correct(
 ) -> PageResult {
     correction::correct_utterance(
         &services.store,
-        &visitor.caller(),
+        &visitor.caller,
         record_id,
         utterance_id,
         Some(form.text),
@@ -386,7 +386,7 @@ async fn delete(
     Path(record_id): Path<Uuid>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    let project_id = removal::delete(&services, &visitor.caller(), record_id).await?;
+    let project_id = removal::delete(&services, &visitor.caller, record_id).await?;
     Ok(Redirect::to(&format!("/p/{project_id}")).into_response())
 }
 
@@ -411,7 +411,7 @@ async fn redact(
     Path(record_id): Path<Uuid>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    crate::app::protection::redaction::redact(&services, visitor.actor(), visitor.user.id, record_id).await?;
+    crate::app::protection::redaction::redact(&services, &visitor.caller, record_id).await?;
     Ok(Redirect::to(&format!("/r/{record_id}")).into_response())
 }
 

@@ -58,7 +58,7 @@ async fn generate(
             _ => {}
         }
     }
-    let report = reports::create(&services, &visitor.caller(), project_id, fields).await?;
+    let report = reports::create(&services, &visitor.caller, project_id, fields).await?;
     Ok(Redirect::to(&format!("/p/{project_id}/reports/{}", report.id)).into_response())
 }
 
@@ -96,7 +96,7 @@ async fn show(
         generation,
         edited,
         may_write,
-    } = reports::reading(&services, visitor.user.id, project_id, report_id).await?;
+    } = reports::reading(&services, &visitor.caller, project_id, report_id).await?;
     let busy = matches!(report.status, ReportStatus::Queued | ReportStatus::Generating);
     let html = rendered(&services, &report, report.content.as_deref().unwrap_or_default()).await?;
     let provenance = match &generation.provenance {
@@ -140,7 +140,7 @@ struct RegeneratePage {
 async fn regenerate_question(services: &Services, visitor: &Visitor, report: Report) -> PageResult {
     let html = RegeneratePage {
         shell: Shell::of(visitor),
-        edited: reports::edited(services, visitor.user.id, report.project_id, report.id).await?,
+        edited: reports::edited(services, &visitor.caller, report.project_id, report.id).await?,
         csrf: visitor.csrf.clone(),
         report,
     };
@@ -173,11 +173,11 @@ async fn regenerate(
 ) -> PageResult {
     if form.confirmed.is_none() {
         let report = writable_report(&services, &visitor, project_id, report_id).await?;
-        if reports::edited(&services, visitor.user.id, project_id, report_id).await? {
+        if reports::edited(&services, &visitor.caller, project_id, report_id).await? {
             return regenerate_question(&services, &visitor, report).await;
         }
     }
-    reports::regenerate(&services, &visitor.caller(), project_id, report_id).await?;
+    reports::regenerate(&services, &visitor.caller, project_id, report_id).await?;
     Ok(Redirect::to(&format!("/p/{project_id}/reports/{report_id}")).into_response())
 }
 
@@ -186,7 +186,7 @@ async fn cancel(
     Path((project_id, report_id)): Path<(Uuid, Uuid)>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    reports::cancel(&services.store, &visitor.caller(), project_id, report_id).await?;
+    reports::cancel(&services.store, &visitor.caller, project_id, report_id).await?;
     Ok(Redirect::to(&format!("/p/{project_id}/reports/{report_id}")).into_response())
 }
 
@@ -219,7 +219,7 @@ async fn save(
     report_id: Uuid,
     changes: ReportChanges,
 ) -> PageResult {
-    reports::update(services, &visitor.caller(), project_id, report_id, changes).await?;
+    reports::update(services, &visitor.caller, project_id, report_id, changes).await?;
     Ok(Redirect::to(&format!("/p/{project_id}/reports/{report_id}")).into_response())
 }
 
@@ -237,7 +237,7 @@ struct EditPage {
 
 /// A report the visitor may change (404 unseen, 403 for a viewer), deleted ones too.
 async fn writable_report(services: &Services, visitor: &Visitor, project_id: Uuid, report_id: Uuid) -> Result<Report> {
-    reports::writable(services, visitor.user.id, project_id, report_id).await
+    reports::writable(services, &visitor.caller, project_id, report_id).await
 }
 
 /// The editor, with the title and Markdown given and, after "Preview", their rendering.
@@ -309,7 +309,7 @@ async fn delete(
     Path((project_id, report_id)): Path<(Uuid, Uuid)>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    reports::delete(&services, &visitor.caller(), project_id, report_id).await?;
+    reports::delete(&services, &visitor.caller, project_id, report_id).await?;
     Ok(Redirect::to(&format!("/p/{project_id}")).into_response())
 }
 

@@ -163,7 +163,7 @@ async fn create_highlight(
                 )
                 .into());
             };
-            let length = crate::app::records::utterance_length(&services, visitor.user.id, record_id, turn).await?;
+            let length = crate::app::records::utterance_length(&services, &visitor.caller, record_id, turn).await?;
             (
                 Anchor {
                     utterance_id: turn,
@@ -182,7 +182,7 @@ async fn create_highlight(
         tag_ids: form.tag_ids,
         note: Some(form.note),
     };
-    let made = highlights::create(&services.store, &visitor.caller(), record_id, body).await?;
+    let made = highlights::create(&services.store, &visitor.caller, record_id, body).await?;
     Ok(Redirect::to(&format!("/r/{record_id}?done=highlighted#u{}", made.start.utterance_id)).into_response())
 }
 
@@ -192,7 +192,7 @@ async fn suggest(
     Change(visitor, fields): Change<Fields>,
 ) -> PageResult {
     let form = read_form(&fields)?;
-    highlights::suggest(&services, &visitor.caller(), record_id, &form.tag_ids).await?;
+    highlights::suggest(&services, &visitor.caller, record_id, &form.tag_ids).await?;
     Ok(Redirect::to(&format!("/r/{record_id}?done=suggesting#highlights")).into_response())
 }
 
@@ -216,7 +216,7 @@ async fn update_highlight(
             ..HighlightUpdate::default()
         }
     };
-    let saved = highlights::update(&services.store, &visitor.caller(), highlight_id, update).await?;
+    let saved = highlights::update(&services.store, &visitor.caller, highlight_id, update).await?;
     let back = back_to(&form.back, format!("/r/{}#highlights", saved.record_id));
     Ok(Redirect::to(&back).into_response())
 }
@@ -228,8 +228,8 @@ async fn delete_highlight(
     Change(visitor, fields): Change<Fields>,
 ) -> PageResult {
     let form = read_form(&fields)?;
-    let highlight = highlights::get(&services.store, visitor.user.id, highlight_id).await?;
-    highlights::delete(&services.store, &visitor.caller(), highlight_id).await?;
+    let highlight = highlights::get(&services.store, &visitor.caller, highlight_id).await?;
+    highlights::delete(&services.store, &visitor.caller, highlight_id).await?;
     let back = back_to(&form.back, format!("/r/{}#highlights", highlight.record_id));
     Ok(Redirect::to(&back).into_response())
 }
@@ -304,8 +304,8 @@ async fn board(
         ..HighlightFilter::default()
     };
     let page_request = most();
-    let found = highlights::of_project(&services.store, visitor.user.id, project_id, filter, &page_request).await?;
-    let all_tags = tags::list(&services.store, visitor.user.id, project.workspace_id).await?;
+    let found = highlights::of_project(&services.store, &visitor.caller, project_id, filter, &page_request).await?;
+    let all_tags = tags::list(&services.store, &visitor.caller, project.workspace_id).await?;
     let mut columns: Vec<Column> = all_tags
         .iter()
         .filter(|tag| tag_filter.is_none_or(|id| id == tag.id))
@@ -322,7 +322,7 @@ async fn board(
         .collect();
     let untagged: Vec<Highlight> = found.items.iter().filter(|h| h.tags.is_empty()).cloned().collect();
     let untagged_count = untagged.iter().filter(|h| h.status == HighlightStatus::Ok).count();
-    let proposals = themes::list(&services.store, visitor.user.id, project_id).await?;
+    let proposals = themes::list(&services.store, &visitor.caller, project_id).await?;
     if !untagged.is_empty() {
         columns.push(Column {
             tag: None,
@@ -355,7 +355,7 @@ async fn propose_themes(
     Path(project_id): Path<Uuid>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    themes::request(&services, &visitor.caller(), project_id).await?;
+    themes::request(&services, &visitor.caller, project_id).await?;
     Ok(Redirect::to(&format!("/p/{project_id}/highlights?themes=asked#themes")).into_response())
 }
 
@@ -372,16 +372,16 @@ async fn decide_theme(
         }
     }
     let store = &services.store;
-    let project_id = themes::project_of(store, visitor.user.id, theme_id).await?;
+    let project_id = themes::project_of(store, &visitor.caller, theme_id).await?;
     match decision.as_str() {
         "accept" => {
             let body = ThemeAccept {
                 name,
                 description: None,
             };
-            themes::accept(store, &visitor.caller(), theme_id, body).await?;
+            themes::accept(store, &visitor.caller, theme_id, body).await?;
         }
-        "reject" => themes::reject(store, &visitor.caller(), theme_id).await?,
+        "reject" => themes::reject(store, &visitor.caller, theme_id).await?,
         _ => return Err(Error::not_found("Page").into()),
     }
     Ok(Redirect::to(&format!("/p/{project_id}/highlights#themes")).into_response())
@@ -428,10 +428,10 @@ async fn insights_page(
     message: Message,
 ) -> PageResult {
     let (role, project) = project_for(services, visitor, project_id, Need::Read).await?;
-    let list = insights::list(&services.store, visitor.user.id, project_id, &most()).await?;
+    let list = insights::list(&services.store, &visitor.caller, project_id, &most()).await?;
     let evidence = highlights::of_project(
         &services.store,
-        visitor.user.id,
+        &visitor.caller,
         project_id,
         HighlightFilter {
             status: Some(HighlightStatus::Ok),
@@ -440,14 +440,14 @@ async fn insights_page(
         &most(),
     )
     .await?;
-    let reports = crate::app::reports::list(services, visitor.user.id, project_id, false, &most())
+    let reports = crate::app::reports::list(services, &visitor.caller, project_id, false, &most())
         .await?
         .items
         .into_iter()
         .map(|report| (report.id, report.title))
         .collect();
     let ids: Vec<Uuid> = list.items.iter().map(|insight| insight.id).collect();
-    let included = crate::app::reports::including(services, visitor.user.id, project_id, &ids).await?;
+    let included = crate::app::reports::including(services, &visitor.caller, project_id, &ids).await?;
     let html = InsightsPage {
         shell: Shell::of(visitor),
         nav: ProjectNav::new(project_id, "insights"),
@@ -489,7 +489,7 @@ async fn create_insight(
             _ => {}
         }
     }
-    match insights::create(&services.store, &visitor.caller(), project_id, draft).await {
+    match insights::create(&services.store, &visitor.caller, project_id, draft).await {
         Ok(made) => Ok(Redirect::to(&format!("/p/{project_id}/insights#insight-{}", made.id)).into_response()),
         Err(error) if on_the_form(&error) => {
             let status = crate::doors::status(&error);
@@ -504,8 +504,8 @@ async fn delete_insight(
     Path(insight_id): Path<Uuid>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    let insight = insights::get(&services.store, visitor.user.id, insight_id).await?;
-    insights::delete(&services.store, &visitor.caller(), insight_id).await?;
+    let insight = insights::get(&services.store, &visitor.caller, insight_id).await?;
+    insights::delete(&services.store, &visitor.caller, insight_id).await?;
     Ok(Redirect::to(&format!("/p/{}/insights", insight.project_id)).into_response())
 }
 
@@ -523,14 +523,14 @@ async fn insight_in_report(
             _ => {}
         }
     }
-    let insight = insights::get(&services.store, visitor.user.id, insight_id).await?;
+    let insight = insights::get(&services.store, &visitor.caller, insight_id).await?;
     let project_id = insight.project_id;
     let report_id = report_id.ok_or_else(|| Error::not_found("Report"))?;
     let store = &services.store;
     if take_out {
-        crate::app::reports::exclude_insight(store, visitor.user.id, project_id, report_id, insight_id).await?;
+        crate::app::reports::exclude_insight(store, &visitor.caller, project_id, report_id, insight_id).await?;
     } else {
-        crate::app::reports::include_insight(store, visitor.user.id, project_id, report_id, insight_id).await?;
+        crate::app::reports::include_insight(store, &visitor.caller, project_id, report_id, insight_id).await?;
     }
     Ok(Redirect::to(&format!("/p/{project_id}/insights#insight-{insight_id}")).into_response())
 }
@@ -568,7 +568,7 @@ async fn search_page(State(services): State<Services>, visitor: Visitor, RawQuer
     let kind = field("kind");
     let project_id = field("project_id").parse::<Uuid>().ok();
     let offset = field("start").parse::<i64>().unwrap_or(0).max(0);
-    let projects: Vec<Project> = crate::app::projects::list(&services, visitor.user.id)
+    let projects: Vec<Project> = crate::app::projects::list(&services, &visitor.caller)
         .await?
         .into_iter()
         .filter(|project| project.workspace_id == visitor.current.id)
@@ -586,7 +586,7 @@ async fn search_page(State(services): State<Services>, visitor: Visitor, RawQuer
             limit: SEARCH_PAGE,
             after: Some(offset),
         };
-        match search::search(&services, visitor.user.id, query, &request).await {
+        match search::search(&services, &visitor.caller, query, &request).await {
             Ok((results, more)) => {
                 hits = results.hits;
                 total = results.total;

@@ -10,6 +10,7 @@ use axum::response::Response;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::app::Caller;
 use crate::app::conversation::assistant::{self, owned_thread};
 use crate::app::conversation::threads;
 use crate::domain::conversation::{
@@ -17,7 +18,7 @@ use crate::domain::conversation::{
 };
 use crate::doors::http::AppState;
 use crate::doors::http::answers::{answer, history_page};
-use crate::doors::http::extract::{CurrentUser, PathText, ValidJson};
+use crate::doors::http::extract::{PathText, ValidJson};
 use crate::doors::http::openapi::Conflicts;
 use crate::doors::http::paging::{PageQuery, Paging, paged};
 use crate::error::{Error, ErrorBody, Result};
@@ -46,25 +47,20 @@ async fn agent_chat(
     params(PageQuery),
     responses((status = 200, description = "A page of the research assistant's threads, most recently active first",
         body = Vec<ChatThread>)))]
-async fn list_threads(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    paging: Paging,
-    uri: Uri,
-) -> Result<Response> {
+async fn list_threads(caller: Caller, State(app): State<AppState>, paging: Paging, uri: Uri) -> Result<Response> {
     let page = paging.request()?;
-    Ok(paged(&uri, threads::of_assistant(&app, user.id, &page).await?))
+    Ok(paged(&uri, threads::of_assistant(&app, &caller, &page).await?))
 }
 
 #[utoipa::path(post, path = "/agent/threads", tag = "agent", security(("bearer" = [])),
     request_body = AgentThreadCreate,
     responses((status = 201, description = "A new, empty thread", body = ChatThread), Conflicts))]
 async fn create_thread(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     ValidJson(body): ValidJson<AgentThreadCreate>,
 ) -> Result<(StatusCode, Json<ChatThread>)> {
-    let thread = threads::start_with_assistant(&app, user.id, body.project_id, body.title.as_deref()).await?;
+    let thread = threads::start_with_assistant(&app, &caller, body.project_id, body.title.as_deref()).await?;
     Ok((StatusCode::CREATED, Json(thread)))
 }
 
@@ -83,12 +79,12 @@ fn thread_path(raw: &str) -> Result<i64> {
     responses((status = 200, description = "The thread", body = ChatThread),
         (status = 404, description = "No such thread", body = ErrorBody)))]
 async fn get_thread(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     PathText(thread): PathText,
 ) -> Result<Json<ChatThread>> {
     let thread_id = thread_path(&thread)?;
-    Ok(Json(owned_thread(&app, user.id, thread_id).await?))
+    Ok(Json(owned_thread(&app, &caller, thread_id).await?))
 }
 
 #[utoipa::path(patch, path = "/agent/threads/{thread_id}", tag = "agent", security(("bearer" = [])),
@@ -97,13 +93,13 @@ async fn get_thread(
     responses((status = 200, description = "The thread, renamed or pointed at another project", body = ChatThread),
         (status = 404, description = "No such thread", body = ErrorBody), Conflicts))]
 async fn update_thread(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     PathText(thread): PathText,
     ValidJson(body): ValidJson<AgentThreadUpdate>,
 ) -> Result<Json<ChatThread>> {
     let thread_id = thread_path(&thread)?;
-    let thread = threads::change_assistant_thread(&app, user.id, thread_id, body.title, body.project_id).await?;
+    let thread = threads::change_assistant_thread(&app, &caller, thread_id, body.title, body.project_id).await?;
     Ok(Json(thread))
 }
 
@@ -111,13 +107,9 @@ async fn update_thread(
     params(("thread_id" = i64, Path, description = "The thread")),
     responses((status = 204, description = "Deleted with its messages"),
         (status = 404, description = "No such thread", body = ErrorBody)))]
-async fn delete_thread(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    PathText(thread): PathText,
-) -> Result<StatusCode> {
+async fn delete_thread(caller: Caller, State(app): State<AppState>, PathText(thread): PathText) -> Result<StatusCode> {
     let thread_id = thread_path(&thread)?;
-    threads::delete_assistant_thread(&app, user.id, thread_id).await?;
+    threads::delete_assistant_thread(&app, &caller, thread_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -126,7 +118,7 @@ async fn delete_thread(
     responses((status = 200, description = "A page of the thread's messages, oldest first", body = ChatHistory),
         (status = 404, description = "No such thread", body = ErrorBody)))]
 async fn thread_history(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     PathText(thread): PathText,
     paging: Paging,
@@ -134,7 +126,7 @@ async fn thread_history(
 ) -> Result<Response> {
     let thread_id = thread_path(&thread)?;
     let page = paging.request()?;
-    let thread = owned_thread(&app, user.id, thread_id).await?;
+    let thread = owned_thread(&app, &caller, thread_id).await?;
     Ok(history_page(
         &uri,
         thread_id,

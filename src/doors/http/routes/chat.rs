@@ -25,7 +25,7 @@ use crate::domain::persona::{PersonaInTheWorks, PersonaPending, PersonaReport};
 use crate::domain::record::Record;
 use crate::doors::http::AppState;
 use crate::doors::http::answers::{answer, history_page, query_thread_id};
-use crate::doors::http::extract::{CurrentUser, IdNumberAndJson, Ids, IdsAndJson};
+use crate::doors::http::extract::{IdNumberAndJson, Ids, IdsAndJson};
 use crate::doors::http::openapi::Conflicts;
 use crate::doors::http::paging::{PageQuery, Paging, paged, set_query_param};
 use crate::error::{Error, ErrorBody, Result};
@@ -64,7 +64,7 @@ async fn chat(
     responses((status = 200, description = "A page of the thread's messages, oldest first", body = ChatHistory),
         (status = 404, description = "No such record", body = ErrorBody)))]
 async fn history(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     uri: Uri,
     paging: Paging,
@@ -73,7 +73,7 @@ async fn history(
     let [record_id] = ids;
     let thread_id = query_thread_id(&uri)?;
     let page = paging.request()?;
-    let thread = conversation::record::shown_thread(&app, user.id, record_id, thread_id).await?;
+    let thread = conversation::record::shown_thread(&app, &caller, record_id, thread_id).await?;
     let Some(thread) = thread else {
         return Ok(Json(ChatHistory {
             thread_id: None,
@@ -95,7 +95,7 @@ async fn history(
     responses((status = 200, description = "A page of the record's chat threads, most recently active first",
         body = Vec<ChatThread>)))]
 async fn threads(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
     paging: Paging,
@@ -103,7 +103,7 @@ async fn threads(
 ) -> Result<Response> {
     let [record_id] = ids;
     let page = paging.request()?;
-    let threads = conversation::threads::of_record(&app, user.id, record_id, &page).await?;
+    let threads = conversation::threads::of_record(&app, &caller, record_id, &page).await?;
     Ok(paged(&uri, threads))
 }
 
@@ -112,12 +112,12 @@ async fn threads(
     responses((status = 201, description = "A new, empty thread; send its id with the next question",
         body = ChatThread), Conflicts))]
 async fn new_thread(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
 ) -> Result<(StatusCode, Json<ChatThread>)> {
     let [record_id] = ids;
-    let thread = conversation::threads::start_about_record(&app, user.id, record_id).await?;
+    let thread = conversation::threads::start_about_record(&app, &caller, record_id).await?;
     Ok((StatusCode::CREATED, Json(thread)))
 }
 
@@ -129,14 +129,14 @@ async fn new_thread(
     responses((status = 200, description = "The thread, renamed", body = ChatThread),
         (status = 404, description = "No such record or thread", body = ErrorBody)))]
 async fn rename_thread(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     IdNumberAndJson(record_id, thread_id, body): IdNumberAndJson<ThreadRename>,
 ) -> Result<Json<ChatThread>> {
-    owned_record(&app, user.id, record_id).await?;
+    owned_record(&app, &caller, record_id).await?;
     let thread = conversation::rename_thread(
         &app.store,
-        user.id,
+        &caller,
         ThreadKind::Record,
         thread_id,
         Some(record_id),
@@ -194,13 +194,9 @@ async fn persona_of(app: &AppState, record: &Record, public: bool) -> Result<Res
         (status = 404, description = "No such record", body = ErrorBody),
         (status = 409, description = "The record could not be processed", body = ErrorBody),
         (status = 503, description = "The model failed; tried again after `Retry-After` seconds", body = ErrorBody)))]
-async fn persona_report(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<1>,
-) -> Result<Response> {
+async fn persona_report(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<Response> {
     let [record_id] = ids;
-    let record = owned_record(&app, user.id, record_id).await?;
+    let record = owned_record(&app, &caller, record_id).await?;
     persona_of(&app, &record, false).await
 }
 

@@ -13,14 +13,14 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::app::accounts::audit::Actor;
+use crate::app::Caller;
 use crate::app::backup::{self, ArchiveImport};
 use crate::app::exports::{self, ReportFormat, TranscriptFormat};
 use crate::app::records::intake::{TempFile, upload_path};
 use crate::app::research::exchange::{self, Download};
 use crate::domain::exchange::QdpxImport;
 use crate::doors::http::AppState;
-use crate::doors::http::extract::{Client, CurrentUser, Ids, QueryReader, WritingUser, path_ids};
+use crate::doors::http::extract::{Ids, QueryReader, path_ids};
 use crate::doors::http::openapi::Conflicts;
 use crate::doors::http::upload::{multipart_error, stream_to_file};
 use crate::error::{Error, ErrorBody, Result, ValidationIssue};
@@ -103,18 +103,9 @@ fn attachment(body: impl IntoResponse, content_type: &'static str, filename: &st
             headers(("Content-Disposition" = String, description = "`attachment; filename=\"<report title>.<format>\"`"))),
         (status = 404, description = "No such project or report", body = ErrorBody),
         (status = 409, description = "The report has nothing written yet", body = ErrorBody)))]
-async fn report_export(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    client: Client,
-    Ids(ids): Ids<2>,
-    uri: Uri,
-) -> Result<Response> {
+async fn report_export(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<2>, uri: Uri) -> Result<Response> {
     let format = format(&uri, ReportFormat::NAMES, ReportFormat::parse)?;
-    let actor = Actor::user(&user, client.ip);
-    Ok(download(
-        exports::report(&app, &actor, user.id, ids[0], ids[1], format).await?,
-    ))
+    Ok(download(exports::report(&app, &caller, ids[0], ids[1], format).await?))
 }
 
 /// The record's transcript as a file: `docx` a Word document, one paragraph per utterance
@@ -136,17 +127,13 @@ async fn report_export(
         (status = 404, description = "No such record", body = ErrorBody),
         (status = 409, description = "No transcript yet, or subtitles asked of one without times", body = ErrorBody)))]
 async fn transcript_export(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
-    client: Client,
     Ids(ids): Ids<1>,
     uri: Uri,
 ) -> Result<Response> {
     let format = format(&uri, TranscriptFormat::NAMES, TranscriptFormat::parse)?;
-    let actor = Actor::user(&user, client.ip);
-    Ok(download(
-        exports::transcript(&app, &actor, user.id, ids[0], format).await?,
-    ))
+    Ok(download(exports::transcript(&app, &caller, ids[0], format).await?))
 }
 
 /// The project's highlights as CSV (UTF-8 with a byte order mark, one row per
@@ -159,14 +146,8 @@ async fn transcript_export(
     responses((status = 200, description = "The highlights, as a CSV attachment", content_type = "text/csv", body = String,
             headers(("Content-Disposition" = String, description = "`attachment; filename=\"<project>-highlights.csv\"`"))),
         (status = 404, description = "No such project", body = ErrorBody)))]
-async fn highlights_csv(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    client: Client,
-    Ids(ids): Ids<1>,
-) -> Result<Response> {
-    let actor = Actor::user(&user, client.ip);
-    Ok(download(exchange::highlights_csv(&app, &actor, user.id, ids[0]).await?))
+async fn highlights_csv(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<Response> {
+    Ok(download(exchange::highlights_csv(&app, &caller, ids[0]).await?))
 }
 
 /// The project as a REFI-QDA project (a zip of `project.qde` and `sources/`): the
@@ -180,14 +161,8 @@ async fn highlights_csv(
     responses((status = 200, description = "The project, as a .qdpx attachment", content_type = "application/zip", body = QdpxArchive,
             headers(("Content-Disposition" = String, description = "`attachment; filename=\"<project>.qdpx\"`"))),
         (status = 404, description = "No such project", body = ErrorBody)))]
-async fn project_qdpx(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    client: Client,
-    Ids(ids): Ids<1>,
-) -> Result<Response> {
-    let actor = Actor::user(&user, client.ip);
-    Ok(download(exchange::project_qdpx(&app, &actor, user.id, ids[0]).await?))
+async fn project_qdpx(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<Response> {
+    Ok(download(exchange::project_qdpx(&app, &caller, ids[0]).await?))
 }
 
 /// Makes a new project of the workspace from a REFI-QDA project (`.qdpx`) another tool
@@ -209,17 +184,17 @@ async fn project_qdpx(
         (status = 429, description = "INSIGHT_IMPORT_CONCURRENCY imports are being read; see Retry-After", body = ErrorBody),
         Conflicts))]
 async fn import_qdpx(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     req: Request,
 ) -> Result<(StatusCode, Json<QdpxImport>)> {
     let limit = app.settings.material.max_upload_bytes;
-    let (workspace_id, temp) = receive(&app, user.id, req, limit, "INSIGHT_MAX_UPLOAD_BYTES", ".qdpx file").await?;
+    let (workspace_id, temp) = receive(&app, &caller, req, limit, "INSIGHT_MAX_UPLOAD_BYTES", ".qdpx file").await?;
     let path = temp
         .0
         .clone()
         .ok_or_else(|| anyhow::anyhow!("the upload has no temporary file"))?;
-    let imported = exchange::import(&app, user.id, workspace_id, path).await?;
+    let imported = exchange::import(&app, &caller, workspace_id, path).await?;
     Ok((StatusCode::CREATED, Json(imported)))
 }
 
@@ -228,7 +203,7 @@ async fn import_qdpx(
 /// form's file streamed to a temporary file.
 async fn receive(
     app: &AppState,
-    user_id: uuid::Uuid,
+    caller: &Caller,
     req: Request,
     limit: u64,
     setting: &str,
@@ -245,7 +220,7 @@ async fn receive(
         return Err(Error::validation(issues));
     }
     let [workspace_id] = ids;
-    crate::app::research::exchange::may_import(app, user_id, workspace_id).await?;
+    crate::app::research::exchange::may_import(app, caller, workspace_id).await?;
     let declared = parts
         .headers
         .get(CONTENT_LENGTH)
@@ -351,14 +326,8 @@ async fn read_file(
         (status = 403, description = "A viewer of the project, or a token with scope read", body = ErrorBody),
         (status = 404, description = "No such project", body = ErrorBody),
         (status = 503, description = "The file store holding the recordings does not answer", body = ErrorBody)))]
-async fn project_archive(
-    WritingUser(user): WritingUser,
-    State(app): State<AppState>,
-    client: Client,
-    Ids(ids): Ids<1>,
-) -> Result<Response> {
-    let actor = Actor::user(&user, client.ip);
-    let archive = backup::export(&app, &actor, user.id, ids[0]).await?;
+async fn project_archive(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<Response> {
+    let archive = backup::export(&app, &caller, ids[0]).await?;
     Ok(attachment(
         axum::body::Body::from_stream(archive.body),
         "application/zip",
@@ -387,15 +356,14 @@ async fn project_archive(
         (status = 503, description = "The file store does not answer; nothing was made", body = ErrorBody),
         Conflicts))]
 async fn import_archive(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
-    client: Client,
     req: Request,
 ) -> Result<(StatusCode, Json<ArchiveImport>)> {
     let limit = app.settings.material.max_archive_bytes;
     let (workspace_id, temp) = receive(
         &app,
-        user.id,
+        &caller,
         req,
         limit,
         "INSIGHT_MAX_ARCHIVE_BYTES",
@@ -406,8 +374,7 @@ async fn import_archive(
         .0
         .clone()
         .ok_or_else(|| anyhow::anyhow!("the upload has no temporary file"))?;
-    let actor = Actor::user(&user, client.ip);
-    let imported = backup::import(&app, &actor, user.id, workspace_id, path).await?;
+    let imported = backup::import(&app, &caller, workspace_id, path).await?;
     Ok((StatusCode::CREATED, Json(imported)))
 }
 

@@ -18,7 +18,7 @@ use crate::domain::insight::{Insight, InsightCreate, InsightUpdate};
 use crate::domain::tag::Tag;
 use crate::domain::theme::{ThemeAccept, ThemeProposal, ThemesQueued};
 use crate::doors::http::AppState;
-use crate::doors::http::extract::{CurrentUser, Ids, IdsAndJson, QueryReader};
+use crate::doors::http::extract::{Ids, IdsAndJson, QueryReader};
 use crate::doors::http::openapi::Conflicts;
 use crate::doors::http::paging::{PageQuery, Paging, paged};
 use crate::error::{ErrorBody, Result};
@@ -62,11 +62,11 @@ async fn create_highlight(
     responses((status = 200, description = "The record's highlights", body = Vec<Highlight>),
         (status = 404, description = "No such record", body = ErrorBody)))]
 async fn record_highlights(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
 ) -> Result<Json<Vec<Highlight>>> {
-    Ok(Json(highlights::of_record(&app.store, user.id, ids[0]).await?))
+    Ok(Json(highlights::of_record(&app.store, &caller, ids[0]).await?))
 }
 
 /// Asks the AI for highlights of the record's respondents that are evidence for the
@@ -103,7 +103,7 @@ async fn suggest_highlights(
     responses((status = 200, description = "A page of highlights", body = Vec<Highlight>),
         (status = 404, description = "No such project", body = ErrorBody)))]
 async fn project_highlights(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
     paging: Paging,
@@ -113,7 +113,7 @@ async fn project_highlights(
     let filter = filter_of(&uri)?;
     Ok(paged(
         &uri,
-        highlights::of_project(&app.store, user.id, ids[0], filter, &page).await?,
+        highlights::of_project(&app.store, &caller, ids[0], filter, &page).await?,
     ))
 }
 
@@ -129,7 +129,7 @@ async fn project_highlights(
     responses((status = 200, description = "A page of highlights", body = Vec<Highlight>),
         (status = 404, description = "No such tag", body = ErrorBody)))]
 async fn tag_highlights(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
     paging: Paging,
@@ -139,7 +139,7 @@ async fn tag_highlights(
     let filter = filter_of(&uri)?;
     Ok(paged(
         &uri,
-        highlights::of_tag(&app.store, user.id, ids[0], filter, &page).await?,
+        highlights::of_tag(&app.store, &caller, ids[0], filter, &page).await?,
     ))
 }
 
@@ -148,12 +148,8 @@ async fn tag_highlights(
     params(("highlight_id" = Uuid, Path, description = "The highlight")),
     responses((status = 200, description = "The highlight", body = Highlight),
         (status = 404, description = "No such highlight", body = ErrorBody)))]
-async fn get_highlight(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<1>,
-) -> Result<Json<Highlight>> {
-    Ok(Json(highlights::get(&app.store, user.id, ids[0]).await?))
+async fn get_highlight(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<Json<Highlight>> {
+    Ok(Json(highlights::get(&app.store, &caller, ids[0]).await?))
 }
 
 /// Changes a highlight's tags, note or place; `status: ok` accepts a suggestion. New
@@ -188,14 +184,14 @@ async fn delete_highlight(caller: Caller, State(app): State<AppState>, Ids(ids):
     responses((status = 200, description = "A page of insights", body = Vec<Insight>),
         (status = 404, description = "No such project", body = ErrorBody)))]
 async fn list_insights(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
     paging: Paging,
     uri: Uri,
 ) -> Result<Response> {
     let page = paging.request()?;
-    Ok(paged(&uri, insights::list(&app.store, user.id, ids[0], &page).await?))
+    Ok(paged(&uri, insights::list(&app.store, &caller, ids[0], &page).await?))
 }
 
 /// A new insight, citing highlights of the project (made or accepted by a person).
@@ -218,12 +214,8 @@ async fn create_insight(
     params(("insight_id" = Uuid, Path, description = "The insight")),
     responses((status = 200, description = "The insight", body = Insight),
         (status = 404, description = "No such insight", body = ErrorBody)))]
-async fn get_insight(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<1>,
-) -> Result<Json<Insight>> {
-    Ok(Json(insights::get(&app.store, user.id, ids[0]).await?))
+async fn get_insight(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<Json<Insight>> {
+    Ok(Json(insights::get(&app.store, &caller, ids[0]).await?))
 }
 
 /// Changes an insight's title, body or evidence; a field left out stays.
@@ -276,11 +268,11 @@ async fn propose_themes(
     responses((status = 200, description = "The proposals", body = Vec<ThemeProposal>),
         (status = 404, description = "No such project", body = ErrorBody)))]
 async fn list_themes(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
 ) -> Result<Json<Vec<ThemeProposal>>> {
-    Ok(Json(themes::list(&app.store, user.id, ids[0]).await?))
+    Ok(Json(themes::list(&app.store, &caller, ids[0]).await?))
 }
 
 /// Accepts a proposed theme: the tag is made (named and described as proposed, or as given)

@@ -22,7 +22,7 @@ use crate::domain::interview::{
 use crate::domain::now;
 use crate::doors::http::AppState;
 use crate::doors::http::answers::{respond, wants_stream};
-use crate::doors::http::extract::{CurrentUser, Ids, IdsAndJson, PathText, ValidJson, query_uuid};
+use crate::doors::http::extract::{Ids, IdsAndJson, PathText, ValidJson, query_uuid};
 use crate::doors::http::openapi::Conflicts;
 use crate::doors::http::paging::{PageQuery, Paging, paged};
 use crate::error::{ErrorBody, Result};
@@ -48,22 +48,17 @@ async fn create_rooms(
     responses(
         (status = 200, description = "A page of the caller's rooms, newest first", body = Vec<Room>),
         (status = 404, description = "No such project (`project_id`)", body = ErrorBody)))]
-async fn list_rooms(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    paging: Paging,
-    uri: Uri,
-) -> Result<Response> {
+async fn list_rooms(caller: Caller, State(app): State<AppState>, paging: Paging, uri: Uri) -> Result<Response> {
     let project_id = query_uuid(uri.query(), "project_id")?;
     let page = paging.request()?;
-    Ok(paged(&uri, rooms::list(&app, user.id, project_id, &page).await?))
+    Ok(paged(&uri, rooms::list(&app, &caller, project_id, &page).await?))
 }
 
 #[utoipa::path(get, path = "/api/interviews/rooms/{room_id}", tag = "interviews", security(("bearer" = [])),
     params(("room_id" = Uuid, Path, description = "The room")),
     responses((status = 200, description = "The room", body = Room)))]
-async fn get_room(CurrentUser(user): CurrentUser, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<Json<Room>> {
-    let room = rooms::owned_room(&app.store, user.id, ids[0]).await?;
+async fn get_room(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<Json<Room>> {
+    let room = rooms::owned_room(&app.store, &caller, ids[0]).await?;
     Ok(Json(rooms::owner_view(&app, &room, now())))
 }
 
@@ -75,11 +70,11 @@ async fn get_room(CurrentUser(user): CurrentUser, State(app): State<AppState>, I
         (status = 409, description = "The room is no longer pending", body = ErrorBody),
         (status = 410, description = "The room's link has expired", body = ErrorBody)))]
 async fn update_room(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     IdsAndJson(ids, changes): IdsAndJson<1, RoomUpdate>,
 ) -> Result<Json<Room>> {
-    Ok(Json(rooms::update(&app, user.id, ids[0], &changes).await?))
+    Ok(Json(rooms::update(&app, &caller, ids[0], &changes).await?))
 }
 
 #[utoipa::path(delete, path = "/api/interviews/rooms/{room_id}", tag = "interviews", security(("bearer" = [])),

@@ -11,13 +11,12 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use crate::app::accounts::audit::Actor;
+use crate::app::Caller;
 use crate::app::accounts::own;
-use crate::app::accounts::sign_in::Credential;
 use crate::domain::user::{SessionInfo, TokenInfo, TokenScope};
 use crate::domain::workspace::Membership;
 use crate::doors::http::AppState;
-use crate::doors::http::extract::{Client, Credentials, CurrentUser, Ids, ValidJson};
+use crate::doors::http::extract::{Credentials, Ids, ValidJson};
 use crate::error::Result;
 
 /// The signed-in user and the workspaces he belongs to.
@@ -65,13 +64,13 @@ pub struct TokenCreated {
 /// The signed-in user, with the workspaces he belongs to and his role in each.
 #[utoipa::path(get, path = "/me", tag = "auth", security(("bearer" = [])),
     responses((status = 200, description = "The current user", body = Me)))]
-async fn me(CurrentUser(user): CurrentUser, State(app): State<AppState>) -> Result<Json<Me>> {
-    let profile = own::profile(&app.store, user.id).await?;
+async fn me(caller: Caller, State(app): State<AppState>) -> Result<Json<Me>> {
+    let profile = own::profile(&app.store, &caller).await?;
     Ok(Json(Me {
-        id: user.id,
-        email: user.email,
+        id: caller.id(),
+        email: caller.user.email,
         name: profile.name,
-        created_at: user.created_at,
+        created_at: caller.user.created_at,
         workspaces: profile.workspaces,
     }))
 }
@@ -84,20 +83,14 @@ async fn me(CurrentUser(user): CurrentUser, State(app): State<AppState>) -> Resu
         (status = 409, description = "The present password is wrong, or the new one too weak", body = crate::error::ErrorBody),
     ))]
 async fn change_password(
-    caller: Credentials,
+    credentials: Credentials,
     State(app): State<AppState>,
-    client: Client,
     ValidJson(body): ValidJson<PasswordChange>,
 ) -> Result<StatusCode> {
-    let user = &caller.holder.user;
-    let keep = match caller.holder.credential {
-        Credential::Session { id, .. } => Some(id),
-        Credential::Token { .. } => None,
-    };
+    let keep = credentials.session_id();
     own::change_password(
         &app.store,
-        &Actor::user(user, client.ip),
-        user,
+        &credentials.caller(),
         &body.current_password,
         &body.new_password,
         keep,
@@ -109,32 +102,25 @@ async fn change_password(
 /// The user's sessions that have not ended, newest first; `current` marks this one.
 #[utoipa::path(get, path = "/me/sessions", tag = "auth", security(("bearer" = [])),
     responses((status = 200, description = "The sessions", body = Vec<SessionInfo>)))]
-async fn list_sessions(caller: Credentials, State(app): State<AppState>) -> Result<Json<Vec<SessionInfo>>> {
-    let current = match caller.holder.credential {
-        Credential::Session { id, .. } => Some(id),
-        Credential::Token { .. } => None,
-    };
-    Ok(Json(own::sessions(&app.store, caller.holder.user.id, current).await?))
+async fn list_sessions(credentials: Credentials, State(app): State<AppState>) -> Result<Json<Vec<SessionInfo>>> {
+    let current = credentials.session_id();
+    Ok(Json(own::sessions(&app.store, &credentials.caller(), current).await?))
 }
 
 /// Ends one of the user's sessions at once.
 #[utoipa::path(delete, path = "/me/sessions/{session_id}", tag = "auth", security(("bearer" = [])),
     params(("session_id" = Uuid, Path, description = "The session")),
     responses((status = 204, description = "Ended")))]
-async fn revoke_session(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<1>,
-) -> Result<StatusCode> {
-    own::end_session(&app.store, user.id, ids[0]).await?;
+async fn revoke_session(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<StatusCode> {
+    own::end_session(&app.store, &caller, ids[0]).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
 /// The user's personal API tokens, without their values.
 #[utoipa::path(get, path = "/me/tokens", tag = "auth", security(("bearer" = [])),
     responses((status = 200, description = "The tokens, revoked and expired ones included", body = Vec<TokenInfo>)))]
-async fn list_tokens(CurrentUser(user): CurrentUser, State(app): State<AppState>) -> Result<Json<Vec<TokenInfo>>> {
-    Ok(Json(own::tokens(&app.store, user.id).await?))
+async fn list_tokens(caller: Caller, State(app): State<AppState>) -> Result<Json<Vec<TokenInfo>>> {
+    Ok(Json(own::tokens(&app.store, &caller).await?))
 }
 
 /// Issues a personal API token; its value is in this answer only.
@@ -142,20 +128,11 @@ async fn list_tokens(CurrentUser(user): CurrentUser, State(app): State<AppState>
     request_body = TokenCreate,
     responses((status = 201, description = "The token", body = TokenCreated)))]
 async fn create_token(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
-    client: Client,
     ValidJson(body): ValidJson<TokenCreate>,
 ) -> Result<(StatusCode, Json<TokenCreated>)> {
-    let (info, token) = own::create_token(
-        &app.store,
-        &Actor::user(&user, client.ip),
-        user.id,
-        &body.name,
-        body.scope,
-        body.expires_in_days,
-    )
-    .await?;
+    let (info, token) = own::create_token(&app.store, &caller, &body.name, body.scope, body.expires_in_days).await?;
     Ok((
         StatusCode::CREATED,
         Json(TokenCreated {
@@ -173,13 +150,8 @@ async fn create_token(
 #[utoipa::path(delete, path = "/me/tokens/{token_id}", tag = "auth", security(("bearer" = [])),
     params(("token_id" = Uuid, Path, description = "The token")),
     responses((status = 204, description = "Revoked")))]
-async fn revoke_token(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    client: Client,
-    Ids(ids): Ids<1>,
-) -> Result<StatusCode> {
-    own::revoke_token(&app.store, &Actor::user(&user, client.ip), user.id, ids[0]).await?;
+async fn revoke_token(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<StatusCode> {
+    own::revoke_token(&app.store, &caller, ids[0]).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

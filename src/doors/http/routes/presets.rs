@@ -12,10 +12,11 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
+use crate::app::Caller;
 use crate::app::library;
 use crate::domain::preset::Preset;
 use crate::doors::http::AppState;
-use crate::doors::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson};
+use crate::doors::http::extract::{Ids, IdsAndJson, ValidJson};
 use crate::doors::http::openapi::Conflicts;
 use crate::doors::http::paging::{PageQuery, Paging, paged};
 use crate::error::Result;
@@ -53,23 +54,15 @@ impl From<PresetWrite> for library::PresetDraft {
     params(PageQuery),
     responses((status = 200, description = "A page of the presets: system ones first, then the user's own",
         body = Vec<Preset>)))]
-async fn list_presets(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    paging: Paging,
-    uri: Uri,
-) -> Result<Response> {
+async fn list_presets(caller: Caller, State(app): State<AppState>, paging: Paging, uri: Uri) -> Result<Response> {
     let page = paging.request()?;
-    Ok(paged(&uri, library::presets(&app.store, user.id, &page).await?))
+    Ok(paged(&uri, library::presets(&app.store, &caller, &page).await?))
 }
 
 /// The presets that ship with Insight.
 #[utoipa::path(get, path = "/presets/system/", tag = "presets", security(("bearer" = [])),
     responses((status = 200, description = "System presets", body = Vec<Preset>)))]
-async fn list_system_presets(
-    CurrentUser(_user): CurrentUser,
-    State(app): State<AppState>,
-) -> Result<Json<Vec<Preset>>> {
+async fn list_system_presets(_signed_in: Caller, State(app): State<AppState>) -> Result<Json<Vec<Preset>>> {
     Ok(Json(library::system_presets(&app.store).await?))
 }
 
@@ -77,25 +70,21 @@ async fn list_system_presets(
     request_body = PresetWrite,
     responses((status = 201, description = "The new preset", body = Preset), Conflicts))]
 async fn create_preset(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     ValidJson(body): ValidJson<PresetWrite>,
 ) -> Result<(StatusCode, Json<Preset>)> {
     let workspace_id = body.workspace_id;
-    let preset = library::create_preset(&app, user.id, workspace_id, body.into()).await?;
+    let preset = library::create_preset(&app, &caller, workspace_id, body.into()).await?;
     Ok((StatusCode::CREATED, Json(preset)))
 }
 
 #[utoipa::path(get, path = "/presets/{preset_id}/", tag = "presets", security(("bearer" = [])),
     params(("preset_id" = Uuid, Path, description = "The preset")),
     responses((status = 200, description = "The preset", body = Preset)))]
-async fn get_preset(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<1>,
-) -> Result<Json<Preset>> {
+async fn get_preset(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<Json<Preset>> {
     let [preset_id] = ids;
-    let (preset, _role) = library::preset(&app.store, user.id, preset_id).await?;
+    let (preset, _role) = library::preset(&app.store, &caller, preset_id).await?;
     Ok(Json(preset))
 }
 
@@ -106,13 +95,13 @@ async fn get_preset(
     responses((status = 200, description = "The updated preset", body = Preset),
         (status = 403, description = "A system preset", body = crate::error::ErrorBody), Conflicts))]
 async fn update_preset(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     IdsAndJson(ids, body): IdsAndJson<1, PresetWrite>,
 ) -> Result<Json<Preset>> {
     let [preset_id] = ids;
     Ok(Json(
-        library::update_preset(&app.store, user.id, preset_id, body.into()).await?,
+        library::update_preset(&app.store, &caller, preset_id, body.into()).await?,
     ))
 }
 
@@ -121,13 +110,9 @@ async fn update_preset(
     params(("preset_id" = Uuid, Path, description = "The preset")),
     responses((status = 204, description = "Deleted"),
         (status = 403, description = "A system preset", body = crate::error::ErrorBody)))]
-async fn delete_preset(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<1>,
-) -> Result<StatusCode> {
+async fn delete_preset(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<StatusCode> {
     let [preset_id] = ids;
-    library::delete_preset(&app.store, user.id, preset_id).await?;
+    library::delete_preset(&app.store, &caller, preset_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -138,13 +123,13 @@ async fn delete_preset(
     params(("preset_id" = Uuid, Path, description = "The preset to copy")),
     responses((status = 201, description = "The new preset", body = Preset), Conflicts))]
 async fn clone_preset(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
 ) -> Result<(StatusCode, Json<Preset>)> {
     let [preset_id] = ids;
     // A copy goes into the caller's personal workspace, where he may always write.
-    let preset = library::clone_preset(&app, user.id, None, preset_id).await?;
+    let preset = library::clone_preset(&app, &caller, None, preset_id).await?;
     Ok((StatusCode::CREATED, Json(preset)))
 }
 

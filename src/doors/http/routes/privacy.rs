@@ -7,13 +7,13 @@ use axum::http::Uri;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::app::accounts::audit::Actor;
+use crate::app::Caller;
 use crate::app::{gate, protection};
 use crate::domain::privacy::{ErasureReceipt, ErasureRequest, PiiReport, RedactionReceipt};
 use crate::domain::usage::UsageReport;
 use crate::domain::workspace::{Settings, SettingsUpdate};
 use crate::doors::http::AppState;
-use crate::doors::http::extract::{Client, CurrentUser, Ids, IdsAndJson, query_param};
+use crate::doors::http::extract::{Ids, IdsAndJson, query_param};
 use crate::error::{ErrorBody, Result};
 
 /// The workspace's settings: pseudonymisation, the names it counts as personal,
@@ -22,12 +22,8 @@ use crate::error::{ErrorBody, Result};
     params(("workspace_id" = Uuid, Path, description = "The workspace")),
     responses((status = 200, description = "The settings", body = Settings),
         (status = 404, description = "No such workspace", body = ErrorBody)))]
-async fn get_settings(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<1>,
-) -> Result<Json<Settings>> {
-    Ok(Json(protection::settings(&app.store, user.id, ids[0]).await?))
+async fn get_settings(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<Json<Settings>> {
+    Ok(Json(protection::settings(&app.store, &caller, ids[0]).await?))
 }
 
 /// Changes the settings (admins and owners): a field left out stays, `null` clears a
@@ -39,13 +35,12 @@ async fn get_settings(
         (status = 403, description = "Not an admin of the workspace", body = ErrorBody),
         (status = 404, description = "No such workspace", body = ErrorBody)))]
 async fn update_settings(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
-    client: Client,
     IdsAndJson(ids, body): IdsAndJson<1, SettingsUpdate>,
 ) -> Result<Json<Settings>> {
     Ok(Json(
-        protection::update_settings(&app.store, user.id, Actor::user(&user, client.ip), ids[0], body).await?,
+        protection::update_settings(&app.store, &caller, ids[0], body).await?,
     ))
 }
 
@@ -63,14 +58,11 @@ async fn update_settings(
         (status = 403, description = "Not an admin of the workspace", body = ErrorBody),
         (status = 404, description = "No such workspace", body = ErrorBody)))]
 async fn erase_respondent(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
-    client: Client,
     IdsAndJson(ids, body): IdsAndJson<1, ErasureRequest>,
 ) -> Result<Json<ErasureReceipt>> {
-    Ok(Json(
-        protection::erasure::erase(&app, user.id, Actor::user(&user, client.ip), ids[0], body).await?,
-    ))
+    Ok(Json(protection::erasure::erase(&app, &caller, ids[0], body).await?))
 }
 
 /// Redacts the record for good (writers): every personal value of its stored transcript,
@@ -86,12 +78,11 @@ async fn erase_respondent(
         (status = 404, description = "No such record", body = ErrorBody),
         (status = 409, description = "The record is still being processed", body = ErrorBody)))]
 async fn redact_record(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
-    client: Client,
     Ids(ids): Ids<1>,
 ) -> Result<(axum::http::StatusCode, Json<RedactionReceipt>)> {
-    let receipt = protection::redaction::redact(&app, Actor::user(&user, client.ip), user.id, ids[0]).await?;
+    let receipt = protection::redaction::redact(&app, &caller, ids[0]).await?;
     Ok((axum::http::StatusCode::ACCEPTED, Json(receipt)))
 }
 
@@ -101,12 +92,8 @@ async fn redact_record(
     params(("rec_id" = Uuid, Path, description = "The record")),
     responses((status = 200, description = "Counts per kind", body = PiiReport),
         (status = 404, description = "No such record", body = ErrorBody)))]
-async fn record_pii(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<1>,
-) -> Result<Json<PiiReport>> {
-    Ok(Json(protection::pii(&app.store, user.id, ids[0]).await?))
+async fn record_pii(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<Json<PiiReport>> {
+    Ok(Json(protection::pii(&app.store, &caller, ids[0]).await?))
 }
 
 /// The workspace's AI usage in a month, by kind of work and model, with its cost at the
@@ -117,13 +104,13 @@ async fn record_pii(
     responses((status = 200, description = "The month's usage", body = UsageReport),
         (status = 404, description = "No such workspace", body = ErrorBody)))]
 async fn workspace_usage(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
     uri: Uri,
 ) -> Result<Json<UsageReport>> {
     let month = query_param(uri.query(), "month");
-    Ok(Json(gate::usage(&app.store, user.id, ids[0], month).await?))
+    Ok(Json(gate::usage(&app.store, &caller, ids[0], month).await?))
 }
 
 pub fn router() -> OpenApiRouter<AppState> {

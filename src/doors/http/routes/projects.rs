@@ -18,7 +18,7 @@ use crate::app::projects::ProjectChanges;
 use crate::domain::patch::Patch;
 use crate::domain::project::{NewProject, Project, ProjectStatus};
 use crate::doors::http::AppState;
-use crate::doors::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson, VersionedUser};
+use crate::doors::http::extract::{Ids, IdsAndJson, ValidJson, VersionedCaller};
 use crate::doors::http::openapi::Conflicts;
 use crate::error::Result;
 
@@ -62,14 +62,14 @@ pub struct ProjectUpdate {
 #[utoipa::path(get, path = "/projects/", tag = "projects", operation_id = "get_projects",
     security(("bearer" = [])),
     responses((status = 200, description = "All projects of the current user", body = Vec<Project>)))]
-async fn list_projects(versioned: VersionedUser, State(app): State<AppState>) -> Result<Response> {
-    let VersionedUser { user, data_version } = versioned;
-    let body = match app.project_lists.get(user.id, data_version) {
+async fn list_projects(versioned: VersionedCaller, State(app): State<AppState>) -> Result<Response> {
+    let VersionedCaller { caller, data_version } = versioned;
+    let body = match app.project_lists.get(caller.id(), data_version) {
         Some(body) => body,
         None => {
-            let projects = projects::list(&app, user.id).await?;
+            let projects = projects::list(&app, &caller).await?;
             let body = Bytes::from(serde_json::to_vec(&projects).map_err(anyhow::Error::from)?);
-            app.project_lists.put(user.id, data_version, body.clone());
+            app.project_lists.put(caller.id(), data_version, body.clone());
             body
         }
     };
@@ -81,7 +81,7 @@ async fn list_projects(versioned: VersionedUser, State(app): State<AppState>) ->
     request_body = ProjectCreate,
     responses((status = 201, description = "The new project", body = Project), Conflicts))]
 async fn create_project(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     ValidJson(body): ValidJson<ProjectCreate>,
 ) -> Result<(StatusCode, Json<Project>)> {
@@ -91,7 +91,7 @@ async fn create_project(
         research_goals: body.research_goals.unwrap_or_default(),
         interview_guide: body.interview_guide.unwrap_or_default(),
     };
-    let project = projects::create(&app, user.id, body.workspace_id, project).await?;
+    let project = projects::create(&app, &caller, body.workspace_id, project).await?;
     Ok((StatusCode::CREATED, Json(project)))
 }
 
@@ -99,13 +99,9 @@ async fn create_project(
 #[utoipa::path(get, path = "/projects/{project_id}", tag = "projects", security(("bearer" = [])),
     params(("project_id" = uuid::Uuid, Path, description = "The project")),
     responses((status = 200, description = "The project", body = Project)))]
-async fn get_project(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<1>,
-) -> Result<Json<Project>> {
+async fn get_project(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<Json<Project>> {
     let [project_id] = ids;
-    let (project, _) = projects::open(&app, user.id, project_id).await?;
+    let (project, _) = projects::open(&app, &caller, project_id).await?;
     Ok(Json(project))
 }
 

@@ -10,10 +10,11 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::app::Caller;
 use crate::app::library;
 use crate::domain::preset::{DEFAULT_CATEGORY, Prompt, PromptFields};
 use crate::doors::http::AppState;
-use crate::doors::http::extract::{CurrentUser, Ids, IdsAndJson, ValidJson};
+use crate::doors::http::extract::{Ids, IdsAndJson, ValidJson};
 use crate::doors::http::openapi::Conflicts;
 use crate::doors::http::paging::{PageQuery, Paging, paged};
 use crate::error::Result;
@@ -49,39 +50,30 @@ impl From<PromptWrite> for PromptFields {
     params(PageQuery),
     responses((status = 200, description = "A page of the prompts: system ones first, then the user's own",
         body = Vec<Prompt>)))]
-async fn list_prompts(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    paging: Paging,
-    uri: Uri,
-) -> Result<Response> {
+async fn list_prompts(caller: Caller, State(app): State<AppState>, paging: Paging, uri: Uri) -> Result<Response> {
     let page = paging.request()?;
-    Ok(paged(&uri, library::prompts(&app.store, user.id, &page).await?))
+    Ok(paged(&uri, library::prompts(&app.store, &caller, &page).await?))
 }
 
 #[utoipa::path(post, path = "/prompts/", tag = "prompts", security(("bearer" = [])),
     request_body = PromptWrite,
     responses((status = 201, description = "The new prompt", body = Prompt), Conflicts))]
 async fn create_prompt(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     ValidJson(body): ValidJson<PromptWrite>,
 ) -> Result<(StatusCode, Json<Prompt>)> {
     let workspace_id = body.workspace_id;
-    let prompt = library::create_prompt(&app, user.id, workspace_id, body.into()).await?;
+    let prompt = library::create_prompt(&app, &caller, workspace_id, body.into()).await?;
     Ok((StatusCode::CREATED, Json(prompt)))
 }
 
 #[utoipa::path(get, path = "/prompts/{prompt_id}/", tag = "prompts", security(("bearer" = [])),
     params(("prompt_id" = uuid::Uuid, Path, description = "The prompt")),
     responses((status = 200, description = "The prompt", body = Prompt)))]
-async fn get_prompt(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<1>,
-) -> Result<Json<Prompt>> {
+async fn get_prompt(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<Json<Prompt>> {
     let [prompt_id] = ids;
-    let (prompt, _role) = library::prompt(&app.store, user.id, prompt_id).await?;
+    let (prompt, _role) = library::prompt(&app.store, &caller, prompt_id).await?;
     Ok(Json(prompt))
 }
 
@@ -92,13 +84,13 @@ async fn get_prompt(
     responses((status = 200, description = "The updated prompt", body = Prompt),
         (status = 403, description = "A system prompt", body = crate::error::ErrorBody)))]
 async fn update_prompt(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     IdsAndJson(ids, body): IdsAndJson<1, PromptWrite>,
 ) -> Result<Json<Prompt>> {
     let [prompt_id] = ids;
     Ok(Json(
-        library::update_prompt(&app.store, user.id, prompt_id, body.into()).await?,
+        library::update_prompt(&app.store, &caller, prompt_id, body.into()).await?,
     ))
 }
 
@@ -108,13 +100,9 @@ async fn update_prompt(
     responses((status = 204, description = "Deleted"),
         (status = 403, description = "A system prompt", body = crate::error::ErrorBody),
         (status = 409, description = "A preset uses the prompt", body = crate::error::ErrorBody)))]
-async fn delete_prompt(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<1>,
-) -> Result<StatusCode> {
+async fn delete_prompt(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<StatusCode> {
     let [prompt_id] = ids;
-    library::delete_prompt(&app.store, user.id, prompt_id).await?;
+    library::delete_prompt(&app.store, &caller, prompt_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -24,7 +24,7 @@ use crate::app::records::speakers;
 use crate::app::records::{correction, removal};
 use crate::domain::record::{Record, RecordDetail};
 use crate::doors::http::AppState;
-use crate::doors::http::extract::{CurrentUser, IdNumberAndJson, Ids, IdsAndJson, path_ids, read_json_body_up_to};
+use crate::doors::http::extract::{IdNumberAndJson, Ids, IdsAndJson, path_ids, read_json_body_up_to};
 use crate::doors::http::openapi::Conflicts;
 use crate::doors::http::paging::{PageQuery, Paging, paged};
 use crate::doors::http::upload::{multipart_error, stream_to_file, too_large};
@@ -137,7 +137,7 @@ pub struct UtteranceUpdate {
         Conflicts,
     ))]
 async fn create_record(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     req: Request,
 ) -> Result<(StatusCode, Json<Record>)> {
@@ -147,7 +147,7 @@ async fn create_record(
         return Err(Error::validation(issues));
     }
     let [project_id] = ids;
-    let permit = intake::may_add(&app, user.id, project_id).await?;
+    let permit = intake::may_add(&app, &caller, project_id).await?;
     let limit = app.settings.material.max_upload_bytes;
     let declared = parts
         .headers
@@ -186,7 +186,7 @@ async fn create_record(
             source: Source::Text(body.text),
         }
     };
-    let record = intake::add(&app, user.id, permit, upload).await?;
+    let record = intake::add(&app, &caller, permit, upload).await?;
     Ok((StatusCode::CREATED, Json(record)))
 }
 
@@ -323,7 +323,7 @@ async fn small_text(
     params(("project_id" = Uuid, Path, description = "The project"), PageQuery),
     responses((status = 200, description = "A page of the project's records, newest first", body = Vec<Record>)))]
 async fn list_records(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
     paging: Paging,
@@ -333,24 +333,20 @@ async fn list_records(
     let page = paging.request()?;
     Ok(paged(
         &uri,
-        crate::app::records::list(&app, user.id, project_id, &page).await?,
+        crate::app::records::list(&app, &caller, project_id, &page).await?,
     ))
 }
 
-async fn record_detail(app: &AppState, owner_id: Uuid, record_id: Uuid) -> Result<RecordDetail> {
-    crate::app::records::detail(&app.store, owner_id, record_id).await
+async fn record_detail(app: &AppState, caller: &Caller, record_id: Uuid) -> Result<RecordDetail> {
+    crate::app::records::detail(&app.store, caller, record_id).await
 }
 
 #[utoipa::path(get, path = "/insight/{rec_id}/", tag = "insight", security(("bearer" = [])),
     params(("rec_id" = Uuid, Path, description = "The record")),
     responses((status = 200, description = "The record with its utterances", body = RecordDetail)))]
-async fn get_record(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<1>,
-) -> Result<Json<RecordDetail>> {
+async fn get_record(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<Json<RecordDetail>> {
     let [record_id] = ids;
-    Ok(Json(record_detail(&app, user.id, record_id).await?))
+    Ok(Json(record_detail(&app, &caller, record_id).await?))
 }
 
 #[utoipa::path(delete, path = "/insight/{rec_id}/", tag = "insight", security(("bearer" = [])),
@@ -387,7 +383,7 @@ async fn rename_speaker(
 ) -> Result<Json<RecordDetail>> {
     let [record_id] = ids;
     speakers::rename(&app.store, &caller, record_id, &body.speaker, &body.name).await?;
-    Ok(Json(record_detail(&app, caller.id(), record_id).await?))
+    Ok(Json(record_detail(&app, &caller, record_id).await?))
 }
 
 #[utoipa::path(patch, path = "/insight/{rec_id}/speaker_respondent", tag = "insight", security(("bearer" = [])),
@@ -401,7 +397,7 @@ async fn set_speaker_respondent(
 ) -> Result<Json<RecordDetail>> {
     let [record_id] = ids;
     speakers::set_respondent(&app.store, &caller, record_id, &body.speaker, body.is_respondent).await?;
-    Ok(Json(record_detail(&app, caller.id(), record_id).await?))
+    Ok(Json(record_detail(&app, &caller, record_id).await?))
 }
 
 #[utoipa::path(patch, path = "/insight/{rec_id}/utterances/{utterance_id}", tag = "insight", security(("bearer" = [])),

@@ -22,7 +22,7 @@ use crate::domain::patch::Patch;
 use crate::domain::report::{Generation, ReasoningMode, Report, ReportCreateFields, ReportStatus, ReportVersion};
 use crate::domain::usage::Estimate;
 use crate::doors::http::AppState;
-use crate::doors::http::extract::{CurrentUser, Ids, IdsAndJson, query_bool};
+use crate::doors::http::extract::{Ids, IdsAndJson, query_bool};
 use crate::doors::http::openapi::Conflicts;
 use crate::doors::http::paging::{PageQuery, Paging, paged};
 use crate::error::Result;
@@ -128,11 +128,11 @@ async fn create_report(
     request_body = ReportCreate,
     responses((status = 200, description = "The estimate", body = Estimate), Conflicts))]
 async fn estimate_report(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     IdsAndJson(ids, ReportCreate(body)): IdsAndJson<1, ReportCreate>,
 ) -> Result<Json<Estimate>> {
-    Ok(Json(reports::estimate(&app, user.id, ids[0], body).await?))
+    Ok(Json(reports::estimate(&app, &caller, ids[0], body).await?))
 }
 
 /// The project's reports, newest first, without deleted ones; `archived=true` adds
@@ -145,7 +145,7 @@ async fn estimate_report(
     ),
     responses((status = 200, description = "A page of the reports", body = Vec<Report>)))]
 async fn list_reports(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
     paging: Paging,
@@ -156,7 +156,7 @@ async fn list_reports(
     let page = paging.request()?;
     Ok(paged(
         &uri,
-        reports::list(&app, user.id, project_id, archived, &page).await?,
+        reports::list(&app, &caller, project_id, archived, &page).await?,
     ))
 }
 
@@ -165,13 +165,9 @@ async fn list_reports(
     security(("bearer" = [])),
     params(("project_id" = Uuid, Path, description = "The project"), ("report_id" = Uuid, Path, description = "The report")),
     responses((status = 200, description = "The report", body = Report)))]
-async fn get_report(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<2>,
-) -> Result<Json<Report>> {
+async fn get_report(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<2>) -> Result<Json<Report>> {
     let [project_id, report_id] = ids;
-    Ok(Json(reports::get(&app, user.id, project_id, report_id).await?))
+    Ok(Json(reports::get(&app, &caller, project_id, report_id).await?))
 }
 
 /// Update project report (spec operation 1).
@@ -272,13 +268,9 @@ async fn cancel_report(
     security(("bearer" = [])),
     params(("project_id" = Uuid, Path, description = "The project"), ("report_id" = Uuid, Path, description = "The report")),
     responses((status = 200, description = "The generation's state", body = Generation)))]
-async fn get_generation(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<2>,
-) -> Result<Json<Generation>> {
+async fn get_generation(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<2>) -> Result<Json<Generation>> {
     let [project_id, report_id] = ids;
-    Ok(Json(reports::generation(&app, user.id, project_id, report_id).await?))
+    Ok(Json(reports::generation(&app, &caller, project_id, report_id).await?))
 }
 
 /// The report as each of its generations wrote it and as each edit a person saved left it,
@@ -290,13 +282,13 @@ async fn get_generation(
     responses((status = 200, description = "The versions, newest first", body = Vec<ReportVersion>),
         (status = 404, description = "No such report in the user's workspaces", body = crate::error::ErrorBody)))]
 async fn report_versions(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     Ids(ids): Ids<2>,
 ) -> Result<Json<Vec<ReportVersion>>> {
     let [project_id, report_id] = ids;
     Ok(Json(
-        reports::versions(&app.store, user.id, project_id, report_id).await?,
+        reports::versions(&app.store, &caller, project_id, report_id).await?,
     ))
 }
 
@@ -307,13 +299,13 @@ async fn report_versions(
     params(("project_id" = Uuid, Path, description = "The project"), ("report_id" = Uuid, Path, description = "The report")),
     responses((status = 200, description = "The insights, in order (at most 50)", body = Vec<Insight>)))]
 async fn list_report_insights(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     Ids(ids): Ids<2>,
 ) -> Result<Json<Vec<Insight>>> {
     let [project_id, report_id] = ids;
     Ok(Json(
-        reports::insights(&app.store, user.id, project_id, report_id).await?,
+        reports::insights(&app.store, &caller, project_id, report_id).await?,
     ))
 }
 
@@ -328,14 +320,10 @@ async fn list_report_insights(
         (status = 200, description = "The report", body = Report),
         (status = 409, description = "The report includes 50 insights already", body = crate::error::ErrorBody),
     ))]
-async fn include_insight(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<3>,
-) -> Result<Json<Report>> {
+async fn include_insight(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<3>) -> Result<Json<Report>> {
     let [project_id, report_id, insight_id] = ids;
     Ok(Json(
-        reports::include_insight(&app.store, user.id, project_id, report_id, insight_id).await?,
+        reports::include_insight(&app.store, &caller, project_id, report_id, insight_id).await?,
     ))
 }
 
@@ -346,14 +334,10 @@ async fn include_insight(
     params(("project_id" = Uuid, Path, description = "The project"), ("report_id" = Uuid, Path, description = "The report"),
         ("insight_id" = Uuid, Path, description = "An insight the report includes")),
     responses((status = 200, description = "The report", body = Report)))]
-async fn exclude_insight(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<3>,
-) -> Result<Json<Report>> {
+async fn exclude_insight(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<3>) -> Result<Json<Report>> {
     let [project_id, report_id, insight_id] = ids;
     Ok(Json(
-        reports::exclude_insight(&app.store, user.id, project_id, report_id, insight_id).await?,
+        reports::exclude_insight(&app.store, &caller, project_id, report_id, insight_id).await?,
     ))
 }
 

@@ -8,10 +8,11 @@ use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::app::Caller;
 use crate::app::research::search::{self, Query};
 use crate::domain::search::{HitKind, SearchResults};
 use crate::doors::http::AppState;
-use crate::doors::http::extract::{CurrentUser, QueryReader};
+use crate::doors::http::extract::QueryReader;
 use crate::doors::http::paging::{PageQuery, Paging, with_next_link};
 use crate::engines::search::index::Kind;
 use crate::error::{ErrorBody, Result};
@@ -38,12 +39,7 @@ use crate::error::{ErrorBody, Result};
         PageQuery),
     responses((status = 200, description = "A page of hits, best first, with the total", body = SearchResults),
         (status = 404, description = "No such workspace, project, record or tag", body = ErrorBody)))]
-async fn search_everything(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    paging: Paging,
-    uri: Uri,
-) -> Result<Response> {
+async fn search_everything(caller: Caller, State(app): State<AppState>, paging: Paging, uri: Uri) -> Result<Response> {
     let page = paging.request::<i64>()?;
     let mut reader = QueryReader::new(uri.query());
     let query = Query {
@@ -58,7 +54,7 @@ async fn search_everything(
         to: reader.time("to"),
     };
     reader.finish()?;
-    let (results, next) = search::search(&app, user.id, query, &page).await?;
+    let (results, next) = search::search(&app, &caller, query, &page).await?;
     Ok(with_next_link(&uri, next.as_ref(), Json(results).into_response()))
 }
 

@@ -11,7 +11,7 @@ use crate::app::Caller;
 use crate::app::research::tags;
 use crate::domain::tag::{Tag, TagCreate, TagMerge, TagUpdate};
 use crate::doors::http::AppState;
-use crate::doors::http::extract::{CurrentUser, Ids, IdsAndJson};
+use crate::doors::http::extract::{Ids, IdsAndJson};
 use crate::doors::http::openapi::Conflicts;
 use crate::error::{ErrorBody, Result};
 
@@ -21,12 +21,8 @@ use crate::error::{ErrorBody, Result};
     responses((status = 200, description = "Every tag of the workspace, by name, with its group and count",
         body = Vec<Tag>),
         (status = 404, description = "No such workspace", body = ErrorBody)))]
-async fn list_tags(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<1>,
-) -> Result<Json<Vec<Tag>>> {
-    Ok(Json(tags::list(&app.store, user.id, ids[0]).await?))
+async fn list_tags(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<Json<Vec<Tag>>> {
+    Ok(Json(tags::list(&app.store, &caller, ids[0]).await?))
 }
 
 /// A new tag; a name the workspace has already (compared without case) is a 409.

@@ -9,10 +9,11 @@ use axum::response::Response;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::app::Caller;
 use crate::app::webhooks;
 use crate::domain::webhook::{Delivery, Endpoint, EndpointCreate, EndpointCreated};
 use crate::doors::http::AppState;
-use crate::doors::http::extract::{CurrentUser, Ids, ValidJson};
+use crate::doors::http::extract::{Ids, ValidJson};
 use crate::doors::http::openapi::Conflicts;
 use crate::doors::http::paging::{PageQuery, Paging, paged};
 use crate::error::Result;
@@ -23,11 +24,11 @@ use crate::error::Result;
         (status = 201, description = "The endpoint with its signing secret, shown this once", body = EndpointCreated),
         Conflicts))]
 async fn create_endpoint(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     ValidJson(body): ValidJson<EndpointCreate>,
 ) -> Result<(StatusCode, Json<EndpointCreated>)> {
-    let created = webhooks::register(&app, user.id, body).await?;
+    let created = webhooks::register(&app, &caller, body).await?;
     Ok((StatusCode::CREATED, Json(created)))
 }
 
@@ -35,36 +36,23 @@ async fn create_endpoint(
     params(PageQuery),
     responses((status = 200, description = "A page of the caller's endpoints, newest first (never their secrets)",
         body = Vec<Endpoint>)))]
-async fn list_endpoints(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    paging: Paging,
-    uri: Uri,
-) -> Result<Response> {
+async fn list_endpoints(caller: Caller, State(app): State<AppState>, paging: Paging, uri: Uri) -> Result<Response> {
     let page = paging.request()?;
-    Ok(paged(&uri, webhooks::list(&app, user.id, None, &page).await?))
+    Ok(paged(&uri, webhooks::list(&app, &caller, None, &page).await?))
 }
 
 #[utoipa::path(get, path = "/webhooks/endpoints/{endpoint_id}", tag = "webhooks", security(("bearer" = [])),
     params(("endpoint_id" = Uuid, Path, description = "The endpoint")),
     responses((status = 200, description = "The endpoint", body = Endpoint)))]
-async fn get_endpoint(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<1>,
-) -> Result<Json<Endpoint>> {
-    Ok(Json(webhooks::get(&app, user.id, ids[0]).await?))
+async fn get_endpoint(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<Json<Endpoint>> {
+    Ok(Json(webhooks::get(&app, &caller, ids[0]).await?))
 }
 
 #[utoipa::path(delete, path = "/webhooks/endpoints/{endpoint_id}", tag = "webhooks", security(("bearer" = [])),
     params(("endpoint_id" = Uuid, Path, description = "The endpoint")),
     responses((status = 204, description = "Deleted, with its deliveries (pending ones are not sent)")))]
-async fn delete_endpoint(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<1>,
-) -> Result<StatusCode> {
-    webhooks::remove(&app, user.id, ids[0]).await?;
+async fn delete_endpoint(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<StatusCode> {
+    webhooks::remove(&app, &caller, ids[0]).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -74,14 +62,14 @@ async fn delete_endpoint(
     responses((status = 200, description = "A page of the endpoint's deliveries, newest first: status, \
         attempts, the receiver's last answer", body = Vec<Delivery>)))]
 async fn deliveries(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
     paging: Paging,
     uri: Uri,
 ) -> Result<Response> {
     let page = paging.request()?;
-    Ok(paged(&uri, webhooks::deliveries(&app, user.id, ids[0], &page).await?))
+    Ok(paged(&uri, webhooks::deliveries(&app, &caller, ids[0], &page).await?))
 }
 
 /// Sends a delivery again, now: a new attempt with the same payload and `webhook-id` (as
@@ -97,12 +85,12 @@ async fn deliveries(
         (status = 202, description = "Queued, due now: the delivery, `pending`", body = Delivery),
         (status = 409, description = "Being sent at this moment: wait for its answer", body = crate::error::ErrorBody)))]
 async fn retry_delivery(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     Ids(ids): Ids<2>,
 ) -> Result<(StatusCode, Json<Delivery>)> {
     let [endpoint_id, delivery_id] = ids;
-    let delivery = webhooks::send_again(&app, user.id, endpoint_id, delivery_id).await?;
+    let delivery = webhooks::send_again(&app, &caller, endpoint_id, delivery_id).await?;
     Ok((StatusCode::ACCEPTED, Json(delivery)))
 }
 

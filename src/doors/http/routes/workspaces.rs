@@ -11,12 +11,13 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use crate::app::accounts::audit::{self, Actor, AuditFilter};
+use crate::app::Caller;
+use crate::app::accounts::audit::{self, AuditFilter};
 use crate::app::accounts::teams::{self, Accepter};
 use crate::domain::workspace::{AuditEvent, Invitation, Member, Role, Workspace};
 use crate::doors::http::AppState;
 use crate::doors::http::extract::{
-    Client, Credentials, CurrentUser, Ids, IdsAndJson, PathText, ValidJson, has_session_cookie, read_json_body_up_to,
+    Client, Credentials, Ids, IdsAndJson, PathText, ValidJson, has_session_cookie, read_json_body_up_to,
 };
 use crate::doors::http::paging::{PageQuery, Paging, paged};
 use crate::doors::http::validation::parse_body;
@@ -64,8 +65,8 @@ pub struct InvitationAccepted {
 /// The workspaces the caller belongs to, with his role in each; his personal one first.
 #[utoipa::path(get, path = "/workspaces", tag = "workspaces", security(("bearer" = [])),
     responses((status = 200, description = "The workspaces", body = Vec<Workspace>)))]
-async fn list_workspaces(CurrentUser(user): CurrentUser, State(app): State<AppState>) -> Result<Json<Vec<Workspace>>> {
-    Ok(Json(teams::workspaces(&app.store, user.id).await?))
+async fn list_workspaces(caller: Caller, State(app): State<AppState>) -> Result<Json<Vec<Workspace>>> {
+    Ok(Json(teams::workspaces(&app.store, &caller).await?))
 }
 
 /// Makes a team workspace; its maker is its owner.
@@ -73,24 +74,19 @@ async fn list_workspaces(CurrentUser(user): CurrentUser, State(app): State<AppSt
     request_body = WorkspaceWrite,
     responses((status = 201, description = "The workspace", body = Workspace)))]
 async fn create_workspace(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
-    client: Client,
     ValidJson(body): ValidJson<WorkspaceWrite>,
 ) -> Result<(StatusCode, Json<Workspace>)> {
-    let workspace = teams::create(&app.store, &Actor::user(&user, client.ip), user.id, &body.name).await?;
+    let workspace = teams::create(&app.store, &caller, &body.name).await?;
     Ok((StatusCode::CREATED, Json(workspace)))
 }
 
 #[utoipa::path(get, path = "/workspaces/{workspace_id}", tag = "workspaces", security(("bearer" = [])),
     params(("workspace_id" = Uuid, Path, description = "The workspace")),
     responses((status = 200, description = "The workspace", body = Workspace)))]
-async fn get_workspace(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    Ids(ids): Ids<1>,
-) -> Result<Json<Workspace>> {
-    Ok(Json(teams::workspace(&app.store, user.id, ids[0]).await?))
+async fn get_workspace(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<Json<Workspace>> {
+    Ok(Json(teams::workspace(&app.store, &caller, ids[0]).await?))
 }
 
 /// Renames a workspace (owners and admins).
@@ -99,15 +95,11 @@ async fn get_workspace(
     request_body = WorkspaceWrite,
     responses((status = 200, description = "The workspace", body = Workspace)))]
 async fn update_workspace(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
-    client: Client,
     IdsAndJson(ids, body): IdsAndJson<1, WorkspaceWrite>,
 ) -> Result<Json<Workspace>> {
-    let actor = Actor::user(&user, client.ip);
-    Ok(Json(
-        teams::rename(&app.store, &actor, user.id, ids[0], &body.name).await?,
-    ))
+    Ok(Json(teams::rename(&app.store, &caller, ids[0], &body.name).await?))
 }
 
 /// Deletes a team workspace with everything in it (owners only). A personal workspace
@@ -116,13 +108,8 @@ async fn update_workspace(
     params(("workspace_id" = Uuid, Path, description = "The workspace")),
     responses((status = 204, description = "Deleted"),
         (status = 409, description = "A personal workspace", body = crate::error::ErrorBody)))]
-async fn delete_workspace(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    client: Client,
-    Ids(ids): Ids<1>,
-) -> Result<StatusCode> {
-    teams::delete(&app, &Actor::user(&user, client.ip), user.id, ids[0]).await?;
+async fn delete_workspace(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<1>) -> Result<StatusCode> {
+    teams::delete(&app, &caller, ids[0]).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -131,14 +118,14 @@ async fn delete_workspace(
     params(("workspace_id" = Uuid, Path, description = "The workspace"), PageQuery),
     responses((status = 200, description = "A page of the members", body = Vec<Member>)))]
 async fn list_members(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
     paging: Paging,
     uri: Uri,
 ) -> Result<Response> {
     let page = paging.request()?;
-    Ok(paged(&uri, teams::members(&app.store, user.id, ids[0], &page).await?))
+    Ok(paged(&uri, teams::members(&app.store, &caller, ids[0], &page).await?))
 }
 
 /// Changes a member's role (owners and admins; only an owner makes or unmakes an owner).
@@ -149,21 +136,12 @@ async fn list_members(
     responses((status = 200, description = "The member", body = Member),
         (status = 409, description = "The workspace would be left without an owner", body = crate::error::ErrorBody)))]
 async fn update_member(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
-    client: Client,
     IdsAndJson(ids, body): IdsAndJson<2, RoleChange>,
 ) -> Result<Json<Member>> {
     let [workspace_id, member] = ids;
-    let member = teams::change_role(
-        &app.store,
-        &Actor::user(&user, client.ip),
-        user.id,
-        workspace_id,
-        member,
-        body.role,
-    )
-    .await?;
+    let member = teams::change_role(&app.store, &caller, workspace_id, member, body.role).await?;
     Ok(Json(member))
 }
 
@@ -173,21 +151,9 @@ async fn update_member(
     params(("workspace_id" = Uuid, Path, description = "The workspace"), ("user_id" = Uuid, Path, description = "The member")),
     responses((status = 204, description = "Removed"),
         (status = 409, description = "The last owner", body = crate::error::ErrorBody)))]
-async fn remove_member(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    client: Client,
-    Ids(ids): Ids<2>,
-) -> Result<StatusCode> {
+async fn remove_member(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<2>) -> Result<StatusCode> {
     let [workspace_id, member] = ids;
-    teams::remove(
-        &app.store,
-        &Actor::user(&user, client.ip),
-        user.id,
-        workspace_id,
-        member,
-    )
-    .await?;
+    teams::remove(&app.store, &caller, workspace_id, member).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -196,14 +162,14 @@ async fn remove_member(
     params(("workspace_id" = Uuid, Path, description = "The workspace"), PageQuery),
     responses((status = 200, description = "A page of the invitations", body = Vec<Invitation>)))]
 async fn list_invitations(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
     paging: Paging,
     uri: Uri,
 ) -> Result<Response> {
     let page = paging.request()?;
-    Ok(paged(&uri, teams::invitations(&app, user.id, ids[0], &page).await?))
+    Ok(paged(&uri, teams::invitations(&app, &caller, ids[0], &page).await?))
 }
 
 /// Invites an address with a role. The link works once and expires
@@ -213,22 +179,11 @@ async fn list_invitations(
     request_body = InvitationCreate,
     responses((status = 201, description = "The invitation, with its link", body = Invitation), crate::doors::http::openapi::Conflicts))]
 async fn create_invitation(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
-    client: Client,
     IdsAndJson(ids, body): IdsAndJson<1, InvitationCreate>,
 ) -> Result<(StatusCode, Json<Invitation>)> {
-    let actor = Actor::user(&user, client.ip);
-    let invitation = teams::invite(
-        &app,
-        app.mailer.as_deref(),
-        &actor,
-        &user,
-        ids[0],
-        &body.email,
-        body.role,
-    )
-    .await?;
+    let invitation = teams::invite(&app, app.mailer.as_deref(), &caller, ids[0], &body.email, body.role).await?;
     Ok((StatusCode::CREATED, Json(invitation)))
 }
 
@@ -237,21 +192,9 @@ async fn create_invitation(
     security(("bearer" = [])),
     params(("workspace_id" = Uuid, Path, description = "The workspace"), ("invitation_id" = Uuid, Path, description = "The invitation")),
     responses((status = 204, description = "Withdrawn")))]
-async fn delete_invitation(
-    CurrentUser(user): CurrentUser,
-    State(app): State<AppState>,
-    client: Client,
-    Ids(ids): Ids<2>,
-) -> Result<StatusCode> {
+async fn delete_invitation(caller: Caller, State(app): State<AppState>, Ids(ids): Ids<2>) -> Result<StatusCode> {
     let [workspace_id, invitation_id] = ids;
-    teams::withdraw(
-        &app.store,
-        &Actor::user(&user, client.ip),
-        user.id,
-        workspace_id,
-        invitation_id,
-    )
-    .await?;
+    teams::withdraw(&app.store, &caller, workspace_id, invitation_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -346,7 +289,7 @@ async fn accept_invitation(
         PageQuery),
     responses((status = 200, description = "A page of the log", body = Vec<AuditEvent>)))]
 async fn audit_log(
-    CurrentUser(user): CurrentUser,
+    caller: Caller,
     State(app): State<AppState>,
     Ids(ids): Ids<1>,
     paging: Paging,
@@ -367,7 +310,7 @@ async fn audit_log(
     };
     Ok(paged(
         &uri,
-        audit::log(&app.store, user.id, ids[0], &filter, &page).await?,
+        audit::log(&app.store, &caller, ids[0], &filter, &page).await?,
     ))
 }
 

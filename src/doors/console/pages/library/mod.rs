@@ -71,7 +71,7 @@ struct LibraryPage {
 }
 
 async fn show(State(services): State<Services>, visitor: Visitor) -> PageResult {
-    let shelf = library::shelf(&services.store, visitor.user.id, visitor.current.id).await?;
+    let shelf = library::shelf(&services.store, &visitor.caller, visitor.current.id).await?;
     let by_id = by_id(shelf.visible);
     let system_presets = shelf
         .system_presets

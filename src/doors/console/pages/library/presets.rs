@@ -72,7 +72,7 @@ impl PresetForm {
 async fn create_preset(State(services): State<Services>, Change(visitor, fields): Change<Fields>) -> PageResult {
     let form = preset_form(&fields)?;
     let preset =
-        library::create_preset(&services, visitor.user.id, Some(visitor.current.id), form.draft(None)?).await?;
+        library::create_preset(&services, &visitor.caller, Some(visitor.current.id), form.draft(None)?).await?;
     Ok(Redirect::to(&format!("/settings/library/presets/{}", preset.id)).into_response())
 }
 
@@ -104,7 +104,7 @@ async fn show_preset(
     Path(preset_id): Path<Uuid>,
     axum::extract::Query(query): axum::extract::Query<PresetQuery>,
 ) -> PageResult {
-    let shown = library::preset_in(&services.store, visitor.user.id, visitor.current.id, preset_id).await?;
+    let shown = library::preset_in(&services.store, &visitor.caller, visitor.current.id, preset_id).await?;
     let (preset, role) = (shown.preset, shown.role);
     let by_id = by_id(shown.visible);
     let system = preset.preset_type == Ownership::System;
@@ -141,8 +141,8 @@ async fn update_preset(
 ) -> PageResult {
     let mut form = preset_form(&fields)?;
     let chosen = std::mem::take(&mut form.prompt_ids);
-    let (user_id, workspace_id) = (visitor.user.id, visitor.current.id);
-    library::change_preset_in(&services.store, user_id, workspace_id, preset_id, |preset| {
+    let workspace_id = visitor.current.id;
+    library::change_preset_in(&services.store, &visitor.caller, workspace_id, preset_id, |preset| {
         let mut order: Vec<Uuid> = preset
             .prompt_ids
             .iter()
@@ -174,8 +174,8 @@ async fn move_prompt(
     Path(preset_id): Path<Uuid>,
     Change(visitor, form): Change<MoveForm>,
 ) -> PageResult {
-    let (user_id, workspace_id) = (visitor.user.id, visitor.current.id);
-    library::change_preset_in(&services.store, user_id, workspace_id, preset_id, |preset| {
+    let workspace_id = visitor.current.id;
+    library::change_preset_in(&services.store, &visitor.caller, workspace_id, preset_id, |preset| {
         let mut order = preset.prompt_ids.clone();
         let at = order
             .iter()
@@ -209,7 +209,7 @@ async fn clone_preset(
     Path(preset_id): Path<Uuid>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    let clone = library::clone_preset(&services, visitor.user.id, Some(visitor.current.id), preset_id).await?;
+    let clone = library::clone_preset(&services, &visitor.caller, Some(visitor.current.id), preset_id).await?;
     Ok(Redirect::to(&format!("/settings/library/presets/{}?cloned=true", clone.id)).into_response())
 }
 
@@ -218,7 +218,7 @@ async fn confirm_delete_preset(
     visitor: Visitor,
     Path(preset_id): Path<Uuid>,
 ) -> PageResult {
-    let preset = library::preset_to_change(&services.store, visitor.user.id, visitor.current.id, preset_id).await?;
+    let preset = library::preset_to_change(&services.store, &visitor.caller, visitor.current.id, preset_id).await?;
     Ok(ConfirmDelete::page(
         &visitor,
         preset.title,
@@ -235,7 +235,7 @@ async fn delete_preset(
     Path(preset_id): Path<Uuid>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    library::delete_preset(&services.store, visitor.user.id, preset_id).await?;
+    library::delete_preset(&services.store, &visitor.caller, preset_id).await?;
     Ok(Redirect::to("/settings/library#presets-heading").into_response())
 }
 

@@ -55,7 +55,7 @@ impl PromptForm {
 }
 
 async fn create_prompt(State(services): State<Services>, Change(visitor, form): Change<PromptForm>) -> PageResult {
-    let prompt = library::create_prompt(&services, visitor.user.id, Some(visitor.current.id), form.fields()?).await?;
+    let prompt = library::create_prompt(&services, &visitor.caller, Some(visitor.current.id), form.fields()?).await?;
     Ok(Redirect::to(&format!("/settings/library#prompt-{}", prompt.id)).into_response())
 }
 
@@ -82,7 +82,7 @@ async fn show_prompt(
     Path(prompt_id): Path<Uuid>,
     axum::extract::Query(from): axum::extract::Query<FromPreset>,
 ) -> PageResult {
-    let (prompt, role) = library::prompt(&services.store, visitor.user.id, prompt_id).await?;
+    let (prompt, role) = library::prompt(&services.store, &visitor.caller, prompt_id).await?;
     let html = PromptPage {
         shell: Shell::of(&visitor),
         nav: SettingsNav::new(&visitor, "library"),
@@ -99,7 +99,7 @@ async fn update_prompt(
     Path(prompt_id): Path<Uuid>,
     Change(visitor, form): Change<PromptForm>,
 ) -> PageResult {
-    library::update_prompt(&services.store, visitor.user.id, prompt_id, form.fields()?).await?;
+    library::update_prompt(&services.store, &visitor.caller, prompt_id, form.fields()?).await?;
     let back = match form.preset.as_deref().and_then(|id| id.parse::<Uuid>().ok()) {
         Some(preset_id) => format!("/settings/library/presets/{preset_id}#prompt-{prompt_id}"),
         None => format!("/settings/library#prompt-{prompt_id}"),
@@ -112,7 +112,7 @@ async fn confirm_delete_prompt(
     visitor: Visitor,
     Path(prompt_id): Path<Uuid>,
 ) -> PageResult {
-    let prompt = library::prompt_to_change(&services.store, visitor.user.id, prompt_id).await?;
+    let prompt = library::prompt_to_change(&services.store, &visitor.caller, prompt_id).await?;
     Ok(ConfirmDelete::page(
         &visitor,
         prompt.title,
@@ -129,7 +129,7 @@ async fn delete_prompt(
     Path(prompt_id): Path<Uuid>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    library::delete_prompt(&services.store, visitor.user.id, prompt_id).await?;
+    library::delete_prompt(&services.store, &visitor.caller, prompt_id).await?;
     Ok(Redirect::to("/settings/library#prompts-heading").into_response())
 }
 

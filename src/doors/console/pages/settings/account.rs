@@ -115,7 +115,7 @@ async fn render_page(
     message: Message,
     new_token: Option<NewToken>,
 ) -> PageResult {
-    let overview = own::overview(&services.store, visitor.user.id, Some(visitor.session_id)).await?;
+    let overview = own::overview(&services.store, &visitor.caller, Some(visitor.session_id)).await?;
     let sessions: Vec<SessionRow> = overview
         .sessions
         .into_iter()
@@ -148,7 +148,7 @@ async fn render_page(
         shell: Shell::of(visitor),
         nav: SettingsNav::new(visitor, "account"),
         csrf: visitor.csrf.clone(),
-        email: visitor.user.email.clone(),
+        email: visitor.caller.user.email.clone(),
         has_password: overview.has_password,
         others: sessions.iter().filter(|row| !row.session.current).count(),
         sessions,
@@ -191,8 +191,7 @@ struct PasswordForm {
 async fn change_password(State(services): State<Services>, Change(visitor, form): Change<PasswordForm>) -> PageResult {
     let changed = own::change_password(
         &services.store,
-        &visitor.actor(),
-        &visitor.user,
+        &visitor.caller,
         &form.current_password,
         &form.new_password,
         Some(visitor.session_id),
@@ -209,7 +208,7 @@ async fn end_session(
     Path(session_id): Path<Uuid>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    own::end_session(&services.store, visitor.user.id, session_id).await?;
+    own::end_session(&services.store, &visitor.caller, session_id).await?;
     // Ending this very session is signing out.
     let to = if session_id == visitor.session_id {
         "/sign-in"
@@ -220,7 +219,7 @@ async fn end_session(
 }
 
 async fn end_others(State(services): State<Services>, Change(visitor, _): Change<Button>) -> PageResult {
-    own::end_other_sessions(&services.store, visitor.user.id, visitor.session_id).await?;
+    own::end_other_sessions(&services.store, &visitor.caller, visitor.session_id).await?;
     Ok(Redirect::to("/settings/account?done=ended-all").into_response())
 }
 
@@ -246,16 +245,7 @@ async fn create_token(State(services): State<Services>, Change(visitor, form): C
             }
         },
     };
-    match own::create_token(
-        &services.store,
-        &visitor.actor(),
-        visitor.user.id,
-        &form.name,
-        scope,
-        days,
-    )
-    .await
-    {
+    match own::create_token(&services.store, &visitor.caller, &form.name, scope, days).await {
         Ok((info, value)) => {
             let token = NewToken { name: info.name, value };
             // The token is in this answer only: no redirect, and the page is not stored.
@@ -273,7 +263,7 @@ async fn create_token(State(services): State<Services>, Change(visitor, form): C
 }
 
 async fn confirm_revoke(State(services): State<Services>, visitor: Visitor, Path(token_id): Path<Uuid>) -> PageResult {
-    let token = own::live_token(&services.store, visitor.user.id, token_id).await?;
+    let token = own::live_token(&services.store, &visitor.caller, token_id).await?;
     Ok(ConfirmDelete::ask(
         &visitor,
         format!("Revoke the API token “{}”?", token.name),
@@ -291,7 +281,7 @@ async fn revoke(
     Path(token_id): Path<Uuid>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    own::revoke_token(&services.store, &visitor.actor(), visitor.user.id, token_id).await?;
+    own::revoke_token(&services.store, &visitor.caller, token_id).await?;
     Ok(Redirect::to("/settings/account?done=revoked").into_response())
 }
 

@@ -96,10 +96,10 @@ async fn show(State(services): State<Services>, visitor: Visitor, Query(query): 
     let after = query.cursor.as_deref().and_then(decode_cursor::<CreatedKey>);
     let later = after.is_some();
     let request = PageRequest { limit: PAGE, after };
-    let log = audit::log(&services.store, visitor.user.id, workspace_id, &filter, &request).await?;
+    let log = audit::log(&services.store, &visitor.caller, workspace_id, &filter, &request).await?;
     let people = teams::members(
         &services.store,
-        visitor.user.id,
+        &visitor.caller,
         workspace_id,
         &PageRequest::everything(),
     )

@@ -62,8 +62,8 @@ impl PrivacyPage {
 async fn render_page(services: &Services, visitor: &Visitor, status: StatusCode, message: Message) -> PageResult {
     let workspace_id = visitor.current.id;
     let (settings, usage) = tokio::try_join!(
-        protection::settings(&services.store, visitor.user.id, workspace_id),
-        gate::usage(&services.store, visitor.user.id, workspace_id, None),
+        protection::settings(&services.store, &visitor.caller, workspace_id),
+        gate::usage(&services.store, &visitor.caller, workspace_id, None),
     )?;
     let html = PrivacyPage {
         shell: Shell::of(visitor),
@@ -135,15 +135,9 @@ async fn save(State(services): State<Services>, Change(visitor, form): Change<Pr
         currency: Patch::Value(form.currency.trim().to_uppercase()),
     };
     let saved = if issues.is_empty() {
-        protection::update_settings(
-            &services.store,
-            visitor.user.id,
-            visitor.actor(),
-            visitor.current.id,
-            update,
-        )
-        .await
-        .map(drop)
+        protection::update_settings(&services.store, &visitor.caller, visitor.current.id, update)
+            .await
+            .map(drop)
     } else {
         Err(Error::validation(issues))
     };

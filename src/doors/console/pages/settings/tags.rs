@@ -49,7 +49,7 @@ struct TagsPage {
 }
 
 async fn render_page(services: &Services, visitor: &Visitor, status: StatusCode, message: Message) -> PageResult {
-    let all = tags::list(&services.store, visitor.user.id, visitor.current.id).await?;
+    let all = tags::list(&services.store, &visitor.caller, visitor.current.id).await?;
     let groups = all
         .iter()
         .filter(|tag| tag.parent_id.is_none())
@@ -116,7 +116,7 @@ async fn create(State(services): State<Services>, Change(visitor, form): Change<
         description: Some(form.description),
         parent_id: group_of(&form.parent_id),
     };
-    let made = tags::create(&services.store, &visitor.caller(), visitor.current.id, body).await;
+    let made = tags::create(&services.store, &visitor.caller, visitor.current.id, body).await;
     answer(&services, &visitor, made.map(drop), "made").await
 }
 
@@ -131,7 +131,7 @@ async fn update(
         description: Patch::Value(form.description),
         parent_id: group_of(&form.parent_id).map_or(Patch::Null, Patch::Value),
     };
-    let saved = tags::update(&services.store, &visitor.caller(), tag_id, body).await;
+    let saved = tags::update(&services.store, &visitor.caller, tag_id, body).await;
     answer(&services, &visitor, saved.map(drop), "saved").await
 }
 
@@ -145,12 +145,12 @@ async fn merge(
     Path(tag_id): Path<Uuid>,
     Change(visitor, form): Change<MergeForm>,
 ) -> PageResult {
-    let merged = tags::merge(&services.store, &visitor.caller(), tag_id, form.into_tag_id).await;
+    let merged = tags::merge(&services.store, &visitor.caller, tag_id, form.into_tag_id).await;
     answer(&services, &visitor, merged.map(drop), "merged").await
 }
 
 async fn confirm_delete(State(services): State<Services>, visitor: Visitor, Path(tag_id): Path<Uuid>) -> PageResult {
-    let tag = tags::get(&services.store, visitor.user.id, tag_id).await?;
+    let tag = tags::get(&services.store, &visitor.caller, tag_id).await?;
     Ok(ConfirmDelete::page(
         &visitor,
         tag.name,
@@ -167,7 +167,7 @@ async fn delete(
     Path(tag_id): Path<Uuid>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    tags::delete(&services.store, &visitor.caller(), tag_id).await?;
+    tags::delete(&services.store, &visitor.caller, tag_id).await?;
     Ok(Redirect::to("/settings/tags?done=deleted").into_response())
 }
 

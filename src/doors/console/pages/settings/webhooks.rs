@@ -72,7 +72,7 @@ async fn render_page(
 ) -> PageResult {
     let listed = webhooks::list(
         services,
-        visitor.user.id,
+        &visitor.caller,
         Some(visitor.current.id),
         &PageRequest::everything(),
     )
@@ -83,7 +83,7 @@ async fn render_page(
             limit: DELIVERIES,
             after: None,
         };
-        let deliveries = webhooks::deliveries(services, visitor.user.id, endpoint.id, &latest)
+        let deliveries = webhooks::deliveries(services, &visitor.caller, endpoint.id, &latest)
             .await?
             .items
             .into_iter()
@@ -161,7 +161,7 @@ async fn create(State(services): State<Services>, Change(visitor, form): Change<
         description: (!description.is_empty()).then_some(description),
         workspace_id: Some(visitor.current.id),
     };
-    match webhooks::register(&services, visitor.user.id, body).await {
+    match webhooks::register(&services, &visitor.caller, body).await {
         Ok(created) => {
             let created = Created {
                 url: created.endpoint.url,
@@ -198,7 +198,7 @@ async fn confirm_delete(
     visitor: Visitor,
     Path(endpoint_id): Path<Uuid>,
 ) -> PageResult {
-    let endpoint = webhooks::get(&services, visitor.user.id, endpoint_id).await?;
+    let endpoint = webhooks::get(&services, &visitor.caller, endpoint_id).await?;
     Ok(ConfirmDelete::page(
         &visitor,
         endpoint.url,
@@ -215,7 +215,7 @@ async fn delete(
     Path(endpoint_id): Path<Uuid>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    webhooks::remove(&services, visitor.user.id, endpoint_id).await?;
+    webhooks::remove(&services, &visitor.caller, endpoint_id).await?;
     Ok(Redirect::to("/settings/webhooks?done=deleted").into_response())
 }
 
@@ -224,7 +224,7 @@ async fn send_again(
     Path((endpoint_id, delivery_id)): Path<(Uuid, Uuid)>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    match webhooks::send_again(&services, visitor.user.id, endpoint_id, delivery_id).await {
+    match webhooks::send_again(&services, &visitor.caller, endpoint_id, delivery_id).await {
         Ok(_) => Ok(Redirect::to("/settings/webhooks?done=resent").into_response()),
         Err(error) if on_the_form(&error) => {
             render_page(

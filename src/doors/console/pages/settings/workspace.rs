@@ -85,20 +85,20 @@ async fn render_page(
     let everything = PageRequest::everything();
     let is_admin = visitor.current.role.allows(Need::Manage);
     let my_role = visitor.current.role;
-    let members = teams::members(&services.store, visitor.user.id, workspace_id, &everything)
+    let members = teams::members(&services.store, &visitor.caller, workspace_id, &everything)
         .await?
         .items
         .into_iter()
         .map(|member| MemberRow {
             joined: when(&member.joined_at),
-            is_me: member.user_id == visitor.user.id,
+            is_me: member.user_id == visitor.caller.user.id,
             manageable: my_role.may_assign(member.role),
             member,
         })
         .collect();
     let (invitations, invited) = if is_admin {
         let now = crate::domain::now();
-        let all = teams::invitations(services, visitor.user.id, workspace_id, &everything)
+        let all = teams::invitations(services, &visitor.caller, workspace_id, &everything)
             .await?
             .items;
         let invited = invited.and_then(|id| all.iter().find(|i| i.id == id && i.accepted_at.is_none()).cloned());
@@ -119,7 +119,7 @@ async fn render_page(
         nav: SettingsNav::new(visitor, "workspace"),
         csrf: visitor.csrf.clone(),
         name: visitor.current.name.clone(),
-        personal: workspace_id == visitor.user.id,
+        personal: workspace_id == visitor.caller.user.id,
         my_role: my_role.as_str(),
         is_admin,
         members,
@@ -175,15 +175,7 @@ struct NameForm {
 
 async fn rename(State(services): State<Services>, Change(visitor, form): Change<NameForm>) -> PageResult {
     let workspace_id = visitor.current.id;
-    match teams::rename(
-        &services.store,
-        &visitor.actor(),
-        visitor.user.id,
-        workspace_id,
-        &form.name,
-    )
-    .await
-    {
+    match teams::rename(&services.store, &visitor.caller, workspace_id, &form.name).await {
         Ok(_) => Ok(Redirect::to("/settings/workspace?done=renamed").into_response()),
         Err(error) => refused(&services, &visitor, error, None).await,
     }
@@ -203,8 +195,7 @@ async fn invite(State(services): State<Services>, Change(visitor, form): Change<
     let invited = teams::invite(
         &services,
         services.mailer.as_deref(),
-        &visitor.actor(),
-        &visitor.user,
+        &visitor.caller,
         visitor.current.id,
         &form.email,
         role,
@@ -227,15 +218,7 @@ async fn change_role(
     Change(visitor, form): Change<RoleForm>,
 ) -> PageResult {
     let role = Role::parse(&form.role).ok_or_else(|| Error::conflict("Choose one of the roles offered"))?;
-    let changed = teams::change_role(
-        &services.store,
-        &visitor.actor(),
-        visitor.user.id,
-        visitor.current.id,
-        user_id,
-        role,
-    )
-    .await;
+    let changed = teams::change_role(&services.store, &visitor.caller, visitor.current.id, user_id, role).await;
     match changed {
         Ok(_) => Ok(Redirect::to("/settings/workspace?done=role").into_response()),
         Err(error) => refused(&services, &visitor, error, None).await,
@@ -243,7 +226,7 @@ async fn change_role(
 }
 
 async fn confirm_remove(State(services): State<Services>, visitor: Visitor, Path(user_id): Path<Uuid>) -> PageResult {
-    let member = teams::member_to_remove(&services.store, visitor.user.id, visitor.current.id, user_id).await?;
+    let member = teams::member_to_remove(&services.store, &visitor.caller, visitor.current.id, user_id).await?;
     Ok(ConfirmDelete::ask(
         &visitor,
         format!("Remove {} from {}?", member.email, visitor.current.name),
@@ -263,16 +246,9 @@ async fn remove(
     Path(user_id): Path<Uuid>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult {
-    let removed = teams::remove(
-        &services.store,
-        &visitor.actor(),
-        visitor.user.id,
-        visitor.current.id,
-        user_id,
-    )
-    .await;
+    let removed = teams::remove(&services.store, &visitor.caller, visitor.current.id, user_id).await;
     match removed {
-        Ok(()) if user_id == visitor.user.id => Ok(Redirect::to("/").into_response()),
+        Ok(()) if user_id == visitor.caller.user.id => Ok(Redirect::to("/").into_response()),
         Ok(()) => Ok(Redirect::to("/settings/workspace?done=removed").into_response()),
         Err(error) => refused(&services, &visitor, error, None).await,
     }
@@ -284,7 +260,7 @@ async fn confirm_withdraw(
     Path(invitation_id): Path<Uuid>,
 ) -> PageResult {
     let everything = PageRequest::everything();
-    let invitation = teams::invitations(&services, visitor.user.id, visitor.current.id, &everything)
+    let invitation = teams::invitations(&services, &visitor.caller, visitor.current.id, &everything)
         .await?
         .items
         .into_iter()
@@ -305,14 +281,7 @@ async fn withdraw(
     Path(invitation_id): Path<Uuid>,
     Change(visitor, _): Change<Button>,
 ) -> PageResult<Response> {
-    teams::withdraw(
-        &services.store,
-        &visitor.actor(),
-        visitor.user.id,
-        visitor.current.id,
-        invitation_id,
-    )
-    .await?;
+    teams::withdraw(&services.store, &visitor.caller, visitor.current.id, invitation_id).await?;
     Ok(Redirect::to("/settings/workspace?done=withdrawn").into_response())
 }
 
