@@ -527,6 +527,83 @@ mod house {
         );
     }
 
+    /// The public functions of a text, each with its parameters as written.
+    fn public_functions(text: &str) -> Vec<(String, String)> {
+        let code = before_tests(text);
+        let mut found = Vec::new();
+        for (at, _) in code.match_indices("pub ") {
+            let rest = &code[at + "pub ".len()..];
+            let Some(rest) = rest.strip_prefix("async fn ").or_else(|| rest.strip_prefix("fn ")) else {
+                continue;
+            };
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let Some(open) = rest.find('(') else { continue };
+            let mut depth = 0;
+            let params: String = rest[open + 1..]
+                .chars()
+                .take_while(|&c| {
+                    match c {
+                        '(' => depth += 1,
+                        ')' if depth == 0 => return false,
+                        ')' => depth -= 1,
+                        _ => {}
+                    }
+                    true
+                })
+                .collect();
+            found.push((name, params.split_whitespace().collect::<Vec<_>>().join(" ")));
+        }
+        found
+    }
+
+    #[test]
+    fn a_use_case_is_asked_by_a_caller_not_by_a_bare_id() {
+        // Access (the rule `Caller::require` wraps), sign-in (before there is a caller) and
+        // the quotas' arithmetic (below the use cases that check) take the person's id.
+        let exempt = ["app/accounts/access.rs", "app/accounts/sign_in.rs", "app/quota.rs"];
+        let offenders: Vec<String> = all_sources()
+            .into_iter()
+            .filter(|(path, _)| path.starts_with("app") && !exempt.iter().any(|e| path == Path::new(e)))
+            .flat_map(|(path, text)| {
+                public_functions(&text)
+                    .into_iter()
+                    .filter(|(_, params)| {
+                        [
+                            "user_id: Uuid",
+                            "by: Uuid",
+                            "owner_id: Uuid",
+                            "actor: &Actor",
+                            "actor: Actor",
+                        ]
+                        .iter()
+                        .any(|bare| params.contains(bare))
+                    })
+                    .map(|(name, _)| format!("{} fn {name}", path.display()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert!(
+            offenders.is_empty(),
+            "these use cases take a bare id or actor (take a &Caller instead): {offenders:?}"
+        );
+    }
+
+    #[test]
+    fn public_functions_are_read_with_their_parameters() {
+        let text = "pub async fn list(store: &Store,\n    user_id: Uuid) -> R {}\nfn private(by: Uuid) {}\n\
+                    pub fn f(x: Option<(u8, u8)>, y: u8) {}";
+        assert_eq!(
+            public_functions(text),
+            [
+                ("list".to_owned(), "store: &Store, user_id: Uuid".to_owned()),
+                ("f".to_owned(), "x: Option<(u8, u8)>, y: u8".to_owned()),
+            ]
+        );
+    }
+
     #[test]
     fn no_use_case_speaks_http() {
         let offenders: Vec<_> = all_sources()

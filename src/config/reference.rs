@@ -25,7 +25,7 @@ The service never reads these; the test suite, `.ci/` scripts and benchmarks do.
 |---|---|---|
 | `INSIGHT_TEST_DATABASE_URL` | `cargo test --test api`, `cargo bench --bench api` | a PostgreSQL database on a server you can create databases on; the suite runs there, each test in a fresh database next to it |
 | `INSIGHT_TEST_CHROMEDRIVER`, `INSIGHT_TEST_CHROMIUM` | the browser test | where ChromeDriver and Chromium are, when not Debian's `chromedriver` and `chromium` on the `PATH` |
-| `INSIGHT_TEST_OIDC_PYTHON` | `tests/api/oidc.rs` | a Python with `oidc-provider-mock` installed (`.ci/run` sets it to its venv's); unset or without the package, the single sign-on tests say they were skipped |
+| `INSIGHT_TEST_OIDC_PYTHON` | `tests/api/support/oidc.rs` (the provider `tests/api/oidc.rs` and `sso.rs` sign in at) | a Python with `oidc-provider-mock` installed (`.ci/run` sets it to its venv's); unset or without the package, the single sign-on tests say they were skipped |
 | `INSIGHT_TEST_XMLLINT` | `tests/api/exchange.rs` | xmllint, for the REFI-QDA schema check (default `/usr/bin/xmllint`); missing, the check is skipped, except under CI |
 | `INSIGHT_TEST_PYTHON` | `tests/api/exports.rs` | a Python with `python-docx` installed, to read exported Word documents back (`.ci/run` sets it to its venv's); unset, that reading is skipped, except under CI |
 | `INSIGHT_TEST_MCP_PYTHON` | `tests/api/mcp.rs` | a Python with the official MCP SDK (`pip install mcp==2.3.0`), whose client drives the MCP server (`tests/api/mcp_client.py`; `.ci/run` makes it a venv of its own); unset, those tests are skipped, except under CI |
