@@ -88,6 +88,47 @@ async fn a_pasted_transcript_becomes_a_finished_record_with_speakers_and_roles()
 }
 
 #[tokio::test]
+async fn a_transcript_pasted_without_a_language_is_given_one_once_at_intake() {
+    let app = TestApp::start().await;
+    let user = app.user().await;
+    let project = app.project(&user, "Languages").await;
+    let texts = [
+        (
+            "de",
+            "Interviewer: Wie finden Sie den Preis?\nJens: Die Preise sind für kleine Teams zu hoch, und wir haben das nicht erwartet.",
+        ),
+        (
+            "en",
+            "Interviewer: What about the price?\nAnna: The pricing is confusing and we are not happy with it at all.",
+        ),
+        (
+            "fr",
+            "Intervieweur: Que pensez-vous du prix?\nLéa: Le prix est trop élevé pour nous et nous ne sommes pas contents.",
+        ),
+    ];
+    for (expected, text) in texts {
+        let id = crate::support::records::finished_record(&app, &user, &project, expected, text).await;
+        let (_, record) = app.get(&format!("/insight/{id}/"), &user).await;
+        assert_eq!(record["language"], expected, "{text}");
+    }
+    // Names and codes say nothing of a language: none is guessed rather than a wrong one.
+    let id =
+        crate::support::records::finished_record(&app, &user, &project, "codes", "A: SKU-123\nB: SKU-456 Zebra").await;
+    let (_, record) = app.get(&format!("/insight/{id}/"), &user).await;
+    assert_eq!(record["language"], Value::Null);
+    // A language the upload names is kept as it was said.
+    let (status, record) = app
+        .post(
+            &format!("/projects/{project}/records"),
+            &user,
+            json!({ "title": "said", "text": texts[1].1, "language": "en-GB" }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    assert_eq!(record["language"], "en-GB");
+}
+
+#[tokio::test]
 async fn files_in_every_text_and_document_format_are_read_faithfully() {
     let app = TestApp::start().await;
     let user = app.user().await;

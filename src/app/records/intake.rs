@@ -218,8 +218,13 @@ pub async fn file_transcript(
 ) -> Result<Uuid> {
     check_limits(services, &transcript, field)?;
     let project_id = permit.project_id;
-    let language = language.or(transcript.language);
     let transcribed = transcribe(transcript.utterances);
+    // Decided once here, so that search, suggestions and the persona analyse the record
+    // in one language instead of guessing it again for every utterance.
+    let language = language.or(transcript.language).or_else(|| {
+        crate::engines::search::bm25::guess_language_of(transcribed.utterances.iter().map(|u| u.text.as_str()))
+            .map(str::to_owned)
+    });
     let name = record_name(title, source_name.as_deref());
     let id = services
         .store

@@ -85,11 +85,20 @@ impl FromRequestParts<AppState> for Credentials {
 impl Credentials {
     /// The caller as the use cases take him: a session changes like a `write` token.
     pub fn caller(&self) -> crate::app::Caller {
-        let scope = match self.holder.credential {
+        crate::app::Caller::new(self.holder.user.clone(), self.scope(), self.ip)
+    }
+
+    /// [`Credentials::caller`], for a handler that needs nothing else of them.
+    pub fn into_caller(self) -> crate::app::Caller {
+        let scope = self.scope();
+        crate::app::Caller::new(self.holder.user, scope, self.ip)
+    }
+
+    fn scope(&self) -> TokenScope {
+        match self.holder.credential {
             Credential::Token { scope } => scope,
             Credential::Session { .. } => TokenScope::Write,
-        };
-        crate::app::Caller::new(self.holder.user.clone(), scope, self.ip)
+        }
     }
 
     /// The session the request came with, if it came with one.
@@ -107,7 +116,7 @@ impl FromRequestParts<AppState> for crate::app::Caller {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        Ok(Credentials::from_request_parts(parts, state).await?.caller())
+        Ok(Credentials::from_request_parts(parts, state).await?.into_caller())
     }
 }
 
@@ -150,9 +159,10 @@ impl FromRequestParts<AppState> for VersionedCaller {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
         let credentials = Credentials::from_request_parts(parts, state).await?;
+        let data_version = credentials.holder.data_version;
         Ok(Self {
-            caller: credentials.caller(),
-            data_version: credentials.holder.data_version,
+            caller: credentials.into_caller(),
+            data_version,
         })
     }
 }

@@ -91,7 +91,13 @@ pub fn accept(transcript: Transcript, max_utterances: usize) -> Result<(Transcri
             transcript.utterances.len(),
         ));
     }
-    Ok((transcribe(transcript.utterances), transcript.language))
+    let transcribed = transcribe(transcript.utterances);
+    // A provider that does not say the language: guessed once here for the record.
+    let language = transcript.language.or_else(|| {
+        crate::engines::search::bm25::guess_language_of(transcribed.utterances.iter().map(|u| u.text.as_str()))
+            .map(str::to_owned)
+    });
+    Ok((transcribed, language))
 }
 
 /// Whether a provider on the internet can reach `public_url`: not when it names this

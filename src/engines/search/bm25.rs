@@ -76,6 +76,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::{LazyLock, Mutex, PoisonError};
 
 use rust_stemmers::{Algorithm, Stemmer};
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
@@ -144,6 +145,22 @@ pub fn guess_language(text: &str) -> Option<&'static str> {
     (count * 6 >= words.len()).then_some(code)
 }
 
+/// The language of a record whose language nobody said, guessed once from its first
+/// utterances (as [`guess_language`] reads a text).
+pub fn guess_language_of<'a>(texts: impl IntoIterator<Item = &'a str>) -> Option<&'static str> {
+    let mut sample = String::new();
+    let mut words = 0;
+    for text in texts {
+        if words >= 2_000 {
+            break;
+        }
+        words += text.unicode_words().count();
+        sample.push_str(text);
+        sample.push('\n');
+    }
+    guess_language(&sample)
+}
+
 /// The text analysis for one language: stop words, stemming and case folding rules.
 #[derive(Debug, Clone)]
 pub struct Analyzer {
@@ -153,7 +170,7 @@ pub struct Analyzer {
     /// Turkish and Azerbaijani: `I` folds to dotless `ı`.
     turkic: bool,
     /// Folded, sorted and deduplicated, for binary search.
-    stop_words: Vec<Box<str>>,
+    stop_words: &'static [Box<str>],
 }
 
 impl Analyzer {
@@ -162,22 +179,11 @@ impl Analyzer {
     pub fn new(language: Option<&str>) -> Self {
         let (code, algorithm) = language.and_then(resolve_language).unwrap_or((None, None));
         let turkic = matches!(code, Some("tr" | "az"));
-        let mut stop_words: Vec<Box<str>> = code
-            .and_then(stop_words::lookup)
-            .unwrap_or_default()
-            .iter()
-            .map(|word| {
-                let nfc: String = word.nfc().collect();
-                fold_case(&nfc, turkic).into_owned().into_boxed_str()
-            })
-            .collect();
-        stop_words.sort_unstable();
-        stop_words.dedup();
         Self {
             language: code,
             algorithm,
             turkic,
-            stop_words,
+            stop_words: code.map_or(&[], stop_list),
         }
     }
 
@@ -528,6 +534,29 @@ fn resolve_language(tag: &str) -> Option<(Option<&'static str>, Option<Algorithm
     Some((Some(code), algorithm))
 }
 
+/// A language's stop words, folded, sorted and deduplicated once per process: an analyzer
+/// is made per text searched or indexed, and building the lists each time made guessing a
+/// language cost more than indexing the text.
+fn stop_list(code: &'static str) -> &'static [Box<str>] {
+    static LISTS: LazyLock<Mutex<HashMap<&'static str, &'static [Box<str>]>>> = LazyLock::new(Default::default);
+    let mut lists = LISTS.lock().unwrap_or_else(PoisonError::into_inner);
+    lists.entry(code).or_insert_with(|| {
+        let turkic = matches!(code, "tr" | "az");
+        let mut words: Vec<Box<str>> = stop_words::lookup(code)
+            .unwrap_or_default()
+            .iter()
+            .map(|word| {
+                let nfc: String = word.nfc().collect();
+                fold_case(&nfc, turkic).into_owned().into_boxed_str()
+            })
+            .collect();
+        words.sort_unstable();
+        words.dedup();
+        // One list per language the process meets, kept for its life.
+        Box::leak(words.into_boxed_slice())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -547,6 +576,11 @@ mod tests {
             Some("fr")
         );
         assert_eq!(guess_language("SKU-123 SKU-456 SKU-789 Zebra"), None);
+        assert_eq!(
+            guess_language_of(["Wir haben den Vertrag", "gekündigt, weil der Preis zu hoch war."]),
+            Some("de")
+        );
+        assert_eq!(guess_language_of(["ok", "yes"]), None);
         assert_eq!(guess_language("ok"), None);
     }
 
