@@ -537,8 +537,10 @@ fn resolve_language(tag: &str) -> Option<(Option<&'static str>, Option<Algorithm
 /// A language's stop words, folded, sorted and deduplicated once per process: an analyzer
 /// is made per text searched or indexed, and building the lists each time made guessing a
 /// language cost more than indexing the text.
-fn stop_list(code: &'static str) -> &'static [Box<str>] {
-    static LISTS: LazyLock<Mutex<HashMap<&'static str, &'static [Box<str>]>>> = LazyLock::new(Default::default);
+type StopList = &'static [Box<str>];
+
+fn stop_list(code: &'static str) -> StopList {
+    static LISTS: LazyLock<Mutex<HashMap<&'static str, StopList>>> = LazyLock::new(Default::default);
     let mut lists = LISTS.lock().unwrap_or_else(PoisonError::into_inner);
     lists.entry(code).or_insert_with(|| {
         let turkic = matches!(code, "tr" | "az");
