@@ -534,11 +534,11 @@ fn resolve_language(tag: &str) -> Option<(Option<&'static str>, Option<Algorithm
     Some((Some(code), algorithm))
 }
 
+type StopList = &'static [Box<str>];
+
 /// A language's stop words, folded, sorted and deduplicated once per process: an analyzer
 /// is made per text searched or indexed, and building the lists each time made guessing a
 /// language cost more than indexing the text.
-type StopList = &'static [Box<str>];
-
 fn stop_list(code: &'static str) -> StopList {
     static LISTS: LazyLock<Mutex<HashMap<&'static str, StopList>>> = LazyLock::new(Default::default);
     let mut lists = LISTS.lock().unwrap_or_else(PoisonError::into_inner);
