@@ -73,6 +73,20 @@ fn refuse_forgery(visitor: &Visitor, services: &Services, csrf: Option<&str>) ->
     Ok(())
 }
 
+/// A signed-out form (signing in, a one-time link, an invitation) must come from this
+/// service's own page: from a foreign one it would sign a victim into someone's account.
+pub fn from_this_service(services: &Services, headers: &axum::http::HeaderMap) -> Result<(), Error> {
+    let origin = headers.get(ORIGIN).and_then(|v| v.to_str().ok());
+    let host = headers.get(HOST).and_then(|v| v.to_str().ok());
+    if sign_in::same_origin(&services.settings.server.public_url, origin, host) {
+        Ok(())
+    } else {
+        Err(Error::forbidden(
+            "This form did not come from this service's own page: open the page again",
+        ))
+    }
+}
+
 fn to_sign_in(parts: &Parts) -> Response {
     let here = parts.uri.path_and_query().map_or("/", |p| p.as_str());
     let back: String = url::form_urlencoded::byte_serialize(here.as_bytes()).collect();
@@ -199,7 +213,7 @@ impl<F: DeserializeOwned> FromRequest<Services> for MaybeChange<F> {
         let headers = parts.headers.clone();
         let form = checked_form(parts, body, services, |csrf| match &visitor {
             Some(visitor) => refuse_forgery(visitor, services, csrf),
-            None => super::pages::from_this_service(services, &headers),
+            None => from_this_service(services, &headers),
         })
         .await?;
         Ok(MaybeChange(visitor, form))

@@ -10,8 +10,9 @@ use axum::routing::get;
 use axum::{Extension, Form, Router};
 use serde::Deserialize;
 
-use super::{Shell, device, from_this_service, signed_in};
+use super::{Shell, device, signed_in};
 use crate::app::accounts::recovery;
+use crate::doors::console::session::from_this_service;
 
 use crate::app::accounts::teams::{self, Accepter};
 use crate::domain::ClientAddr;

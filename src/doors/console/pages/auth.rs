@@ -9,10 +9,10 @@ use axum::routing::{get, post};
 use axum::{Extension, Form, Router};
 use serde::Deserialize;
 
-use super::{Shell, device, from_this_service, signed_in};
+use super::{Shell, device, signed_in};
 use crate::app::accounts::sign_in;
 use crate::domain::ClientAddr;
-use crate::doors::console::session::{Change, workspace_cookie};
+use crate::doors::console::session::{Change, from_this_service, workspace_cookie};
 use crate::doors::console::{PageError, PageResult, page};
 use crate::error::Error;
 use crate::services::Services;

@@ -15,7 +15,7 @@ pub mod settings;
 
 use askama::Template;
 use axum::Extension;
-use axum::http::header::{HOST, ORIGIN, SET_COOKIE, USER_AGENT};
+use axum::http::header::{SET_COOKIE, USER_AGENT};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
@@ -27,7 +27,6 @@ use super::{PageResult, page};
 use crate::app::accounts::sign_in::{self, Device, Session};
 use crate::domain::ClientAddr;
 use crate::domain::workspace::Membership;
-use crate::error::Error;
 use crate::services::Services;
 
 /// What every page's frame shows: the assets, and the signed-in person (none on the
@@ -207,18 +206,4 @@ pub fn signed_in(services: &Services, session: &Session, to: &str) -> PageResult
         .headers_mut()
         .append(SET_COOKIE, HeaderValue::from_str(&cookie).map_err(anyhow::Error::from)?);
     Ok(response)
-}
-
-/// A signed-out form (signing in, a one-time link, an invitation) must come from this
-/// service's own page: from a foreign one it would sign a victim into someone's account.
-pub fn from_this_service(services: &Services, headers: &HeaderMap) -> Result<(), Error> {
-    let origin = headers.get(ORIGIN).and_then(|v| v.to_str().ok());
-    let host = headers.get(HOST).and_then(|v| v.to_str().ok());
-    if sign_in::same_origin(&services.settings.server.public_url, origin, host) {
-        Ok(())
-    } else {
-        Err(Error::forbidden(
-            "This form did not come from this service's own page: open the page again",
-        ))
-    }
 }
