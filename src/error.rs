@@ -210,7 +210,18 @@ pub enum Error {
     TooSoon { detail: String, retry_after: u64 },
     /// A fault of ours, logged with its context and never shown.
     #[error(transparent)]
-    Internal(#[from] anyhow::Error),
+    Internal(anyhow::Error),
+}
+
+impl From<anyhow::Error> for Error {
+    /// A use case's error that travelled inside an `anyhow::Error` (through an engine that
+    /// answers with anyhow) comes out as itself, not as a fault of ours.
+    fn from(error: anyhow::Error) -> Self {
+        match error.downcast::<Error>() {
+            Ok(error) => error,
+            Err(error) => Self::Internal(error),
+        }
+    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

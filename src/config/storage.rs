@@ -43,7 +43,13 @@ pub struct StorageSettings {
     /// index is a copy of the database, built from it when missing and kept in step by every
     /// instance; each instance sharing the folder takes a slot of its own (`slot-N/`, held by
     /// a lock file while it runs, kept across restarts; 16 at most). Deleting the folder
-    /// while the service is stopped only makes it rebuild.
+    /// while the service is stopped only makes it rebuild. Inside a slot the index is a
+    /// generation folder (`v3/g7/`) that `v3/current` names: an instance that finds its index
+    /// too far behind builds the next generation beside it, answering from the previous one
+    /// meanwhile, and switches once the new one is complete (then removes the old one). A new
+    /// index (first start, a new version, a deleted folder) answers searches with a 503 ("the
+    /// search index is being built, N of M items so far") until its build is complete, never
+    /// from part of it. The build needs the disk of a second index for its duration.
     #[arg(long, env = "INSIGHT_SEARCH_DIR")]
     pub search_dir: Option<std::path::PathBuf>,
 

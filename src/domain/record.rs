@@ -45,6 +45,15 @@ super::string_enum! {
     }
 }
 
+/// Whether `tag` is a BCP 47 language tag in form (`en`, `de-CH`, `zh-Hant-TW`).
+pub fn is_language_tag(tag: &str) -> bool {
+    let mut parts = tag.split('-');
+    let primary = parts.next().unwrap_or_default();
+    (2..=3).contains(&primary.len())
+        && primary.chars().all(|c| c.is_ascii_alphabetic())
+        && parts.all(|part| (1..=8).contains(&part.len()) && part.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
 /// A record as every record endpoint returns it.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Record {
@@ -54,7 +63,8 @@ pub struct Record {
     pub status: RecordStatus,
     /// Why processing failed, when `status` is `Error`.
     pub error: Option<String>,
-    /// The language of the material (BCP 47), when the source or the user says.
+    /// The language of the material (BCP 47): as the upload or a person said, else
+    /// detected once from its text when it was added (null when no language could be told).
     pub language: Option<String>,
     /// From the first to the last timestamp; null when the source has no times.
     pub duration_seconds: Option<f64>,

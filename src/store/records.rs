@@ -300,20 +300,23 @@ impl Store {
         Ok(row.map(Record::from))
     }
 
-    /// Renames a record or makes it public or private; `None` when the owner has no
-    /// such record. A rename changes the record (its persona is written again); the
-    /// public flag does not.
+    /// Renames a record, makes it public or private, or says its language; `None` when
+    /// the owner has no such record. A new name or language changes the record (its
+    /// persona is written again, its text indexed again); the public flag does not.
     pub async fn update_record(
         &self,
         owner_id: Uuid,
         record_id: Uuid,
         name: Option<&str>,
         is_public: Option<bool>,
+        language: Option<&str>,
     ) -> anyhow::Result<Option<Record>> {
         let affected = db!(self, write_one, |conn| {
             sqlx::query(concat!(
                 "UPDATE records SET name = COALESCE($1, name), is_public = COALESCE($2, is_public), \
-             updated_at = CASE WHEN $1 IS NULL OR $1 = name THEN updated_at ELSE $3 END \
+             language = COALESCE($6, language), \
+             updated_at = CASE WHEN ($1 IS NULL OR $1 = name) \
+                 AND ($6 IS NULL OR $6 = COALESCE(language, '')) THEN updated_at ELSE $3 END \
              WHERE id = $4 AND project_id IN (SELECT id FROM projects WHERE workspace_id IN ",
                 writer_of!(5),
                 ")"
@@ -323,6 +326,7 @@ impl Store {
             .bind(now())
             .bind(record_id)
             .bind(owner_id)
+            .bind(language)
             .execute(&mut *conn)
             .await
             .map(|done| done.rows_affected())

@@ -449,3 +449,140 @@ async fn the_assistant_answers_across_chosen_projects_or_a_whole_workspace_citin
         .await;
     crate::support::assert_unknown_references(status, &body, &["workspace_id"]);
 }
+
+#[tokio::test]
+async fn a_record_s_language_is_changed_by_a_person_and_its_text_searched_in_it_from_then_on() {
+    let app = TestApp::start().await;
+    let ann = app.user().await;
+    let project = app.project(&ann, "Languages").await;
+    // Turns too short to tell their own language: they are taken to be in the record's.
+    let (status, record) = app
+        .post(
+            &format!("/projects/{project}/records"),
+            &ann,
+            json!({
+                "title": "Said to be English",
+                "text": "Interviewer: Und die Rechnungen?\nJens: Die Rechnungen kommen immer zu spät.",
+                "language": "en",
+            }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{record}");
+    let id = record["id"].as_str().expect("id").to_owned();
+    let finished = app.wait_finished(&ann, &id).await;
+    let version = finished["updated_at"].clone();
+    until(&app, &ann, "q=kommen", Duration::from_secs(5), |body| {
+        body["total"] == 1
+    })
+    .await;
+    assert_eq!(
+        search(&app, &ann, "q=Rechnung").await["total"],
+        0,
+        "stemmed as English, Rechnungen is not Rechnung"
+    );
+
+    let (status, error) = app
+        .patch(&format!("/insight/{id}/"), &ann, json!({ "language": "German!" }))
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{error}");
+    assert_eq!(error_types(&error), ["string_pattern_mismatch"], "{error}");
+    let (status, changed) = app
+        .patch(&format!("/insight/{id}/"), &ann, json!({ "language": "de" }))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{changed}");
+    assert_eq!(changed["language"], "de");
+    assert_ne!(
+        changed["updated_at"], version,
+        "a new language is a new version of the record"
+    );
+    until(&app, &ann, "q=Rechnung", Duration::from_secs(5), |body| {
+        body["total"] == 2 && hits(body).iter().all(|hit| hit["record_id"] == json!(id))
+    })
+    .await;
+    let (_, record) = app.get(&format!("/insight/{id}/"), &ann).await;
+    assert_eq!(record["language"], "de");
+}
+
+#[tokio::test]
+async fn a_rebuild_after_a_restart_keeps_answering_from_the_whole_previous_index_until_it_switches() {
+    let mut app = TestApp::start().await;
+    let ann = app.user().await;
+    let project = app.project(&ann, "Rebuilt").await;
+    let id = finished_record(&app, &ann, &project, "Anna", PRICING).await;
+    until(&app, &ann, "q=confusing", Duration::from_secs(5), |body| {
+        body["total"] == 1
+    })
+    .await;
+
+    // While the instance is down its text changes, and the outbox keeps too little to catch
+    // up from: the next start rebuilds.
+    app.restart(|_| {}).await;
+    until(&app, &ann, "q=confusing", Duration::from_secs(5), |body| {
+        body["total"] == 1
+    })
+    .await;
+    app.halt().await;
+    let record = uuid::Uuid::parse_str(&id).expect("uuid");
+    let first_turn = "UPDATE utterances SET text = $1 WHERE record_id = $2 AND id = \
+                      (SELECT MIN(id) FROM utterances WHERE record_id = $2 AND speaker = 'Anna')";
+    behind_its_back(&app, first_turn, Some("The pricing is zebracorn."), record).await;
+    // Each change to a record leaves an outbox row (its utterances' through the record).
+    let touch = "UPDATE records SET name = name WHERE id = $1";
+    behind_its_back(&app, touch, None, record).await;
+    behind_its_back(&app, touch, None, record).await;
+    behind_its_back(
+        &app,
+        "DELETE FROM search_outbox WHERE seq < (SELECT MAX(seq) FROM search_outbox) AND item_id <> $1",
+        None,
+        uuid::Uuid::nil(),
+    )
+    .await;
+    app.restart(|_| {}).await;
+    // From its first answer on, search answers from a whole index: the previous one until
+    // the new one is complete, then the new one; never a 503, never part of one.
+    let mut switched = false;
+    let started = Instant::now();
+    while !switched {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the rebuild never switched"
+        );
+        let (status, old) = app.get("/search?q=support", &ann).await;
+        assert_eq!(status, StatusCode::OK, "{old}");
+        assert_eq!(old["total"], 1, "the untouched answer is always whole: {old}");
+        let (_, new) = app.get("/search?q=zebracorn", &ann).await;
+        switched = new["total"] == 1;
+    }
+    let slot = app.data_dir.join("search").join("slot-0").join("v3");
+    let current = std::fs::read_to_string(slot.join("current")).expect("current");
+    assert_ne!(current.trim(), "g1", "a new generation is in use");
+    eventually(Duration::from_secs(10), "the old generation's files stay", async || {
+        if slot.join("g1").exists() {
+            Err("g1 is still there")
+        } else {
+            Ok(())
+        }
+    })
+    .await;
+}
+
+/// Runs one statement on the database beside the instance (SQLite or PostgreSQL).
+async fn behind_its_back(app: &TestApp, sql: &str, text: Option<&str>, id: uuid::Uuid) {
+    macro_rules! run {
+        ($connection:ty) => {{
+            let mut conn = <$connection as sqlx::Connection>::connect(&app.database_url)
+                .await
+                .expect("connect");
+            let query = match text {
+                Some(text) => sqlx::query(sql).bind(text).bind(id),
+                None => sqlx::query(sql).bind(id),
+            };
+            query.execute(&mut conn).await.expect(sql);
+        }};
+    }
+    if app.database_url.starts_with("sqlite:") {
+        run!(sqlx::SqliteConnection)
+    } else {
+        run!(sqlx::PgConnection)
+    }
+}

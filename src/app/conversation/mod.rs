@@ -375,9 +375,10 @@ pub async fn retrieve(
     history: &[Turn],
     limit: usize,
 ) -> anyhow::Result<Vec<Passage>> {
-    let found = search.passages(scope, message, limit).await?;
+    let building = |error| anyhow::Error::from(crate::app::research::search::while_building(error));
+    let found = search.passages(scope, message, limit).await.map_err(building)?;
     match follow_up_query(message, history) {
-        Some(query) if found.is_empty() => search.passages(scope, &query, limit).await,
+        Some(query) if found.is_empty() => search.passages(scope, &query, limit).await.map_err(building),
         _ => Ok(found),
     }
 }

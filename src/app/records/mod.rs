@@ -13,7 +13,7 @@ use crate::app::accounts::audit::{self};
 use crate::domain::highlight::Highlight;
 use crate::domain::paging::{Page, PageRequest};
 use crate::domain::privacy::PiiReport;
-use crate::domain::record::{Consent, Record, RecordDetail, Utterance};
+use crate::domain::record::{Consent, Record, RecordDetail, Utterance, is_language_tag};
 use crate::domain::tag::Tag;
 use crate::domain::workspace::{Need, Role};
 use crate::error::{Error, Result, ValidationIssue};
@@ -55,6 +55,25 @@ pub async fn of_user(
         .await?
         .unwrap_or_default();
     Ok((role, record, project_name))
+}
+
+/// One utterance of a record, to correct it, for those who may change the record (an
+/// utterance it does not have is a 404), with the record and its project's name.
+pub async fn utterance(
+    services: &Services,
+    caller: &Caller,
+    record_id: Uuid,
+    utterance_id: i64,
+) -> Result<(Record, String, Utterance)> {
+    let (_, record, project_name) = of_user(services, caller, record_id, Need::Write).await?;
+    let utterance = services
+        .store
+        .utterances(record_id)
+        .await?
+        .into_iter()
+        .find(|u| u.id == utterance_id)
+        .ok_or_else(|| Error::not_found("Utterance"))?;
+    Ok((record, project_name, utterance))
 }
 
 /// A page of the project's records, newest first.
@@ -162,24 +181,44 @@ pub async fn recording(services: &Services, caller: &Caller, record_id: Uuid) ->
         .ok_or_else(|| Error::NotFound("This record has no recording".into()))
 }
 
-/// Renames a record or makes it public or private; a change of sharing is an audit entry.
-pub async fn update(
-    services: &Services,
-    caller: &Caller,
-    record_id: Uuid,
-    name: Option<&str>,
-    is_public: Option<bool>,
-) -> Result<Record> {
+/// What a person changes about a record: a field left `None` stays as it is.
+#[derive(Debug, Default)]
+pub struct Changes<'a> {
+    pub name: Option<&'a str>,
+    pub is_public: Option<bool>,
+    /// A BCP 47 tag: the record's text is indexed again in that language.
+    pub language: Option<&'a str>,
+}
+
+/// Renames a record, makes it public or private, or says its language; a change of
+/// sharing is an audit entry.
+pub async fn update(services: &Services, caller: &Caller, record_id: Uuid, changes: Changes<'_>) -> Result<Record> {
     let user_id = caller.id();
     let actor = &caller.actor();
     let store = &services.store;
     caller.require(store, Target::Record(record_id), Need::Write).await?;
-    if let Some(blank) = name.filter(|name| name.trim().is_empty()) {
+    if let Some(blank) = changes.name.filter(|name| name.trim().is_empty()) {
         return Err(Error::validation(vec![ValidationIssue::blank("name", blank)]));
+    }
+    if let Some(tag) = changes.language.filter(|tag| !is_language_tag(tag.trim())) {
+        return Err(Error::validation(vec![
+            ValidationIssue::new(
+                vec![serde_json::json!("body"), serde_json::json!("language")],
+                "string_pattern_mismatch",
+                "String should be a BCP 47 language tag such as en or de-CH",
+            )
+            .with_input(serde_json::json!(tag)),
+        ]));
     }
     let before = store.get_record(user_id, record_id).await?;
     let record = store
-        .update_record(user_id, record_id, name.map(str::trim), is_public)
+        .update_record(
+            user_id,
+            record_id,
+            changes.name.map(str::trim),
+            changes.is_public,
+            changes.language.map(str::trim),
+        )
         .await?
         .ok_or_else(|| Error::not_found("Record"))?;
     if before.is_some_and(|before| before.is_public != record.is_public) {

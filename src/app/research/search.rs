@@ -129,9 +129,17 @@ pub async fn search(
         offset: usize::try_from(offset).unwrap_or(0),
         retrieval: false,
     };
-    let (found, total) = services.search.search(request).await?;
+    let (found, total) = services.search.search(request).await.map_err(while_building)?;
     let shown = offset + found.len() as i64;
     let next = (shown < total as i64 && !found.is_empty()).then_some(shown);
     let hits = found.into_iter().map(hit).collect();
     Ok((SearchResults { hits, total }, next))
+}
+
+/// An index being built is a 503 that says so, not a fault of ours.
+pub(crate) fn while_building(error: anyhow::Error) -> Error {
+    match error.downcast_ref::<crate::engines::search::Building>() {
+        Some(building) => Error::Unavailable(building.to_string()),
+        None => error.into(),
+    }
 }

@@ -127,22 +127,44 @@ const GUESSED: [&str; 15] = [
 /// least a sixth (running text in any of them is about half stop words; names, codes and
 /// very short texts guess nothing).
 pub fn guess_language(text: &str) -> Option<&'static str> {
-    let words: Vec<String> = text
-        .unicode_words()
-        .take(2_000)
-        .map(|word| word.nfc().collect::<String>().to_lowercase())
-        .collect();
+    let words = first_words(text);
     if words.len() < 4 {
         return None;
     }
     let (code, count) = GUESSED
         .iter()
-        .map(|code| {
-            let analyzer = Analyzer::new(Some(code));
-            (*code, words.iter().filter(|word| analyzer.is_stop_word(word)).count())
-        })
+        .map(|code| (*code, stop_words_among(&words, code)))
         .max_by_key(|(_, count)| *count)?;
     (count * 6 >= words.len()).then_some(code)
+}
+
+/// The language of a passage of a text in `language` when it is clearly in another: hardly
+/// any of its words are `language`'s stop words, and another language's make up the usual
+/// share. `None` when it reads as `language`, or says too little to tell.
+pub fn other_language(text: &str, language: &str) -> Option<&'static str> {
+    const ENOUGH_WORDS: usize = 12;
+    let words = first_words(text);
+    let (code, _) = resolve_language(language)?;
+    let code = code?;
+    if words.len() < ENOUGH_WORDS || stop_words_among(&words, code) * 12 >= words.len() {
+        return None;
+    }
+    guess_language(text).filter(|guessed| *guessed != code)
+}
+
+fn first_words(text: &str) -> Vec<String> {
+    text.unicode_words()
+        .take(2_000)
+        .map(|word| word.nfc().collect::<String>().to_lowercase())
+        .collect()
+}
+
+fn stop_words_among(words: &[String], code: &'static str) -> usize {
+    let list = stop_list(code);
+    words
+        .iter()
+        .filter(|word| list.binary_search_by(|stop| (**stop).cmp(word.as_str())).is_ok())
+        .count()
 }
 
 /// The language of a record whose language nobody said, guessed once from its first

@@ -27,8 +27,11 @@ use tantivy::tokenizer::{
 use tantivy::{DateTime, Index, IndexReader, IndexWriter, ReloadPolicy, Term, doc};
 use uuid::Uuid;
 
-/// Bumped when the schema or the analysis changes: an index of another version is rebuilt.
-const VERSION: &str = "v2";
+/// Bumped when the schema, the analysis or the folder's layout changes: an index of
+/// another version is rebuilt (and the other version's folder removed).
+const VERSION: &str = "v3";
+/// The file in a version's folder that names the generation in use.
+const CURRENT: &str = "current";
 /// The indexing buffer.
 const WRITER_BYTES: usize = 64 * 1024 * 1024;
 /// Characters of a snippet.
@@ -170,9 +173,15 @@ struct Fields {
 const SLOTS: usize = 16;
 
 /// The index: its reader for queries, its one writer for changes.
+///
+/// On disk an instance's index lives in a generation folder of its slot
+/// (`slot-N/v3/g7/`), and the slot's `current` file names the one in use: a rebuild
+/// writes the next generation beside it and switches when that is complete.
 pub struct SearchIndex {
     /// Held while the process lives: the slot of the search folder this index is in.
-    _slot: Option<std::fs::File>,
+    _slot: Option<std::sync::Arc<std::fs::File>>,
+    /// The version folder and this generation's name, on disk.
+    place: Option<(std::path::PathBuf, String)>,
     index: Index,
     reader: IndexReader,
     writer: Mutex<IndexWriter>,
@@ -251,6 +260,12 @@ fn language_code(language: Option<&str>) -> &'static str {
         .map_or("", |(code, _)| code)
 }
 
+/// Whether a folder's name is a generation's (`g7`).
+fn is_generation(name: &str) -> bool {
+    name.strip_prefix('g')
+        .is_some_and(|number| !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()))
+}
+
 fn term(field: Field, text: &str) -> Box<dyn Query> {
     Box::new(TermQuery::new(
         Term::from_field_text(field, text),
@@ -299,50 +314,87 @@ impl SearchIndex {
                 dir.display()
             );
         };
-        let path = dir.join(format!("slot-{slot}")).join(VERSION);
-        let (schema, fields, texts) = schema();
-        std::fs::create_dir_all(&path).with_context(|| format!("cannot make {}", path.display()))?;
-        let opened = Index::open_in_dir(&path).ok().filter(|index| index.schema() == schema);
-        let index = match opened {
-            Some(index) => index,
-            None => {
-                std::fs::remove_dir_all(&path).ok();
-                std::fs::create_dir_all(&path).with_context(|| format!("cannot make {}", path.display()))?;
-                Index::create_in_dir(&path, schema).context("cannot make the search index")?
+        let slot_dir = dir.join(format!("slot-{slot}"));
+        let versions = slot_dir.join(VERSION);
+        std::fs::create_dir_all(&versions).with_context(|| format!("cannot make {}", versions.display()))?;
+        // Other versions' folders are of no use any more.
+        for entry in std::fs::read_dir(&slot_dir).into_iter().flatten().flatten() {
+            if entry.file_name() != VERSION {
+                std::fs::remove_dir_all(entry.path()).ok();
             }
+        }
+        let current = std::fs::read_to_string(versions.join(CURRENT))
+            .ok()
+            .map(|name| name.trim().to_owned())
+            .filter(|name| is_generation(name));
+        // A generation a rebuild left unfinished (the process ended first) is removed.
+        for entry in std::fs::read_dir(&versions).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if is_generation(&name) && Some(&name) != current.as_ref() {
+                std::fs::remove_dir_all(entry.path()).ok();
+            }
+        }
+        let slot = std::sync::Arc::new(lock);
+        let (schema, _, _) = schema();
+        if let Some(name) = &current {
+            let path = versions.join(name);
+            let opened = Index::open_in_dir(&path).ok().filter(|index| index.schema() == schema);
+            if let Some(index) = opened {
+                let payload = index.load_metas().ok().and_then(|metas| metas.payload);
+                let index = Self::from_index(index, Some(slot), Some((versions, name.clone())), WRITER_BYTES)?;
+                return Ok((index, payload));
+            }
+            std::fs::remove_dir_all(&path).ok();
+        }
+        let index = Self::generation(slot, &versions, "g1")?;
+        index.make_current()?;
+        Ok((index, None))
+    }
+
+    /// A new, empty generation of this index in the same slot, to build beside the one in
+    /// use; [`SearchIndex::make_current`] then switches to it.
+    pub fn beside(&self) -> anyhow::Result<Self> {
+        let (Some(slot), Some((versions, name))) = (&self._slot, &self.place) else {
+            return Self::in_memory();
         };
+        let number: u64 = name.trim_start_matches('g').parse().unwrap_or(0);
+        let next = format!("g{}", number + 1);
+        std::fs::remove_dir_all(versions.join(&next)).ok();
+        Self::generation(slot.clone(), versions, &next)
+    }
+
+    fn generation(slot: std::sync::Arc<std::fs::File>, versions: &Path, name: &str) -> anyhow::Result<Self> {
+        let path = versions.join(name);
+        std::fs::create_dir_all(&path).with_context(|| format!("cannot make {}", path.display()))?;
+        let (schema, _, _) = schema();
+        let index = Index::create_in_dir(&path, schema).context("cannot make the search index")?;
+        Self::from_index(
+            index,
+            Some(slot),
+            Some((versions.to_path_buf(), name.to_owned())),
+            WRITER_BYTES,
+        )
+    }
+
+    fn from_index(
+        index: Index,
+        slot: Option<std::sync::Arc<std::fs::File>>,
+        place: Option<(std::path::PathBuf, String)>,
+        writer_bytes: usize,
+    ) -> anyhow::Result<Self> {
+        let (_, fields, texts) = schema();
         register_analyzers(&index);
-        let payload = index.load_metas().ok().and_then(|metas| metas.payload);
         let writer = index
-            .writer(WRITER_BYTES)
+            .writer(writer_bytes)
             .context("cannot open the search index for writing")?;
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
             .context("cannot read the search index")?;
-        Ok((
-            Self {
-                _slot: Some(lock),
-                index,
-                reader,
-                writer: Mutex::new(writer),
-                fields,
-                texts,
-            },
-            payload,
-        ))
-    }
-
-    /// An index in memory, for tests.
-    pub fn in_memory() -> anyhow::Result<Self> {
-        let (schema, fields, texts) = schema();
-        let index = Index::create_in_ram(schema);
-        register_analyzers(&index);
-        let writer = index.writer(15_000_000)?;
-        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
         Ok(Self {
-            _slot: None,
+            _slot: slot,
+            place,
             index,
             reader,
             writer: Mutex::new(writer),
@@ -351,11 +403,89 @@ impl SearchIndex {
         })
     }
 
+    /// Makes this generation the one the slot opens from now on (atomically: the name is
+    /// written beside and renamed over the old one).
+    pub fn make_current(&self) -> anyhow::Result<()> {
+        let Some((versions, name)) = &self.place else {
+            return Ok(());
+        };
+        let written = versions.join(format!("{CURRENT}.new"));
+        {
+            use std::io::Write as _;
+            let mut file = std::fs::File::create(&written).context("cannot write the search index's pointer")?;
+            file.write_all(name.as_bytes())?;
+            file.sync_all()?;
+        }
+        std::fs::rename(&written, versions.join(CURRENT)).context("cannot switch the search index")?;
+        if let Ok(folder) = std::fs::File::open(versions) {
+            folder.sync_all().ok();
+        }
+        Ok(())
+    }
+
+    /// Lets go of a generation no longer in use and removes its files, once the merges
+    /// its writer began have ended (blocking).
+    pub fn retire(self) {
+        let place = self.place.clone();
+        if let Ok(writer) = self.writer.into_inner() {
+            writer.wait_merging_threads().ok();
+        }
+        drop(self.reader);
+        drop(self.index);
+        if let Some((versions, name)) = place {
+            std::fs::remove_dir_all(versions.join(name)).ok();
+        }
+    }
+
+    /// An index in memory, for tests.
+    pub fn in_memory() -> anyhow::Result<Self> {
+        let (schema, _, _) = schema();
+        Self::from_index(Index::create_in_ram(schema), None, None, 15_000_000)
+    }
+
     fn text_field(&self, code: &str) -> Field {
         self.texts
             .iter()
             .find(|(known, _)| *known == code)
             .map_or(self.texts[0].1, |(_, field)| *field)
+    }
+
+    /// The document an entry is indexed as, in the field of its language.
+    fn document(&self, entry: &Entry) -> TantivyDocument {
+        let f = self.fields;
+        let code = match language_code(entry.language.as_deref()) {
+            "" => language_code(crate::engines::search::bm25::guess_language(&entry.text)),
+            code => code,
+        };
+        let mut document = doc!(
+            f.key => key(entry.kind, if entry.kind == Kind::Utterance { entry.record_id.unwrap_or(entry.id) } else { entry.id }),
+            f.kind => entry.kind.as_str(),
+            f.id => entry.id.to_string(),
+            f.workspace => entry.workspace_id.to_string(),
+            f.project => entry.project_id.to_string(),
+            f.date => date(entry.date),
+            f.title => entry.title.as_str(),
+            f.language => code,
+            f.respondent => i64::from(entry.is_respondent),
+            self.text_field(code) => entry.text.as_str(),
+        );
+        if let Some(record) = entry.record_id {
+            document.add_text(f.record, record.to_string());
+        }
+        if let Some(utterance) = entry.utterance_id {
+            document.add_i64(f.utterance, utterance);
+        }
+        if let Some(start_ms) = entry.start_ms {
+            document.add_i64(f.start_ms, start_ms);
+        }
+        if let Some(speaker) = &entry.speaker {
+            document.add_text(f.speaker, speaker);
+            document.add_text(f.speaker_key, speaker.trim().to_lowercase());
+        }
+        for tag in &entry.tag_ids {
+            document.add_text(f.tags, tag.to_string());
+        }
+        document
     }
 
     /// Replaces the documents under each key with `entries`, and commits with `payload`
@@ -370,39 +500,7 @@ impl SearchIndex {
             writer.delete_term(Term::from_field_text(f.key, key));
         }
         for entry in entries {
-            let code = match language_code(entry.language.as_deref()) {
-                "" => language_code(crate::engines::search::bm25::guess_language(&entry.text)),
-                code => code,
-            };
-            let mut document = doc!(
-                f.key => key(entry.kind, if entry.kind == Kind::Utterance { entry.record_id.unwrap_or(entry.id) } else { entry.id }),
-                f.kind => entry.kind.as_str(),
-                f.id => entry.id.to_string(),
-                f.workspace => entry.workspace_id.to_string(),
-                f.project => entry.project_id.to_string(),
-                f.date => date(entry.date),
-                f.title => entry.title.as_str(),
-                f.language => code,
-                f.respondent => i64::from(entry.is_respondent),
-                self.text_field(code) => entry.text.as_str(),
-            );
-            if let Some(record) = entry.record_id {
-                document.add_text(f.record, record.to_string());
-            }
-            if let Some(utterance) = entry.utterance_id {
-                document.add_i64(f.utterance, utterance);
-            }
-            if let Some(start_ms) = entry.start_ms {
-                document.add_i64(f.start_ms, start_ms);
-            }
-            if let Some(speaker) = &entry.speaker {
-                document.add_text(f.speaker, speaker);
-                document.add_text(f.speaker_key, speaker.trim().to_lowercase());
-            }
-            for tag in &entry.tag_ids {
-                document.add_text(f.tags, tag.to_string());
-            }
-            writer.add_document(document)?;
+            writer.add_document(self.document(entry))?;
         }
         let mut commit = writer.prepare_commit()?;
         if let Some(payload) = payload {
@@ -410,6 +508,19 @@ impl SearchIndex {
         }
         commit.commit()?;
         self.reader.reload()?;
+        Ok(())
+    }
+
+    /// Adds documents without committing them (a build commits once at its end, so
+    /// nobody sees a part of it; blocking).
+    pub fn add(&self, entries: &[Entry]) -> anyhow::Result<()> {
+        let writer = self
+            .writer
+            .lock()
+            .map_err(|_| anyhow::anyhow!("the search writer is poisoned"))?;
+        for entry in entries {
+            writer.add_document(self.document(entry))?;
+        }
         Ok(())
     }
 
@@ -720,6 +831,68 @@ mod tests {
             assert!(!on_disk(dir.path(), gone), "{gone} is still in the files");
         }
         assert_eq!(ask(&index, &[workspace], "invoices").len(), 1, "the rest is found");
+    }
+
+    #[test]
+    fn a_generation_built_beside_is_opened_after_the_switch_and_the_old_one_removed() {
+        let dir = tempfile::tempdir().expect("dir");
+        let workspace = Uuid::new_v4();
+        let versions = dir.path().join("slot-0").join(VERSION);
+        {
+            let (first, payload) = SearchIndex::open(dir.path()).expect("index");
+            assert_eq!(payload, None, "a new index has caught up with nothing");
+            first
+                .apply(
+                    &[],
+                    &[utterance(
+                        workspace,
+                        Uuid::new_v4(),
+                        1,
+                        "Bo",
+                        "Invoices arrive late.",
+                        Some("en"),
+                    )],
+                    Some("1"),
+                )
+                .expect("apply");
+            let second = first.beside().expect("beside");
+            second
+                .apply(
+                    &[],
+                    &[utterance(
+                        workspace,
+                        Uuid::new_v4(),
+                        1,
+                        "Bo",
+                        "Exports fail at night.",
+                        Some("en"),
+                    )],
+                    Some("2"),
+                )
+                .expect("apply");
+            assert_eq!(
+                ask(&first, &[workspace], "invoices").len(),
+                1,
+                "the one in use answers meanwhile"
+            );
+            assert!(ask(&first, &[workspace], "exports").is_empty());
+            second.make_current().expect("switch");
+            first.retire();
+            assert!(!versions.join("g1").exists(), "the old generation's files are removed");
+            drop(second);
+        }
+        // A start after the switch opens the new generation, and removes one a build left.
+        std::fs::create_dir_all(versions.join("g3")).expect("an unfinished build");
+        std::fs::create_dir_all(dir.path().join("slot-0").join("v2")).expect("an older version");
+        let (index, payload) = SearchIndex::open(dir.path()).expect("reopen");
+        assert_eq!(payload.as_deref(), Some("2"));
+        assert_eq!(ask(&index, &[workspace], "exports").len(), 1);
+        assert!(ask(&index, &[workspace], "invoices").is_empty());
+        assert!(!versions.join("g3").exists(), "the unfinished build is removed");
+        assert!(
+            !dir.path().join("slot-0").join("v2").exists(),
+            "the older version is removed"
+        );
     }
 
     #[test]

@@ -14,13 +14,14 @@
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 use uuid::Uuid;
 
+use super::bm25;
 use super::index::{Entry, Found, Kind, Request, SearchIndex, key};
 use crate::store::{OutboxEntry, SEARCH_PURGE, Store};
 
@@ -66,7 +67,13 @@ impl Progress {
 
 /// The search service: the index and how far it has caught up.
 pub struct Search {
-    index: Arc<SearchIndex>,
+    /// The index in use; a rebuild makes the next one beside it and switches.
+    index: RwLock<Arc<SearchIndex>>,
+    /// Whether the index in use holds everything up to some point of the outbox (false
+    /// while a new one is first built: nothing is answered from half an index).
+    complete: watch::Sender<bool>,
+    /// Records put into the index being built, and how many there are to put.
+    built: (AtomicU64, AtomicU64),
     store: Store,
     progress: Mutex<Progress>,
     /// The highest outbox row applied so far; waited on by [`Search::caught_up`].
@@ -96,7 +103,9 @@ impl Search {
         let (index, payload) = SearchIndex::open(dir)?;
         let watermark = watermark_of(payload.as_deref()).unwrap_or(-1);
         Ok(Arc::new(Self {
-            index: Arc::new(index),
+            index: RwLock::new(Arc::new(index)),
+            complete: watch::channel(watermark >= 0).0,
+            built: (AtomicU64::new(0), AtomicU64::new(0)),
             store,
             progress: Mutex::new(Progress {
                 watermark,
@@ -112,15 +121,44 @@ impl Search {
         self.progress.lock().map_or(-1, |progress| progress.watermark)
     }
 
-    /// Searches (on a blocking thread).
+    /// The index in use.
+    fn live(&self) -> Arc<SearchIndex> {
+        self.index
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Searches (on a blocking thread). While a new index is first built (a new
+    /// installation, a new version, a lost folder) it waits a moment for the build, then
+    /// says the index is being built rather than answer from part of it.
     pub async fn search(&self, request: Request) -> anyhow::Result<(Vec<Found>, usize)> {
-        let index = self.index.clone();
+        self.complete_within(super::PATIENCE).await?;
+        let index = self.live();
         tokio::task::spawn_blocking(move || index.search(&request)).await?
+    }
+
+    /// Waits at most `patience` for the index in use to be complete; a use case's
+    /// "unavailable" error when it is not.
+    async fn complete_within(&self, patience: Duration) -> anyhow::Result<()> {
+        let mut complete = self.complete.subscribe();
+        if tokio::time::timeout(patience, complete.wait_for(|complete| *complete))
+            .await
+            .is_ok_and(|waited| waited.is_ok())
+        {
+            return Ok(());
+        }
+        Err(super::Building {
+            done: self.built.0.load(Ordering::Relaxed),
+            total: self.built.1.load(Ordering::Relaxed),
+        }
+        .into())
     }
 
     /// Documents in the index and its bytes on disk.
     pub fn size(&self) -> (u64, u64) {
-        (self.index.len(), self.index.disk_bytes())
+        let index = self.live();
+        (index.len(), index.disk_bytes())
     }
 
     /// Waits until every change committed before the call is searchable, at most `patience`;
@@ -187,21 +225,53 @@ impl Search {
     }
 
     /// Indexes everything in the tables; the outbox's rows up to `last` are then applied.
+    /// A complete index (only too far behind) keeps answering while the next one is built
+    /// beside it, and is switched for it once that is committed; a new one is built in
+    /// place and answers nothing until it is complete.
     async fn build(&self, last: i64) -> anyhow::Result<()> {
         let started = Instant::now();
-        let index = self.index.clone();
-        tokio::task::spawn_blocking(move || index.clear()).await??;
+        let live = self.live();
+        let beside = *self.complete.borrow();
+        let target = if beside {
+            Arc::new(tokio::task::spawn_blocking(move || live.beside()).await??)
+        } else {
+            let cleared = live.clone();
+            tokio::task::spawn_blocking(move || cleared.clear()).await??;
+            live
+        };
+        let mut ids = Vec::new();
         for kind in ["record", "highlight", "report", "insight"] {
-            let ids = self.store.searchable_ids(kind).await?;
+            ids.push((kind, self.store.searchable_ids(kind).await?));
+        }
+        self.built.0.store(0, Ordering::Relaxed);
+        self.built
+            .1
+            .store(ids.iter().map(|(_, ids)| ids.len() as u64).sum(), Ordering::Relaxed);
+        for (kind, ids) in ids {
             for chunk in ids.chunks(BUILD_BATCH) {
                 let mut entries = Vec::new();
                 for id in chunk {
                     entries.extend(self.entries(kind, *id).await?);
                 }
-                self.write(Vec::new(), entries, None).await?;
+                let target = target.clone();
+                tokio::task::spawn_blocking(move || target.add(&entries)).await??;
+                self.built.0.fetch_add(chunk.len() as u64, Ordering::Relaxed);
             }
         }
-        self.write(Vec::new(), Vec::new(), Some(payload(last))).await?;
+        {
+            let target = target.clone();
+            let committed = payload(last);
+            tokio::task::spawn_blocking(move || target.apply(&[], &[], Some(&committed))).await??;
+        }
+        if beside {
+            let switched = target.clone();
+            tokio::task::spawn_blocking(move || switched.make_current()).await??;
+            let old = std::mem::replace(
+                &mut *self.index.write().unwrap_or_else(std::sync::PoisonError::into_inner),
+                target,
+            );
+            tokio::task::spawn_blocking(move || retire(old));
+        }
         if let Ok(mut progress) = self.progress.lock() {
             *progress = Progress {
                 watermark: last,
@@ -209,11 +279,13 @@ impl Search {
             };
         }
         self.applied.send_replace(last);
+        self.complete.send_replace(true);
         let (documents, bytes) = self.size();
         tracing::info!(
             documents,
             bytes,
             seconds = started.elapsed().as_secs_f64(),
+            beside,
             "search index built"
         );
         Ok(())
@@ -285,7 +357,7 @@ impl Search {
             return Ok(());
         }
         let started = Instant::now();
-        let index = self.index.clone();
+        let index = self.live();
         tokio::task::spawn_blocking(move || index.purge_deleted()).await??;
         self.purge_wanted.store(false, Ordering::SeqCst);
         tracing::info!(
@@ -296,7 +368,7 @@ impl Search {
     }
 
     async fn write(&self, removed: Vec<String>, entries: Vec<Entry>, payload: Option<String>) -> anyhow::Result<()> {
-        let index = self.index.clone();
+        let index = self.live();
         tokio::task::spawn_blocking(move || index.apply(&removed, &entries, payload.as_deref())).await?
     }
 
@@ -306,27 +378,32 @@ impl Search {
         Ok(match kind {
             "record" => match store.record_text(id).await? {
                 None => Vec::new(),
-                Some(record) => record
-                    .utterances
-                    .iter()
-                    .filter(|u| !u.text.trim().is_empty())
-                    .map(|u| Entry {
-                        kind: Kind::Utterance,
-                        id: record.id,
-                        workspace_id: record.workspace_id,
-                        project_id: record.project_id,
-                        record_id: Some(record.id),
-                        utterance_id: Some(u.id),
-                        start_ms: u.start_ms,
-                        speaker: Some(u.speaker.clone()),
-                        is_respondent: u.is_respondent,
-                        tag_ids: Vec::new(),
-                        title: record.name.clone(),
-                        text: u.text.clone(),
-                        language: record.language.clone(),
-                        date: record.created_at,
-                    })
-                    .collect(),
+                Some(record) => {
+                    let language = record.language.clone().or_else(|| {
+                        bm25::guess_language_of(record.utterances.iter().map(|u| u.text.as_str())).map(str::to_owned)
+                    });
+                    record
+                        .utterances
+                        .iter()
+                        .filter(|u| !u.text.trim().is_empty())
+                        .map(|u| Entry {
+                            kind: Kind::Utterance,
+                            id: record.id,
+                            workspace_id: record.workspace_id,
+                            project_id: record.project_id,
+                            record_id: Some(record.id),
+                            utterance_id: Some(u.id),
+                            start_ms: u.start_ms,
+                            speaker: Some(u.speaker.clone()),
+                            is_respondent: u.is_respondent,
+                            tag_ids: Vec::new(),
+                            title: record.name.clone(),
+                            text: u.text.clone(),
+                            language: utterance_language(language.as_deref(), &u.text),
+                            date: record.created_at,
+                        })
+                        .collect()
+                }
             },
             "highlight" => match store.highlight_text(id).await? {
                 None => Vec::new(),
@@ -363,6 +440,28 @@ impl Search {
                 Some((insight, tag_ids)) => vec![document(Kind::Insight, insight, tag_ids)],
             },
         })
+    }
+}
+
+/// Removes an index switched out, once the searches still reading it are done (for a
+/// while at most: files removed under a reader stay readable to it; blocking).
+fn retire(mut old: Arc<SearchIndex>) {
+    for _ in 0..500 {
+        match Arc::try_unwrap(old) {
+            Ok(index) => return index.retire(),
+            Err(shared) => old = shared,
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    tracing::warn!("an old search index was still being read after 10 s; its files are left for the next start");
+}
+
+/// The language an utterance is indexed in: its record's, unless its stop words say
+/// clearly it is in another (a German answer in an English interview is stemmed as German).
+fn utterance_language(record: Option<&str>, text: &str) -> Option<String> {
+    match record {
+        Some(record) => Some(bm25::other_language(text, record).map_or_else(|| record.to_owned(), str::to_owned)),
+        None => bm25::guess_language(text).map(str::to_owned),
     }
 }
 
@@ -409,6 +508,50 @@ mod tests {
         progress.gap_since = Some(Instant::now() - GAP_PATIENCE - Duration::from_secs(1));
         progress.advance();
         assert_eq!(progress.watermark, 10, "9 rolled back");
+    }
+
+    #[test]
+    fn an_utterance_takes_its_record_s_language_unless_it_is_clearly_in_another() {
+        let german = "Wir haben die Rechnungen immer zu spät bekommen, und das war für uns ein großes Problem.";
+        let english = "We always got the invoices too late, and that was a big problem for us.";
+        assert_eq!(utterance_language(Some("en-GB"), german).as_deref(), Some("de"));
+        assert_eq!(utterance_language(Some("en-GB"), english).as_deref(), Some("en-GB"));
+        assert_eq!(
+            utterance_language(Some("en"), "Ja, genau.").as_deref(),
+            Some("en"),
+            "too short to tell"
+        );
+        assert_eq!(
+            utterance_language(Some("de"), "Invoice INV-2291 EUR 1,200 March 3").as_deref(),
+            Some("de"),
+            "names and numbers are in no language"
+        );
+        assert_eq!(utterance_language(None, german).as_deref(), Some("de"));
+    }
+
+    #[tokio::test]
+    async fn a_new_index_answers_nothing_until_its_build_is_complete() {
+        let dir = tempfile::tempdir().expect("dir");
+        let url = format!("sqlite://{}", dir.path().join("insight.db").display());
+        let store = Store::connect(&url, 2).await.expect("store");
+        let search = Search::open(store, &dir.path().join("search")).expect("search");
+        let request = || Request {
+            query: "pricing".to_owned(),
+            workspace_ids: vec![Uuid::new_v4()],
+            limit: 10,
+            ..Request::default()
+        };
+        let error = search
+            .search(request())
+            .await
+            .expect_err("no answer from an index not built");
+        let building = error
+            .downcast_ref::<super::super::Building>()
+            .expect("the index is said to be building");
+        assert_eq!((building.done, building.total), (0, 0), "{building}");
+        search.step().await.expect("build");
+        let (found, total) = search.search(request()).await.expect("an answer once built");
+        assert!(found.is_empty() && total == 0);
     }
 
     #[test]

@@ -17,6 +17,28 @@ use self::indexer::Search;
 /// How long a question waits for the index to hold the changes committed before it.
 const PATIENCE: Duration = Duration::from_secs(1);
 
+/// A new index is being built: nothing is answered from part of it (a use case says so as
+/// "unavailable").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Building {
+    /// Items put into the index so far, and how many there are.
+    pub done: u64,
+    pub total: u64,
+}
+
+impl std::fmt::Display for Building {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "The search index is being built ({} of {} items so far); search answers once it is complete. \
+             Try again in a minute.",
+            self.done, self.total
+        )
+    }
+}
+
+impl std::error::Error for Building {}
+
 /// One passage found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Passage {

@@ -115,6 +115,13 @@ impl TestApp {
         self.server = Some(server);
     }
 
+    /// Stops the server, keeping its database and data folder for a [`TestApp::restart`].
+    pub async fn halt(&mut self) {
+        if let Some(server) = self.server.take() {
+            server.stop().await.expect("stop server");
+        }
+    }
+
     pub async fn stop(mut self) {
         if let Some(server) = self.server.take() {
             server.stop().await.expect("stop server");

@@ -574,6 +574,7 @@ async fn search_page(State(services): State<Services>, visitor: Visitor, RawQuer
         .filter(|project| project.workspace_id == visitor.current.id)
         .collect();
     let (mut hits, mut total, mut next, mut error) = (Vec::new(), 0, None, None);
+    let mut status = StatusCode::OK;
     if !q.is_empty() {
         let query = search::Query {
             q: q.clone(),
@@ -606,6 +607,11 @@ async fn search_page(State(services): State<Services>, visitor: Visitor, RawQuer
             Err(Error::Invalid(issues)) => {
                 error = issues.first().map(|issue| issue.msg.clone());
             }
+            // The index being built: said on the page, with the form to try again.
+            Err(Error::Unavailable(detail)) => {
+                error = Some(detail);
+                status = StatusCode::SERVICE_UNAVAILABLE;
+            }
             Err(other) => return Err(other.into()),
         }
     }
@@ -621,7 +627,7 @@ async fn search_page(State(services): State<Services>, visitor: Visitor, RawQuer
         next,
         error,
     };
-    Ok(page(StatusCode::OK, render(&html)))
+    Ok(page(status, render(&html)))
 }
 
 pub fn routes() -> Router<Services> {

@@ -22,7 +22,7 @@ use crate::app::Caller;
 use crate::app::records::intake::{self, MAX_DOCUMENT_BYTES, Source, TempFile, Upload, upload_path};
 use crate::app::records::speakers;
 use crate::app::records::{correction, removal};
-use crate::domain::record::{Record, RecordDetail};
+use crate::domain::record::{Record, RecordDetail, is_language_tag};
 use crate::doors::http::AppState;
 use crate::doors::http::extract::{IdNumberAndJson, Ids, IdsAndJson, path_ids, read_json_body_up_to};
 use crate::doors::http::openapi::Conflicts;
@@ -31,15 +31,6 @@ use crate::doors::http::upload::{multipart_error, stream_to_file, too_large};
 use crate::doors::http::validation::parse_body;
 use crate::engines::ingest::stt;
 use crate::error::{Error, Result, ValidationIssue};
-
-/// A BCP 47 language tag, as the JSON schema of `RecordCreate` has it.
-fn is_language_tag(tag: &str) -> bool {
-    let mut parts = tag.split('-');
-    let primary = parts.next().unwrap_or_default();
-    (2..=3).contains(&primary.len())
-        && primary.chars().all(|c| c.is_ascii_alphabetic())
-        && parts.all(|part| (1..=8).contains(&part.len()) && part.chars().all(|c| c.is_ascii_alphanumeric()))
-}
 
 /// Interview material as text: a transcript in any text format Insight reads (plain
 /// `Speaker: text` lines, Markdown, WebVTT, SRT, or a JSON export), or notes.
@@ -90,6 +81,16 @@ pub struct RecordUpdate {
     #[serde(default)]
     #[schema(required = false)]
     pub is_public: Option<bool>,
+    /// BCP 47 tag of the material's language, e.g. `en` or `de-CH`: its text is searched
+    /// (stemmed) in that language from then on.
+    #[serde(default)]
+    #[schema(
+        required = false,
+        min_length = 2,
+        max_length = 35,
+        pattern = "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$"
+    )]
+    pub language: Option<String>,
 }
 
 /// Renames a speaker everywhere in the record.
@@ -361,14 +362,19 @@ async fn delete_record(caller: Caller, State(app): State<AppState>, Ids(ids): Id
 #[utoipa::path(patch, path = "/insight/{rec_id}/", tag = "insight", security(("bearer" = [])),
     params(("rec_id" = Uuid, Path, description = "The record")),
     request_body = RecordUpdate,
-    responses((status = 200, description = "The record, renamed or made public or private", body = Record)))]
+    responses((status = 200, description = "The record, renamed, made public or private, or in another language", body = Record)))]
 async fn update_record(
     caller: Caller,
     State(app): State<AppState>,
     IdsAndJson(ids, body): IdsAndJson<1, RecordUpdate>,
 ) -> Result<Json<Record>> {
     let [record_id] = ids;
-    let record = crate::app::records::update(&app, &caller, record_id, body.name.as_deref(), body.is_public).await?;
+    let changes = crate::app::records::Changes {
+        name: body.name.as_deref(),
+        is_public: body.is_public,
+        language: body.language.as_deref(),
+    };
+    let record = crate::app::records::update(&app, &caller, record_id, changes).await?;
     Ok(Json(record))
 }
 
