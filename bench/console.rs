@@ -1,7 +1,8 @@
-//! The console's pages under a realistic project: 200 records and 50 reports.
+//! The console's pages under a large project: 500 records and 50 reports.
 //!
 //! Starts the release binary on a fresh SQLite file, fills one project through the API
-//! (200 pasted transcripts, 50 reports written by the offline engine), signs in with a
+//! (500 pasted transcripts, one of them an interview of 8,000 words, and 50 reports
+//! written by the offline engine), signs in with a
 //! password for a session, then asks each page `INSIGHT_BENCH_PAGE_REQUESTS` (200) times,
 //! one after another, and prints the server time per page (p50, p99; target p99 < 10 ms)
 //! and the bytes each page weighs with its stylesheet and script (target < 150 KB
@@ -15,6 +16,8 @@ mod server_process;
 mod stats;
 #[path = "webdriver.rs"]
 mod webdriver;
+#[path = "words.rs"]
+mod words;
 
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
@@ -24,7 +27,9 @@ use serde_json::{Value, json};
 use server_process::ServerProcess;
 use webdriver::Chromium;
 
-const RECORDS: usize = 200;
+const RECORDS: usize = 500;
+/// The words of the long interview whose transcript page is measured.
+const LONG_WORDS: usize = 8000;
 const REPORTS: usize = 50;
 const PASSWORD: &str = "the benchmark's own passphrase";
 
@@ -84,6 +89,13 @@ async fn run() -> anyhow::Result<()> {
             .await?;
         records.push(record["id"].as_str().context("record id")?.to_owned());
     }
+    let long: Value = api(reqwest::Method::POST, &format!("/projects/{project}/records"))
+        .json(&json!({ "title": "A long interview", "text": long_interview() }))
+        .send()
+        .await?
+        .json()
+        .await?;
+    let long = long["id"].as_str().context("record id")?.to_owned();
     let preset: Value = api(reqwest::Method::GET, "/presets/system/")
         .send()
         .await?
@@ -144,8 +156,9 @@ async fn run() -> anyhow::Result<()> {
 
     let pages = [
         ("projects", "/".to_owned()),
-        ("project (200 records, 50 reports)", format!("/p/{project}")),
+        ("project (500 records, 50 reports)", format!("/p/{project}")),
         ("record", format!("/r/{}", records[0])),
+        ("record (8,000 words)", format!("/r/{long}")),
         ("report", format!("/p/{project}/reports/{}", reports[0])),
     ];
     println!(
@@ -190,6 +203,30 @@ async fn run() -> anyhow::Result<()> {
         println!("Chromium: skipped (no /usr/bin/chromium and /usr/bin/chromedriver)");
     }
     Ok(())
+}
+
+/// An interview of [`LONG_WORDS`] words in turns of 5 to 80, the interviewer asking and
+/// the respondent answering, as pasted text.
+fn long_interview() -> String {
+    let mut rng = words::Rng(0x00c0_ffee);
+    let vocabulary = words::Vocabulary::new(&mut rng);
+    let (mut lines, mut said) = (Vec::new(), 0);
+    while said < LONG_WORDS {
+        let len = (5 + rng.below(76)).min(LONG_WORDS - said);
+        let mut text = String::new();
+        for i in 0..len {
+            let word = vocabulary.draw(&mut rng).to_owned();
+            words::push_word(&mut text, &word, i, len, &mut rng);
+        }
+        let speaker = if lines.len() % 2 == 0 {
+            "Interviewer"
+        } else {
+            "Respondent"
+        };
+        lines.push(format!("{speaker}: {text}."));
+        said += len;
+    }
+    lines.join("\n")
 }
 
 /// The stylesheet and scripts a page links to.

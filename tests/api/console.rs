@@ -125,12 +125,32 @@ async fn the_researchers_day(browser: &Browser, app: &TestApp, researcher: &Test
     )
     .await;
 
-    // Fix what Anna said.
+    // Fix what Anna said: the form is fetched when asked for and shown in the turn.
+    assert_eq!(
+        browser
+            .script("return document.querySelectorAll('.transcript textarea').length")
+            .await,
+        json!(0),
+        "no correction form is sent before one is asked for"
+    );
+    let correct = browser.find(".turn.respondent a.fix").await;
+    browser.click(&correct).await;
+    until(
+        browser,
+        "the correction form in the turn",
+        "return document.querySelector('.turn.respondent form.correction textarea') ? true : null",
+    )
+    .await;
+    look(browser, "record-correct").await;
+    browser
+        .script("document.getElementById('language-form').scrollIntoView({ block: 'center' }); return true")
+        .await;
+    look(browser, "record-language").await;
     let opened = browser
         .script(
-            "const d = document.querySelector('.turn.respondent details.fix'); d.open = true; \
-             const t = d.querySelector('textarea'); t.value = 'The shipping cost surprised me, so I left the shop.'; \
-             d.querySelector('form').requestSubmit(); return true",
+            "const f = document.querySelector('.turn.respondent form.correction'); \
+             f.querySelector('textarea').value = 'The shipping cost surprised me, so I left the shop.'; \
+             f.requestSubmit(); return true",
         )
         .await;
     assert_eq!(opened, Value::Bool(true));

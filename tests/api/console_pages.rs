@@ -110,3 +110,112 @@ async fn a_form_without_its_csrf_token_or_from_another_site_changes_nothing() {
     );
     app.stop().await;
 }
+
+/// The page at `path` as the signed-in visitor gets it: its status and HTML.
+async fn page(app: &TestApp, client: &reqwest::Client, cookie: &str, path: &str) -> (StatusCode, String) {
+    let response = client
+        .get(app.url(path))
+        .header(COOKIE, cookie)
+        .send()
+        .await
+        .expect("page");
+    let status = response.status();
+    (status, response.text().await.expect("html"))
+}
+
+#[tokio::test]
+async fn long_lists_are_paged_and_edit_forms_come_when_asked_for_without_a_script() {
+    let app = TestApp::start().await;
+    let ann = app.user().await;
+    let project = app.project(&ann, "Many interviews").await;
+    for n in 0..60 {
+        let (status, record) = app
+            .post(
+                &format!("/projects/{project}/records"),
+                &ann,
+                serde_json::json!({ "title": format!("Interview {n:02}"), "text": format!("Interviewer: Why?\nRespondent: Because of reason {n}.") }),
+            )
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{record}");
+    }
+    let (client, cookie, csrf) = http_session(&app, &ann, &format!("/p/{project}")).await;
+    let rows = |html: &str| html.matches("<tr data-record=").count();
+    let (status, first) = page(&app, &client, &cookie, &format!("/p/{project}")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(rows(&first), 50, "a page of the records table");
+    assert!(
+        first.contains("<span class=\"count\">60</span>"),
+        "the heading counts them all"
+    );
+    assert!(
+        first.contains(">Interview 59</a>") && !first.contains(">Interview 00</a>"),
+        "newest first"
+    );
+    let older = format!("/p/{project}?records=2#records-heading");
+    assert!(
+        first.contains(&format!("href=\"{older}\"")),
+        "a plain link to the older ones"
+    );
+    let (_, second) = page(&app, &client, &cookie, &format!("/p/{project}?records=2")).await;
+    assert_eq!(rows(&second), 10);
+    assert!(second.contains(">Interview 00</a>") && second.contains("rel=\"prev\""));
+    let (status, beyond) = page(&app, &client, &cookie, &format!("/p/{project}?records=99")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(rows(&beyond), 10, "a page past the end shows the last");
+
+    // A transcript carries a link per turn, not a correction form with its text again.
+    let id = crate::support::records::finished_record(
+        &app,
+        &ann,
+        &project,
+        "Corrected",
+        "Interviewer: What happened?\nAnna: The shiping cost surprised me.",
+    )
+    .await;
+    let (_, transcript) = page(&app, &client, &cookie, &format!("/r/{id}")).await;
+    assert!(
+        !transcript.contains("<textarea id=\"fix-"),
+        "no correction form in the page"
+    );
+    let link = format!("href=\"/r/{id}/u/2\"");
+    assert!(transcript.contains(&link), "a link to correct the second turn");
+    let (status, form) = page(&app, &client, &cookie, &format!("/r/{id}/u/2")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(form.contains("The shiping cost surprised me.</textarea>"), "{form}");
+    let saved = client
+        .post(app.url(&format!("/r/{id}/u/2")))
+        .header(COOKIE, &cookie)
+        .header(ORIGIN, app.base.clone())
+        .form(&[("csrf", csrf.as_str()), ("text", "The shipping cost surprised me.")])
+        .send()
+        .await
+        .expect("correct");
+    assert_eq!(saved.status(), StatusCode::SEE_OTHER);
+    assert_eq!(saved.headers()["location"], format!("/r/{id}#u2").as_str());
+    let (_, record) = app.get(&format!("/insight/{id}/"), &ann).await;
+    assert_eq!(record["utterances"][1]["text"], "The shipping cost surprised me.");
+    let (status, _) = page(&app, &client, &cookie, &format!("/r/{id}/u/9")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "a turn the record does not have");
+    let bob = app.user().await;
+    let (other, other_cookie, _) = http_session(&app, &bob, "/").await;
+    let (status, _) = page(&app, &other, &other_cookie, &format!("/r/{id}/u/2")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "another workspace's record");
+
+    // The record's language, said by a person in its page.
+    let said = |language: &'static str| {
+        client
+            .post(app.url(&format!("/r/{id}/language")))
+            .header(COOKIE, &cookie)
+            .header(ORIGIN, app.base.clone())
+            .form(&[("csrf", csrf.as_str()), ("language", language)])
+            .send()
+    };
+    assert_eq!(
+        said("German!").await.expect("sent").status(),
+        StatusCode::UNPROCESSABLE_ENTITY
+    );
+    assert_eq!(said("de").await.expect("sent").status(), StatusCode::SEE_OTHER);
+    let (_, record) = app.get(&format!("/insight/{id}/"), &ann).await;
+    assert_eq!(record["language"], "de");
+    app.stop().await;
+}

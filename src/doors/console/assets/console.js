@@ -129,8 +129,7 @@ async function refresh() {
   const response = await fetch(`/projects/${table.dataset.project}/records?limit=500`, { credentials: 'same-origin' });
   if (!response.ok) return;
   const records = await response.json();
-  const shown = table.querySelectorAll('tr[data-record]');
-  if (records.length !== shown.length) {
+  if (records.length !== Number(table.dataset.total)) {
     window.location.reload();
     return;
   }

@@ -91,3 +91,35 @@ document.addEventListener('click', (event) => {
   card.classList.add('cited');
   setTimeout(() => card.classList.remove('cited'), 1500);
 });
+
+// Correcting a turn: its form is fetched when asked for and shown in place (without a
+// script the link opens it on a page of its own).
+document.addEventListener('click', async (event) => {
+  const link = event.target instanceof Element ? event.target.closest('.transcript a.fix') : null;
+  if (!link || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  event.preventDefault();
+  const turn = link.closest('.turn');
+  const open = turn.querySelector('form.correction');
+  if (open) {
+    open.querySelector('textarea').focus();
+    return;
+  }
+  const response = await fetch(link.href, { credentials: 'same-origin' });
+  if (!response.ok) {
+    window.location.assign(link.href);
+    return;
+  }
+  const page = new DOMParser().parseFromString(await response.text(), 'text/html');
+  const correction = page.querySelector('form.correction');
+  if (!correction) return;
+  const cancel = correction.querySelector('a.cancel');
+  cancel?.addEventListener('click', (click) => {
+    click.preventDefault();
+    correction.remove();
+    link.hidden = false;
+    link.focus();
+  });
+  link.hidden = true;
+  link.after(correction);
+  correction.querySelector('textarea').focus();
+});

@@ -143,6 +143,18 @@ struct ProjectPage {
     languages: &'static [(&'static str, &'static str)],
     can_write: bool,
     csrf: String,
+    /// The page of the records table shown, from 1.
+    records_page: usize,
+}
+
+/// Rows of the records table per page: a project of hundreds of interviews stays a light
+/// page, and the pages are plain links.
+const RECORDS_PER_PAGE: usize = 50;
+
+#[derive(Deserialize)]
+struct OverviewQuery {
+    /// The page of the records table, from 1.
+    records: Option<usize>,
 }
 
 /// The languages a report can be written in, as the generate form offers them.
@@ -159,6 +171,17 @@ const LANGUAGES: &[(&str, &str)] = &[
 ];
 
 impl ProjectPage {
+    /// The records the table shows on this page.
+    fn shown_records(&self) -> &[Record] {
+        let start = (self.records_page - 1) * RECORDS_PER_PAGE;
+        let end = (start + RECORDS_PER_PAGE).min(self.records.len());
+        self.records.get(start..end).unwrap_or_default()
+    }
+
+    fn records_pages(&self) -> usize {
+        self.records.len().div_ceil(RECORDS_PER_PAGE).max(1)
+    }
+
     /// A duration as m:ss.
     fn clock(&self, seconds: &f64) -> String {
         let seconds = seconds.max(0.0).round() as u64;
@@ -166,7 +189,12 @@ impl ProjectPage {
     }
 }
 
-async fn show(State(services): State<Services>, visitor: Visitor, Path(project_id): Path<Uuid>) -> PageResult {
+async fn show(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path(project_id): Path<Uuid>,
+    Query(query): Query<OverviewQuery>,
+) -> PageResult {
     let crate::app::projects::Overview {
         project,
         may_write: can_write,
@@ -186,6 +214,11 @@ async fn show(State(services): State<Services>, visitor: Visitor, Path(project_i
         languages: LANGUAGES,
         can_write,
         csrf: visitor.csrf.clone(),
+        records_page: 1,
+    };
+    let html = ProjectPage {
+        records_page: query.records.unwrap_or(1).clamp(1, html.records_pages()),
+        ..html
     };
     Ok(page(StatusCode::OK, super::render(&html)))
 }

@@ -204,6 +204,24 @@ async fn rename(
 }
 
 #[derive(Deserialize)]
+struct LanguageForm {
+    language: String,
+}
+
+async fn language(
+    State(services): State<Services>,
+    Path(record_id): Path<Uuid>,
+    Change(visitor, form): Change<LanguageForm>,
+) -> PageResult {
+    let changes = crate::app::records::Changes {
+        language: Some(form.language.trim()),
+        ..Default::default()
+    };
+    crate::app::records::update(&services, &visitor.caller, record_id, changes).await?;
+    Ok(Redirect::to(&format!("/r/{record_id}")).into_response())
+}
+
+#[derive(Deserialize)]
 struct RespondentForm {
     speaker: String,
     is_respondent: bool,
@@ -346,6 +364,36 @@ async fn persona(State(services): State<Services>, visitor: Visitor, Path(record
     Ok(page(StatusCode::OK, super::render(&html)))
 }
 
+#[derive(Template)]
+#[template(path = "correct_utterance.html")]
+struct CorrectionPage {
+    shell: Shell,
+    record: Record,
+    project_name: String,
+    utterance: Utterance,
+    csrf: String,
+}
+
+/// The form that corrects one utterance, asked for when a person wants to correct it (the
+/// transcript page carries a link per turn, not a form with the text again); the record
+/// page's script shows it in place.
+async fn correction_form(
+    State(services): State<Services>,
+    visitor: Visitor,
+    Path((record_id, utterance_id)): Path<(Uuid, i64)>,
+) -> PageResult {
+    let (record, project_name, utterance) =
+        crate::app::records::utterance(&services, &visitor.caller, record_id, utterance_id).await?;
+    let html = CorrectionPage {
+        shell: Shell::of(&visitor),
+        record,
+        project_name,
+        utterance,
+        csrf: visitor.csrf.clone(),
+    };
+    Ok(page(StatusCode::OK, super::render(&html)))
+}
+
 #[derive(Deserialize)]
 struct CorrectionForm {
     text: String,
@@ -421,7 +469,11 @@ pub fn routes() -> Router<Services> {
         .route("/r/{record_id}", axum::routing::get(show))
         .route("/r/{record_id}/speakers", post(rename))
         .route("/r/{record_id}/respondent", post(respondent))
-        .route("/r/{record_id}/u/{utterance_id}", post(correct))
+        .route("/r/{record_id}/language", post(language))
+        .route(
+            "/r/{record_id}/u/{utterance_id}",
+            axum::routing::get(correction_form).post(correct),
+        )
         .route("/r/{record_id}/persona", axum::routing::get(persona))
         .route("/r/{record_id}/recording", axum::routing::get(recording))
         .route("/r/{record_id}/delete", axum::routing::get(confirm_delete).post(delete))
