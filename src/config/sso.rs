@@ -10,7 +10,10 @@ use super::check::checked;
 /// ID token's signature checked with the provider's published keys, and its issuer,
 /// audience, expiry and nonce checked too. Register this service at the provider as a
 /// confidential (or public) web client whose redirect URI is
-/// `INSIGHT_PUBLIC_URL/auth/oidc/callback`, with the scopes `openid email profile`.
+/// `INSIGHT_PUBLIC_URL/auth/oidc/callback`, with the scopes `openid email profile`. The
+/// address and name come from the ID token, or from the provider's UserInfo endpoint when
+/// the ID token does not carry them (as OpenID Certified providers such as oidc-provider
+/// do by default); an address the provider calls unverified is refused either way.
 ///
 /// The sign-in's state, nonce and PKCE verifier travel in a short-lived (10 minutes)
 /// cookie sealed with `INSIGHT_SECRET_KEY`, so any instance sharing the key can finish a

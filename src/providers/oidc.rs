@@ -203,10 +203,36 @@ impl Sso {
             verified => verified,
         }
         .map_err(id_token_error)?;
+        // For the code flow the claims of the email and profile scopes may be served at
+        // the UserInfo endpoint rather than in the ID token (OpenID Connect Core 5.4, and
+        // the reference provider's default): asked there when the ID token has no address.
+        let (address, verified, name) = match claims.email() {
+            Some(email) => (
+                Some(email.as_str().to_owned()),
+                claims.email_verified(),
+                claims
+                    .name()
+                    .and_then(|name| name.get(None))
+                    .map(|name| name.as_str().to_owned()),
+            ),
+            None => {
+                let info = self
+                    .user_info(&client, response.access_token(), claims.subject())
+                    .await?;
+                (
+                    info.email().map(|email| email.as_str().to_owned()),
+                    info.email_verified(),
+                    info.name()
+                        .and_then(|name| name.get(None))
+                        .or_else(|| claims.name().and_then(|name| name.get(None)))
+                        .map(|name| name.as_str().to_owned()),
+                )
+            }
+        };
         // Normalised as the accounts store addresses, so the identity finds its user.
-        let email = claims.email().and_then(|email| normalize_email(email));
+        let email = address.as_deref().and_then(normalize_email);
         let email = email.ok_or(SsoError::NoEmail)?;
-        if claims.email_verified() == Some(false) {
+        if verified == Some(false) {
             return Err(SsoError::EmailNotVerified(email));
         }
         if !self.allowed.allows(&email) {
@@ -217,12 +243,27 @@ impl Sso {
             issuer: claims.issuer().as_str().to_owned(),
             subject: claims.subject().as_str().to_owned(),
             email,
-            name: claims
-                .name()
-                .and_then(|name| name.get(None))
-                .map(|name| name.trim().to_owned())
-                .filter(|name| !name.is_empty()),
+            name: name.map(|name| name.trim().to_owned()).filter(|name| !name.is_empty()),
             return_to: flow.return_to,
+        })
+    }
+
+    /// The claims the provider's UserInfo endpoint holds for the person the ID token named
+    /// (a different `sub` there is refused, as OpenID Connect Core 5.3.2 requires).
+    async fn user_info(
+        &self,
+        client: &Client,
+        access_token: &openidconnect::AccessToken,
+        subject: &openidconnect::SubjectIdentifier,
+    ) -> Result<openidconnect::core::CoreUserInfoClaims, SsoError> {
+        let request = client
+            .user_info(access_token.clone(), Some(subject.clone()))
+            .map_err(|_| SsoError::NoEmail)?;
+        request.request_async(&self.http).await.map_err(|error| match error {
+            openidconnect::UserInfoError::ClaimsVerification(detail) => {
+                SsoError::InvalidIdToken(format!("its UserInfo answer is about someone else: {detail}"))
+            }
+            other => SsoError::ProviderUnavailable(format!("its UserInfo endpoint could not be read: {other}")),
         })
     }
 

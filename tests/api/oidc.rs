@@ -8,7 +8,7 @@ use insight::secret::SecretKey;
 use serde_json::{Value, json};
 use url::Url;
 
-use crate::support::oidc::{MockProvider, Proxy, Rewrite};
+use crate::support::oidc::{MockProvider, Proxy, ReferenceProvider, Rewrite};
 
 const PUBLIC_URL: &str = "http://127.0.0.1:8000";
 const CLIENT_ID: &str = "insight-tests";
@@ -20,10 +20,14 @@ fn key() -> SecretKey {
 /// Single sign-on with the provider at `issuer` as `client_id`, letting in `domains`
 /// (comma-separated; empty for any).
 fn sso(issuer: &str, client_id: &str, domains: &str) -> Sso {
+    sso_with_secret(issuer, client_id, domains, "a client secret the mock accepts")
+}
+
+fn sso_with_secret(issuer: &str, client_id: &str, domains: &str, secret: &str) -> Sso {
     let mut settings = insight::Settings::for_database("sqlite://unused.db").sso;
     settings.oidc_issuer = Some(issuer.to_owned());
     settings.oidc_client_id = Some(client_id.to_owned());
-    settings.oidc_client_secret = Some(insight::secret::KeyMaterial::new("a client secret the mock accepts"));
+    settings.oidc_client_secret = Some(insight::secret::KeyMaterial::new(secret));
     if !domains.is_empty() {
         settings.oidc_allowed_domains =
             insight::config::AllowedDomains(domains.split(',').map(str::to_owned).collect());
@@ -336,4 +340,65 @@ async fn a_provider_that_does_not_answer_is_the_providers_fault() {
     assert!(matches!(error, SsoError::ProviderUnavailable(_)), "{error:?}");
     assert!(error.is_provider_fault());
     assert!(error.to_string().contains("discovery document"), "{error}");
+}
+
+/// Single sign-on with the reference provider, and a whole sign-in of `login` at it.
+async fn at_the_reference(provider: &ReferenceProvider, sso: &Sso, login: &str) -> Result<Identity, SsoError> {
+    let begun = sso.begin(&key(), "/").await.expect("begin");
+    let back = provider.sign_in(&begun.redirect, login).await;
+    sso.finish(&key(), &back.code, &back.state, &begun.flow_cookie).await
+}
+
+fn reference_sso(provider: &ReferenceProvider, domains: &str) -> Sso {
+    sso_with_secret(&provider.issuer, CLIENT_ID, domains, ReferenceProvider::CLIENT_SECRET)
+}
+
+#[tokio::test]
+async fn the_certified_reference_provider_signs_people_in_with_the_claims_of_its_userinfo_endpoint() {
+    let test = "the_certified_reference_provider_signs_people_in_with_the_claims_of_its_userinfo_endpoint";
+    let redirect = format!("{PUBLIC_URL}/auth/oidc/callback");
+    let Some(provider) = ReferenceProvider::start(test, CLIENT_ID, &redirect).await else {
+        return;
+    };
+    let sso = reference_sso(&provider, "");
+    // Its ID token carries no address: only its UserInfo endpoint says who this is.
+    let ann = at_the_reference(&provider, &sso, "ann")
+        .await
+        .unwrap_or_else(|error| panic!("{error}\n{}", provider.log()));
+    assert_eq!(ann.email, "ann@example.org");
+    assert_eq!(ann.name.as_deref(), Some("ann Example"));
+    assert_eq!(ann.subject, "ann");
+    assert_eq!(ann.issuer, provider.issuer);
+    // The rule on verified addresses holds for claims from UserInfo too.
+    match at_the_reference(&provider, &sso, "unverified-bob").await {
+        Err(SsoError::EmailNotVerified(email)) => assert_eq!(email, "bob@example.org"),
+        other => panic!("an unverified address signed in: {other:?}"),
+    }
+    assert!(matches!(
+        at_the_reference(&provider, &sso, "anonymous-carl").await,
+        Err(SsoError::NoEmail)
+    ));
+    let only_others = reference_sso(&provider, "example.com");
+    assert!(matches!(
+        at_the_reference(&provider, &only_others, "dana").await,
+        Err(SsoError::DomainNotAllowed(domain)) if domain == "example.org"
+    ));
+}
+
+#[tokio::test]
+async fn a_reference_provider_that_went_down_mid_sign_in_is_the_providers_fault() {
+    let test = "a_reference_provider_that_went_down_mid_sign_in_is_the_providers_fault";
+    let redirect = format!("{PUBLIC_URL}/auth/oidc/callback");
+    let Some(mut provider) = ReferenceProvider::start(test, CLIENT_ID, &redirect).await else {
+        return;
+    };
+    let sso = reference_sso(&provider, "");
+    let begun = sso.begin(&key(), "/").await.expect("begin");
+    let back = provider.sign_in(&begun.redirect, "erin").await;
+    provider.stop();
+    let error = sso
+        .finish(&key(), &back.code, &back.state, &begun.flow_cookie)
+        .await
+        .expect_err("no provider to exchange the code with");
+    assert!(error.is_provider_fault(), "{error}");
 }

@@ -34,6 +34,18 @@ async fn sign_in(
     claims: Value,
     tamper_state: bool,
 ) -> reqwest::Response {
+    sign_in_as(app, provider, subject, claims, tamper_state, "application/json").await
+}
+
+/// [`sign_in`] by a client that says what it accepts (a browser: `text/html`).
+async fn sign_in_as(
+    app: &TestApp,
+    provider: &MockProvider,
+    subject: &str,
+    claims: Value,
+    tamper_state: bool,
+    accept: &str,
+) -> reqwest::Response {
     let browser = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
@@ -67,6 +79,7 @@ async fn sign_in(
     browser
         .get(app.url(&callback))
         .header(COOKIE, flow)
+        .header(reqwest::header::ACCEPT, accept)
         .send()
         .await
         .expect("callback")
@@ -199,5 +212,90 @@ async fn single_sign_on_refuses_other_domains_and_unknown_people_when_accounts_a
     )
     .await;
     assert_eq!(answer.status(), StatusCode::FOUND, "an existing account signs in");
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn a_browser_whose_single_sign_on_fails_is_told_why_on_the_sign_in_page() {
+    let Some(provider) = MockProvider::start("sso_routes_failure_pages", &[]).await else {
+        return;
+    };
+    let issuer = provider.issuer.clone();
+    let app = TestApp::start_with(|settings| {
+        configure(settings, &issuer);
+        settings.accounts.signup = insight::config::Signup::Closed;
+    })
+    .await;
+    let html = "text/html,application/xhtml+xml";
+    let cases = [
+        (
+            "eve",
+            json!({ "email": "eve@example.org", "email_verified": false }),
+            false,
+            "unverified",
+            "not verified",
+        ),
+        (
+            "nobody",
+            json!({}),
+            false,
+            "no-email",
+            "did not tell us your e-mail address",
+        ),
+        (
+            "bob",
+            json!({ "email": "bob@example.org", "email_verified": true }),
+            false,
+            "closed",
+            "new accounts are closed",
+        ),
+        (
+            "ann",
+            json!({ "email": "ann@example.org", "email_verified": true }),
+            true,
+            "again",
+            "Please sign in again",
+        ),
+    ];
+    for (subject, claims, tamper, word, sentence) in cases {
+        let answer = sign_in_as(&app, &provider, subject, claims, tamper, html).await;
+        assert_eq!(answer.status(), StatusCode::SEE_OTHER, "{subject}");
+        let to = answer.headers()[LOCATION].to_str().expect("location").to_owned();
+        assert_eq!(to, format!("/sign-in?sso_failed={word}"));
+        assert!(
+            cookies(&answer).iter().any(|c| c.starts_with("insight_oidc_flow=;")),
+            "the flow cookie is cleared"
+        );
+        let page = reqwest::get(app.url(&to)).await.expect("the sign-in page");
+        assert_eq!(page.status(), StatusCode::OK);
+        let page = page.text().await.expect("html");
+        assert!(page.contains(sentence), "{word}: {page}");
+        assert!(
+            page.contains("action=\"/sign-in\""),
+            "the way back is the sign-in form itself"
+        );
+    }
+    // An API client still gets the JSON answer.
+    let answer = sign_in(
+        &app,
+        &provider,
+        "eve",
+        json!({ "email": "eve@example.org", "email_verified": false }),
+        false,
+    )
+    .await;
+    assert_eq!(answer.status(), StatusCode::UNAUTHORIZED);
+    let body: Value = answer.json().await.expect("json");
+    assert!(
+        body["detail"]
+            .as_str()
+            .is_some_and(|detail| detail.contains("not verified")),
+        "{body}"
+    );
+    // A word the service does not know shows no message.
+    let page = reqwest::get(app.url("/sign-in?sso_failed=<script>"))
+        .await
+        .expect("page");
+    assert!(!page.text().await.expect("html").contains("There is a problem"));
     app.stop().await;
 }

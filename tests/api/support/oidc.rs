@@ -354,3 +354,161 @@ async fn forward(
     }
     response.body(axum::body::Body::from(body)).expect("a response")
 }
+
+/// The reference provider: oidc-provider (npm, OpenID Certified) run by
+/// `support/oidc_provider.mjs` on loopback, with one client and accounts named by their
+/// login (see the script). It serves the claims of the email and profile scopes at its
+/// UserInfo endpoint only, as OpenID Connect Core has it for the code flow.
+///
+/// Its package is in `INSIGHT_TEST_OIDC_PROVIDER` (a `node_modules` folder; `.ci/run`
+/// installs the pinned version); without it [`ReferenceProvider::start`] says the test
+/// was skipped and gives `None`.
+pub struct ReferenceProvider {
+    process: Child,
+    pub issuer: String,
+    log: tempfile::NamedTempFile,
+    http: reqwest::Client,
+}
+
+impl ReferenceProvider {
+    pub const CLIENT_SECRET: &str = "a client secret the reference provider accepts";
+
+    /// Starts the provider with one client, `client_id`, which may come back to `redirect`.
+    pub async fn start(test: &str, client_id: &str, redirect: &str) -> Option<Self> {
+        let Some(modules) = std::env::var_os("INSIGHT_TEST_OIDC_PROVIDER").filter(|path| !path.is_empty()) else {
+            eprintln!("skipped {test}: INSIGHT_TEST_OIDC_PROVIDER is not set (.ci/run sets it)");
+            return None;
+        };
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/api/support/oidc_provider.mjs");
+        for _ in 0..3 {
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|listener| listener.local_addr())
+                .expect("a free port")
+                .port();
+            let log = tempfile::NamedTempFile::new().expect("a log file");
+            let process = Command::new("node")
+                .arg(&script)
+                .arg(&modules)
+                .args([&port.to_string(), client_id, Self::CLIENT_SECRET, redirect])
+                .env("NO_COLOR", "1")
+                .stdin(Stdio::null())
+                .stdout(log.reopen().expect("the log file"))
+                .stderr(log.reopen().expect("the log file"))
+                .spawn()
+                .expect("node runs the reference provider");
+            let mut provider = Self {
+                process,
+                issuer: format!("http://127.0.0.1:{port}"),
+                log,
+                http: reqwest::Client::builder()
+                    .redirect(reqwest::redirect::Policy::none())
+                    .build()
+                    .expect("an HTTP client"),
+            };
+            let discovery = format!("{}/.well-known/openid-configuration", provider.issuer);
+            let answered = eventually(
+                START_WAIT,
+                "oidc-provider did not answer its discovery document",
+                async || {
+                    if let Ok(response) = provider.http.get(&discovery).send().await
+                        && response.status() == StatusCode::OK
+                    {
+                        return Ok(true);
+                    }
+                    if let Ok(Some(exit)) = provider.process.try_wait() {
+                        let log = provider.log();
+                        if log.contains("EADDRINUSE") {
+                            return Ok(false);
+                        }
+                        panic!("oidc-provider exited before it answered ({exit}):\n{log}");
+                    }
+                    Err(format!("\n{}", provider.log()))
+                },
+            )
+            .await;
+            if answered {
+                return Some(provider);
+            }
+        }
+        panic!("oidc-provider did not start on three ports");
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.log.path()).unwrap_or_default()
+    }
+
+    /// Stops the provider, as one that went down would.
+    pub fn stop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+
+    /// Plays the browser at the provider from the authorization request `authorization`:
+    /// `login` signs in on its login page (any password) and consents on its consent page.
+    /// Gives the redirect back to the client, not followed.
+    pub async fn sign_in(&self, authorization: &Url, login: &str) -> Callback {
+        let mut cookies: Vec<(String, String)> = Vec::new();
+        let mut next = (reqwest::Method::GET, authorization.clone(), None::<Vec<(&str, &str)>>);
+        for _ in 0..12 {
+            let (method, url, form) = next.clone();
+            let cookie = cookies
+                .iter()
+                .map(|(name, value)| format!("{name}={value}"))
+                .collect::<Vec<_>>()
+                .join("; ");
+            let mut request = self
+                .http
+                .request(method, url.clone())
+                .header(reqwest::header::COOKIE, cookie);
+            if let Some(form) = &form {
+                request = request.form(form);
+            }
+            let answer = request.send().await.expect("the provider answers");
+            for set in answer.headers().get_all(reqwest::header::SET_COOKIE) {
+                let pair = set.to_str().unwrap_or_default().split(';').next().unwrap_or_default();
+                if let Some((name, value)) = pair.split_once('=') {
+                    cookies.retain(|(known, _)| known != name);
+                    cookies.push((name.trim().to_owned(), value.trim().to_owned()));
+                }
+            }
+            let status = answer.status();
+            if status.is_redirection() {
+                let location = answer.headers()[reqwest::header::LOCATION].to_str().expect("ASCII");
+                let target = url.join(location).expect("a location");
+                if target.origin() != url.origin() {
+                    let parameter = |name: &str| {
+                        target
+                            .query_pairs()
+                            .find(|(key, _)| key == name)
+                            .map(|(_, value)| value.into_owned())
+                            .unwrap_or_else(|| panic!("the callback {target} has no {name}:\n{}", self.log()))
+                    };
+                    return Callback {
+                        code: parameter("code"),
+                        state: parameter("state"),
+                        url: target.clone(),
+                    };
+                }
+                next = (reqwest::Method::GET, target, None);
+                continue;
+            }
+            let page = answer.text().await.unwrap_or_default();
+            assert_eq!(status, StatusCode::OK, "the provider's page:\n{page}\n{}", self.log());
+            let form = if page.contains("name=\"prompt\" value=\"login\"") {
+                vec![("prompt", "login"), ("login", login), ("password", "any password")]
+            } else if page.contains("name=\"prompt\" value=\"consent\"") {
+                vec![("prompt", "consent")]
+            } else {
+                panic!("neither a login nor a consent page:\n{page}");
+            };
+            next = (reqwest::Method::POST, url, Some(form));
+        }
+        panic!("the provider never sent the browser back:\n{}", self.log());
+    }
+}
+
+impl Drop for ReferenceProvider {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

@@ -31,6 +31,8 @@ struct SignInPage<'a> {
 #[derive(Deserialize)]
 struct Back {
     return_to: Option<String>,
+    /// Why a single sign-on came to nothing (`crate::app::accounts::sso::Failure`).
+    sso_failed: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -75,10 +77,15 @@ fn sign_in_page(
 }
 
 async fn show(State(services): State<Services>, Query(back): Query<Back>) -> Response {
+    let failed = back
+        .sso_failed
+        .as_deref()
+        .and_then(crate::app::accounts::sso::Failure::parse)
+        .map(|failure| failure.explanation().to_owned());
     sign_in_page(
         &services,
         StatusCode::OK,
-        None,
+        failed,
         "",
         safe_return(back.return_to.as_deref()),
     )

@@ -65,6 +65,7 @@ async fn oidc_login(State(app): State<AppState>, uri: Uri) -> Result<Response> {
         ("state" = Option<String>, Query, description = "From the provider")),
     responses(
         (status = 302, description = "Signed in: to the page the sign-in began from"),
+        (status = 303, description = "A browser (Accept: text/html) whose sign-in failed: to the sign-in page, `?sso_failed=` naming why"),
         (status = 401, description = "The sign-in was refused; the sentence says why", body = crate::error::ErrorBody),
         (status = 403, description = "No account for this address, and new accounts are closed", body = crate::error::ErrorBody),
         (status = 404, description = "Single sign-on is not configured", body = crate::error::ErrorBody),
@@ -72,13 +73,42 @@ async fn oidc_login(State(app): State<AppState>, uri: Uri) -> Result<Response> {
     ))]
 async fn oidc_callback(State(app): State<AppState>, client: Client, uri: Uri, headers: HeaderMap) -> Result<Response> {
     let sso_client = app.sso.as_deref().ok_or_else(not_configured)?;
-    if let Some(error) = query(&uri, "error") {
-        return Err(Error::Unauthenticated(format!(
-            "The sign-in provider refused the sign-in ({error})"
-        )));
+    // A browser is sent to the sign-in page, which says in words what went wrong; other
+    // clients get the JSON answer.
+    let wants_page = headers
+        .get(axum::http::header::ACCEPT)
+        .and_then(|accept| accept.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/html"));
+    match finish(&app, sso_client, client, &uri, &headers).await {
+        Ok(response) => Ok(response),
+        Err((failure, _)) if wants_page => {
+            let mut answer = HeaderMap::new();
+            let to = format!("/sign-in?sso_failed={}", failure.as_str());
+            answer.insert(LOCATION, HeaderValue::from_str(&to).map_err(anyhow::Error::from)?);
+            answer.append(SET_COOKIE, flow_cookie(&app, "", 0)?);
+            Ok((StatusCode::SEE_OTHER, answer).into_response())
+        }
+        Err((_, error)) => Err(error),
     }
-    let code = query(&uri, "code").unwrap_or_default();
-    let state = query(&uri, "state").unwrap_or_default();
+}
+
+/// The callback's work: the sign-in checked and a session started, or why not.
+async fn finish(
+    app: &AppState,
+    sso_client: &crate::providers::oidc::Sso,
+    client: Client,
+    uri: &Uri,
+    headers: &HeaderMap,
+) -> std::result::Result<Response, (sso::Failure, Error)> {
+    let internal = |error: anyhow::Error| (sso::Failure::Again, Error::from(error));
+    if let Some(error) = query(uri, "error") {
+        return Err((
+            sso::Failure::Declined,
+            Error::Unauthenticated(format!("The sign-in provider refused the sign-in ({error})")),
+        ));
+    }
+    let code = query(uri, "code").unwrap_or_default();
+    let state = query(uri, "state").unwrap_or_default();
     let cookies = headers
         .get_all(axum::http::header::COOKIE)
         .iter()
@@ -87,18 +117,30 @@ async fn oidc_callback(State(app): State<AppState>, client: Client, uri: Uri, he
     let identity = sso_client
         .finish(&app.secret, &code, &state, &flow)
         .await
-        .map_err(sso::refused)?;
-    let session = sso::sign_in(&app, &identity, client.from()).await?;
+        .map_err(|error| (sso::Failure::of(&error), sso::refused(error)))?;
+    let session = sso::sign_in(app, &identity, client.from()).await.map_err(|error| {
+        let failure = match error {
+            Error::Forbidden(_) => sso::Failure::Closed,
+            _ => sso::Failure::Again,
+        };
+        (failure, error)
+    })?;
     let public_url = &app.settings.server.public_url;
     let cookie =
         crate::app::accounts::sign_in::cookie(public_url, &session.value, app.settings.accounts.session_lifetime());
     let mut answer = HeaderMap::new();
     answer.insert(
         LOCATION,
-        HeaderValue::from_str(&identity.return_to).map_err(anyhow::Error::from)?,
+        HeaderValue::from_str(&identity.return_to).map_err(|error| internal(error.into()))?,
     );
-    answer.append(SET_COOKIE, HeaderValue::from_str(&cookie).map_err(anyhow::Error::from)?);
-    answer.append(SET_COOKIE, flow_cookie(&app, "", 0)?);
+    answer.append(
+        SET_COOKIE,
+        HeaderValue::from_str(&cookie).map_err(|error| internal(error.into()))?,
+    );
+    answer.append(
+        SET_COOKIE,
+        flow_cookie(app, "", 0).map_err(|error| (sso::Failure::Again, error))?,
+    );
     Ok((StatusCode::FOUND, answer).into_response())
 }
 
