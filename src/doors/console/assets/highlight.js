@@ -5,6 +5,10 @@
 const form = document.getElementById('highlighter');
 const field = (name) => form?.querySelector(`input[name=${name}]`);
 
+// A turn's utterance (its id is `u` and the number) and its length in code points.
+const utteranceOf = (turn) => Number(turn.id.slice(1));
+const lengthOf = (turn) => Array.from(turn.querySelector('p.words').textContent).length;
+
 function wordsOf(node) {
   const element = node?.nodeType === Node.ELEMENT_NODE ? node : node?.parentElement;
   return element?.closest?.('.transcript .turn');
@@ -16,9 +20,9 @@ function point(node, offset, atEnd) {
   const turn = wordsOf(node);
   if (!turn) return null;
   const words = turn.querySelector('p.words');
-  const utterance = Number(turn.dataset.utterance);
+  const utterance = utteranceOf(turn);
   if (!words.contains(node)) {
-    return { utterance, offset: atEnd ? Number(turn.dataset.length) : 0 };
+    return { utterance, offset: atEnd ? lengthOf(turn) : 0 };
   }
   const range = document.createRange();
   range.selectNodeContents(words);
@@ -74,8 +78,8 @@ if (form) {
     const turn = document.activeElement?.closest?.('.transcript .turn');
     if (!turn) return;
     event.preventDefault();
-    const utterance = Number(turn.dataset.utterance);
-    show({ utterance, offset: 0 }, { utterance, offset: Number(turn.dataset.length) },
+    const utterance = utteranceOf(turn);
+    show({ utterance, offset: 0 }, { utterance, offset: lengthOf(turn) },
       turn.querySelector('p.words').textContent);
     (form.querySelector('input[name=tag_ids]') ?? form.querySelector('textarea'))?.focus();
   });

@@ -68,8 +68,6 @@ struct Speaker {
 struct Turn {
     u: Utterance,
     segments: Vec<Segment>,
-    /// Its length in characters, for highlighting the whole turn.
-    length: usize,
 }
 
 const DONE: &[(&str, &str)] = &[
@@ -165,7 +163,6 @@ async fn show(
             .into_iter()
             .map(|u| Turn {
                 segments: segments(u.id, &u.text, &highlights),
-                length: u.text.chars().count(),
                 u,
             })
             .collect(),
