@@ -8,7 +8,7 @@
 //! and the bytes each page weighs with its stylesheet and script (target < 150 KB
 //! uncompressed). Where Chromium and ChromeDriver are installed (as for the browser
 //! tests), it also prints Chromium's navigation timing to `DOMContentLoaded` for the
-//! project page.
+//! project page. `INSIGHT_BENCH_SAVE_PAGES` names a folder to save each page's HTML in.
 
 #[path = "server_process.rs"]
 mod server_process;
@@ -178,6 +178,11 @@ async fn run() -> anyhow::Result<()> {
             ensure!(response.status() == 200, "{path}: {}", response.status());
             html = response.text().await?;
             times.push(started.elapsed().as_secs_f64() * 1000.0);
+        }
+        if let Some(folder) = std::env::var_os("INSIGHT_BENCH_SAVE_PAGES") {
+            // To see where a page's bytes go.
+            let file = name.replace(|c: char| !c.is_ascii_alphanumeric(), "-");
+            std::fs::write(std::path::Path::new(&folder).join(format!("{file}.html")), &html)?;
         }
         let times = times.split_off(10);
         let (p50, p99, _) = stats::summary(times);

@@ -52,7 +52,7 @@ use openai_stub::{OpenAiStub, Reply, SocketArrival};
 mod server_process;
 use server_process::ServerProcess;
 mod stats;
-use stats::{peak_rss_mb, percentile};
+use stats::{peak_rss_mb, percentile, rss_mib, settle};
 
 fn env_number(name: &str, default: u64) -> anyhow::Result<u64> {
     match std::env::var(name) {
@@ -332,6 +332,7 @@ async fn run() -> anyhow::Result<()> {
         command.env("INSIGHT_REPORT_WORKERS", workers);
     }
     let server = ServerProcess::start(command).await?;
+    let idle_mib = rss_mib(server.child.0.id());
     let base = server.base.clone();
     let token = server.token.clone();
     let client = reqwest::Client::new();
@@ -623,6 +624,14 @@ async fn run() -> anyhow::Result<()> {
         stub.connections.lock().expect("connections").len()
     );
     println!("peak RSS of the server: {:.1} MB", peak_rss_mb(&server.pid()));
+    settle(server.child.0.id(), Duration::from_secs(60)).await;
+    let after_mib = rss_mib(server.child.0.id());
+    println!(
+        "server RSS: {idle_mib:.0} MiB idle at the start, {after_mib:.0} MiB once idle after the reports (target <= {:.0} \
+         MiB, twice the idle figure: {})",
+        idle_mib * 2.0,
+        if after_mib <= idle_mib * 2.0 { "met" } else { "MISSED" }
+    );
     Ok(())
 }
 

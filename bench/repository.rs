@@ -51,6 +51,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use server_process::{ServerProcess, listening_addr};
 use sqlx::{Connection, SqliteConnection};
+use stats::settle;
 use tokio::sync::mpsc::UnboundedReceiver;
 use uuid::Uuid;
 use words::{Rng, Vocabulary};
@@ -661,31 +662,6 @@ fn memory(pid: u32) -> anyhow::Result<Memory> {
         rss_kib: field("VmRSS:"),
         peak_kib: field("VmHWM:"),
     })
-}
-
-/// The server's CPU time so far, in clock ticks (`/proc/<pid>/stat`: utime + stime).
-fn cpu_ticks(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // After the command's name in parentheses: state is the 3rd field, utime the 14th.
-    let fields: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
-    Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
-}
-
-/// Waits until the server uses under 5% of a core over a second (at most `patience`), so
-/// that tantivy's merges after a commit do not land in the figures; how long it took.
-async fn settle(pid: u32, patience: Duration) -> Duration {
-    // USER_HZ, the unit of /proc's CPU times, is 100 on Linux.
-    const IDLE_TICKS: u64 = 5;
-    let started = Instant::now();
-    while started.elapsed() < patience {
-        let before = cpu_ticks(pid);
-        tokio::time::sleep(Duration::from_secs(1)).await;
-        match (before, cpu_ticks(pid)) {
-            (Some(before), Some(after)) if after.saturating_sub(before) > IDLE_TICKS => {}
-            _ => break,
-        }
-    }
-    started.elapsed()
 }
 
 // ---------------------------------------------------------------------------------------
