@@ -152,8 +152,8 @@ impl Api {
         Ok(serde_json::from_str(&text)?)
     }
 
-    /// The records of the utterances `/search` finds for `query`, at most `limit`.
-    async fn found_in(&self, query: &str, limit: usize) -> anyhow::Result<Vec<String>> {
+    /// `/search`'s answer for `query`, its utterances only, at most `limit` hits.
+    async fn search(&self, query: &str, limit: usize) -> anyhow::Result<Value> {
         let response = self
             .client
             .get(format!("{}/search", self.base))
@@ -164,7 +164,12 @@ impl Api {
         let status = response.status();
         let text = response.text().await?;
         ensure!(status.is_success(), "GET /search: {status}: {text}");
-        let body: Value = serde_json::from_str(&text)?;
+        Ok(serde_json::from_str(&text)?)
+    }
+
+    /// The records of the utterances `/search` finds for `query`, at most `limit`.
+    async fn found_in(&self, query: &str, limit: usize) -> anyhow::Result<Vec<String>> {
+        let body = self.search(query, limit).await?;
         Ok(body["hits"]
             .as_array()
             .into_iter()
@@ -173,20 +178,9 @@ impl Api {
             .collect())
     }
 
-    /// How many documents `/search` finds for `word`.
+    /// How many utterances `/search` finds for `word`.
     async fn found(&self, word: &str) -> anyhow::Result<u64> {
-        let response = self
-            .client
-            .get(format!("{}/search", self.base))
-            .bearer_auth(&self.token)
-            .query(&[("q", word), ("limit", "1")])
-            .send()
-            .await?;
-        let status = response.status();
-        let text = response.text().await?;
-        ensure!(status.is_success(), "GET /search: {status}: {text}");
-        let body: Value = serde_json::from_str(&text)?;
-        Ok(body["total"].as_u64().unwrap_or(0))
+        Ok(self.search(word, 1).await?["total"].as_u64().unwrap_or(0))
     }
 }
 
